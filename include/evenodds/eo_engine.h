@@ -1,0 +1,91 @@
+/**
+ * @file eo_engine.h
+ * The engine joins the pure core to a store: it keeps every pool in memory as an eo_pool folded
+ * from the pool's log, and turns requests (a round, an admin edit, a new pool) into log entries
+ * and player rows, in transactions. The service's single writer thread and `evenodds import`
+ * both write through it, so a pool's state is always the fold of its log.
+ *
+ * Group commit: eo_engine_begin(), any number of eo_engine_round() / edits, eo_engine_commit().
+ * Answers produced inside a batch are final only once the commit succeeds; if it fails, every
+ * pool touched by the batch is reloaded from the store and the whole batch must be reported as
+ * failed (nothing of it was stored).
+ *
+ * Thread safety: one thread at a time (the writer). Ownership: returned strings are malloc'd
+ * and the caller's; the engine owns its store handle once eo_engine_open() succeeds.
+ */
+#ifndef EO_ENGINE_H
+#define EO_ENGINE_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "eo_common.h"
+#include "eo_pool.h"
+#include "eo_store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct eo_engine eo_engine;
+
+/** Why a request failed: an HTTP-like status, a machine code, a message and the field. */
+typedef struct eo_engine_error {
+    int status;          /**< 400, 404, 409, 500 … */
+    char code[32];       /**< e.g. "invalid_round", "unknown_pool", "round_conflict" */
+    char message[200];
+    char field[64];      /**< JSON path of the offending field, or "" */
+} eo_engine_error;
+
+/**
+ * Opens an engine over @p store (taken over: closed by eo_engine_close(), also on failure) and
+ * folds every pool's log into memory. Returns 0, EO_EIO or EO_ENOMEM with @p err filled.
+ */
+int eo_engine_open(eo_store *store, eo_engine **out, eo_engine_error *err);
+
+/** Closes the engine and its store. NULL is a no-op. */
+void eo_engine_close(eo_engine *e);
+
+/** Starts a batch (a store transaction). */
+int eo_engine_begin(eo_engine *e);
+
+/** Commits the batch; on failure reloads the touched pools and returns EO_EIO. */
+int eo_engine_commit(eo_engine *e);
+
+/**
+ * Creates a pool. @p params is a JSON object of model parameters (may be NULL): for SynElo any
+ * of the eo_synelo_params field names, plus "kmax_team" (Θ by F1's rule; not with "theta").
+ * Unknown parameters are an error naming them. Returns 0, EO_EEXIST (409), EO_EINVAL (400).
+ * Outside a batch it commits by itself.
+ */
+int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
+                          int64_t now, eo_engine_error *err);
+
+/** The in-memory pool by name, or NULL. Valid until the next engine call. */
+const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
+
+/**
+ * Rates one round of pool @p pool. @p round is the parsed request object. Idempotent on the
+ * round id: the same id with the same canonical content gives the first answer again (and
+ * *replayed = 1, nothing written); a different content gives EO_ECONFLICT (409).
+ * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd).
+ */
+int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
+                    char **response, int *replayed, eo_engine_error *err);
+
+/** Admin: sets a player's rating (logged). Returns 0, EO_ENOTFOUND (pool), EO_ERANGE. */
+int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, int64_t rating,
+                         int64_t now, eo_engine_error *err);
+
+/** Admin: resets a player to R0 and shadow (logged). Unknown players are not an error. */
+int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, int64_t now,
+                           eo_engine_error *err);
+
+/** The store handle the engine writes through (for reads in the same thread). */
+eo_store *eo_engine_store(eo_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

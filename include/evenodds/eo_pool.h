@@ -1,0 +1,134 @@
+/**
+ * @file eo_pool.h
+ * A rating pool in memory: its model and parameters, every player's state by id, and the
+ * pool's quality counters (F6). Folding a round log through eo_pool_apply() in order gives the
+ * pool's ratings; `evenodds replay`, `evenodds import` and the service's writer all do exactly
+ * that, so they agree bit for bit. Pure: no I/O, no clock (times are parameters).
+ *
+ * Ownership: the pool owns its players and copies every id it keeps. Pointers it returns into
+ * its own memory stay valid until the next call that changes the pool.
+ * Thread safety: none; one thread at a time per pool.
+ */
+#ifndef EO_POOL_H
+#define EO_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eo_common.h"
+#include "eo_round.h"
+#include "eo_synelo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Rating models. Only SynElo exists yet; the models issue adds the others behind this enum. */
+typedef enum { EO_MODEL_SYNELO = 0 } eo_model;
+
+/** Name of a model ("synelo"); NULL for an unknown value. */
+const char *eo_model_name(eo_model m);
+
+/** Parses a model name. Returns 0 or EO_EINVAL. */
+int eo_model_parse(const char *name, eo_model *out);
+
+/** A pool's model and parameters. */
+typedef struct eo_pool_config {
+    eo_model model;
+    eo_synelo_params synelo;
+} eo_pool_config;
+
+/** Defaults: SynElo with the seed's table. */
+void eo_pool_config_default(eo_pool_config *cfg);
+
+typedef struct eo_pool eo_pool;
+
+/** Creates an empty pool. @p cfg is copied. Returns 0, EO_EINVAL (bad parameters) or EO_ENOMEM. */
+int eo_pool_create(const eo_pool_config *cfg, eo_pool **out);
+
+/** Destroys the pool and everything it owns. NULL is a no-op. */
+void eo_pool_destroy(eo_pool *pool);
+
+/** The pool's configuration. */
+const eo_pool_config *eo_pool_get_config(const eo_pool *pool);
+
+/** What a lookup shows of a player. */
+typedef struct eo_player_view {
+    int32_t rating;
+    uint32_t rounds;
+    bool visible;
+    bool stale;
+    int64_t last_ended_at; /**< 0 if the player has no rated round */
+} eo_player_view;
+
+/**
+ * Looks a player up. An unknown player gets R0, 0 rounds, not visible, not stale, and the pool
+ * is not changed. @p now is Unix seconds, for the stale flag. Returns 0 (known) or
+ * EO_ENOTFOUND (unknown; @p out is still filled).
+ */
+int eo_pool_lookup(const eo_pool *pool, const char *id, int64_t now, eo_player_view *out);
+
+/** What one round did to one member: same order as the round, A's members then B's. */
+typedef struct eo_member_result {
+    const char *id;    /**< points into the round passed to eo_pool_apply() */
+    int32_t before;
+    int32_t rating;    /**< after the round */
+    int32_t delta;     /**< rating - before */
+    double expected;   /**< P_i */
+    double k;
+    uint32_t rounds;   /**< after the round */
+    bool visible;      /**< after the round */
+} eo_member_result;
+
+/** Result of eo_pool_apply(). */
+typedef struct eo_round_result {
+    double p_a;        /**< P(A wins) at round start */
+    size_t n;          /**< members rated = r->n[0] + r->n[1] */
+} eo_round_result;
+
+/**
+ * Rates one round (which must pass eo_round_validate()). Unknown players are created first.
+ * @p members must have room for r->n[0] + r->n[1] entries. On error the pool is unchanged.
+ * Returns 0, EO_EINVAL or EO_ENOMEM.
+ */
+int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
+                  eo_member_result *members);
+
+/** Admin: sets a player's rating (clamped to [r_min, EO_SYNELO_RATING_MAX]); rounds and window
+ *  are kept. Creates the player if unknown. Returns 0, EO_ERANGE or EO_ENOMEM. */
+int eo_pool_set_rating(eo_pool *pool, const char *id, int32_t rating);
+
+/** Admin: resets a player to a new player (R0, 0 rounds, shadow). Returns 0 or EO_ENOTFOUND. */
+int eo_pool_reset_player(eo_pool *pool, const char *id);
+
+/** Number of players the pool knows. */
+size_t eo_pool_player_count(const eo_pool *pool);
+
+/**
+ * Calls @p fn for every player, in ascending byte order of id, until it returns non-zero (that
+ * value is returned). @p now is for the stale flag.
+ */
+int eo_pool_each_player(const eo_pool *pool, int64_t now,
+                        int (*fn)(void *ctx, const char *id, const eo_player_view *v), void *ctx);
+
+/** Pool quality (F6 and balance indicators). Draws count with outcome 0.5. */
+typedef struct eo_pool_quality {
+    uint64_t rounds;        /**< rounds rated */
+    size_t players;         /**< players known */
+    size_t visible_players; /**< players with a visible rating */
+    double brier_all;       /**< Brier over all rounds (NaN if none) */
+    double brier_recent;    /**< Brier over the last EO_POOL_RECENT rounds (NaN if none) */
+    double balance_recent;  /**< mean |P_A - 0.5| over the last EO_POOL_RECENT rounds (NaN if none) */
+} eo_pool_quality;
+
+/** Window of the "recent" quality figures. */
+#define EO_POOL_RECENT 500
+
+/** Fills @p q. */
+void eo_pool_get_quality(const eo_pool *pool, eo_pool_quality *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

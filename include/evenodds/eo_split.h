@@ -1,0 +1,84 @@
+/**
+ * @file eo_split.h
+ * Exact team splits (seed 000 F7): for N eligible players and every team size k in
+ * [2, floor(N/2)], teams A and B of k players each minimising |ΣA - ΣB|, with the other N - 2k
+ * players benched. This is the solver the balancer grows from (constraints and secondary
+ * objectives come with the balancer issue); it is exact, not heuristic, and deterministic.
+ *
+ * Request order is priority: earlier players have waited longer. Tie rule (EO_BENCH_SOLVER):
+ * among splits with the least gap, the bench is chosen so that players later in the request sit
+ * out first (docs/BALANCER.md states the rule precisely); among splits with the same players,
+ * the one listed first by that document's order of A/B assignments is returned.
+ *
+ * Ownership: eo_split_solve() allocates one eo_splits block; eo_splits_free() releases it.
+ * Pure, no globals: safe to call from several threads at once.
+ */
+#ifndef EO_SPLIT_H
+#define EO_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eo_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest N the exact solver takes. */
+#define EO_SPLIT_EXACT_MAX 64
+
+/** One eligible player. */
+typedef struct eo_split_player {
+    int64_t rating; /**< integer rating, |rating| <= 2^40 */
+} eo_split_player;
+
+/** Who sits out when 2k < N. */
+typedef enum {
+    EO_BENCH_SOLVER = 0, /**< the solver chooses (F7); ties bench later players */
+    EO_BENCH_QUEUE = 1   /**< the first 2k players of the request play (arena queue) */
+} eo_bench_mode;
+
+/** Optional predictor of P(A wins) from the two teams' rating sums; NULL leaves p_a NaN. */
+typedef double (*eo_split_predict_fn)(void *ctx, int64_t sum_a, int64_t sum_b);
+
+typedef struct eo_split_options {
+    eo_bench_mode bench;
+    eo_split_predict_fn predict; /**< may be NULL */
+    void *predict_ctx;
+} eo_split_options;
+
+/** The best split for one team size. Index arrays point into the request (0-based). */
+typedef struct eo_split {
+    int k;
+    const uint16_t *a;     /**< k indices, ascending */
+    const uint16_t *b;     /**< k indices, ascending */
+    const uint16_t *bench; /**< nbench indices, ascending */
+    size_t nbench;         /**< N - 2k */
+    int64_t sum_a, sum_b;
+    int64_t gap;           /**< |sum_a - sum_b| */
+    double p_a;            /**< predict(sum_a, sum_b), or NaN */
+} eo_split;
+
+/** All splits of one request, k ascending from 2. One allocation. */
+typedef struct eo_splits {
+    size_t count;     /**< floor(N/2) - 1 */
+    eo_split *split;  /**< count entries */
+} eo_splits;
+
+/**
+ * Solves every k in [2, floor(N/2)] for @p n players (4 <= n <= EO_SPLIT_EXACT_MAX; with n < 4
+ * there is no k and the result has count 0 for n in [2, 3]). @p opt may be NULL (defaults).
+ * Returns 0, EO_EINVAL (n < 2, or a rating out of range), EO_ELIMIT (n > EO_SPLIT_EXACT_MAX)
+ * or EO_ENOMEM. On success *out is the caller's, to free with eo_splits_free().
+ */
+int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
+                   eo_splits **out);
+
+/** Releases a result of eo_split_solve(). NULL is a no-op. */
+void eo_splits_free(eo_splits *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,134 @@
+/**
+ * @file eo_store.h
+ * Persistent storage of pools, their event log (rounds and admin edits, in order) and the
+ * current player state, behind one interface with one implementation per backend (SQLite now;
+ * PostgreSQL follows with its own SQL). The log is the source of truth: player rows are a
+ * materialised view of it, kept for lookups that must not wait for the writer.
+ *
+ * A handle is one connection: use it from one thread at a time and open one per thread.
+ * With SQLite, any number of read handles run beside one writer (WAL mode).
+ * Ownership: strings returned through out-parameters are malloc'd and the caller's.
+ */
+#ifndef EO_STORE_H
+#define EO_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eo_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct eo_store eo_store;
+
+/** eo_store_open() flags. */
+enum {
+    EO_STORE_READONLY = 1u << 0, /**< open an existing store for reading only */
+    EO_STORE_SYNC_FULL = 1u << 1 /**< fsync at every commit (synchronous=FULL); default NORMAL+WAL
+                                      already survives a killed process, not a power cut */
+};
+
+/**
+ * Opens (creating and migrating it to the current schema unless EO_STORE_READONLY) the store at
+ * @p location: a file path for SQLite. On failure returns EO_EIO / EO_EINVAL and writes a
+ * message to @p err (capacity @p errlen).
+ */
+int eo_store_open(const char *location, unsigned flags, eo_store **out, char *err, size_t errlen);
+
+/** Closes the handle. NULL is a no-op. */
+void eo_store_close(eo_store *s);
+
+/** Schema version of the open store. */
+int eo_store_schema_version(eo_store *s, int *version);
+
+/** Last error text of this handle (static until the next call on it). */
+const char *eo_store_errmsg(eo_store *s);
+
+/** Transactions: every write below runs inside begin/commit. */
+int eo_store_begin(eo_store *s);
+int eo_store_commit(eo_store *s);
+int eo_store_rollback(eo_store *s);
+
+/** A pool as stored. */
+typedef struct eo_pool_row {
+    int64_t id;
+    char *name;        /**< owned */
+    char *model;       /**< owned, e.g. "synelo" */
+    char *params_json; /**< owned, the parameters as a JSON object text */
+    int64_t created_at;
+} eo_pool_row;
+
+/** Releases what a row owns. */
+void eo_pool_row_free(eo_pool_row *row);
+
+/** Creates a pool. Returns 0, EO_EEXIST (name taken) or EO_EIO. */
+int eo_store_pool_create(eo_store *s, const char *name, const char *model,
+                         const char *params_json, int64_t created_at, int64_t *id);
+
+/** Reads a pool by name. Returns 0, EO_ENOTFOUND or EO_EIO. */
+int eo_store_pool_get(eo_store *s, const char *name, eo_pool_row *out);
+
+/** All pools, by name. *rows is an array of *n rows; free each row, then the array. */
+int eo_store_pool_list(eo_store *s, eo_pool_row **rows, size_t *n);
+
+/** Kinds of log entries. */
+typedef enum {
+    EO_LOG_ROUND = 0, /**< body: canonical round record */
+    EO_LOG_SET = 1,   /**< body: {"player":…,"rating":…} */
+    EO_LOG_RESET = 2  /**< body: {"player":…} */
+} eo_log_kind;
+
+/**
+ * Appends to a pool's log. @p round_id is the round's id for EO_LOG_ROUND (unique in the pool)
+ * and NULL otherwise; @p response is the body answered for it (kept for idempotent replies).
+ * Returns 0 with *seq the entry's position, EO_EEXIST (round id taken) or EO_EIO.
+ */
+int eo_store_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
+                        const char *body, const char *response, int64_t at, int64_t *seq);
+
+/** Finds a logged round by id: its canonical body and its response. EO_ENOTFOUND if absent. */
+int eo_store_round_find(eo_store *s, int64_t pool_id, const char *round_id, char **body,
+                        char **response);
+
+/** One log entry as passed to a eo_store_log_each() callback (pointers valid during the call). */
+typedef struct eo_log_entry {
+    int64_t seq;
+    eo_log_kind kind;
+    const char *round_id; /**< NULL unless EO_LOG_ROUND */
+    const char *body;
+    int64_t at;
+} eo_log_entry;
+
+/**
+ * Calls @p fn for each log entry of the pool with seq > @p after, in seq order, until it returns
+ * non-zero (that value is returned). Returns 0 after the last entry, or EO_EIO.
+ */
+int eo_store_log_each(eo_store *s, int64_t pool_id, int64_t after,
+                      int (*fn)(void *ctx, const eo_log_entry *e), void *ctx);
+
+/** Number of rounds in a pool's log. */
+int eo_store_round_count(eo_store *s, int64_t pool_id, int64_t *n);
+
+/** Current state of one player, as lookups read it. */
+typedef struct eo_player_row {
+    int32_t rating;
+    uint32_t rounds;
+    int64_t last_ended_at;
+} eo_player_row;
+
+/** Inserts or replaces a player's row. */
+int eo_store_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row);
+
+/** Reads a player's row. Returns 0, EO_ENOTFOUND or EO_EIO. */
+int eo_store_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player_row *out);
+
+/** Deletes a player's row (absent is not an error). */
+int eo_store_player_delete(eo_store *s, int64_t pool_id, const char *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

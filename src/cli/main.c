@@ -1,0 +1,48 @@
+/* evenodds: one binary, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef EO_VERSION
+#define EO_VERSION "0.1.0"
+#endif
+
+const eo_cmd eo_cli_commands[] = {
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+    fputs("usage: evenodds COMMAND [OPTIONS] [ARGS]\n"
+          "\n"
+          "Skill rating and team balancing for team games on public servers.\n"
+          "\n"
+          "Commands:\n",
+          out);
+    for (const eo_cmd *c = eo_cli_commands; c->name; c++)
+        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fputs("\n'evenodds COMMAND --help' describes a command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("evenodds %s\n", EO_VERSION);
+        return 0;
+    }
+    for (const eo_cmd *c = eo_cli_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0)
+            return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "evenodds: unknown command '%s' (see 'evenodds --help')\n", name);
+    return 2;
+}
