@@ -5,7 +5,7 @@ what=${1:-run}
 pkgs="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev"
 case "$what" in
   run) ;;
-  test) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev sqlite3" ;;
+  test) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev clang" ;;
   bench) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev wrk" ;;
   fuzz) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev clang libclang-rt-14-dev" ;;
   *) echo "usage: $0 [run|test|bench|fuzz]" >&2; exit 2 ;;

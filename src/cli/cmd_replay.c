@@ -1,0 +1,249 @@
+/* evenodds replay: folds a JSONL round log through a model in memory and reports how well the
+ * ratings predicted each round before it was rated. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_metrics.h"
+#include "evenodds/eo_pool.h"
+
+static const char replay_usage[] =
+    "usage: evenodds replay [--model synelo] [--kmax-team K | --theta T] [--eval-from F]\n"
+    "                       [--ratings-out FILE] [--skip-duplicates] ROUNDS.jsonl\n"
+    "\n"
+    "Folds the round log through the model in memory, in file order, and prints one JSON line:\n"
+    "{\"rounds\":…,\"players\":…,\"logloss\":…,\"brier\":…,\"accuracy\":…,\"rounds_per_s\":…}.\n"
+    "Metrics are one step ahead (each round predicted before it is rated), over the rounds from\n"
+    "fraction F of the file on; draws are left out, and a prediction of exactly 0.5 counts half.\n"
+    "\n"
+    "  --model synelo      the rating model (only synelo in this version)\n"
+    "  --kmax-team K       Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"
+    "  --theta T           Θ given directly (default 2400)\n"
+    "  --eval-from F       fraction of the file, in [0, 1), after which rounds are scored (default 0)\n"
+    "  --ratings-out FILE  write one JSON object per player, sorted by id:\n"
+    "                      {\"id\":…,\"rating\":…,\"rounds\":…,\"visible\":…}\n"
+    "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n";
+
+typedef struct replay_opts {
+    eo_pool_config cfg;
+    double eval_from;
+    const char *ratings_out;
+    const char *input;
+    bool skip_duplicates;
+} replay_opts;
+
+static int parse_args(int argc, char **argv, replay_opts *o)
+{
+    const char *val = NULL;
+    int have_theta = 0;
+    eo_pool_config_default(&o->cfg);
+    for (int i = 1; i < argc; i++) {
+        int r = 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(replay_usage, stdout);
+            return 1;
+        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
+            o->skip_duplicates = true;
+        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--model", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            if (eo_model_parse(val, &o->cfg.model) != 0) {
+                fprintf(stderr, "evenodds replay: --model: unknown model '%s' (known: synelo)\n", val);
+                return -1;
+            }
+        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--kmax-team", &val)) != 0) {
+            int64_t k;
+            if (r < 0 || eo_opt_int("replay", "--kmax-team", val, 1, 128, &k) != 0)
+                return -1;
+            if (have_theta++) {
+                fputs("evenodds replay: give --kmax-team or --theta, not both\n", stderr);
+                return -1;
+            }
+            eo_synelo_theta_from_kmax((int)k, &o->cfg.synelo.theta);
+        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--theta", &val)) != 0) {
+            if (r < 0 || eo_opt_real("replay", "--theta", val, 1e-3, 1e9, &o->cfg.synelo.theta) != 0)
+                return -1;
+            if (have_theta++) {
+                fputs("evenodds replay: give --kmax-team or --theta, not both\n", stderr);
+                return -1;
+            }
+        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--eval-from", &val)) != 0) {
+            if (r < 0 || eo_opt_real("replay", "--eval-from", val, 0.0, 0.999999, &o->eval_from) != 0)
+                return -1;
+        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--ratings-out", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            o->ratings_out = val;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "evenodds replay: unknown option '%s'\n%s", argv[i], replay_usage);
+            return -1;
+        } else if (o->input) {
+            fprintf(stderr, "evenodds replay: one input file only ('%s' and '%s')\n", o->input,
+                    argv[i]);
+            return -1;
+        } else {
+            o->input = argv[i];
+        }
+    }
+    if (!o->input) {
+        fprintf(stderr, "evenodds replay: missing ROUNDS.jsonl\n%s", replay_usage);
+        return -1;
+    }
+    return 0;
+}
+
+/* Non-blank lines of the file: the rounds' positions that --eval-from refers to. */
+static int count_lines(FILE *f, size_t *n)
+{
+    size_t count = 0;
+    int c, blank = 1;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\n') {
+            count += !blank;
+            blank = 1;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            blank = 0;
+        }
+    }
+    count += !blank;
+    if (ferror(f))
+        return -1;
+    *n = count;
+    rewind(f);
+    return 0;
+}
+
+static int write_player(void *ctx, const char *id, const eo_player_view *v)
+{
+    json_t *o = json_pack("{s:s, s:i, s:I, s:b}", "id", id, "rating", (int)v->rating, "rounds",
+                          (json_int_t)v->rounds, "visible", (int)v->visible);
+    int rc = (!o || json_dumpf(o, (FILE *)ctx, JSON_COMPACT) != 0 || fputc('\n', (FILE *)ctx) == EOF)
+                 ? -1
+                 : 0;
+    json_decref(o);
+    return rc;
+}
+
+static int write_ratings(const eo_pool *pool, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "evenodds replay: --ratings-out: cannot create '%s'\n", path);
+        return -1;
+    }
+    /* Lookups for the stale flag are not part of this output: any time will do. */
+    int rc = eo_pool_each_player(pool, 0, write_player, f);
+    if (fclose(f) != 0 || rc != 0) {
+        fprintf(stderr, "evenodds replay: --ratings-out: cannot write '%s'\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+int eo_cmd_replay(int argc, char **argv)
+{
+    replay_opts o;
+    memset(&o, 0, sizeof o);
+    int pr = parse_args(argc, argv, &o);
+    if (pr != 0)
+        return pr > 0 ? 0 : 2;
+
+    FILE *in = fopen(o.input, "r");
+    if (!in) {
+        fprintf(stderr, "evenodds replay: cannot open '%s'\n", o.input);
+        return 1;
+    }
+    int status = 1;
+    size_t total = 0;
+    eo_pool *pool = NULL;
+    eo_jsonl_reader *rd = NULL;
+    eo_member_result *members = NULL;
+    eo_round round;
+    memset(&round, 0, sizeof round);
+    char msg[512];
+
+    if (count_lines(in, &total) != 0) {
+        fprintf(stderr, "evenodds replay: cannot read '%s'\n", o.input);
+        goto done;
+    }
+    int rc = eo_pool_create(&o.cfg, &pool);
+    if (rc == 0)
+        rc = eo_jsonl_open(in, o.input, o.skip_duplicates, &rd);
+    members = malloc(EO_PLAYERS_MAX * sizeof *members);
+    if (rc != 0 || !members) {
+        fprintf(stderr, "evenodds replay: %s\n", eo_strerror(rc ? rc : EO_ENOMEM));
+        goto done;
+    }
+
+    size_t eval_start = (size_t)floor(o.eval_from * (double)total);
+    size_t rounds = 0;
+    eo_metrics m;
+    eo_metrics_init(&m);
+    bool tty = eo_opt_tty();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        rc = eo_jsonl_next(rd, &round, NULL, msg, sizeof msg);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            fprintf(stderr, "evenodds replay: %s\n", msg);
+            goto done;
+        }
+        /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
+        size_t pos = rounds + eo_jsonl_skipped(rd);
+        eo_round_result res;
+        rc = eo_pool_apply(pool, &round, &res, members);
+        if (rc != 0) {
+            fprintf(stderr, "evenodds replay: %s:%zu: %s\n", o.input, eo_jsonl_line(rd),
+                    eo_strerror(rc));
+            goto done;
+        }
+        if (pos >= eval_start && round.winner != EO_DRAW)
+            eo_metrics_add(&m, res.p_a, round.winner == EO_WIN_A);
+        eo_round_free(&round);
+        rounds++;
+        if (tty && (rounds & 0xFFFF) == 0)
+            fprintf(stderr, "\rreplay: %zu / %zu rounds", rounds, total);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (tty && rounds >= 0x10000)
+        fputc('\n', stderr);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+
+    if (o.ratings_out && write_ratings(pool, o.ratings_out) != 0)
+        goto done;
+
+    eo_metrics_result mr;
+    eo_metrics_get(&m, &mr);
+    json_t *out = json_object();
+    json_object_set_new(out, "rounds", json_integer((json_int_t)rounds));
+    json_object_set_new(out, "players", json_integer((json_int_t)eo_pool_player_count(pool)));
+    json_object_set_new(out, "logloss", real_or_null(mr.logloss));
+    json_object_set_new(out, "brier", real_or_null(mr.brier));
+    json_object_set_new(out, "accuracy", real_or_null(mr.accuracy));
+    json_object_set_new(out, "rounds_per_s", real_or_null(secs > 0 ? (double)rounds / secs : NAN));
+    if (json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
+        putchar('\n') != EOF && fflush(stdout) == 0)
+        status = 0;
+    json_decref(out);
+done:
+    eo_round_free(&round);
+    free(members);
+    eo_jsonl_close(rd);
+    eo_pool_destroy(pool);
+    fclose(in);
+    return status;
+}

@@ -1,0 +1,135 @@
+/* evenodds split: the exact splits of a list of rated players, for every team size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_split.h"
+#include "evenodds/eo_synelo.h"
+
+static const char split_usage[] =
+    "usage: evenodds split [--file FILE] [--bench solver|queue] [--kmax-team K | --theta T]\n"
+    "\n"
+    "Reads {\"players\":[{\"id\":\"…\",\"rating\":1234}, …]} from FILE or standard input and prints\n"
+    "{\"splits\":[{\"k\":2,\"A\":[ids],\"B\":[ids],\"bench\":[ids],\"gap\":…,\"p_a\":…}, …]}: for every\n"
+    "team size k from 2 to N/2, the two teams of k players with the least rating-sum gap (exact),\n"
+    "the players who sit out, and P(A wins) under SynElo with the given Θ (default 2400).\n"
+    "\n"
+    "  --file FILE          read the request from FILE instead of standard input\n"
+    "  --bench solver|queue who sits out: the solver chooses, benching later-listed players on\n"
+    "                       ties (default), or the first 2k listed players play (arena queue);\n"
+    "                       overrides the request's \"bench\"\n"
+    "  --kmax-team K        Θ = 400·floor(median{1..K}) (seed 000 F1)\n"
+    "  --theta T            Θ given directly\n";
+
+static double predict(void *ctx, int64_t sum_a, int64_t sum_b)
+{
+    return eo_synelo_p_a((const eo_synelo_params *)ctx, sum_a, sum_b);
+}
+
+int eo_cmd_split(int argc, char **argv)
+{
+    const char *file = NULL, *bench = NULL, *val = NULL;
+    eo_synelo_params params;
+    eo_synelo_params_default(&params);
+    int have_theta = 0;
+
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(split_usage, stdout);
+            return 0;
+        } else if ((r = eo_opt_value("split", argc, argv, &i, "--file", &val)) != 0) {
+            if (r < 0)
+                return 2;
+            file = val;
+        } else if ((r = eo_opt_value("split", argc, argv, &i, "--bench", &val)) != 0) {
+            if (r < 0)
+                return 2;
+            if (strcmp(val, "solver") != 0 && strcmp(val, "queue") != 0) {
+                fprintf(stderr, "evenodds split: --bench: expected solver or queue, got '%s'\n", val);
+                return 2;
+            }
+            bench = val;
+        } else if ((r = eo_opt_value("split", argc, argv, &i, "--kmax-team", &val)) != 0) {
+            int64_t k;
+            if (r < 0 || have_theta++ || eo_opt_int("split", "--kmax-team", val, 1, 128, &k) != 0 ||
+                eo_synelo_theta_from_kmax((int)k, &params.theta) != 0) {
+                if (have_theta > 1)
+                    fputs("evenodds split: give --kmax-team or --theta, not both\n", stderr);
+                return 2;
+            }
+        } else if ((r = eo_opt_value("split", argc, argv, &i, "--theta", &val)) != 0) {
+            if (r < 0 || have_theta++ ||
+                eo_opt_real("split", "--theta", val, 1e-3, 1e9, &params.theta) != 0) {
+                if (have_theta > 1)
+                    fputs("evenodds split: give --kmax-team or --theta, not both\n", stderr);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "evenodds split: unknown argument '%s'\n%s", argv[i], split_usage);
+            return 2;
+        }
+    }
+
+    const char *name = file ? file : "<stdin>";
+    json_error_t jerr;
+    json_t *req = file ? json_load_file(file, EO_JSON_DECODE_FLAGS, &jerr)
+                       : json_loadf(stdin, EO_JSON_DECODE_FLAGS, &jerr);
+    if (!req) {
+        fprintf(stderr, "evenodds split: %s:%d:%d: invalid JSON: %s\n", name, jerr.line,
+                jerr.column, jerr.text);
+        return 1;
+    }
+
+    int status = 1;
+    eo_split_request sr;
+    eo_round_error err;
+    eo_splits *splits = NULL;
+    eo_split_player *players = NULL;
+    json_t *out = NULL;
+    memset(&sr, 0, sizeof sr);
+    if (eo_split_request_from_json(req, &sr, &err) != 0) {
+        fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
+        goto done;
+    }
+    if (bench)
+        sr.bench = strcmp(bench, "queue") == 0 ? EO_BENCH_QUEUE : EO_BENCH_SOLVER;
+    players = calloc(sr.n, sizeof *players);
+    if (!players) {
+        fputs("evenodds split: out of memory\n", stderr);
+        goto done;
+    }
+    for (size_t i = 0; i < sr.n; i++) {
+        if (!sr.has_rating[i]) {
+            fprintf(stderr, "evenodds split: %s: \"players[%zu].rating\": required (no store here)\n",
+                    name, i);
+            goto done;
+        }
+        players[i].rating = sr.rating[i];
+    }
+    eo_split_options opt = {.bench = sr.bench, .predict = predict, .predict_ctx = &params};
+    int rc = eo_split_solve(players, sr.n, &opt, &splits);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds split: %s: %s\n", name, eo_strerror(rc));
+        goto done;
+    }
+    out = eo_splits_to_json(splits, (const char *const *)sr.ids);
+    if (!out || json_dumpf(out, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0) {
+        fputs("evenodds split: cannot write the answer\n", stderr);
+        goto done;
+    }
+    putchar('\n');
+    status = fflush(stdout) == 0 ? 0 : 1;
+done:
+    json_decref(out);
+    eo_splits_free(splits);
+    free(players);
+    eo_split_request_free(&sr);
+    json_decref(req);
+    return status;
+}
