@@ -18,6 +18,7 @@
 
 #include "eo_common.h"
 #include "eo_round.h"
+#include "eo_pool.h"
 #include "eo_split.h"
 
 #ifdef __cplusplus
@@ -27,23 +28,45 @@ extern "C" {
 /** Flags every parse of untrusted JSON uses (duplicate keys are an error). */
 #define EO_JSON_DECODE_FLAGS JSON_REJECT_DUPLICATES
 
+/** Largest started_at / ended_at accepted: 9999-12-31T23:59:59Z in Unix seconds. */
+#define EO_ROUND_TIME_MAX INT64_C(253402300799)
+
+/** Longest line of a JSONL round log in bytes (without the newline). */
+#define EO_JSONL_LINE_MAX ((size_t)1 << 20)
+
 /**
  * Maps a parsed JSON object to @p out and validates it (eo_round_validate()). Unknown fields
- * are ignored here (they are kept by eo_round_canonical()). On failure returns EO_EINVAL,
- * fills @p err (field path and message) and leaves @p out zeroed.
+ * are ignored here (they are kept by eo_round_canonical()). Types are strict: ids and the
+ * optional server, map, mode and party are strings checked like ids (eo_id_check()); "time",
+ * "joined", "left" numbers (integer or real); "commander" true/false; started_at and ended_at
+ * integers in [0, EO_ROUND_TIME_MAX]; null is not accepted for any field. @p out need not be
+ * initialised. On failure returns EO_EINVAL, fills @p err (when not NULL; field path such as
+ * "A[3].time", "" for the top level, and message) and leaves @p out zeroed.
  */
 int eo_round_from_json(const json_t *obj, eo_round *out, eo_round_error *err);
 
 /**
- * Parses one round from text (duplicate keys rejected, at most one JSON value) and maps it.
- * Syntax errors give EO_EPARSE with the column in err->message and err->field "" .
+ * Parses one round from text (duplicate keys rejected, exactly one JSON value, NUL bytes
+ * rejected) and maps it. Syntax errors give EO_EPARSE with err->field "" and err->message
+ * "invalid JSON at column C: <jansson's text>" ("at line L, column C" past the first line).
+ * Semantic errors are those of eo_round_from_json() (EO_EINVAL).
  */
 int eo_round_from_text(const char *text, size_t len, eo_round *out, eo_round_error *err);
 
 /**
- * The canonical text of a round record: compact JSON with keys sorted, unknown fields kept.
- * Two requests carry "the same content" when their canonical texts are equal. *out is malloc'd.
- * Returns 0 or EO_ENOMEM.
+ * The JSON object of a round (members without options as plain id strings; time, joined and
+ * left as reals; absent optional fields left out). For generators and tests: the canonical
+ * text of a received record is made from the record as received (eo_round_canonical()), not
+ * from this. Returns a new reference, or NULL when out of memory or @p r is NULL.
+ */
+json_t *eo_round_to_json(const eo_round *r);
+
+/**
+ * The canonical text of a round record: compact JSON with keys sorted at every level, unknown
+ * fields kept, reals printed with 17 significant digits (they read back to the same double),
+ * strings in UTF-8 as given. Independent of key order and whitespace of the input. Two
+ * requests carry "the same content" when their canonical texts are equal. *out is malloc'd
+ * (release with free()). Returns 0, EO_EINVAL (@p obj is not an object) or EO_ENOMEM.
  */
 int eo_round_canonical(const json_t *obj, char **out);
 
@@ -51,16 +74,27 @@ int eo_round_canonical(const json_t *obj, char **out);
 typedef struct eo_jsonl_reader eo_jsonl_reader;
 
 /**
- * Starts reading @p f (not closed by the reader). @p name is used in messages (copied).
+ * Starts reading @p f (not closed by the reader; the reader reads ahead in blocks, so do not
+ * read @p f elsewhere while it is open). @p name is used in messages (copied).
  * With @p skip_duplicates a round whose id was seen earlier in the file is skipped (and
- * counted); without it, it is an error. Blank lines are skipped.
+ * counted); without it, it is an error. Blank lines (only spaces, tabs, CR) are skipped; a
+ * final line without newline is read; a UTF-8 byte order mark at the start of the file is
+ * skipped; CRLF line ends are accepted. Returns 0, EO_EINVAL or EO_ENOMEM.
  */
 int eo_jsonl_open(FILE *f, const char *name, bool skip_duplicates, eo_jsonl_reader **out);
 
 /**
  * Next round. Returns 1 with *round filled (and, if @p obj is not NULL, *obj a new reference to
- * the parsed object), 0 at end of file, or a negative code with @p msg (capacity @p msglen)
- * set to "NAME:LINE: \"FIELD\": MESSAGE".
+ * the parsed object), 0 at end of file, or a negative code with @p msg (capacity @p msglen,
+ * may be 0) set, *round zeroed and *obj NULL:
+ *  - EO_EINVAL "NAME:LINE: \"FIELD\": MESSAGE" (a rule of the record, or a duplicate round id:
+ *    "\"id\": duplicate round id \"x\" (first on line 4)"); "NAME:LINE: MESSAGE" when the
+ *    whole line is at fault (not an object);
+ *  - EO_EPARSE "NAME:LINE: invalid JSON at column C: TEXT";
+ *  - EO_ELIMIT "NAME:LINE: line longer than 1048576 bytes" (EO_JSONL_LINE_MAX);
+ *  - EO_EIO "NAME:LINE: read error", EO_ENOMEM.
+ * After EO_EINVAL, EO_EPARSE or EO_ELIMIT the reader is positioned on the next line, so a
+ * caller may report and go on.
  */
 int eo_jsonl_next(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg, size_t msglen);
 
@@ -82,9 +116,15 @@ typedef struct eo_split_request {
     eo_bench_mode bench;
 } eo_split_request;
 
+/** Largest |rating| given in a split request. */
+#define EO_SPLIT_RATING_MAX 1000000
+
 /**
- * Decodes a split request. Players are id strings or objects with "id" and an integer "rating";
- * ids must be distinct; 2 <= n <= EO_SPLIT_EXACT_MAX. On failure returns EO_EINVAL with @p err.
+ * Decodes a split request. Players are id strings or objects with "id" and an optional integer
+ * "rating" (|rating| <= EO_SPLIT_RATING_MAX); ids must be distinct; 2 <= n <=
+ * EO_SPLIT_EXACT_MAX; "bench" is "solver" (default) or "queue". Unknown fields are ignored.
+ * @p out need not be initialised. On failure returns EO_EINVAL with @p err (field such as
+ * "players", "players[3].rating", "bench") and @p out zeroed; EO_ENOMEM.
  */
 int eo_split_request_from_json(const json_t *obj, eo_split_request *out, eo_round_error *err);
 
@@ -92,10 +132,85 @@ int eo_split_request_from_json(const json_t *obj, eo_split_request *out, eo_roun
 void eo_split_request_free(eo_split_request *req);
 
 /**
- * Encodes splits as {"splits":[{"k":…,"A":[ids],"B":[ids],"bench":[ids],"gap":…,"p_a":…},…]}.
- * @p ids maps request indices to ids. Returns a new reference or NULL (out of memory).
+ * Encodes splits as {"splits":[{"k":…,"A":[ids],"B":[ids],"bench":[ids],"gap":…,"p_a":…},…]}
+ * (gap an integer, p_a a real or null when NaN). @p ids maps request indices to ids; every
+ * index in @p s must be valid for it. Returns a new reference or NULL (out of memory, or a
+ * NULL argument).
  */
 json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids);
+
+/* ---- Request bodies of the service -------------------------------------------------------- */
+
+/** Default cap on a request body in bytes, and on its nesting depth (objects and arrays). */
+#define EO_REQUEST_BODY_MAX ((size_t)1 << 20)
+#define EO_REQUEST_DEPTH_MAX 32
+
+/** Range of a rating set by an admin (PUT /v1/pools/{pool}/players/{id}). */
+#define EO_SET_RATING_MIN 100
+#define EO_SET_RATING_MAX 1000000
+
+/**
+ * A request error for the service's error body {"error":{"code","message","field"}}.
+ * Codes: "payload_too_large" (413), "invalid_json" (400: syntax, duplicate key, NUL byte, too
+ * deep), "invalid_request" (400: a field is missing, of the wrong type or out of range).
+ */
+typedef struct eo_request_error {
+    char code[32];     /**< machine-readable code, see above */
+    char field[64];    /**< JSON path of the offending field, "" for the whole body */
+    char message[192]; /**< English, without the field name */
+} eo_request_error;
+
+/**
+ * Parses a request body: at most @p max_len bytes (else EO_ELIMIT, "payload_too_large"), valid
+ * JSON with no duplicate keys and no NUL bytes, nesting at most @p max_depth levels (the top
+ * object is level 1) (else EO_EPARSE, "invalid_json"), and a JSON object at the top (else
+ * EO_EINVAL, "invalid_request"). On success *out is a new reference. EO_ENOMEM.
+ */
+int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth, json_t **out,
+                     eo_request_error *err);
+
+/** A decoded pool creation request {"name": …, "model": …, "params": {…}}. */
+typedef struct eo_pool_request {
+    char name[EO_ID_MAX + 1];  /**< 1..128 bytes of [A-Za-z0-9._-] (safe in URLs and logs) */
+    char model[EO_ID_MAX + 1]; /**< model name, not interpreted here (the engine checks it) */
+    json_t *params;            /**< BORROWED from the request object (valid while it lives),
+                                    an object, or NULL when absent; not interpreted here */
+} eo_pool_request;
+
+/**
+ * Decodes a pool creation request. "name" and "model" are required strings, "params" an
+ * optional object; unknown fields are rejected (a typo in an admin request must not pass
+ * silently). Returns 0 or EO_EINVAL with @p err ("invalid_request").
+ */
+int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err);
+
+/**
+ * Decodes {"rating": integer} with EO_SET_RATING_MIN <= rating <= EO_SET_RATING_MAX; unknown
+ * fields are rejected. Returns 0 or EO_EINVAL with @p err ("invalid_request").
+ */
+int eo_rating_request_from_json(const json_t *obj, int64_t *rating, eo_request_error *err);
+
+/* ---- Pool configuration (src/codec/pool_json.c) ------------------------------------------ */
+
+/**
+ * Maps a pool's model name and parameters object to a configuration: the model's defaults, then
+ * each given parameter. For "synelo" the names are those of eo_synelo_params (r0, r_min,
+ * r_grad_cap, t_shadow, t_stale_days, window: integers; k_min, k_max, theta, w_vel, w_wre,
+ * w_vol, sigma: numbers) plus "kmax_team" (an integer; Θ by F1's rule, not with "theta").
+ * @p params may be NULL (all defaults). The result passes eo_synelo_params_check().
+ * On failure returns EO_EINVAL with @p err (when not NULL): field "model" (unknown model),
+ * "params" (not an object, or values inconsistent with each other) or "params.NAME" (unknown
+ * name, wrong type, out of range).
+ */
+int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
+                             eo_round_error *err);
+
+/**
+ * The complete parameters object of @p cfg: every parameter with its value (Θ as "theta", never
+ * "kmax_team"), so that a stored pool does not change when a default changes. Reals print with
+ * 17 significant digits and read back to the same double. Returns a new reference or NULL.
+ */
+json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
 
 #ifdef __cplusplus
 }

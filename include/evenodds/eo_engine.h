@@ -50,14 +50,24 @@ void eo_engine_close(eo_engine *e);
 /** Starts a batch (a store transaction). */
 int eo_engine_begin(eo_engine *e);
 
-/** Commits the batch; on failure reloads the touched pools and returns EO_EIO. */
+/**
+ * Commits the batch; on failure reloads the touched pools and returns EO_EIO. A batch in which
+ * an update failed after it had changed something (a storage error: status 500) cannot commit:
+ * every later call of the batch fails with EO_EIO, and commit rolls back and returns EO_EIO.
+ * Failures before any change (400, 404, 409) leave the batch intact.
+ */
 int eo_engine_commit(eo_engine *e);
+
+/** Abandons the batch: rolls back and reloads the touched pools (created pools are dropped). */
+int eo_engine_rollback(eo_engine *e);
 
 /**
  * Creates a pool. @p params is a JSON object of model parameters (may be NULL): for SynElo any
  * of the eo_synelo_params field names, plus "kmax_team" (Θ by F1's rule; not with "theta").
- * Unknown parameters are an error naming them. Returns 0, EO_EEXIST (409), EO_EINVAL (400).
- * Outside a batch it commits by itself.
+ * Unknown parameters are an error naming them. @p model NULL means "synelo". The pool is
+ * stored with every parameter's value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409
+ * "pool_exists"), EO_EINVAL (400 "invalid_request", field "name", "model", "params" or
+ * "params.NAME"), EO_EIO (500). Like every call below, outside a batch it commits by itself.
  */
 int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
                           int64_t now, eo_engine_error *err);
@@ -69,12 +79,17 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  * Rates one round of pool @p pool. @p round is the parsed request object. Idempotent on the
  * round id: the same id with the same canonical content gives the first answer again (and
  * *replayed = 1, nothing written); a different content gives EO_ECONFLICT (409).
- * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd).
+ * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd): per member, A's
+ * then B's, {"id","rating","delta","expected","k","rounds","visible"}. The same id twice inside
+ * one batch is detected too (the second is a replay or a conflict). Errors: 404 "unknown_pool",
+ * 400 "invalid_round" (field from the codec), 409 "round_conflict" (field "id"), 500 "storage".
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);
 
-/** Admin: sets a player's rating (logged). Returns 0, EO_ENOTFOUND (pool), EO_ERANGE. */
+/** Admin: sets a player's rating (logged). The rating must lie in [r_min, EO_SYNELO_RATING_MAX]
+ *  (400, field "rating"); the player id passes eo_id_check() (400, field "player").
+ *  Returns 0, EO_ENOTFOUND (404 pool), EO_ERANGE, EO_EINVAL, EO_EIO. */
 int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, int64_t rating,
                          int64_t now, eo_engine_error *err);
 

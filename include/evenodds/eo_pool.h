@@ -89,14 +89,53 @@ typedef struct eo_round_result {
 
 /**
  * Rates one round (which must pass eo_round_validate()). Unknown players are created first.
- * @p members must have room for r->n[0] + r->n[1] entries. On error the pool is unchanged.
- * Returns 0, EO_EINVAL or EO_ENOMEM.
+ * eo_pool_apply() itself checks what the model relies on: both teams non-empty, at most
+ * EO_PLAYERS_MAX players, a valid winner, valid ids, no player twice; the rest of the record
+ * (times, parties, ...) is the caller's to validate. The players' last round end is
+ * r->ended_at, or r->started_at when ended_at is 0 (kept as it was when both are 0).
+ * @p members is NULL, or has room for r->n[0] + r->n[1] entries. On error the pool is
+ * unchanged. Returns 0, EO_EINVAL or EO_ENOMEM.
  */
 int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
                   eo_member_result *members);
 
-/** Admin: sets a player's rating (clamped to [r_min, EO_SYNELO_RATING_MAX]); rounds and window
- *  are kept. Creates the player if unknown. Returns 0, EO_ERANGE or EO_ENOMEM. */
+/**
+ * A player handle: resolves an id once, so bulk replays skip the hashing of every member.
+ * Handles stay valid for the pool's life (a reset keeps them).
+ */
+typedef uint32_t eo_player_handle;
+
+/**
+ * Handle of player @p id, creating the player (R0, 0 rounds: as eo_pool_apply() would on its
+ * first round; from then on eo_pool_lookup() knows it) when unknown.
+ * Returns 0, EO_EINVAL / EO_ELIMIT (invalid id, per eo_id_check()) or EO_ENOMEM.
+ */
+int eo_pool_handle(eo_pool *pool, const char *id, eo_player_handle *out);
+
+/** The id of a handle (the pool's copy), or NULL for a handle the pool never gave. */
+const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h);
+
+/**
+ * Rates one round given by handles: team A @p a[0..na), team B @p b[0..nb), @p ended_at the
+ * players' last round end (0: kept as it was). Gives exactly what eo_pool_apply() gives for
+ * the same round. @p updates is NULL or has room for na + nb entries (A's then B's).
+ * Returns 0, EO_EINVAL (empty team, too many players, bad winner, unknown or repeated handle)
+ * or EO_ENOMEM; on error the pool is unchanged.
+ */
+int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
+                          const eo_player_handle *b, size_t nb, eo_winner winner,
+                          int64_t ended_at, eo_round_result *res, eo_synelo_update *updates);
+
+/**
+ * A hint for bulk replays by handle, no effect on any result: starts loading the state of
+ * players @p h[0..n), e.g. of the round after next, so that a large pool's cache misses
+ * overlap the current round's arithmetic. Handles the pool never gave are ignored.
+ */
+void eo_pool_prefetch(const eo_pool *pool, const eo_player_handle *h, size_t n);
+
+/** Admin: sets a player's rating, clamped to [r_min, EO_SYNELO_RATING_MAX]; rounds and window
+ *  are kept. Creates the player if unknown. Returns 0, EO_EINVAL / EO_ELIMIT (invalid id) or
+ *  EO_ENOMEM. */
 int eo_pool_set_rating(eo_pool *pool, const char *id, int32_t rating);
 
 /** Admin: resets a player to a new player (R0, 0 rounds, shadow). Returns 0 or EO_ENOTFOUND. */

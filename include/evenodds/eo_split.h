@@ -46,6 +46,10 @@ typedef struct eo_split_options {
     eo_bench_mode bench;
     eo_split_predict_fn predict; /**< may be NULL */
     void *predict_ctx;
+    /** Search nodes allowed for the whole call; 0 = no limit. The solver never returns a split
+     *  it has not proven optimal: past the limit it fails with EO_ELIMIT. Typical requests use
+     *  well under 10^5 nodes (docs/BALANCER.md); a service should set a limit. */
+    uint64_t work_limit;
 } eo_split_options;
 
 /** The best split for one team size. Index arrays point into the request (0-based). */

@@ -24,6 +24,10 @@ extern "C" {
 
 typedef struct eo_store eo_store;
 
+/** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
+ *  newer ones. */
+#define EO_STORE_SCHEMA_VERSION 1
+
 /** eo_store_open() flags. */
 enum {
     EO_STORE_READONLY = 1u << 0, /**< open an existing store for reading only */
@@ -34,7 +38,12 @@ enum {
 /**
  * Opens (creating and migrating it to the current schema unless EO_STORE_READONLY) the store at
  * @p location: a file path for SQLite. On failure returns EO_EIO / EO_EINVAL and writes a
- * message to @p err (capacity @p errlen).
+ * message to @p err (capacity @p errlen). A file that is not an SQLite database, a database
+ * that is not an evenodds store, or a store newer than EO_STORE_SCHEMA_VERSION gives EO_EIO;
+ * a read-only handle also refuses a missing file or a store that still needs migrating.
+ *
+ * Every function below returns EO_EBUSY when another connection held a lock for longer than the
+ * busy timeout (5 s), and EO_EIO with eo_store_errmsg() for other storage errors.
  */
 int eo_store_open(const char *location, unsigned flags, eo_store **out, char *err, size_t errlen);
 
@@ -47,7 +56,13 @@ int eo_store_schema_version(eo_store *s, int *version);
 /** Last error text of this handle (static until the next call on it). */
 const char *eo_store_errmsg(eo_store *s);
 
-/** Transactions: every write below runs inside begin/commit. */
+/**
+ * Transactions. Writers should run every write inside begin/commit (a write outside one commits
+ * by itself, with one sync each). begin takes the write lock at once on a read-write handle (so
+ * a batch never fails half-way on a lock); on a read-only handle it starts a consistent snapshot.
+ * begin with a transaction open and commit without one give EO_EINVAL. A failed commit rolls the
+ * transaction back: nothing of it is stored. rollback without a transaction is a no-op.
+ */
 int eo_store_begin(eo_store *s);
 int eo_store_commit(eo_store *s);
 int eo_store_rollback(eo_store *s);
@@ -84,12 +99,16 @@ typedef enum {
 /**
  * Appends to a pool's log. @p round_id is the round's id for EO_LOG_ROUND (unique in the pool)
  * and NULL otherwise; @p response is the body answered for it (kept for idempotent replies).
- * Returns 0 with *seq the entry's position, EO_EEXIST (round id taken) or EO_EIO.
+ * Seqs start at 1 and count every kind of entry of the pool. @p seq may be NULL.
+ * Returns 0 with *seq the entry's position, EO_EEXIST (round id taken), EO_ENOTFOUND (no pool
+ * with that id), EO_EINVAL (a round without id or an edit with one) or EO_EIO.
  */
 int eo_store_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
                         const char *body, const char *response, int64_t at, int64_t *seq);
 
-/** Finds a logged round by id: its canonical body and its response. EO_ENOTFOUND if absent. */
+/** Finds a logged round by id: its canonical body and its response (either out-pointer may be
+ *  NULL; *response is NULL if none was logged). Sees the handle's own uncommitted writes.
+ *  EO_ENOTFOUND if absent. */
 int eo_store_round_find(eo_store *s, int64_t pool_id, const char *round_id, char **body,
                         char **response);
 
@@ -105,6 +124,7 @@ typedef struct eo_log_entry {
 /**
  * Calls @p fn for each log entry of the pool with seq > @p after, in seq order, until it returns
  * non-zero (that value is returned). Returns 0 after the last entry, or EO_EIO.
+ * The callback must not use the same handle.
  */
 int eo_store_log_each(eo_store *s, int64_t pool_id, int64_t after,
                       int (*fn)(void *ctx, const eo_log_entry *e), void *ctx);
@@ -119,7 +139,7 @@ typedef struct eo_player_row {
     int64_t last_ended_at;
 } eo_player_row;
 
-/** Inserts or replaces a player's row. */
+/** Inserts or replaces a player's row. EO_ENOTFOUND if there is no pool with that id. */
 int eo_store_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row);
 
 /** Reads a player's row. Returns 0, EO_ENOTFOUND or EO_EIO. */

@@ -63,11 +63,12 @@ int eo_synelo_theta_from_kmax(int kmax_team, double *theta);
  */
 int eo_synelo_params_check(const eo_synelo_params *p);
 
-/** One window entry: the rating after a round, its expected P (Q31) and its outcome in halves. */
+/** One window entry (8 bytes: the window is the bulk of a pool's memory): the rating after a
+ *  round, its expected P as Q31, and its outcome in halves. */
 typedef struct eo_synelo_entry {
-    int32_t rating;  /**< rating after the round */
-    uint32_t e_q31;  /**< round(P * 2^31), in [0, 2^31] */
-    uint8_t o_half;  /**< outcome * 2: 0 loss, 1 stalemate, 2 win */
+    uint32_t e_q31;      /**< round(P * 2^31), in [0, 2^31] */
+    unsigned rating : 30; /**< rating after the round, in [1, EO_SYNELO_RATING_MAX] */
+    unsigned o_half : 2;  /**< outcome * 2: 0 loss, 1 stalemate, 2 win */
 } eo_synelo_entry;
 
 /**
@@ -119,11 +120,13 @@ typedef struct eo_synelo_update {
 } eo_synelo_update;
 
 /**
- * F2: rates one round. @p a and @p b are the participants (distinct players, na, nb >= 1).
+ * F2: rates one round. @p a and @p b are the participants (distinct players, na, nb >= 1,
+ * na + nb <= EO_PLAYERS_MAX).
  * P comes from the round-start sums; every participant is updated from round-start state, its
  * window gains (after, P_i, S_i), its rounds count grows by one, and last_ended_at becomes
- * @p ended_at. @p out receives na + nb updates, A's then B's in the given order.
- * Returns 0 or EO_EINVAL / EO_ENOMEM (then no player is changed).
+ * @p ended_at (kept as it was when @p ended_at is 0). @p out is NULL or receives na + nb
+ * updates, A's then B's in the given order. A player must not appear twice (not checked here;
+ * eo_pool_apply() checks it). Returns 0 or EO_EINVAL / EO_ENOMEM (then no player is changed).
  */
 int eo_synelo_rate(const eo_synelo_params *p, eo_synelo_player *const *a, size_t na,
                    eo_synelo_player *const *b, size_t nb, eo_winner winner, int64_t ended_at,
@@ -132,7 +135,8 @@ int eo_synelo_rate(const eo_synelo_params *p, eo_synelo_player *const *a, size_t
 /** True when the rating is shown to the player (rounds >= t_shadow). */
 bool eo_synelo_visible(const eo_synelo_params *p, const eo_synelo_player *pl);
 
-/** True when the last round ended more than t_stale_days before @p now (Unix seconds). */
+/** True when the last round ended more than t_stale_days before @p now (Unix seconds); false
+ *  for a player with no rounds or no known round end. */
 bool eo_synelo_stale(const eo_synelo_params *p, const eo_synelo_player *pl, int64_t now);
 
 #ifdef __cplusplus

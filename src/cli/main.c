@@ -9,6 +9,11 @@
 #endif
 
 const eo_cmd eo_cli_commands[] = {
+    {"serve", "run the HTTP/JSON rating service", eo_cmd_serve},
+    {"replay", "fold a JSONL round log through a model and score its predictions", eo_cmd_replay},
+    {"split", "best teams for every team size from rated players (exact)", eo_cmd_split},
+    {"import", "rate a JSONL round log into a pool of a store", eo_cmd_import},
+    {"export", "write a pool's rounds from a store as JSONL", eo_cmd_export},
     {NULL, NULL, NULL},
 };
 

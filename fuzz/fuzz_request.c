@@ -1,0 +1,21 @@
+/* The service's request body parser and the admin request decoders on arbitrary bytes. */
+#include <stdint.h>
+
+#include "evenodds/eo_codec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    json_t *obj;
+    eo_request_error err;
+    if (eo_request_parse((const char *)data, size, EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX,
+                         &obj, &err) != 0)
+        return 0;
+    eo_pool_request pool;
+    (void)eo_pool_request_from_json(obj, &pool, &err);
+    int64_t rating;
+    (void)eo_rating_request_from_json(obj, &rating, &err);
+    json_decref(obj);
+    return 0;
+}

@@ -1,0 +1,187 @@
+/* Decoders of the service's request bodies other than rounds and splits (eo_codec.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codec/codec_util.h"
+#include "core/round_internal.h"
+#include "evenodds/eo_codec.h"
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static int fail(eo_request_error *err, int rc, const char *code, const char *field,
+                const char *fmt, ...)
+{
+    if (err != NULL) {
+        snprintf(err->code, sizeof err->code, "%s", code);
+        snprintf(err->field, sizeof err->field, "%s", field);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        eo__utf8_fix(err->message);
+    }
+    return rc;
+}
+
+/* Depth of v, counting no further than limit + 1 (jansson already bounds it at 2048). */
+static int depth(const json_t *v, int limit)
+{
+    if (!json_is_object(v) && !json_is_array(v))
+        return 0;
+    if (limit < 0)
+        return 1;
+    int deepest = 0;
+    if (json_is_object(v)) {
+        const char *key;
+        const json_t *x;
+        /* json_object_foreach wants a non-const object; reading only. */
+        json_object_foreach ((json_t *)v, key, x) {
+            int d = depth(x, limit - 1);
+            if (d > deepest)
+                deepest = d;
+            if (deepest > limit)
+                break;
+        }
+    } else {
+        for (size_t i = 0; i < json_array_size(v) && deepest <= limit; i++) {
+            int d = depth(json_array_get(v, i), limit - 1);
+            if (d > deepest)
+                deepest = d;
+        }
+    }
+    return deepest + 1;
+}
+
+int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth, json_t **out,
+                     eo_request_error *err)
+{
+    if (out == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+    *out = NULL;
+    if (len > max_len)
+        return fail(err, EO_ELIMIT, "payload_too_large", "", "body larger than %zu bytes",
+                    max_len);
+    if (body == NULL || len == 0)
+        return fail(err, EO_EPARSE, "invalid_json", "", "empty body");
+    const char *nul = memchr(body, '\0', len);
+    if (nul != NULL)
+        return fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu",
+                    (size_t)(nul - body));
+    json_error_t jerr;
+    json_t *v = json_loadb(body, len, EO_JSON_DECODE_FLAGS, &jerr);
+    if (v == NULL)
+        return fail(err, EO_EPARSE, "invalid_json", "", "invalid JSON at line %d, column %d: %s",
+                    jerr.line, jerr.column, jerr.text);
+    if (!json_is_object(v)) {
+        json_decref(v);
+        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    }
+    if (depth(v, max_depth) > max_depth) {
+        json_decref(v);
+        return fail(err, EO_EPARSE, "invalid_json", "", "nested deeper than %d levels",
+                    max_depth);
+    }
+    *out = v;
+    return 0;
+}
+
+/* Rejects keys other than those listed: admin requests are few and a typo must not pass. */
+static int only_keys(const json_t *obj, const char *const *keys, size_t n,
+                     eo_request_error *err)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach ((json_t *)obj, key, v) {
+        size_t i = 0;
+        while (i < n && strcmp(key, keys[i]) != 0)
+            i++;
+        if (i == n) {
+            /* The key may be long or odd; the field shows a bounded, printable prefix. */
+            char field[64];
+            size_t j = 0;
+            for (; key[j] != '\0' && j < 40; j++)
+                field[j] = (key[j] >= 0x20 && key[j] < 0x7F) ? key[j] : '?';
+            field[j] = '\0';
+            return fail(err, EO_EINVAL, "invalid_request", field, "unknown field");
+        }
+    }
+    return 0;
+}
+
+static int copy_id(const json_t *obj, const char *key, char *dst, eo_request_error *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (v == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", key, "required field missing");
+    eo_round_error e;
+    const char *s;
+    size_t len;
+    if (eo__check_id(v, key, &s, &len, &e) != 0)
+        return fail(err, EO_EINVAL, "invalid_request", key, "%s", e.message);
+    memcpy(dst, s, len + 1);
+    return 0;
+}
+
+static bool pool_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.';
+}
+
+int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err)
+{
+    static const char *const keys[] = {"name", "model", "params"};
+    if (out == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+    memset(out, 0, sizeof *out);
+    if (!json_is_object(obj))
+        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = only_keys(obj, keys, sizeof keys / sizeof keys[0], err);
+    if (rc == 0)
+        rc = copy_id(obj, "name", out->name, err);
+    if (rc == 0)
+        for (const char *c = out->name; *c != '\0'; c++)
+            if (!pool_char(*c)) {
+                rc = fail(err, EO_EINVAL, "invalid_request", "name",
+                          "expected letters, digits, '_', '-' or '.'");
+                break;
+            }
+    if (rc == 0)
+        rc = copy_id(obj, "model", out->model, err);
+    if (rc == 0) {
+        json_t *params = json_object_get(obj, "params");
+        if (params != NULL && !json_is_object(params))
+            rc = fail(err, EO_EINVAL, "invalid_request", "params", "expected an object");
+        else
+            out->params = params;
+    }
+    if (rc != 0)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int eo_rating_request_from_json(const json_t *obj, int64_t *rating, eo_request_error *err)
+{
+    static const char *const keys[] = {"rating"};
+    if (rating == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+    if (!json_is_object(obj))
+        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = only_keys(obj, keys, 1, err);
+    if (rc != 0)
+        return rc;
+    const json_t *v = json_object_get(obj, "rating");
+    if (v == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", "rating", "required field missing");
+    if (!json_is_integer(v))
+        return fail(err, EO_EINVAL, "invalid_request", "rating", "expected an integer");
+    json_int_t r = json_integer_value(v);
+    if (r < EO_SET_RATING_MIN || r > EO_SET_RATING_MAX)
+        return fail(err, EO_EINVAL, "invalid_request", "rating",
+                    "out of range: expected an integer in [%d, %d]", EO_SET_RATING_MIN,
+                    EO_SET_RATING_MAX);
+    *rating = (int64_t)r;
+    return 0;
+}

@@ -1,0 +1,442 @@
+/* The in-memory pool: players interned by id (strmap index = player index), SynElo state per
+ * player, and the F6 quality counters. Both apply paths (by id and by handle) end in
+ * apply_resolved(), so they give identical results. */
+#include "evenodds/eo_pool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strmap.h"
+
+typedef struct pslot {
+    eo_synelo_player st;
+    uint64_t stamp; /* apply serial that last saw this player: duplicate detection in O(1) */
+} pslot;
+
+struct eo_pool {
+    eo_pool_config cfg;
+    eo__strmap *ids;
+    pslot *players;
+    size_t cap;
+    uint64_t serial;
+    uint64_t rounds;
+    double brier_sum;
+    /* Last EO_POOL_RECENT rounds, oldest at recent_head. */
+    double recent_p[EO_POOL_RECENT];
+    uint8_t recent_o[EO_POOL_RECENT];
+    uint32_t recent_head;
+    uint32_t recent_len;
+    /* Scratch for one round. */
+    eo_synelo_player *ptr[EO_PLAYERS_MAX];
+    eo_synelo_update upd[EO_PLAYERS_MAX];
+    uint32_t idx[EO_PLAYERS_MAX];
+};
+
+const char *eo_model_name(eo_model m)
+{
+    return m == EO_MODEL_SYNELO ? "synelo" : NULL;
+}
+
+int eo_model_parse(const char *name, eo_model *out)
+{
+    if (name != NULL && strcmp(name, "synelo") == 0) {
+        *out = EO_MODEL_SYNELO;
+        return 0;
+    }
+    return EO_EINVAL;
+}
+
+void eo_pool_config_default(eo_pool_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->model = EO_MODEL_SYNELO;
+    eo_synelo_params_default(&cfg->synelo);
+}
+
+int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
+{
+    if (cfg == NULL || out == NULL || cfg->model != EO_MODEL_SYNELO ||
+        eo_synelo_params_check(&cfg->synelo) != 0)
+        return EO_EINVAL;
+    eo_pool *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return EO_ENOMEM;
+    p->cfg = *cfg;
+    p->ids = eo__strmap_create();
+    if (p->ids == NULL) {
+        free(p);
+        return EO_ENOMEM;
+    }
+    *out = p;
+    return 0;
+}
+
+void eo_pool_destroy(eo_pool *pool)
+{
+    if (pool == NULL)
+        return;
+    size_t n = eo__strmap_size(pool->ids);
+    for (size_t i = 0; i < n; i++)
+        eo_synelo_player_free(&pool->players[i].st);
+    free(pool->players);
+    eo__strmap_destroy(pool->ids);
+    free(pool);
+}
+
+const eo_pool_config *eo_pool_get_config(const eo_pool *pool)
+{
+    return &pool->cfg;
+}
+
+static void fill_view(const eo_pool *pool, const eo_synelo_player *pl, int64_t now,
+                      eo_player_view *v)
+{
+    v->rating = pl->rating;
+    v->rounds = pl->rounds;
+    v->visible = eo_synelo_visible(&pool->cfg.synelo, pl);
+    v->stale = eo_synelo_stale(&pool->cfg.synelo, pl, now);
+    v->last_ended_at = pl->last_ended_at;
+}
+
+static int64_t find(const eo_pool *pool, const char *id, size_t *len_out, uint64_t *hash_out)
+{
+    size_t len = strnlen(id, EO_ID_MAX + 1);
+    uint64_t h = eo__strmap_hash(id, len);
+    if (len_out != NULL) {
+        *len_out = len;
+        *hash_out = h;
+    }
+    if (len > EO_ID_MAX)
+        return -1;
+    return eo__strmap_find(pool->ids, id, len, h);
+}
+
+int eo_pool_lookup(const eo_pool *pool, const char *id, int64_t now, eo_player_view *out)
+{
+    int64_t i = id != NULL ? find(pool, id, NULL, NULL) : -1;
+    if (i < 0) {
+        eo_synelo_player fresh;
+        eo_synelo_player_init(&fresh, &pool->cfg.synelo);
+        fill_view(pool, &fresh, now, out);
+        return EO_ENOTFOUND;
+    }
+    fill_view(pool, &pool->players[i].st, now, out);
+    return 0;
+}
+
+/* Room for @p extra more players, with @p bytes of id text, so that adding them cannot fail. */
+static int reserve_players(eo_pool *pool, size_t extra, size_t bytes)
+{
+    size_t need = eo__strmap_size(pool->ids) + extra;
+    if (need > pool->cap) {
+        size_t cap = pool->cap ? pool->cap : 64;
+        while (cap < need)
+            cap *= 2;
+        pslot *pl = realloc(pool->players, cap * sizeof *pl);
+        if (pl == NULL)
+            return EO_ENOMEM;
+        pool->players = pl;
+        pool->cap = cap;
+    }
+    return eo__strmap_reserve(pool->ids, extra, bytes) == 0 ? 0 : EO_ENOMEM;
+}
+
+/* Adds a player known to be absent, after reserve_players(). */
+static uint32_t add_player(eo_pool *pool, const char *id, size_t len, uint64_t h)
+{
+    uint32_t i = (uint32_t)eo__strmap_insert(pool->ids, id, len, h);
+    memset(&pool->players[i], 0, sizeof pool->players[i]);
+    eo_synelo_player_init(&pool->players[i].st, &pool->cfg.synelo);
+    return i;
+}
+
+/* Forgets players added since the pool had @p n (undo of a failed apply). */
+static void drop_players_from(eo_pool *pool, size_t n)
+{
+    for (size_t i = n; i < eo__strmap_size(pool->ids); i++)
+        eo_synelo_player_free(&pool->players[i].st);
+    eo__strmap_truncate(pool->ids, n);
+}
+
+/* Rates a round whose players are resolved to pool->idx[0 .. na+nb) and checked distinct. */
+static int apply_resolved(eo_pool *pool, size_t na, size_t nb, eo_winner winner,
+                          int64_t ended_at, eo_round_result *res)
+{
+    size_t n = na + nb;
+    for (size_t i = 0; i < n; i++)
+        pool->ptr[i] = &pool->players[pool->idx[i]].st;
+    int rc = eo_synelo_rate(&pool->cfg.synelo, pool->ptr, na, pool->ptr + na, nb, winner,
+                            ended_at, pool->upd);
+    if (rc != 0)
+        return rc;
+    double p_a = pool->upd[0].expected;
+    uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
+    double d = p_a - 0.5 * o_half;
+    pool->brier_sum += d * d;
+    pool->rounds++;
+    if (pool->recent_len < EO_POOL_RECENT) {
+        uint32_t at = pool->recent_head + pool->recent_len++;
+        pool->recent_p[at] = p_a;
+        pool->recent_o[at] = o_half;
+    } else {
+        pool->recent_p[pool->recent_head] = p_a;
+        pool->recent_o[pool->recent_head] = o_half;
+        pool->recent_head = (pool->recent_head + 1) % EO_POOL_RECENT;
+    }
+    if (res != NULL) {
+        res->p_a = p_a;
+        res->n = n;
+    }
+    return 0;
+}
+
+static bool winner_ok(eo_winner w)
+{
+    return w == EO_WIN_A || w == EO_WIN_B || w == EO_DRAW;
+}
+
+int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
+                  eo_member_result *members)
+{
+    if (pool == NULL || r == NULL || r->n[0] == 0 || r->n[1] == 0 ||
+        r->n[0] + r->n[1] > EO_PLAYERS_MAX || !winner_ok(r->winner) ||
+        r->team[0] == NULL || r->team[1] == NULL)
+        return EO_EINVAL;
+    size_t na = r->n[0];
+    size_t n = na + r->n[1];
+    uint64_t serial = ++pool->serial;
+    /* Three passes over the members (hash, probe, check) rather than one, so that the cache
+     * misses of 24 lookups overlap instead of queueing one after another. */
+    size_t len[EO_PLAYERS_MAX];
+    uint64_t hash[EO_PLAYERS_MAX];
+    int64_t found[EO_PLAYERS_MAX];
+    for (size_t i = 0; i < n; i++) {
+        const char *id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
+        if (id == NULL)
+            return EO_EINVAL;
+        len[i] = strnlen(id, EO_ID_MAX + 1);
+        hash[i] = eo__strmap_hash(id, len[i]);
+        eo__strmap_prefetch(pool->ids, hash[i]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
+        found[i] = len[i] <= EO_ID_MAX ? eo__strmap_find(pool->ids, id, len[i], hash[i]) : -1;
+        if (found[i] >= 0)
+            __builtin_prefetch(&pool->players[found[i]]);
+    }
+    /* Unknown ids: their positions, to add them once all checks passed. */
+    uint16_t newpos[EO_PLAYERS_MAX];
+    size_t nnew = 0;
+    size_t newbytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (found[i] >= 0) {
+            pslot *s = &pool->players[found[i]];
+            if (s->stamp == serial)
+                return EO_EINVAL; /* the same player twice in the round */
+            s->stamp = serial;
+            pool->idx[i] = (uint32_t)found[i];
+            continue;
+        }
+        const char *id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
+        if (eo_id_check(id, len[i]) != 0)
+            return EO_EINVAL;
+        for (size_t j = 0; j < nnew; j++) {
+            size_t o = newpos[j];
+            const char *other = o < na ? r->team[0][o].id : r->team[1][o - na].id;
+            if (len[o] == len[i] && memcmp(other, id, len[i]) == 0)
+                return EO_EINVAL;
+        }
+        newpos[nnew++] = (uint16_t)i;
+        newbytes += len[i] + 1;
+    }
+    size_t before = eo__strmap_size(pool->ids);
+    if (nnew > 0) {
+        if (reserve_players(pool, nnew, newbytes) != 0)
+            return EO_ENOMEM;
+        for (size_t j = 0; j < nnew; j++) {
+            size_t i = newpos[j];
+            const char *id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
+            pool->idx[i] = add_player(pool, id, len[i], hash[i]);
+        }
+    }
+    int64_t ended = r->ended_at != 0 ? r->ended_at : r->started_at;
+    int rc = apply_resolved(pool, na, r->n[1], r->winner, ended, res);
+    if (rc != 0) {
+        drop_players_from(pool, before);
+        return rc;
+    }
+    if (members != NULL) {
+        const eo_synelo_params *sp = &pool->cfg.synelo;
+        for (size_t i = 0; i < n; i++) {
+            const eo_synelo_update *u = &pool->upd[i];
+            const eo_synelo_player *pl = pool->ptr[i];
+            eo_member_result *m = &members[i];
+            m->id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
+            m->before = u->before;
+            m->rating = u->after;
+            m->delta = u->after - u->before;
+            m->expected = u->expected;
+            m->k = u->k;
+            m->rounds = pl->rounds;
+            m->visible = eo_synelo_visible(sp, pl);
+        }
+    }
+    return 0;
+}
+
+int eo_pool_handle(eo_pool *pool, const char *id, eo_player_handle *out)
+{
+    if (pool == NULL || id == NULL || out == NULL)
+        return EO_EINVAL;
+    size_t len;
+    uint64_t h;
+    int64_t at = find(pool, id, &len, &h);
+    if (at < 0) {
+        int rc = eo_id_check(id, len);
+        if (rc != 0)
+            return rc;
+        if (reserve_players(pool, 1, len + 1) != 0)
+            return EO_ENOMEM;
+        at = add_player(pool, id, len, h);
+    }
+    *out = (eo_player_handle)at;
+    return 0;
+}
+
+int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
+                          const eo_player_handle *b, size_t nb, eo_winner winner,
+                          int64_t ended_at, eo_round_result *res, eo_synelo_update *updates)
+{
+    if (pool == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
+        na + nb > EO_PLAYERS_MAX || !winner_ok(winner))
+        return EO_EINVAL;
+    size_t count = eo__strmap_size(pool->ids);
+    uint64_t serial = ++pool->serial;
+    for (size_t i = 0; i < na + nb; i++) {
+        eo_player_handle h = i < na ? a[i] : b[i - na];
+        if (h < count)
+            __builtin_prefetch(&pool->players[h]);
+    }
+    for (size_t i = 0; i < na + nb; i++) {
+        eo_player_handle h = i < na ? a[i] : b[i - na];
+        if (h >= count || pool->players[h].stamp == serial)
+            return EO_EINVAL;
+        pool->players[h].stamp = serial;
+        pool->idx[i] = h;
+    }
+    int rc = apply_resolved(pool, na, nb, winner, ended_at, res);
+    if (rc == 0 && updates != NULL)
+        memcpy(updates, pool->upd, (na + nb) * sizeof *updates);
+    return rc;
+}
+
+void eo_pool_prefetch(const eo_pool *pool, const eo_player_handle *h, size_t n)
+{
+    size_t count = eo__strmap_size(pool->ids);
+    for (size_t i = 0; i < n; i++) {
+        if (h[i] >= count)
+            continue;
+        const char *at = (const char *)&pool->players[h[i]];
+        __builtin_prefetch(at);
+        __builtin_prefetch(at + sizeof(pslot) - 1);
+    }
+}
+
+const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h)
+{
+    if (pool == NULL || h >= eo__strmap_size(pool->ids))
+        return NULL;
+    return eo__strmap_key(pool->ids, h);
+}
+
+int eo_pool_set_rating(eo_pool *pool, const char *id, int32_t rating)
+{
+    eo_player_handle h;
+    int rc = eo_pool_handle(pool, id, &h);
+    if (rc != 0)
+        return rc;
+    if (rating < pool->cfg.synelo.r_min)
+        rating = pool->cfg.synelo.r_min;
+    if (rating > EO_SYNELO_RATING_MAX)
+        rating = EO_SYNELO_RATING_MAX;
+    pool->players[h].st.rating = rating;
+    return 0;
+}
+
+int eo_pool_reset_player(eo_pool *pool, const char *id)
+{
+    if (pool == NULL || id == NULL)
+        return EO_EINVAL;
+    int64_t at = find(pool, id, NULL, NULL);
+    if (at < 0)
+        return EO_ENOTFOUND;
+    eo_synelo_player *pl = &pool->players[at].st;
+    eo_synelo_player_free(pl);
+    eo_synelo_player_init(pl, &pool->cfg.synelo);
+    return 0;
+}
+
+size_t eo_pool_player_count(const eo_pool *pool)
+{
+    return eo__strmap_size(pool->ids);
+}
+
+typedef struct keyed {
+    const char *id;
+    uint32_t idx;
+} keyed;
+
+static int cmp_keyed(const void *x, const void *y)
+{
+    return strcmp(((const keyed *)x)->id, ((const keyed *)y)->id);
+}
+
+int eo_pool_each_player(const eo_pool *pool, int64_t now,
+                        int (*fn)(void *ctx, const char *id, const eo_player_view *v), void *ctx)
+{
+    size_t n = eo__strmap_size(pool->ids);
+    if (n == 0)
+        return 0;
+    keyed *order = malloc(n * sizeof *order);
+    if (order == NULL)
+        return EO_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        order[i].id = eo__strmap_key(pool->ids, (uint32_t)i);
+        order[i].idx = (uint32_t)i;
+    }
+    qsort(order, n, sizeof *order, cmp_keyed); /* ids are unique: the order is total */
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        eo_player_view v;
+        fill_view(pool, &pool->players[order[i].idx].st, now, &v);
+        rc = fn(ctx, order[i].id, &v);
+    }
+    free(order);
+    return rc;
+}
+
+void eo_pool_get_quality(const eo_pool *pool, eo_pool_quality *q)
+{
+    memset(q, 0, sizeof *q);
+    q->rounds = pool->rounds;
+    q->players = eo__strmap_size(pool->ids);
+    for (size_t i = 0; i < q->players; i++)
+        q->visible_players += eo_synelo_visible(&pool->cfg.synelo, &pool->players[i].st);
+    q->brier_all = pool->rounds ? pool->brier_sum / (double)pool->rounds : NAN;
+    if (pool->recent_len == 0) {
+        q->brier_recent = NAN;
+        q->balance_recent = NAN;
+        return;
+    }
+    double brier = 0.0;
+    double bal = 0.0;
+    for (uint32_t i = 0; i < pool->recent_len; i++) {
+        uint32_t at = (pool->recent_head + i) % EO_POOL_RECENT;
+        double d = pool->recent_p[at] - 0.5 * pool->recent_o[at];
+        brier += d * d;
+        bal += fabs(pool->recent_p[at] - 0.5);
+    }
+    q->brier_recent = brier / pool->recent_len;
+    q->balance_recent = bal / pool->recent_len;
+}

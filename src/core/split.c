@@ -1,0 +1,279 @@
+/* Exact team splits (seed 000 F7): validation, normalisation, the tie rules and the result
+ * block. The search itself is split_search.c; docs/BALANCER.md states the rules and the proof.
+ *
+ * For each k the answer is built from exact questions to the search, so it is optimal and
+ * follows the tie rules by construction:
+ *   1. g = the least gap over all splits allowed by the bench mode;
+ *   2. the playing set, player by player in request order: play if some split with gap g
+ *      still exists with this player playing and the earlier decisions kept, else sit out;
+ *   3. team A, player by player over the playing set: on A if some split with gap g still
+ *      exists so, else on B.
+ * A witness split kept from the last "yes" answers most questions without a search. */
+#include "evenodds/eo_split.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "split_internal.h"
+
+#define RATING_MAX (INT64_C(1) << 40)
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Cheap witnesses for "player i plays" (the players after i are undecided and `still` more of
+ * them are needed): fixed playing sets made of the decided players, i, and the lowest-indexed
+ * undecided ones, or that set with its last member swapped for one of the next few. Usually
+ * the first has a split with gap g (ratings are dense), and when a parity clash rules it out
+ * a swap fixes it. Each try is a search capped at TRY_NODES, so a miss proves nothing and
+ * costs little; the exact search follows. Returns 1 with *w set, 0 on a miss, < 0 on error. */
+#define TRY_SWAPS 6
+#define TRY_NODES 2000
+static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__split_sol *w)
+{
+    int n = p->n, rc = 0;
+    int tries = still > 0 ? 1 + TRY_SWAPS : 1;
+    p->try_limit = TRY_NODES;
+    for (int t = 0; t < tries && rc == 0; t++) {
+        int extra = still - 1 + t; /* position of the last member among the undecided */
+        if (i + 1 + extra >= n)
+            break;
+        for (int j = i + 1; j < n; j++) {
+            int u = j - i - 1;
+            p->status[j] = (u < still - 1 || u == extra) ? EO__SP_PLAY : EO__SP_BENCH;
+        }
+        eo__split_sol alt;
+        rc = eo__split_search(p, g, g, &alt);
+        if (rc == 1)
+            *w = alt;
+        else if (rc == EO__SPLIT_GAVE_UP)
+            rc = 0;
+    }
+    p->try_limit = 0;
+    for (int j = i + 1; j < n; j++)
+        p->status[j] = EO__SP_FREE;
+    return rc;
+}
+
+/* Step 2 of the file comment. On entry every status is FREE and w a split with gap g. */
+static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
+{
+    int n = p->n, need = 2 * p->k, in = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t bit = UINT64_C(1) << i;
+        if (in == need) {
+            p->status[i] = EO__SP_BENCH;
+            continue;
+        }
+        p->status[i] = EO__SP_PLAY;
+        /* w agrees with every decision so far, so it plays exactly the remaining players when
+         * they are all needed; otherwise ask. */
+        if (n - i > need - in && !((w->a | w->b) & bit)) {
+            eo__split_sol alt;
+            int rc = try_playing_sets(p, g, i, need - in - 1, &alt);
+            if (rc == 0)
+                rc = eo__split_search(p, g, g, &alt);
+            if (rc < 0)
+                return rc;
+            if (rc == 0) {
+                p->status[i] = EO__SP_BENCH;
+                continue;
+            }
+            *w = alt;
+        }
+        in++;
+    }
+    return 0;
+}
+
+/* Step 3. On entry the statuses are PLAY or BENCH and w a split of the PLAY players with gap
+ * g. The lowest player who plays goes to A: the mirror of a split has the same gap. */
+static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
+{
+    int na = 0, nb = 0, k = p->k;
+    for (int i = 0; i < p->n; i++) {
+        uint64_t bit = UINT64_C(1) << i;
+        if (p->status[i] != EO__SP_PLAY)
+            continue;
+        if (na == 0 && nb == 0 && (w->b & bit)) {
+            uint64_t t = w->a;
+            w->a = w->b;
+            w->b = t;
+        }
+        int on_a;
+        if (na == k) {
+            on_a = 0;
+        } else if (nb == k || (w->a & bit)) {
+            on_a = 1; /* w agrees with the decisions, so when B is full w has i on A */
+        } else {
+            p->status[i] = EO__SP_A;
+            eo__split_sol alt;
+            int rc = eo__split_search(p, g, g, &alt);
+            if (rc < 0)
+                return rc;
+            on_a = rc == 1;
+            if (on_a)
+                *w = alt;
+        }
+        p->status[i] = on_a ? EO__SP_A : EO__SP_B;
+        if (on_a)
+            na++;
+        else
+            nb++;
+    }
+    return 0;
+}
+
+/* Solves one k into p->status (A, B or BENCH for everyone); *gap_q is the normalised gap. */
+static int solve_k(eo__split_prob *p, eo_bench_mode mode, int64_t *gap_q)
+{
+    int n = p->n, k = p->k;
+    int64_t lower = 0;
+    int64_t par = 0;
+    for (int i = 0; i < n; i++) {
+        int plays = mode == EO_BENCH_SOLVER || i < 2 * k;
+        p->status[i] = mode == EO_BENCH_SOLVER ? EO__SP_FREE : plays ? EO__SP_PLAY : EO__SP_BENCH;
+        if (plays)
+            par ^= p->q[i] & 1;
+    }
+    /* ΣA - ΣB has the parity of ΣA + ΣB: odd whenever the playing set is fixed with an odd sum. */
+    if (par && (mode == EO_BENCH_QUEUE || 2 * k == n))
+        lower = 1;
+    eo__split_sol w;
+    int rc = eo__split_search(p, EO__SPLIT_INF, lower, &w);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return EO_EINTERNAL; /* 2k <= n players always admit some split */
+    int64_t g = w.gap;
+    if (mode == EO_BENCH_SOLVER) {
+        rc = choose_players(p, g, &w);
+        if (rc < 0)
+            return rc;
+    }
+    rc = choose_teams(p, g, &w);
+    if (rc < 0)
+        return rc;
+    *gap_q = g;
+    return 0;
+}
+
+static void fill(eo_split *s, const eo__split_prob *p, const eo_split_player *players,
+                 uint16_t *idx, const eo_split_options *opt)
+{
+    int n = p->n;
+    size_t na = 0, nb = 0, nz = 0;
+    uint16_t *a = idx, *b = idx + p->k, *z = idx + 2 * p->k;
+    s->sum_a = 0;
+    s->sum_b = 0;
+    for (int i = 0; i < n; i++) {
+        if (p->status[i] == EO__SP_A) {
+            a[na++] = (uint16_t)i;
+            s->sum_a += players[i].rating;
+        } else if (p->status[i] == EO__SP_B) {
+            b[nb++] = (uint16_t)i;
+            s->sum_b += players[i].rating;
+        } else {
+            z[nz++] = (uint16_t)i;
+        }
+    }
+    s->k = p->k;
+    s->a = a;
+    s->b = b;
+    s->bench = z;
+    s->nbench = nz;
+    s->gap = s->sum_a >= s->sum_b ? s->sum_a - s->sum_b : s->sum_b - s->sum_a;
+    s->p_a = opt && opt->predict ? opt->predict(opt->predict_ctx, s->sum_a, s->sum_b) : NAN;
+}
+
+int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
+                   eo_splits **out)
+{
+    if (!out)
+        return EO_EINVAL;
+    *out = NULL;
+    if (n > EO_SPLIT_EXACT_MAX)
+        return EO_ELIMIT;
+    if (n < 2 || !players)
+        return EO_EINVAL;
+    eo_bench_mode mode = opt ? opt->bench : EO_BENCH_SOLVER;
+    if (mode != EO_BENCH_SOLVER && mode != EO_BENCH_QUEUE)
+        return EO_EINVAL;
+    int64_t lo = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t r = players[i].rating;
+        if (r > RATING_MAX || r < -RATING_MAX)
+            return EO_EINVAL;
+        if (i == 0 || r < lo)
+            lo = r;
+    }
+
+    /* Both teams have k players, so shifting every rating by the minimum leaves each
+     * difference unchanged, and every difference is a multiple of the gcd g of the shifted
+     * ratings: solving the quotients is the same problem with smaller numbers (and lets the
+     * parity bound see through a common factor). */
+    int64_t q[EO__SPLIT_N];
+    int64_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        q[i] = players[i].rating - lo;
+        g = gcd64(q[i], g);
+    }
+    if (g == 0)
+        g = 1;
+    for (size_t i = 0; i < n; i++)
+        q[i] /= g;
+    uint8_t order[EO__SPLIT_N];
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && q[order[j - 1]] < q[i]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = (uint8_t)i;
+    }
+
+    size_t count = n / 2 - 1;
+    size_t bytes = sizeof(eo_splits) + count * sizeof(eo_split) + count * n * sizeof(uint16_t);
+    eo_splits *res = malloc(bytes);
+    if (!res)
+        return EO_ENOMEM;
+    res->count = count;
+    res->split = count ? (eo_split *)(res + 1) : NULL;
+    uint16_t *idx = (uint16_t *)((eo_split *)(res + 1) + count);
+
+    eo__split_prob p;
+    memset(&p, 0, sizeof p);
+    p.n = (int)n;
+    p.q = q;
+    p.order = order;
+    p.work_limit = opt ? opt->work_limit : 0;
+    for (size_t c = 0; c < count; c++) {
+        int64_t gap_q;
+        p.k = (int)c + 2;
+        int rc = solve_k(&p, mode, &gap_q);
+        if (rc == 0) {
+            fill(&res->split[c], &p, players, idx + c * n, opt);
+            if (res->split[c].gap != gap_q * g)
+                rc = EO_EINTERNAL;
+        }
+        if (rc != 0) {
+            free(res);
+            return rc;
+        }
+    }
+    *out = res;
+    return 0;
+}
+
+void eo_splits_free(eo_splits *s)
+{
+    free(s);
+}

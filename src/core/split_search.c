@@ -1,0 +1,229 @@
+/* Branch and bound over the undecided players of one split problem (see split_internal.h).
+ *
+ * Players are visited by rating, highest first: the big ratings fix the shape of the split and
+ * the small ones fine-tune it, so the bound below tightens fast and the first leaves are already
+ * close (the order of the complete greedy algorithm for number partitioning). Correctness needs
+ * only that every pruned subtree provably holds no completion with gap <= the current target. */
+#include "split_internal.h"
+
+#include "evenodds/eo_common.h"
+
+typedef struct search {
+    eo__split_prob *p;
+    int m;                          /* undecided players */
+    uint8_t who[EO__SPLIT_N];       /* undecided players, by q descending */
+    uint8_t may_bench[EO__SPLIT_N]; /* who[j] is FREE */
+    int64_t pre[EO__SPLIT_N + 1];   /* pre[j] = q of who[0..j-1] */
+    uint8_t must[EO__SPLIT_N + 1];  /* PLAY players among who[j..] */
+    uint8_t must_par[EO__SPLIT_N + 1]; /* parity of their q sum */
+    uint8_t free_odd[EO__SPLIT_N + 1];  /* FREE players among who[j..] with odd q */
+    uint8_t free_even[EO__SPLIT_N + 1];
+    uint8_t must_before[EO__SPLIT_N + 1]; /* PLAY players among who[0..j-1] */
+    int nmust;
+    int64_t must_pre[EO__SPLIT_N + 1];    /* prefix sums of q over the PLAY players only */
+    int64_t target;                 /* prune what cannot reach gap <= target */
+    int64_t stop;
+    int found, done, err;
+    uint64_t try_end;               /* p->work value where a heuristic try gives up; 0 = none */
+    uint64_t cur_a, cur_b;
+    eo__split_sol best;
+} search;
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* 1 when the parity of the final difference is forced to be odd. The difference has the parity
+ * of the playing players' rating sum, whichever team each is on; it is forced when the players
+ * still to pick from the FREE ones cannot change it. */
+static int parity_forced_odd(const search *s, int j, int64_t d, int need)
+{
+    int need_free = need - s->must[j];
+    int fo = s->free_odd[j], fe = s->free_even[j];
+    int extra;
+    if (need_free == 0)
+        extra = 0;
+    else if (need_free == fo + fe)
+        extra = fo & 1;
+    else if (fo == 0)
+        extra = 0;
+    else if (fe == 0)
+        extra = need_free & 1;
+    else
+        return 0;
+    return (int)(((uint64_t)d + s->must_par[j] + (unsigned)extra) & 1u);
+}
+
+static void dfs(search *s, int j, int64_t d, int na, int nb)
+{
+    eo__split_prob *p = s->p;
+    if (s->done)
+        return;
+    if (p->work_limit && p->work >= p->work_limit) {
+        s->err = EO_ELIMIT;
+        s->done = 1;
+        return;
+    }
+    if (s->try_end && p->work >= s->try_end) {
+        s->err = EO__SPLIT_GAVE_UP;
+        s->done = 1;
+        return;
+    }
+    p->work++;
+
+    int ka = p->k - na, kb = p->k - nb;
+    int left = s->m - j;
+    int need = ka + kb;
+    if (need < s->must[j] || need > left)
+        return;
+    /* The extreme differences any completion can reach: A takes the ka highest remaining and B
+     * the kb lowest, or the reverse. Since ka + kb <= left the two groups are disjoint. The
+     * PLAY constraint is relaxed here, which only widens the interval. */
+    const int64_t *pre = s->pre;
+    int64_t hi, lo;
+    if (need == s->must[j]) {
+        /* No FREE player may play any more: the same bound over the PLAY players alone. */
+        const int64_t *mp = s->must_pre;
+        int b0 = s->must_before[j], e = s->nmust;
+        hi = d + (mp[b0 + ka] - mp[b0]) - (mp[e] - mp[e - kb]);
+        lo = d + (mp[e] - mp[e - ka]) - (mp[b0 + kb] - mp[b0]);
+    } else {
+        hi = d + (pre[j + ka] - pre[j]) - (pre[s->m] - pre[s->m - kb]);
+        lo = d + (pre[s->m] - pre[s->m - ka]) - (pre[j + kb] - pre[j]);
+    }
+    if (hi < -s->target || lo > s->target)
+        return;
+    if (s->target == 0 && parity_forced_odd(s, j, d, need))
+        return;
+    if (need == 0) {
+        /* Every remaining player sits out (need >= must[j] made sure none has to play), and
+         * hi == lo == d is within the target. */
+        s->found = 1;
+        s->best.a = s->cur_a;
+        s->best.b = s->cur_b;
+        s->best.gap = abs64(d);
+        if (s->best.gap <= s->stop)
+            s->done = 1;
+        else
+            s->target = s->best.gap - 1;
+        return;
+    }
+
+    int who = s->who[j];
+    int64_t q = p->q[who];
+    uint64_t bit = UINT64_C(1) << who;
+    /* Try first the move that leaves d closest to where the rest should take it: with ka' and
+     * kb' players still to place on A and B from m' remaining of total R', a random completion
+     * adds (ka' - kb') R' / m' on average, so aim d' at minus that (scaled by m' to stay in
+     * integers; |d| < 2^49 and m' <= 64 keep it in range). Order only affects speed. */
+    int m1 = left - 1;
+    int64_t rest = pre[s->m] - pre[j + 1];
+    int64_t scale = m1 > 0 ? m1 : 1;
+    int64_t score[3];
+    int opt[3], nopt = 0;
+    if (ka > 0) {
+        score[nopt] = abs64((d + q) * scale + (int64_t)(ka - 1 - kb) * rest);
+        opt[nopt++] = 1;
+    }
+    if (kb > 0) {
+        score[nopt] = abs64((d - q) * scale + (int64_t)(ka - kb + 1) * rest);
+        opt[nopt++] = 2;
+    }
+    if (s->may_bench[j] && need < left) {
+        score[nopt] = abs64(d * scale + (int64_t)(ka - kb) * rest);
+        opt[nopt++] = 0;
+    }
+    for (int x = 1; x < nopt; x++) /* stable insertion sort of at most three */
+        for (int y = x; y > 0 && score[y] < score[y - 1]; y--) {
+            int64_t ts = score[y];
+            int to = opt[y];
+            score[y] = score[y - 1];
+            opt[y] = opt[y - 1];
+            score[y - 1] = ts;
+            opt[y - 1] = to;
+        }
+    for (int x = 0; x < nopt && !s->done; x++) {
+        if (opt[x] == 1) {
+            s->cur_a |= bit;
+            dfs(s, j + 1, d + q, na + 1, nb);
+            s->cur_a &= ~bit;
+        } else if (opt[x] == 2) {
+            s->cur_b |= bit;
+            dfs(s, j + 1, d - q, na, nb + 1);
+            s->cur_b &= ~bit;
+        } else {
+            dfs(s, j + 1, d, na, nb);
+        }
+    }
+}
+
+int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol)
+{
+    search s;
+    int64_t d = 0;
+    int na = 0, nb = 0;
+    s.p = p;
+    s.m = 0;
+    s.cur_a = 0;
+    s.cur_b = 0;
+    for (int t = 0; t < p->n; t++) {
+        int i = p->order[t];
+        switch (p->status[i]) {
+        case EO__SP_A:
+            d += p->q[i];
+            na++;
+            s.cur_a |= UINT64_C(1) << i;
+            break;
+        case EO__SP_B:
+            d -= p->q[i];
+            nb++;
+            s.cur_b |= UINT64_C(1) << i;
+            break;
+        case EO__SP_FREE:
+        case EO__SP_PLAY:
+            s.may_bench[s.m] = p->status[i] == EO__SP_FREE;
+            s.who[s.m++] = (uint8_t)i;
+            break;
+        default:
+            break;
+        }
+    }
+    if (na > p->k || nb > p->k)
+        return 0;
+    s.pre[0] = 0;
+    for (int j = 0; j < s.m; j++)
+        s.pre[j + 1] = s.pre[j] + p->q[s.who[j]];
+    s.nmust = 0;
+    s.must_pre[0] = 0;
+    for (int j = 0; j < s.m; j++) {
+        s.must_before[j] = (uint8_t)s.nmust;
+        if (!s.may_bench[j]) {
+            s.must_pre[s.nmust + 1] = s.must_pre[s.nmust] + p->q[s.who[j]];
+            s.nmust++;
+        }
+    }
+    s.must_before[s.m] = (uint8_t)s.nmust;
+    s.must[s.m] = 0;
+    s.must_par[s.m] = 0;
+    s.free_odd[s.m] = 0;
+    s.free_even[s.m] = 0;
+    for (int j = s.m - 1; j >= 0; j--) {
+        int odd = (int)(p->q[s.who[j]] & 1);
+        s.must[j] = (uint8_t)(s.must[j + 1] + !s.may_bench[j]);
+        s.must_par[j] = (uint8_t)(s.must_par[j + 1] ^ (!s.may_bench[j] && odd));
+        s.free_odd[j] = (uint8_t)(s.free_odd[j + 1] + (s.may_bench[j] && odd));
+        s.free_even[j] = (uint8_t)(s.free_even[j + 1] + (s.may_bench[j] && !odd));
+    }
+    s.target = max_gap;
+    s.stop = stop_gap;
+    s.found = 0;
+    s.done = 0;
+    s.err = 0;
+    s.try_end = p->try_limit ? p->work + p->try_limit : 0;
+    s.best.a = s.best.b = 0;
+    s.best.gap = 0;
+    dfs(&s, 0, d, na, nb);
+    if (s.err)
+        return s.err;
+    if (s.found)
+        *sol = s.best;
+    return s.found;
+}

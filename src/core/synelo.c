@@ -1,0 +1,304 @@
+/* SynElo (seed 000, F1-F5): the rules and every choice the seed left open are in
+ * docs/MODELS.md; this file follows them operation by operation, because the golden replay
+ * (tests/tools/synelo_ref.py) and every other machine must get the same bits. */
+#include "evenodds/eo_synelo.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/numeric.h"
+
+void eo_synelo_params_default(eo_synelo_params *p)
+{
+    p->r0 = 1000;
+    p->r_min = 100;
+    p->r_grad_cap = 2200;
+    p->t_shadow = 50;
+    p->t_stale_days = 30;
+    p->k_min = 2.0;
+    p->k_max = 72.0;
+    p->theta = 2400.0;
+    p->window = 500;
+    p->w_vel = 0.25;
+    p->w_wre = 0.25;
+    p->w_vol = 0.50;
+    p->sigma = 400.0;
+}
+
+int eo_synelo_theta_from_kmax(int kmax_team, double *theta)
+{
+    if (kmax_team < 1 || kmax_team > 128)
+        return EO_ERANGE;
+    /* median{1..k} = (k+1)/2; its floor is integer division. */
+    *theta = 400.0 * (double)((kmax_team + 1) / 2);
+    return 0;
+}
+
+static bool finite_pos(double v)
+{
+    return isfinite(v) && v > 0.0;
+}
+
+static bool finite_nonneg(double v)
+{
+    return isfinite(v) && v >= 0.0;
+}
+
+int eo_synelo_params_check(const eo_synelo_params *p)
+{
+    if (p == NULL)
+        return EO_EINVAL;
+    if (p->r_min < 1 || p->r_min > p->r0 || p->r0 > p->r_grad_cap ||
+        p->r_grad_cap > EO_SYNELO_RATING_MAX)
+        return EO_EINVAL;
+    if (p->t_shadow < 0 || p->t_stale_days < 0 || p->t_stale_days > 36500)
+        return EO_EINVAL;
+    if (!finite_nonneg(p->k_min) || !finite_pos(p->k_max) || p->k_min > p->k_max ||
+        p->k_max > 1e6)
+        return EO_EINVAL;
+    if (!finite_pos(p->theta) || !finite_pos(p->sigma))
+        return EO_EINVAL;
+    if (p->window < 2 || p->window > EO_SYNELO_WINDOW_MAX)
+        return EO_EINVAL;
+    if (!finite_nonneg(p->w_vel) || !finite_nonneg(p->w_wre) || !finite_nonneg(p->w_vol))
+        return EO_EINVAL;
+    return 0;
+}
+
+void eo_synelo_player_init(eo_synelo_player *pl, const eo_synelo_params *p)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->rating = p->r0;
+}
+
+void eo_synelo_player_free(eo_synelo_player *pl)
+{
+    if (pl == NULL)
+        return;
+    free(pl->win.ring);
+    memset(pl, 0, sizeof *pl);
+}
+
+double eo_synelo_p_a(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b)
+{
+    double x = (double)(sum_a - sum_b) / p->theta;
+    return 1.0 / (1.0 + eo__exp(-x));
+}
+
+/* Rating of the i-th oldest entry (0 = oldest). */
+static inline int64_t win_r(const eo_synelo_window *w, uint32_t i)
+{
+    uint32_t at = w->head + i;
+    if (at >= w->capacity)
+        at -= w->capacity;
+    return w->ring[at].rating;
+}
+
+double eo_synelo_convergence(const eo_synelo_params *p, const eo_synelo_window *w)
+{
+    uint32_t n = w->len;
+    if (n < 2)
+        return 1.0;
+    int64_t m = n / 2;
+    /* Each signal is one exact integer numerator over one exact denominator, so it is a single
+     * correctly rounded division (docs/MODELS.md, "Determinism"):
+     *   v_vel = |Σnew - Σold| / (m K_max)           (mean difference over K_max)
+     *   v_wre = 10 |Σo_half 2^30 - Σe_q31| / (n 2^31) (|mean(o) - mean(e)| / 0.10)
+     *   v_vol = sqrt(n Σr² - (Σr)²) / (n K_max)     (population std over K_max)
+     * The denominators are exact when K_max is an integer (72 by default); otherwise m K_max
+     * is rounded once more, deterministically all the same. */
+    int64_t dv = w->sum_new - w->sum_old;
+    double v_vel = (double)(dv < 0 ? -dv : dv) / ((double)m * p->k_max);
+    int64_t wre = w->sum_o * ((int64_t)1 << 30) - w->sum_e;
+    double v_wre = (double)((wre < 0 ? -wre : wre) * 10) / (double)((int64_t)n << 31);
+    int64_t var_n2 = (int64_t)n * w->sum_r2 - w->sum_r * w->sum_r;
+    double v_vol = sqrt((double)var_n2) / ((double)n * p->k_max);
+    return eo__clamp01(p->w_vel * v_vel + p->w_wre * v_wre + p->w_vol * v_vol);
+}
+
+static inline double gauss(const eo_synelo_params *p, int32_t rating)
+{
+    int64_t d = (int64_t)rating - p->r0;
+    return eo__exp(-(double)(d * d) / (2.0 * p->sigma * p->sigma));
+}
+
+double eo_synelo_k(const eo_synelo_params *p, const eo_synelo_player *pl)
+{
+    double c = eo_synelo_convergence(p, &pl->win);
+    double g = gauss(p, pl->rating);
+    return p->k_min + (p->k_max - p->k_min) * c * g;
+}
+
+/* Makes room for one more entry without changing the window's content, so that a failed
+ * allocation leaves every player as it was. The ring is linear (head 0) until it first holds
+ * W entries, and it holds exactly W from then on, so growing never has to unwrap it. */
+static int win_reserve(eo_synelo_window *w, uint32_t cap_max)
+{
+    if (w->len < w->capacity || w->capacity >= cap_max)
+        return 0;
+    uint32_t cap = w->capacity < 8 ? 8 : w->capacity * 2;
+    if (cap > cap_max)
+        cap = cap_max;
+    eo_synelo_entry *ring = realloc(w->ring, (size_t)cap * sizeof *ring);
+    if (ring == NULL)
+        return EO_ENOMEM;
+    if (w->head != 0) { /* only after a W change; keep the order anyway */
+        uint32_t tail = w->capacity - w->head;
+        memmove(ring + cap - tail, ring + w->head, (size_t)tail * sizeof *ring);
+        w->head = cap - tail;
+    }
+    w->ring = ring;
+    w->capacity = cap;
+    return 0;
+}
+
+/* Drops the oldest entry, keeping the halves' sums: with n entries m = n/2 before and
+ * (n-1)/2 after. */
+static void win_evict(eo_synelo_window *w)
+{
+    uint32_t n = w->len;
+    uint32_t m = n / 2;
+    const eo_synelo_entry *old = &w->ring[w->head];
+    int64_t r0 = old->rating;
+    if (n % 2 == 1) {
+        w->sum_old += win_r(w, m) - r0; /* w_old slides by one; w_new keeps its m */
+    } else {
+        w->sum_old -= r0;               /* both halves shrink to m-1 */
+        w->sum_new -= win_r(w, n - m);
+    }
+    w->sum_r -= r0;
+    w->sum_r2 -= r0 * r0;
+    w->sum_e -= old->e_q31;
+    w->sum_o -= old->o_half;
+    w->head = (w->head + 1 == w->capacity) ? 0 : w->head + 1;
+    w->len = n - 1;
+}
+
+/* Appends an entry (room reserved); with n entries m = n/2 before and (n+1)/2 after. */
+static void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_t o_half)
+{
+    uint32_t n = w->len;
+    uint32_t m = n / 2;
+    int64_t r = rating;
+    if (n % 2 == 1) {
+        w->sum_old += win_r(w, m); /* both halves grow to m+1 */
+        w->sum_new += r;
+    } else if (m > 0) {
+        w->sum_new += r - win_r(w, n - m); /* w_new slides by one */
+    }
+    uint32_t at = w->head + n;
+    if (at >= w->capacity)
+        at -= w->capacity;
+    w->ring[at].rating = (unsigned)rating;
+    w->ring[at].e_q31 = e_q31;
+    w->ring[at].o_half = o_half;
+    w->sum_r += r;
+    w->sum_r2 += r * r;
+    w->sum_e += e_q31;
+    w->sum_o += o_half;
+    w->len = n + 1;
+}
+
+/* Address of the i-th oldest entry of a window with room (capacity > 0). */
+static inline const eo_synelo_entry *win_at(const eo_synelo_window *w, uint32_t i)
+{
+    uint32_t at = w->head + i;
+    if (at >= w->capacity)
+        at -= w->capacity;
+    return &w->ring[at];
+}
+
+/* F2-F5 for one participant from its round-start state: K and the new rating. */
+static void compute_one(const eo_synelo_params *p, const eo_synelo_player *pl, double expected,
+                        double s, eo_synelo_update *u)
+{
+    double k = eo_synelo_k(p, pl);
+    int64_t after = eo__round_half_even((double)pl->rating + k * (s - expected));
+    if (after < p->r_min)
+        after = p->r_min;
+    if (pl->rounds + 1 == (uint32_t)p->t_shadow && after > p->r_grad_cap)
+        after = p->r_grad_cap;
+    if (after > EO_SYNELO_RATING_MAX)
+        after = EO_SYNELO_RATING_MAX;
+    u->before = pl->rating;
+    u->after = (int32_t)after;
+    u->expected = expected;
+    u->k = k;
+}
+
+/* Writes a computed update: window, rating, rounds, last round end. */
+static void commit_one(const eo_synelo_params *p, eo_synelo_player *pl, const eo_synelo_update *u,
+                       uint8_t o_half, int64_t ended_at)
+{
+    eo_synelo_window *w = &pl->win;
+    if (w->len == (uint32_t)p->window)
+        win_evict(w);
+    win_push(w, u->after, (uint32_t)eo__round_half_even(u->expected * 2147483648.0), o_half);
+    pl->rating = u->after;
+    pl->rounds += 1;
+    if (ended_at > 0)
+        pl->last_ended_at = ended_at;
+}
+
+int eo_synelo_rate(const eo_synelo_params *p, eo_synelo_player *const *a, size_t na,
+                   eo_synelo_player *const *b, size_t nb, eo_winner winner, int64_t ended_at,
+                   eo_synelo_update *out)
+{
+    if (p == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
+        na + nb > EO_PLAYERS_MAX ||
+        (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW))
+        return EO_EINVAL;
+    eo_synelo_update local[EO_PLAYERS_MAX];
+    eo_synelo_update *u = out != NULL ? out : local;
+    uint32_t cap_max = (uint32_t)p->window;
+    int64_t sum[2] = {0, 0};
+    size_t n = na + nb;
+    /* Three passes: (1) room in every window, sums, and a prefetch of the window entries the
+     * update will touch; (2) every K and new rating, from round-start state only; (3) the
+     * writes. Keeping the window reads and writes apart from their prefetch by a whole pass
+     * hides most of their cache misses. */
+    for (size_t i = 0; i < n; i++) {
+        eo_synelo_player *pl = i < na ? a[i] : b[i - na];
+        if (win_reserve(&pl->win, cap_max) != 0)
+            return EO_ENOMEM;
+        /* The entries the update reads and writes: the oldest (evicted; in a full ring also
+         * the slot the new entry takes), the halves' boundaries, the next free slot. Written
+         * here rather than in a helper: gcc 12 deems a helper made only of prefetches pure
+         * and deletes the call. */
+        const eo_synelo_window *w = &pl->win;
+        uint32_t len = w->len;
+        __builtin_prefetch(win_at(w, 0));
+        __builtin_prefetch(win_at(w, len / 2));
+        __builtin_prefetch(win_at(w, len - len / 2));
+        __builtin_prefetch(win_at(w, len < w->capacity ? len : 0));
+        sum[i >= na] += pl->rating;
+    }
+    double p_a = eo_synelo_p_a(p, sum[0], sum[1]);
+    double p_b = 1.0 - p_a;
+    uint8_t o_a = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
+    uint8_t o_b = (uint8_t)(2 - o_a);
+    double s_a = 0.5 * o_a;
+    double s_b = 0.5 * o_b;
+    for (size_t i = 0; i < na; i++)
+        compute_one(p, a[i], p_a, s_a, &u[i]);
+    for (size_t i = 0; i < nb; i++)
+        compute_one(p, b[i], p_b, s_b, &u[na + i]);
+    for (size_t i = 0; i < na; i++)
+        commit_one(p, a[i], &u[i], o_a, ended_at);
+    for (size_t i = 0; i < nb; i++)
+        commit_one(p, b[i], &u[na + i], o_b, ended_at);
+    return 0;
+}
+
+bool eo_synelo_visible(const eo_synelo_params *p, const eo_synelo_player *pl)
+{
+    return pl->rounds >= (uint32_t)p->t_shadow;
+}
+
+bool eo_synelo_stale(const eo_synelo_params *p, const eo_synelo_player *pl, int64_t now)
+{
+    if (pl->rounds == 0 || pl->last_ended_at == 0)
+        return false;
+    return now - pl->last_ended_at > (int64_t)p->t_stale_days * 86400;
+}

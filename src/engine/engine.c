@@ -1,0 +1,355 @@
+/* The engine's pool table: loading pools by folding their logs, batches, and putting memory
+ * back in step with the store after a batch that did not commit. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_internal.h"
+#include "evenodds/eo_codec.h"
+
+int eo__engine_err(eo_engine_error *err, int rc, int status, const char *code, const char *field,
+                   const char *fmt, ...)
+{
+    if (err == NULL)
+        return rc;
+    memset(err, 0, sizeof *err);
+    err->status = status;
+    snprintf(err->code, sizeof err->code, "%s", code);
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+typedef struct fold_ctx {
+    eo_pool *pool;
+    const char *name;
+    eo_engine_error *err;
+} fold_ctx;
+
+static int fold_edit(fold_ctx *c, const eo_log_entry *le)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(le->body, EO_JSON_DECODE_FLAGS, &jerr);
+    const char *player = o ? json_string_value(json_object_get(o, "player")) : NULL;
+    json_t *rating = o ? json_object_get(o, "rating") : NULL;
+    int rc = 0;
+    if (player == NULL || (le->kind == EO_LOG_SET && !json_is_integer(rating))) {
+        rc = EO_EINVAL;
+    } else if (le->kind == EO_LOG_SET) {
+        json_int_t r = json_integer_value(rating);
+        rc = (r < INT32_MIN || r > INT32_MAX) ? EO_ERANGE
+                                             : eo_pool_set_rating(c->pool, player, (int32_t)r);
+    } else {
+        rc = eo_pool_reset_player(c->pool, player);
+        if (rc == EO_ENOTFOUND)
+            rc = 0; /* logged for the record; resetting an unknown player changes nothing */
+    }
+    json_decref(o);
+    if (rc)
+        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+                              "pool '%s': log entry %lld: bad admin edit: %s", c->name,
+                              (long long)le->seq, eo_strerror(rc));
+    return 0;
+}
+
+static int fold_one(void *ctx, const eo_log_entry *le)
+{
+    fold_ctx *c = ctx;
+    if (le->kind != EO_LOG_ROUND)
+        return fold_edit(c, le);
+    eo_round r;
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    int rc = eo_round_from_text(le->body, strlen(le->body), &r, &rerr);
+    if (rc)
+        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+                              "pool '%s': log entry %lld: \"%s\": %s", c->name,
+                              (long long)le->seq, rerr.field, rerr.message);
+    eo_round_result res;
+    rc = eo_pool_apply(c->pool, &r, &res, NULL);
+    eo_round_free(&r);
+    if (rc)
+        return eo__engine_err(c->err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+                              "pool '%s': log entry %lld: %s", c->name, (long long)le->seq,
+                              eo_strerror(rc));
+    return 0;
+}
+
+/* Builds a pool from its row: the stored parameters, then the whole log in order. */
+static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_engine_error *err)
+{
+    json_error_t jerr;
+    json_t *params = json_loads(row->params_json, EO_JSON_DECODE_FLAGS, &jerr);
+    eo_pool_config cfg;
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    if (params == NULL || eo_pool_config_from_json(row->model, params, &cfg, &rerr) != 0) {
+        json_decref(params);
+        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+                              "pool '%s': stored parameters are invalid: \"%s\": %s", row->name,
+                              params ? rerr.field : "params",
+                              params ? rerr.message : jerr.text);
+    }
+    json_decref(params);
+    eo_pool *pool = NULL;
+    int rc = eo_pool_create(&cfg, &pool);
+    if (rc)
+        return eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+                              "pool '%s': %s", row->name, eo_strerror(rc));
+    fold_ctx c = {pool, row->name, err};
+    rc = eo_store_log_each(e->store, row->id, 0, fold_one, &c);
+    if (rc) {
+        eo_pool_destroy(pool);
+        /* log_each's own failures leave err unset; the callback's have filled it */
+        if (err != NULL && err->status == 0)
+            eo__engine_err(err, EO_EIO, 500, "storage", "", "pool '%s': %s", row->name,
+                           eo_store_errmsg(e->store));
+        return rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO;
+    }
+    *out = pool;
+    return 0;
+}
+
+/* Folds the pool again from what the store holds now. */
+static int reload(eo_engine *e, eo__epool *p, eo_engine_error *err)
+{
+    eo_pool_row row;
+    int rc = eo_store_pool_get(e->store, p->name, &row);
+    if (rc)
+        return eo__engine_err(err, EO_EIO, 500, "storage", "", "pool '%s': %s", p->name,
+                              eo_store_errmsg(e->store));
+    eo_pool *pool = NULL;
+    rc = load_pool(e, &row, &pool, err);
+    eo_pool_row_free(&row);
+    if (rc)
+        return rc;
+    eo_pool_destroy(p->pool);
+    p->pool = pool;
+    return 0;
+}
+
+int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool)
+{
+    if (e->npools == e->cap) {
+        size_t ncap = e->cap ? e->cap * 2 : 8;
+        eo__epool *np = realloc(e->pools, ncap * sizeof *np);
+        if (np == NULL)
+            return EO_ENOMEM;
+        e->pools = np;
+        e->cap = ncap;
+    }
+    size_t n = strlen(name);
+    char *copy = malloc(n + 1);
+    if (copy == NULL)
+        return EO_ENOMEM;
+    memcpy(copy, name, n + 1);
+    eo__epool *p = &e->pools[e->npools++];
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    p->name = copy;
+    p->pool = pool;
+    return 0;
+}
+
+static void drop_at(eo_engine *e, size_t i)
+{
+    eo_pool_destroy(e->pools[i].pool);
+    free(e->pools[i].name);
+    e->pools[i] = e->pools[--e->npools];
+}
+
+int eo_engine_open(eo_store *store, eo_engine **out, eo_engine_error *err)
+{
+    if (out == NULL || store == NULL) {
+        eo_store_close(store);
+        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "no store");
+    }
+    *out = NULL;
+    eo_engine *e = calloc(1, sizeof *e);
+    if (e == NULL) {
+        eo_store_close(store);
+        return eo__engine_err(err, EO_ENOMEM, 500, "internal", "", "out of memory");
+    }
+    e->store = store;
+    eo_pool_row *rows = NULL;
+    size_t n = 0;
+    int rc = eo_store_pool_list(store, &rows, &n);
+    if (rc) {
+        eo__engine_err(err, EO_EIO, 500, "storage", "", "%s", eo_store_errmsg(store));
+        rc = EO_EIO;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        eo_pool *pool = NULL;
+        rc = load_pool(e, &rows[i], &pool, err);
+        if (rc == 0) {
+            rc = eo__engine_add(e, rows[i].id, rows[i].name, pool);
+            if (rc) {
+                eo_pool_destroy(pool);
+                eo__engine_err(err, rc, 500, "internal", "", "out of memory");
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        eo_pool_row_free(&rows[i]);
+    free(rows);
+    if (rc) {
+        eo_engine_close(e);
+        return rc;
+    }
+    *out = e;
+    return 0;
+}
+
+void eo_engine_close(eo_engine *e)
+{
+    if (e == NULL)
+        return;
+    while (e->npools > 0)
+        drop_at(e, e->npools - 1);
+    free(e->pools);
+    eo_store_close(e->store); /* an open batch is rolled back by the store */
+    free(e);
+}
+
+eo_store *eo_engine_store(eo_engine *e)
+{
+    return e != NULL ? e->store : NULL;
+}
+
+static eo__epool *find_entry(const eo_engine *e, const char *name)
+{
+    for (size_t i = 0; i < e->npools; i++)
+        if (strcmp(e->pools[i].name, name) == 0)
+            return &e->pools[i];
+    return NULL;
+}
+
+eo__epool *eo__engine_find(eo_engine *e, const char *name)
+{
+    eo__epool *p = find_entry(e, name);
+    /* Inside a batch a reload would see the batch's uncommitted writes: wait for its end. */
+    if (p != NULL && p->pool == NULL && !e->in_batch)
+        reload(e, p, NULL);
+    return p;
+}
+
+const eo_pool *eo_engine_pool(const eo_engine *e, const char *name)
+{
+    if (e == NULL || name == NULL)
+        return NULL;
+    const eo__epool *p = find_entry(e, name);
+    return p != NULL ? p->pool : NULL;
+}
+
+int eo_engine_begin(eo_engine *e)
+{
+    if (e == NULL || e->in_batch)
+        return EO_EINVAL;
+    int rc = eo_store_begin(e->store);
+    if (rc)
+        return rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO;
+    e->in_batch = true;
+    e->batch_failed = false;
+    return 0;
+}
+
+/* After a rollback: pools created by the batch go away, pools it changed are folded again. */
+static void restore(eo_engine *e)
+{
+    for (size_t i = e->npools; i-- > 0;) {
+        eo__epool *p = &e->pools[i];
+        if (p->created) {
+            drop_at(e, i);
+            continue;
+        }
+        if (p->touched && reload(e, p, NULL) != 0) {
+            /* Leave it unusable rather than wrong; eo__engine_find() retries the reload. */
+            eo_pool_destroy(p->pool);
+            p->pool = NULL;
+        }
+        p->touched = false;
+    }
+}
+
+static void end_batch(eo_engine *e)
+{
+    for (size_t i = 0; i < e->npools; i++)
+        e->pools[i].touched = e->pools[i].created = false;
+    e->in_batch = false;
+    e->batch_failed = false;
+}
+
+int eo_engine_rollback(eo_engine *e)
+{
+    if (e == NULL || !e->in_batch)
+        return EO_EINVAL;
+    eo_store_rollback(e->store);
+    e->in_batch = false;
+    restore(e);
+    end_batch(e);
+    return 0;
+}
+
+int eo_engine_commit(eo_engine *e)
+{
+    if (e == NULL || !e->in_batch)
+        return EO_EINVAL;
+    if (e->batch_failed) {
+        eo_engine_rollback(e);
+        return EO_EIO;
+    }
+    int rc = eo_store_commit(e->store); /* a failed commit is rolled back by the store */
+    if (rc) {
+        e->in_batch = false;
+        restore(e);
+        end_batch(e);
+        return EO_EIO;
+    }
+    end_batch(e);
+    return 0;
+}
+
+int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
+{
+    *own = false;
+    if (e->in_batch) {
+        if (e->batch_failed)
+            return eo__engine_err(err, EO_EIO, 500, "storage", "",
+                                  "an earlier update of this batch failed: %s",
+                                  eo_store_errmsg(e->store));
+        return 0;
+    }
+    int rc = eo_engine_begin(e);
+    if (rc)
+        return eo__engine_err(err, rc, 500, "storage", "", "%s", eo_store_errmsg(e->store));
+    *own = true;
+    return 0;
+}
+
+int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo_engine_error *err)
+{
+    if (rc != 0) {
+        if (mutated)
+            e->batch_failed = true;
+        if (own)
+            eo_engine_rollback(e);
+        return rc;
+    }
+    if (own && eo_engine_commit(e) != 0)
+        return eo__engine_err(err, EO_EIO, 500, "storage", "", "commit failed: %s",
+                              eo_store_errmsg(e->store));
+    return 0;
+}
+
+int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int64_t now)
+{
+    eo_player_view v;
+    if (eo_pool_lookup(p->pool, id, now, &v) == EO_ENOTFOUND)
+        return eo_store_player_delete(e->store, p->id, id);
+    eo_player_row row = {.rating = v.rating, .rounds = v.rounds, .last_ended_at = v.last_ended_at};
+    return eo_store_player_put(e->store, p->id, id, &row);
+}

@@ -1,0 +1,53 @@
+/* Shared inside the engine: the pool table, batch state and error helpers. */
+#ifndef EO_ENGINE_INTERNAL_H
+#define EO_ENGINE_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "evenodds/eo_engine.h"
+
+typedef struct eo__epool {
+    int64_t id;          /* the store's pool id */
+    char *name;          /* owned */
+    eo_pool *pool;       /* owned; NULL while a reload after a failed batch has not succeeded */
+    bool touched;        /* changed by the open batch */
+    bool created;        /* created by the open batch */
+} eo__epool;
+
+struct eo_engine {
+    eo_store *store;
+    eo__epool *pools;
+    size_t npools, cap;
+    bool in_batch;       /* a store transaction is open */
+    bool batch_failed;   /* memory and store may disagree: the batch can only roll back */
+    eo_member_result members[EO_PLAYERS_MAX];
+};
+
+/* Fills @p err (may be NULL) and returns @p rc. */
+int eo__engine_err(eo_engine_error *err, int rc, int status, const char *code, const char *field,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* The pool entry by name, or NULL. A broken entry (pool NULL) is reloaded first; if that fails
+ * it is returned as is and the caller answers 500. */
+eo__epool *eo__engine_find(eo_engine *e, const char *name);
+
+/* Starts the transaction of one operation: joins the open batch (*own = false) or opens a
+ * transaction of its own (*own = true). EO_EIO if the open batch has failed already. */
+int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err);
+
+/* Ends an operation. On success commits an own transaction (EO_EIO if that fails). On failure
+ * with @p mutated, memory and store may disagree: the batch is marked failed, and an own
+ * transaction is rolled back at once. Returns the final code. */
+int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo_engine_error *err);
+
+/* Adds a pool to the table (takes @p pool). */
+int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool);
+
+/* Writes the player's row as the pool now shows it (deleted if the pool does not know him). */
+int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int64_t now);
+
+#endif

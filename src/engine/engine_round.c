@@ -1,0 +1,236 @@
+/* One round through the engine: idempotency on the round id, the model, the answer, the log. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_internal.h"
+#include "evenodds/eo_codec.h"
+
+/* A growing text buffer; an allocation failure is sticky and reported once at the end. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 1024;
+        while (b->len + n + 1 > ncap)
+            ncap *= 2;
+        char *np = realloc(b->p, ncap);
+        if (np == NULL) {
+            b->oom = true;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_lit(sbuf *b, const char *s)
+{
+    sb_put(b, s, strlen(s));
+}
+
+/* A JSON string: ids are valid UTF-8 without control characters (eo_id_check), so only the
+ * quote and the backslash need escaping; control bytes are escaped anyway, defensively. */
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_put(b, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        sb_put(b, run, (size_t)(s - run));
+        char esc[8];
+        if (c == '"' || c == '\\')
+            snprintf(esc, sizeof esc, "\\%c", c);
+        else
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+        sb_lit(b, esc);
+        run = s + 1;
+    }
+    sb_put(b, run, (size_t)(s - run));
+    sb_put(b, "\"", 1);
+}
+
+static void sb_int(sbuf *b, long long v)
+{
+    char t[24];
+    int n = snprintf(t, sizeof t, "%lld", v);
+    sb_put(b, t, (size_t)n);
+}
+
+/* A real with at most 9 decimals, by integer arithmetic: printf's exact binary-to-decimal
+ * conversion of two reals per player was the largest single cost of an update. P and K are
+ * informative in the answer (the state itself stays exact in memory and in the log), and
+ * 1e-9 is finer than anything a plugin shows. Trailing zeros go: K = 72 prints as 72. */
+static void sb_real(sbuf *b, double v)
+{
+    if (!isfinite(v) || fabs(v) >= 1e9) {
+        b->oom = true; /* cannot happen for P in [0, 1] and K <= k_max; refuse bad JSON */
+        return;
+    }
+    long long scaled = llround(fabs(v) * 1e9);
+    long long ip = scaled / 1000000000, fp = scaled % 1000000000;
+    char t[40];
+    int n = snprintf(t, sizeof t, "%s%lld", (v < 0 && scaled != 0) ? "-" : "", ip);
+    if (fp != 0) {
+        char d[10];
+        for (int i = 8; i >= 0; i--, fp /= 10)
+            d[i] = (char)('0' + fp % 10);
+        int len = 9;
+        while (d[len - 1] == '0')
+            len--;
+        t[n++] = '.';
+        memcpy(t + n, d, (size_t)len);
+        n += len;
+    }
+    sb_put(b, t, (size_t)n);
+}
+
+/* {"round":id,"players":[{"id","rating","delta","expected","k","rounds","visible"},…]} */
+static int build_response(const eo_round *r, const eo_member_result *m, size_t n, char **out)
+{
+    sbuf b = {0};
+    sb_lit(&b, "{\"round\":");
+    sb_str(&b, r->id);
+    sb_lit(&b, ",\"players\":[");
+    for (size_t i = 0; i < n; i++) {
+        sb_lit(&b, i ? ",{\"id\":" : "{\"id\":");
+        sb_str(&b, m[i].id);
+        sb_lit(&b, ",\"rating\":");
+        sb_int(&b, m[i].rating);
+        sb_lit(&b, ",\"delta\":");
+        sb_int(&b, m[i].delta);
+        sb_lit(&b, ",\"expected\":");
+        sb_real(&b, m[i].expected);
+        sb_lit(&b, ",\"k\":");
+        sb_real(&b, m[i].k);
+        sb_lit(&b, ",\"rounds\":");
+        sb_int(&b, (long long)m[i].rounds);
+        sb_lit(&b, m[i].visible ? ",\"visible\":true}" : ",\"visible\":false}");
+    }
+    sb_lit(&b, "]}");
+    if (b.oom) {
+        free(b.p);
+        return EO_ENOMEM;
+    }
+    *out = b.p;
+    return 0;
+}
+
+/* A round id already in the log: the same content answers as before, other content conflicts. */
+static int replay(eo_engine *e, const eo__epool *p, const char *round_id, const char *canon,
+                  char **response, int *replayed, eo_engine_error *err)
+{
+    char *body = NULL, *resp = NULL;
+    int rc = eo_store_round_find(e->store, p->id, round_id, &body, &resp);
+    if (rc == EO_ENOTFOUND)
+        return EO_ENOTFOUND;
+    if (rc)
+        return eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+                              "%s", eo_store_errmsg(e->store));
+    if (strcmp(body, canon) != 0) {
+        free(body);
+        free(resp);
+        return eo__engine_err(err, EO_ECONFLICT, 409, "round_conflict", "id",
+                              "round \"%.60s\" was reported before with different content",
+                              round_id);
+    }
+    free(body);
+    if (resp == NULL)
+        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+                              "round \"%.60s\" is logged without its answer", round_id);
+    *response = resp;
+    *replayed = 1;
+    return 0;
+}
+
+/* The new round: model, answer, log entry, player rows. Any failure here may leave memory and
+ * store apart, so the caller treats it as fatal for the batch. */
+static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *canon,
+                     int64_t now, char **response, bool *mutated, eo_engine_error *err)
+{
+    eo_round_result res;
+    int rc = eo_pool_apply(p->pool, r, &res, e->members);
+    if (rc == 0)
+        *mutated = p->touched = true;
+    if (rc) /* eo_pool_apply() leaves the pool unchanged on error */
+        return eo__engine_err(err, rc, rc == EO_EINVAL ? 400 : 500,
+                              rc == EO_EINVAL ? "invalid_round" : "internal", "", "%s",
+                              eo_strerror(rc));
+    char *resp = NULL;
+    rc = build_response(r, e->members, res.n, &resp);
+    if (rc)
+        return eo__engine_err(err, rc, 500, "internal", "", "out of memory");
+    rc = eo_store_log_append(e->store, p->id, EO_LOG_ROUND, r->id, canon, resp, now, NULL);
+    for (size_t i = 0; i < res.n && rc == 0; i++)
+        rc = eo__engine_put_player(e, p, e->members[i].id, now);
+    if (rc) {
+        free(resp);
+        return eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+                              "%s", eo_store_errmsg(e->store));
+    }
+    *response = resp;
+    return 0;
+}
+
+int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
+                    char **response, int *replayed, eo_engine_error *err)
+{
+    if (response != NULL)
+        *response = NULL;
+    if (replayed != NULL)
+        *replayed = 0;
+    if (e == NULL || pool == NULL || round == NULL || response == NULL || replayed == NULL)
+        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+    eo__epool *p = eo__engine_find(e, pool);
+    if (p == NULL)
+        return eo__engine_err(err, EO_ENOTFOUND, 404, "unknown_pool", "", "no pool \"%.60s\"",
+                              pool);
+    if (p->pool == NULL)
+        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+                              "pool \"%.60s\" could not be reloaded from the store", pool);
+    eo_round r;
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    int rc = eo_round_from_json(round, &r, &rerr);
+    if (rc)
+        return eo__engine_err(err, EO_EINVAL, 400, "invalid_round", rerr.field, "%s",
+                              rerr.message);
+    char *canon = NULL;
+    rc = eo_round_canonical(round, &canon);
+    if (rc) {
+        eo_round_free(&r);
+        return eo__engine_err(err, rc, 500, "internal", "", "%s", eo_strerror(rc));
+    }
+    bool own = false;
+    rc = eo__engine_op_begin(e, &own, err);
+    bool mutated = false;
+    if (rc == 0) {
+        /* The lookup sees this batch's own uncommitted rounds, so an id repeated inside one
+         * batch is answered like one repeated across batches. */
+        rc = replay(e, p, r.id, canon, response, replayed, err);
+        if (rc == EO_ENOTFOUND)
+            rc = apply_new(e, p, &r, canon, now, response, &mutated, err);
+        rc = eo__engine_op_end(e, own, rc, mutated, err);
+        if (rc && *response != NULL) {
+            free(*response);
+            *response = NULL;
+            *replayed = 0;
+        }
+    }
+    free(canon);
+    eo_round_free(&r);
+    return rc;
+}

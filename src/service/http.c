@@ -1,0 +1,454 @@
+/* libmicrohttpd glue. Each request gets one state block on its first callback; the answer is
+ * queued only on a later callback (after the whole body arrived), which keeps keep-alive
+ * connections alive. Updates suspend the connection while the writer works, so the few HTTP
+ * threads keep serving lookups and splits meanwhile; the writer resumes it when the answer is
+ * committed. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "service/service.h"
+
+enum { ST_NEW, ST_WAITING, ST_READY };
+
+typedef struct req {
+    struct eo_service *svc;
+    struct MHD_Connection *conn;
+    double t0;
+    eo__match m;
+    eo__call call;
+    eo__answer busy; /* answer prepared while suspended (writer refused) */
+    char *body;
+    size_t len, cap;
+    bool too_large;
+    bool have_busy;
+    atomic_int state;
+    int status;
+    char method[16];
+    char path[256];
+    struct req *next_free;
+} req;
+
+/* Request blocks are larger than glibc's small-bin range, and allocating those consolidates
+ * the fast bins on every request; each HTTP thread therefore keeps a few blocks (with their
+ * body buffers) for reuse. A connection is served by one thread from start to completion, so
+ * the cache needs no lock. */
+typedef struct req_cache {
+    req *head;
+    unsigned n;
+} req_cache;
+
+#define REQ_CACHE_MAX 64
+#define BODY_KEEP_MAX (64 * 1024)
+
+void eo__req_cache_free(void *p)
+{
+    req_cache *c = p;
+    while (c && c->head) {
+        req *r = c->head;
+        c->head = r->next_free;
+        free(r->body);
+        free(r);
+    }
+    free(c);
+}
+
+static req *req_get(struct eo_service *svc)
+{
+    req_cache *c = pthread_getspecific(svc->req_key);
+    req *r;
+    if (c && c->head) {
+        r = c->head;
+        c->head = r->next_free;
+        c->n--;
+        char *body = r->body;
+        size_t cap = r->cap;
+        memset(r, 0, sizeof *r);
+        r->body = body;
+        r->cap = cap;
+        return r;
+    }
+    return calloc(1, sizeof *r);
+}
+
+static void req_put(struct eo_service *svc, req *r)
+{
+    req_cache *c = pthread_getspecific(svc->req_key);
+    if (!c && (c = calloc(1, sizeof *c)) != NULL && pthread_setspecific(svc->req_key, c) != 0) {
+        free(c);
+        c = NULL;
+    }
+    if (!c || c->n >= REQ_CACHE_MAX) {
+        free(r->body);
+        free(r);
+        return;
+    }
+    if (r->cap > BODY_KEEP_MAX) {
+        free(r->body);
+        r->body = NULL;
+        r->cap = 0;
+    }
+    r->next_free = c->head;
+    c->head = r;
+    c->n++;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+eo_store *eo__reader(struct eo_service *svc)
+{
+    eo_store *s = pthread_getspecific(svc->reader_key);
+    if (s)
+        return s;
+    char err[200];
+    if (eo_store_open(svc->db, EO_STORE_READONLY, &s, err, sizeof err) != 0) {
+        eo__logline l;
+        eo__log_begin(&l, EO_LOG_ERROR, "cannot open a read handle");
+        eo__log_str(&l, "error", err);
+        eo__log_end(&svc->log, EO_LOG_ERROR, &l);
+        return NULL;
+    }
+    pthread_setspecific(svc->reader_key, s);
+    return s;
+}
+
+static enum MHD_Result send_answer(req *r, eo__answer *a)
+{
+    static char empty[] = "";
+    struct MHD_Response *resp;
+    if (a->body)
+        resp = MHD_create_response_from_buffer(a->len, a->body, MHD_RESPMEM_MUST_FREE);
+    else
+        resp = MHD_create_response_from_buffer(0, empty, MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(a->body);
+        a->body = NULL;
+        return MHD_NO;
+    }
+    a->body = NULL; /* the response owns it now */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            a->ctype ? a->ctype : "application/json");
+    if (a->allow)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, a->allow);
+    if (a->retry_after)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, a->retry_after);
+    r->status = a->status;
+    enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)a->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static void writer_done(eo__wreq *w, void *ctx)
+{
+    (void)w;
+    req *r = ctx;
+    atomic_store(&r->state, ST_READY);
+    MHD_resume_connection(r->conn);
+}
+
+static bool parse_size(const char *s, unsigned long long *out)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0';
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    struct eo_service *svc = cls;
+    req *r = *con_cls;
+    (void)version;
+    if (!r) {
+        r = req_get(svc);
+        if (!r)
+            return MHD_NO;
+        r->svc = svc;
+        r->conn = conn;
+        r->t0 = mono_s();
+        snprintf(r->method, sizeof r->method, "%s", method);
+        snprintf(r->path, sizeof r->path, "%s", url);
+        eo__route_match(method, url, &r->m);
+        atomic_init(&r->state, ST_NEW);
+        *con_cls = r;
+        atomic_fetch_add(&svc->inflight, 1);
+        unsigned long long cl;
+        const char *clh = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (clh && parse_size(clh, &cl) && cl > svc->cfg.body_max) {
+            /* Refused before the body is read: answering now skips "100 Continue" and MHD
+             * closes the connection, which is what we want for an oversized upload. */
+            eo__answer a = {0};
+            r->too_large = true;
+            eo__answer_error(&a, 413, "body_too_large", "the request body exceeds the limit",
+                             NULL);
+            return send_answer(r, &a);
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (r->too_large)
+            return MHD_YES;
+        if (r->len + n > svc->cfg.body_max) {
+            r->too_large = true;
+            r->len = 0;
+            return MHD_YES;
+        }
+        if (r->len + n + 1 > r->cap) {
+            size_t ncap = r->cap ? r->cap : 1024;
+            while (ncap < r->len + n + 1)
+                ncap *= 2;
+            char *nb = realloc(r->body, ncap);
+            if (!nb)
+                return MHD_NO;
+            r->body = nb;
+            r->cap = ncap;
+        }
+        memcpy(r->body + r->len, upload_data, n);
+        r->len += n;
+        r->body[r->len] = '\0';
+        return MHD_YES;
+    }
+
+    eo__answer a;
+    if (r->status)
+        return MHD_YES; /* answered already (early 413) */
+    int st = atomic_load(&r->state);
+    if (st == ST_WAITING)
+        return MHD_YES; /* not resumed yet (should not happen) */
+    if (st == ST_READY) {
+        if (r->have_busy) {
+            a = r->busy;
+            r->busy.body = NULL; /* the answer owns it now */
+        } else
+            eo__route_finish(&r->call, &a);
+        return send_answer(r, &a);
+    }
+    if (r->too_large) {
+        memset(&a, 0, sizeof a);
+        eo__answer_error(&a, 413, "body_too_large", "the request body exceeds the limit", NULL);
+        return send_answer(r, &a);
+    }
+    r->call.svc = svc;
+    r->call.m = &r->m;
+    r->call.method = r->method;
+    r->call.authz = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    r->call.ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    r->call.body = r->body && r->len ? r->body : "";
+    r->call.body_len = r->len;
+    if (eo__route_run(&r->call, &a))
+        return send_answer(r, &a);
+
+    /* Suspend first, then submit: the writer's resume can never precede the suspend. */
+    r->call.w.done = writer_done;
+    r->call.w.done_ctx = r;
+    atomic_store(&r->state, ST_WAITING);
+    MHD_suspend_connection(conn);
+    if (eo__writer_submit(svc->writer, &r->call.w) != 0) {
+        eo__route_busy(&r->call, &r->busy);
+        r->have_busy = true;
+        atomic_store(&r->state, ST_READY);
+        MHD_resume_connection(conn);
+    }
+    return MHD_YES;
+}
+
+static void client_addr(struct MHD_Connection *conn, char *buf, size_t cap)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(buf, cap, "-");
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)sa;
+        char ip[INET_ADDRSTRLEN];
+        if (inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip))
+            snprintf(buf, cap, "%s:%u", ip, (unsigned)ntohs(in->sin_port));
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)sa;
+        char ip[INET6_ADDRSTRLEN];
+        if (inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip))
+            snprintf(buf, cap, "[%s]:%u", ip, (unsigned)ntohs(in6->sin6_port));
+    }
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct eo_service *svc = cls;
+    req *r = *con_cls;
+    if (!r)
+        return;
+    double dur = mono_s() - r->t0;
+    if (r->status)
+        eo__metrics_request(&svc->metrics, r->m.route, r->status, dur);
+    int level = r->status >= 500 ? EO_LOG_WARN : r->status ? EO_LOG_INFO : EO_LOG_DEBUG;
+    if (svc->log.f && level >= svc->log.level) {
+        char remote[80];
+        eo__logline l;
+        client_addr(conn, remote, sizeof remote);
+        eo__log_begin(&l, level, r->status ? "request" : "request aborted");
+        eo__log_str(&l, "method", r->method);
+        eo__log_str(&l, "path", r->path);
+        eo__log_int(&l, "status", r->status);
+        eo__log_ms(&l, "dur_ms", dur * 1000.0);
+        eo__log_str(&l, "remote", remote);
+        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+            eo__log_int(&l, "termination", (long long)toe);
+        eo__log_end(&svc->log, level, &l);
+    }
+    json_decref(r->call.json);
+    free(r->call.w.resp);
+    free(r->busy.body);
+    *con_cls = NULL;
+    req_put(svc, r);
+    atomic_fetch_sub(&svc->inflight, 1);
+}
+
+/* Keeps the path percent-encoded: routes.c splits on '/' first and decodes each segment, so
+ * an id may hold an encoded '/'. */
+static size_t keep_escaped(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return strlen(s);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct eo_service *svc = cls;
+    char msg[300];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_WARN, "libmicrohttpd");
+    eo__log_str(&l, "detail", msg);
+    eo__log_end(&svc->log, EO_LOG_WARN, &l);
+}
+
+/* "HOST:PORT" or "[V6]:PORT" to a socket address. */
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *sslen,
+                        bool *v6, char *err, size_t errlen)
+{
+    char host[256];
+    const char *port;
+    if (!listen || !*listen) {
+        snprintf(err, errlen, "--listen: expected HOST:PORT");
+        return EO_EINVAL;
+    }
+    if (listen[0] == '[') {
+        const char *close = strchr(listen, ']');
+        if (!close || close[1] != ':' || (size_t)(close - listen - 1) >= sizeof host) {
+            snprintf(err, errlen, "--listen: expected [IPV6]:PORT, got '%s'", listen);
+            return EO_EINVAL;
+        }
+        memcpy(host, listen + 1, (size_t)(close - listen - 1));
+        host[close - listen - 1] = '\0';
+        port = close + 2;
+    } else {
+        const char *colon = strrchr(listen, ':');
+        if (!colon || colon == listen || (size_t)(colon - listen) >= sizeof host) {
+            snprintf(err, errlen, "--listen: expected HOST:PORT, got '%s'", listen);
+            return EO_EINVAL;
+        }
+        memcpy(host, listen, (size_t)(colon - listen));
+        host[colon - listen] = '\0';
+        port = colon + 1;
+    }
+    char *end;
+    errno = 0;
+    long pn = strtol(port, &end, 10);
+    if (!*port || *end || errno || pn < 0 || pn > 65535) {
+        snprintf(err, errlen, "--listen: bad port '%s'", port);
+        return EO_EINVAL;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    int gr = getaddrinfo(host, port, &hints, &res);
+    if (gr != 0 || !res) {
+        snprintf(err, errlen, "--listen: cannot resolve '%s': %s", host, gai_strerror(gr));
+        return EO_EINVAL;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *sslen = res->ai_addrlen;
+    *v6 = res->ai_family == AF_INET6;
+    freeaddrinfo(res);
+    return 0;
+}
+
+int eo__http_start(struct eo_service *svc, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    bool v6;
+    int rc = parse_listen(svc->listen, &ss, &sslen, &v6, err, errlen);
+    if (rc != 0)
+        return rc;
+    unsigned threads = svc->cfg.threads;
+    if (threads == 0) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = nc > 0 ? (unsigned)nc : 1;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_AUTO;
+    if (v6)
+        flags |= MHD_USE_IPv6;
+    svc->mhd = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, svc, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, svc,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
+        svc->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, svc->cfg.conn_timeout_s,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
+        MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL, MHD_OPTION_END);
+    if (!svc->mhd) {
+        snprintf(err, errlen, "cannot listen on %s (address in use or not available?)",
+                 svc->listen);
+        return EO_EIO;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(svc->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    svc->port = di ? di->port : 0;
+    return 0;
+}
+
+void eo__http_stop(struct eo_service *svc)
+{
+    if (!svc->mhd)
+        return;
+    atomic_store(&svc->draining, true);
+    MHD_socket ls = MHD_quiesce_daemon(svc->mhd);
+    if (ls != MHD_INVALID_SOCKET)
+        close(ls);
+    double deadline = mono_s() + svc->cfg.drain_timeout_ms / 1000.0;
+    while (atomic_load(&svc->inflight) > 0 && mono_s() < deadline) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    MHD_stop_daemon(svc->mhd);
+    svc->mhd = NULL;
+}

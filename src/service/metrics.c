@@ -1,0 +1,202 @@
+/* Prometheus counters and histograms. Updates are relaxed atomic adds (no lock on the request
+ * path); a scrape reads each value once, so a scrape may mix figures a few requests apart. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/service.h"
+
+static const double lat_bounds[EO__LAT_BUCKETS - 1] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                                       0.005,  0.01,    0.025,  0.05,  0.1,
+                                                       0.25,   0.5,     1.0};
+static const unsigned batch_bounds[EO__BATCH_BUCKETS - 1] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+static const int status_codes[] = {200, 201, 400, 401, 403, 404, 405, 409, 413, 415, 500, 503};
+#define N_STATUS (sizeof status_codes / sizeof status_codes[0])
+
+void eo__metrics_init(eo__metrics *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+static size_t status_slot(int status)
+{
+    for (size_t i = 0; i < N_STATUS; i++)
+        if (status_codes[i] == status)
+            return i;
+    return N_STATUS; /* "other" */
+}
+
+static void hist_add(eo__hist *h, double seconds)
+{
+    size_t b = 0;
+    while (b < EO__LAT_BUCKETS - 1 && seconds > lat_bounds[b])
+        b++;
+    atomic_fetch_add_explicit(&h->bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
+    double us = seconds * 1e6;
+    atomic_fetch_add_explicit(&h->sum_us, us > 0 ? (uint_fast64_t)us : 0, memory_order_relaxed);
+}
+
+void eo__metrics_request(eo__metrics *m, eo__route r, int status, double seconds)
+{
+    if ((unsigned)r >= EO__R_COUNT)
+        r = EO__R_UNMATCHED;
+    atomic_fetch_add_explicit(&m->requests[r][status_slot(status)], 1, memory_order_relaxed);
+    hist_add(&m->latency[r], seconds);
+}
+
+void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok)
+{
+    hist_add(&m->commit, seconds);
+    size_t b = 0;
+    while (b < EO__BATCH_BUCKETS - 1 && batch > batch_bounds[b])
+        b++;
+    atomic_fetch_add_explicit(&m->batch_bucket[b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->batch_count, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->batch_sum, batch, memory_order_relaxed);
+    if (ok)
+        atomic_fetch_add_explicit(&m->rounds_rated, rounds_rated, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&m->commit_failures, 1, memory_order_relaxed);
+}
+
+/* A growing text buffer; on allocation failure it remembers and stops. */
+typedef struct tbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} tbuf;
+
+static void tb_printf(tbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tb_printf(tbuf *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->oom = true;
+            return;
+        }
+        if ((size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t ncap = t->cap * 2 + (size_t)n;
+        char *np = realloc(t->p, ncap);
+        if (!np) {
+            t->oom = true;
+            return;
+        }
+        t->p = np;
+        t->cap = ncap;
+    }
+}
+
+static uint64_t ld(atomic_uint_fast64_t *a)
+{
+    return (uint64_t)atomic_load_explicit(a, memory_order_relaxed);
+}
+
+static void hist_render(tbuf *t, const char *name, const char *labels, eo__hist *h)
+{
+    uint64_t cum = 0;
+    const char *sep = labels[0] ? "," : "";
+    for (size_t b = 0; b < EO__LAT_BUCKETS; b++) {
+        cum += ld(&h->bucket[b]);
+        if (b < EO__LAT_BUCKETS - 1)
+            tb_printf(t, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, lat_bounds[b],
+                      (unsigned long long)cum);
+        else
+            tb_printf(t, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep,
+                      (unsigned long long)cum);
+    }
+    const char *open = labels[0] ? "{" : "", *close = labels[0] ? "}" : "";
+    tb_printf(t, "%s_sum%s%s%s %.6f\n", name, open, labels, close, (double)ld(&h->sum_us) / 1e6);
+    tb_printf(t, "%s_count%s%s%s %llu\n", name, open, labels, close,
+              (unsigned long long)ld(&h->count));
+}
+
+int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
+{
+    tbuf t = {malloc(8192), 0, 8192, false};
+    if (!t.p)
+        return EO_ENOMEM;
+    char labels[160];
+
+    tb_printf(&t, "# HELP evenodds_http_requests_total HTTP requests answered, by route, method "
+                  "and status code.\n# TYPE evenodds_http_requests_total counter\n");
+    for (int r = 0; r < EO__R_COUNT; r++)
+        for (size_t s = 0; s <= N_STATUS; s++) {
+            uint64_t v = ld(&m->requests[r][s]);
+            if (!v)
+                continue;
+            char code[8];
+            if (s < N_STATUS)
+                snprintf(code, sizeof code, "%d", status_codes[s]);
+            else
+                snprintf(code, sizeof code, "other");
+            tb_printf(&t, "evenodds_http_requests_total{route=\"%s\",method=\"%s\",code=\"%s\"} %llu\n",
+                      eo__route_template((eo__route)r), eo__route_method((eo__route)r), code,
+                      (unsigned long long)v);
+        }
+
+    tb_printf(&t, "# HELP evenodds_http_request_duration_seconds Time from the first byte of a "
+                  "request to its completion, by route.\n"
+                  "# TYPE evenodds_http_request_duration_seconds histogram\n");
+    for (int r = 0; r < EO__R_COUNT; r++) {
+        if (!ld(&m->latency[r].count))
+            continue;
+        snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"",
+                 eo__route_template((eo__route)r), eo__route_method((eo__route)r));
+        hist_render(&t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
+    }
+
+    tb_printf(&t, "# HELP evenodds_rounds_rated_total Rounds rated and committed (replays not "
+                  "counted).\n# TYPE evenodds_rounds_rated_total counter\n"
+                  "evenodds_rounds_rated_total %llu\n",
+              (unsigned long long)ld(&m->rounds_rated));
+    tb_printf(&t, "# HELP evenodds_writer_queue_depth Updates waiting for the writer.\n"
+                  "# TYPE evenodds_writer_queue_depth gauge\nevenodds_writer_queue_depth %zu\n",
+              atomic_load_explicit(&m->queue_depth, memory_order_relaxed));
+    if (m->inflight)
+        tb_printf(&t, "# HELP evenodds_http_requests_in_flight Requests received and not yet "
+                      "completed (this scrape included).\n"
+                      "# TYPE evenodds_http_requests_in_flight gauge\n"
+                      "evenodds_http_requests_in_flight %ld\n",
+                  atomic_load_explicit(m->inflight, memory_order_relaxed));
+    tb_printf(&t, "# HELP evenodds_commit_failures_total Group commits that failed.\n"
+                  "# TYPE evenodds_commit_failures_total counter\n"
+                  "evenodds_commit_failures_total %llu\n",
+              (unsigned long long)ld(&m->commit_failures));
+    tb_printf(&t, "# HELP evenodds_commit_duration_seconds Time to apply and commit one batch.\n"
+                  "# TYPE evenodds_commit_duration_seconds histogram\n");
+    hist_render(&t, "evenodds_commit_duration_seconds", "", &m->commit);
+
+    tb_printf(&t, "# HELP evenodds_commit_batch_size Updates per group commit.\n"
+                  "# TYPE evenodds_commit_batch_size histogram\n");
+    uint64_t cum = 0;
+    for (size_t b = 0; b < EO__BATCH_BUCKETS; b++) {
+        cum += ld(&m->batch_bucket[b]);
+        if (b < EO__BATCH_BUCKETS - 1)
+            tb_printf(&t, "evenodds_commit_batch_size_bucket{le=\"%u\"} %llu\n", batch_bounds[b],
+                      (unsigned long long)cum);
+        else
+            tb_printf(&t, "evenodds_commit_batch_size_bucket{le=\"+Inf\"} %llu\n",
+                      (unsigned long long)cum);
+    }
+    tb_printf(&t, "evenodds_commit_batch_size_sum %llu\nevenodds_commit_batch_size_count %llu\n",
+              (unsigned long long)ld(&m->batch_sum), (unsigned long long)ld(&m->batch_count));
+
+    if (t.oom) {
+        free(t.p);
+        return EO_ENOMEM;
+    }
+    *out = t.p;
+    *len = t.len;
+    return 0;
+}

@@ -1,0 +1,585 @@
+/* Routing and the request handlers. Reads (lookups, splits, quality, pool list) are answered
+ * here from the published pool table and this thread's read-only store handle; updates are
+ * parsed and checked here, then handed to the writer. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_split.h"
+#include "evenodds/eo_synelo.h"
+#include "service/service.h"
+
+static const struct {
+    const char *tmpl, *method;
+    eo__role need;
+} route_info[EO__R_COUNT] = {
+    [EO__R_HEALTHZ] = {"/healthz", "GET", EO__ROLE_NONE},
+    [EO__R_READYZ] = {"/readyz", "GET", EO__ROLE_NONE},
+    [EO__R_METRICS] = {"/metrics", "GET", EO__ROLE_NONE},
+    [EO__R_POOLS_LIST] = {"/v1/pools", "GET", EO__ROLE_ADMIN},
+    [EO__R_POOLS_CREATE] = {"/v1/pools", "POST", EO__ROLE_ADMIN},
+    [EO__R_PLAYER_GET] = {"/v1/pools/{pool}/players/{id}", "GET", EO__ROLE_SERVER},
+    [EO__R_PLAYER_PUT] = {"/v1/pools/{pool}/players/{id}", "PUT", EO__ROLE_ADMIN},
+    [EO__R_PLAYER_DELETE] = {"/v1/pools/{pool}/players/{id}", "DELETE", EO__ROLE_ADMIN},
+    [EO__R_ROUNDS] = {"/v1/pools/{pool}/rounds", "POST", EO__ROLE_SERVER},
+    [EO__R_SPLITS] = {"/v1/pools/{pool}/splits", "POST", EO__ROLE_SERVER},
+    [EO__R_QUALITY] = {"/v1/pools/{pool}/quality", "GET", EO__ROLE_ADMIN},
+    [EO__R_UNMATCHED] = {"unmatched", "", EO__ROLE_NONE},
+};
+
+const char *eo__route_template(eo__route r)
+{
+    return (unsigned)r < EO__R_COUNT ? route_info[r].tmpl : "unmatched";
+}
+
+const char *eo__route_method(eo__route r)
+{
+    return (unsigned)r < EO__R_COUNT ? route_info[r].method : "";
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int eo__pct_decode(const char *in, size_t n, char *out, size_t cap, size_t *outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = in[i];
+        if (c == '%') {
+            int hi, lo;
+            if (i + 2 >= n || (hi = hexval(in[i + 1])) < 0 || (lo = hexval(in[i + 2])) < 0)
+                return EO_EPARSE;
+            c = (char)(hi * 16 + lo);
+            i += 2;
+        }
+        if (o + 1 >= cap)
+            return EO_ELIMIT;
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    *outlen = o;
+    return 0;
+}
+
+/* Decodes one path segment into an id and checks it. */
+static int segment_id(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t len;
+    int rc = eo__pct_decode(s, n, out, cap, &len);
+    if (rc == EO_ELIMIT)
+        return EO_ELIMIT;
+    if (rc != 0)
+        return EO_EINVAL;
+    if (strlen(out) != len) /* an encoded NUL */
+        return EO_EINVAL;
+    return eo_id_check(out, len);
+}
+
+#define MAX_SEGS 6
+
+void eo__route_match(const char *method, const char *raw_path, eo__match *m)
+{
+    const char *seg[MAX_SEGS];
+    size_t len[MAX_SEGS], nseg = 0;
+    memset(m, 0, sizeof *m);
+    m->route = EO__R_UNMATCHED;
+    if (!raw_path || raw_path[0] != '/')
+        return;
+    const char *p = raw_path + 1;
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 0 || nseg == MAX_SEGS)
+            return; /* empty segment or too deep: no route */
+        seg[nseg] = p;
+        len[nseg++] = n;
+        if (!slash)
+            break;
+        p = slash + 1;
+    }
+#define SEG_IS(i, lit) (len[i] == sizeof(lit) - 1 && memcmp(seg[i], lit, sizeof(lit) - 1) == 0)
+    bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
+    bool put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
+    eo__route r = EO__R_UNMATCHED;
+    if (nseg == 1 && (SEG_IS(0, "healthz") || SEG_IS(0, "readyz") || SEG_IS(0, "metrics"))) {
+        m->path_known = true;
+        m->allow = "GET";
+        if (get)
+            r = SEG_IS(0, "healthz") ? EO__R_HEALTHZ
+                : SEG_IS(0, "readyz") ? EO__R_READYZ : EO__R_METRICS;
+    } else if (nseg >= 2 && SEG_IS(0, "v1") && SEG_IS(1, "pools")) {
+        if (nseg == 2) {
+            m->path_known = true;
+            m->allow = "GET, POST";
+            r = get ? EO__R_POOLS_LIST : post ? EO__R_POOLS_CREATE : EO__R_UNMATCHED;
+        } else if (nseg == 5 && SEG_IS(3, "players")) {
+            m->path_known = true;
+            m->allow = "GET, PUT, DELETE";
+            r = get ? EO__R_PLAYER_GET : put ? EO__R_PLAYER_PUT
+                : del ? EO__R_PLAYER_DELETE : EO__R_UNMATCHED;
+        } else if (nseg == 4 && (SEG_IS(3, "rounds") || SEG_IS(3, "splits"))) {
+            m->path_known = true;
+            m->allow = "POST";
+            if (post)
+                r = SEG_IS(3, "rounds") ? EO__R_ROUNDS : EO__R_SPLITS;
+        } else if (nseg == 4 && SEG_IS(3, "quality")) {
+            m->path_known = true;
+            m->allow = "GET";
+            if (get)
+                r = EO__R_QUALITY;
+        }
+        if (m->path_known && nseg >= 4) {
+            int rc = segment_id(seg[2], len[2], m->pool, sizeof m->pool);
+            if (rc != 0) {
+                m->seg_error = rc;
+                m->seg_field = "pool";
+            } else if (nseg == 5 && (rc = segment_id(seg[4], len[4], m->player,
+                                                     sizeof m->player)) != 0) {
+                m->seg_error = rc;
+                m->seg_field = "id";
+            }
+        }
+    }
+#undef SEG_IS
+    m->route = r;
+}
+
+/* ---- answers ---------------------------------------------------------------------------- */
+
+void eo__answer_json(eo__answer *a, int status, json_t *v)
+{
+    a->status = status;
+    a->ctype = NULL;
+    a->body = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    json_decref(v);
+    if (!a->body) {
+        static const char oom[] =
+            "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+        a->status = 500;
+        a->body = malloc(sizeof oom);
+        if (a->body)
+            memcpy(a->body, oom, sizeof oom);
+    }
+    a->len = a->body ? strlen(a->body) : 0;
+}
+
+void eo__answer_error(eo__answer *a, int status, const char *code, const char *message,
+                      const char *field)
+{
+    json_t *e = json_pack("{s:s,s:s}", "code", code, "message", message ? message : "");
+    if (e && field && field[0])
+        json_object_set_new(e, "field", json_string(field));
+    eo__answer_json(a, status, e ? json_pack("{s:o}", "error", e) : NULL);
+}
+
+static int64_t wall_now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+/* ---- handlers --------------------------------------------------------------------------- */
+
+static int parse_body(eo__call *c, eo__answer *a)
+{
+    json_error_t jerr;
+    if (c->body_len == 0) {
+        eo__answer_error(a, 400, "invalid_json", "the request body is empty", NULL);
+        return -1;
+    }
+    c->json = json_loadb(c->body, c->body_len, EO_JSON_DECODE_FLAGS, &jerr);
+    if (!c->json) {
+        char msg[240];
+        snprintf(msg, sizeof msg, "invalid JSON at line %d column %d: %s", jerr.line,
+                 jerr.column, jerr.text);
+        eo__answer_error(a, 400, "invalid_json", msg, NULL);
+        return -1;
+    }
+    if (!json_is_object(c->json)) {
+        eo__answer_error(a, 400, "invalid_request", "the request body must be a JSON object",
+                         NULL);
+        return -1;
+    }
+    return 0;
+}
+
+static int need_pool(eo__call *c, eo__pool_info *pi, eo__answer *a)
+{
+    if (eo__pools_get(&c->svc->pools, c->m->pool, pi) != 0) {
+        eo__answer_error(a, 404, "unknown_pool", "no pool of that name", "pool");
+        return -1;
+    }
+    return 0;
+}
+
+static void h_player_get(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    eo_player_row row;
+    if (need_pool(c, &pi, a))
+        return;
+    eo_store *rs = eo__reader(c->svc);
+    if (!rs) {
+        eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+        return;
+    }
+    int rc = eo_store_player_get(rs, pi.id, c->m->player, &row);
+    if (rc == EO_ENOTFOUND) {
+        row.rating = pi.cfg.synelo.r0;
+        row.rounds = 0;
+        row.last_ended_at = 0;
+    } else if (rc != 0) {
+        eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+        return;
+    }
+    eo_synelo_player pl;
+    memset(&pl, 0, sizeof pl);
+    pl.rating = row.rating;
+    pl.rounds = row.rounds;
+    pl.last_ended_at = row.last_ended_at;
+    bool visible = eo_synelo_visible(&pi.cfg.synelo, &pl);
+    /* A player without a rated round has no age to be stale by. */
+    bool stale = row.last_ended_at != 0 && eo_synelo_stale(&pi.cfg.synelo, &pl, wall_now());
+    eo__answer_json(a, 200,
+                    json_pack("{s:s,s:I,s:I,s:b,s:b}", "id", c->m->player, "rating",
+                              (json_int_t)row.rating, "rounds", (json_int_t)row.rounds,
+                              "visible", visible, "stale", stale));
+}
+
+#define SPLIT_WORK_LIMIT 20000000u
+
+static double predict(void *ctx, int64_t sum_a, int64_t sum_b)
+{
+    return eo_synelo_p_a((const eo_synelo_params *)ctx, sum_a, sum_b);
+}
+
+static void h_splits(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    eo_split_request req;
+    eo_round_error rerr;
+    eo_split_player players[EO_SPLIT_EXACT_MAX];
+    eo_splits *s = NULL;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return;
+    memset(&req, 0, sizeof req);
+    memset(&rerr, 0, sizeof rerr);
+    if (eo_split_request_from_json(c->json, &req, &rerr) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
+                         : "invalid split request", rerr.field);
+        return;
+    }
+    if (req.n > EO_SPLIT_EXACT_MAX) {
+        eo__answer_error(a, 400, "invalid_request", "too many players", "players");
+        goto out;
+    }
+    eo_store *rs = NULL;
+    bool in_txn = false;
+    for (size_t i = 0; i < req.n; i++) {
+        if (req.has_rating[i]) {
+            players[i].rating = req.rating[i];
+            continue;
+        }
+        eo_player_row row;
+        if (!rs) {
+            if (!(rs = eo__reader(c->svc))) {
+                eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+                goto out;
+            }
+            /* One read transaction for all lookups: one snapshot (every rating from the same
+             * commit) and one round of WAL locking instead of one per player. */
+            in_txn = eo_store_begin(rs) == 0;
+        }
+        int rc = eo_store_player_get(rs, pi.id, req.ids[i], &row);
+        if (rc == EO_ENOTFOUND)
+            players[i].rating = pi.cfg.synelo.r0;
+        else if (rc == 0)
+            players[i].rating = row.rating;
+        else {
+            if (in_txn)
+                eo_store_rollback(rs);
+            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+            goto out;
+        }
+    }
+    if (in_txn)
+        eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+    /* A bound on the search keeps one pathological request from holding an HTTP thread. */
+    eo_split_options opt = {req.bench, predict, &pi.cfg.synelo, SPLIT_WORK_LIMIT};
+    int rc = eo_split_solve(players, req.n, &opt, &s);
+    if (rc == EO_ENOMEM) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+    } else if (rc == EO_ELIMIT) {
+        eo__answer_error(a, 400, "split_too_hard",
+                         "the exact search exceeded its work limit for these ratings", "players");
+    } else if (rc != 0) {
+        eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
+    } else {
+        eo__answer_json(a, 200, eo_splits_to_json(s, (const char *const *)req.ids));
+    }
+out:
+    eo_splits_free(s);
+    eo_split_request_free(&req);
+}
+
+static void h_pools_list(eo__call *c, eo__answer *a)
+{
+    eo__pool_info *v;
+    size_t n;
+    if (eo__pools_list(&c->svc->pools, &v, &n) != 0) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        return;
+    }
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++)
+        if (json_array_append_new(arr, eo__pool_json(&v[i])) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    free(v);
+    eo__answer_json(a, 200, arr ? json_pack("{s:o}", "pools", arr) : NULL);
+}
+
+static void h_metrics(eo__call *c, eo__answer *a)
+{
+    if (eo__metrics_render(&c->svc->metrics, &a->body, &a->len) != 0) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        return;
+    }
+    a->status = 200;
+    a->ctype = "text/plain; version=0.0.4; charset=utf-8";
+}
+
+static void h_readyz(eo__call *c, eo__answer *a)
+{
+    if (atomic_load(&c->svc->draining) || !c->svc->writer || !eo__writer_running(c->svc->writer))
+        eo__answer_error(a, 503, "not_ready", "the service is shutting down", NULL);
+    else if (!eo__reader(c->svc))
+        eo__answer_error(a, 503, "not_ready", "the store cannot be read", NULL);
+    else
+        eo__answer_json(a, 200, json_pack("{s:s}", "status", "ready"));
+}
+
+void eo__route_busy(eo__call *c, eo__answer *a)
+{
+    memset(a, 0, sizeof *a);
+    a->retry_after = "1";
+    if (atomic_load(&c->svc->draining))
+        eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
+    else
+        eo__answer_error(a, 503, "overloaded", "the update queue is full; retry later", NULL);
+}
+
+static int prep_rounds(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return -1;
+    c->w.kind = EO__W_ROUND;
+    c->w.body = c->json;
+    return 0;
+}
+
+static int prep_player_put(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return -1;
+    const char *key;
+    json_t *val;
+    json_t *rating = NULL;
+    json_object_foreach(c->json, key, val) {
+        if (strcmp(key, "rating") != 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "unknown field (only \"rating\" is accepted)");
+            eo__answer_error(a, 400, "invalid_request", msg, key);
+            return -1;
+        }
+        rating = val;
+    }
+    if (!rating || !json_is_integer(rating)) {
+        eo__answer_error(a, 400, "invalid_request", "expected an integer rating", "rating");
+        return -1;
+    }
+    json_int_t r = json_integer_value(rating);
+    if (r < pi.cfg.synelo.r_min || r > EO_SYNELO_RATING_MAX) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "rating must be in [%d, %d]", (int)pi.cfg.synelo.r_min,
+                 EO_SYNELO_RATING_MAX);
+        eo__answer_error(a, 400, "invalid_request", msg, "rating");
+        return -1;
+    }
+    c->w.kind = EO__W_SET;
+    c->w.rating = (int64_t)r;
+    return 0;
+}
+
+static int prep_quality(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a))
+        return -1;
+    c->w.kind = EO__W_QUALITY;
+    return 0;
+}
+
+static int prep_player_delete(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a))
+        return -1;
+    c->w.kind = EO__W_RESET;
+    return 0;
+}
+
+static int prep_pools_create(eo__call *c, eo__answer *a)
+{
+    if (parse_body(c, a))
+        return -1;
+    const char *key;
+    json_t *val;
+    json_t *name = NULL, *model = NULL, *params = NULL;
+    json_object_foreach(c->json, key, val) {
+        if (strcmp(key, "name") == 0)
+            name = val;
+        else if (strcmp(key, "model") == 0)
+            model = val;
+        else if (strcmp(key, "params") == 0)
+            params = val;
+        else {
+            eo__answer_error(a, 400, "invalid_request",
+                             "unknown field (expected name, model, params)", key);
+            return -1;
+        }
+    }
+    if (!name || !json_is_string(name) ||
+        eo_id_check(json_string_value(name), json_string_length(name)) != 0 ||
+        strlen(json_string_value(name)) != json_string_length(name)) {
+        eo__answer_error(a, 400, "invalid_request",
+                         "expected a pool name: 1 to 128 bytes of UTF-8 without control characters",
+                         "name");
+        return -1;
+    }
+    const char *mname = "synelo";
+    if (model) {
+        eo_model mm;
+        if (!json_is_string(model) || eo_model_parse(json_string_value(model), &mm) != 0) {
+            eo__answer_error(a, 400, "invalid_request", "unknown model (known: synelo)",
+                             "model");
+            return -1;
+        }
+        mname = json_string_value(model);
+    }
+    if (params && !json_is_object(params) && !json_is_null(params)) {
+        eo__answer_error(a, 400, "invalid_request", "params must be an object", "params");
+        return -1;
+    }
+    c->w.kind = EO__W_POOL_CREATE;
+    snprintf(c->w.pool, sizeof c->w.pool, "%s", json_string_value(name));
+    snprintf(c->w.model, sizeof c->w.model, "%s", mname);
+    c->w.body = json_is_object(params) ? params : NULL;
+    return 0;
+}
+
+static bool is_json_ctype(const char *ct)
+{
+    if (!ct)
+        return false;
+    while (*ct == ' ')
+        ct++;
+    size_t n = strlen("application/json");
+    if (strncasecmp(ct, "application/json", n) != 0)
+        return false;
+    return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
+}
+
+int eo__route_run(eo__call *c, eo__answer *a)
+{
+    const eo__match *m = c->m;
+    memset(a, 0, sizeof *a);
+    if (m->route == EO__R_UNMATCHED) {
+        if (m->path_known) {
+            a->allow = m->allow;
+            eo__answer_error(a, 405, "method_not_allowed", "method not allowed on this path",
+                             NULL);
+        } else {
+            eo__answer_error(a, 404, "not_found", "no such route", NULL);
+        }
+        return 1;
+    }
+    eo__role need = route_info[m->route].need;
+    if (need != EO__ROLE_NONE) {
+        bool missing;
+        eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
+        if (role == EO__ROLE_NONE) {
+            eo__answer_error(a, 401, "unauthorized",
+                             missing ? "missing Authorization: Bearer key" : "invalid key", NULL);
+            return 1;
+        }
+        if (role < need) {
+            eo__answer_error(a, 403, "forbidden", "this route needs the admin key", NULL);
+            return 1;
+        }
+    }
+    if (m->seg_error) {
+        eo__answer_error(a, 400, "invalid_path",
+                         m->seg_error == EO_ELIMIT ? "id longer than 128 bytes"
+                                                   : "invalid id: bad percent-encoding, UTF-8 "
+                                                     "or control character",
+                         m->seg_field);
+        return 1;
+    }
+    if ((m->route == EO__R_POOLS_CREATE || m->route == EO__R_PLAYER_PUT ||
+         m->route == EO__R_ROUNDS || m->route == EO__R_SPLITS) &&
+        !is_json_ctype(c->ctype)) {
+        eo__answer_error(a, 415, "unsupported_media_type", "expected Content-Type: application/json",
+                         NULL);
+        return 1;
+    }
+
+    memset(&c->w, 0, sizeof c->w);
+    memcpy(c->w.pool, m->pool, sizeof c->w.pool);
+    memcpy(c->w.player, m->player, sizeof c->w.player);
+    c->w.now = wall_now();
+    int prep = -1;
+    switch (m->route) {
+    case EO__R_HEALTHZ: eo__answer_json(a, 200, json_pack("{s:s}", "status", "ok")); return 1;
+    case EO__R_READYZ: h_readyz(c, a); return 1;
+    case EO__R_METRICS: h_metrics(c, a); return 1;
+    case EO__R_POOLS_LIST: h_pools_list(c, a); return 1;
+    case EO__R_PLAYER_GET: h_player_get(c, a); return 1;
+    case EO__R_SPLITS: h_splits(c, a); return 1;
+    case EO__R_QUALITY: prep = prep_quality(c, a); break;
+    case EO__R_POOLS_CREATE: prep = prep_pools_create(c, a); break;
+    case EO__R_PLAYER_PUT: prep = prep_player_put(c, a); break;
+    case EO__R_PLAYER_DELETE: prep = prep_player_delete(c, a); break;
+    case EO__R_ROUNDS: prep = prep_rounds(c, a); break;
+    default: eo__answer_error(a, 404, "not_found", "no such route", NULL); return 1;
+    }
+    return prep != 0;
+}
+
+void eo__route_finish(eo__call *c, eo__answer *a)
+{
+    memset(a, 0, sizeof *a);
+    if (c->w.status >= 400 || !c->w.resp) {
+        const eo_engine_error *e = &c->w.err;
+        eo__answer_error(a, e->status >= 400 ? e->status : 500, e->code[0] ? e->code : "internal",
+                         e->message, e->field);
+        free(c->w.resp);
+    } else {
+        a->status = c->w.status;
+        a->body = c->w.resp;
+        a->len = strlen(a->body);
+    }
+    c->w.resp = NULL;
+}

@@ -1,0 +1,191 @@
+/* Start and graceful stop of the whole service, in dependency order: store and engine, pool
+ * table, writer, HTTP daemon; stopped in reverse so nothing in flight is lost. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "service/service.h"
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static int publish_all(struct eo_service *svc, eo_engine *e, char *err, size_t errlen)
+{
+    eo_pool_row *rows = NULL;
+    size_t n = 0;
+    int rc = eo_store_pool_list(eo_engine_store(e), &rows, &n);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot list pools: %s", eo_strerror(rc));
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        eo__pool_info pi;
+        if (rc == 0 && (rc = eo__pool_info_from_engine(e, rows[i].name, &pi)) == 0)
+            rc = eo__pools_put(&svc->pools, &pi);
+        if (rc != 0 && !err[0])
+            snprintf(err, errlen, "pool '%s': %s", rows[i].name, eo_strerror(rc));
+        eo_pool_row_free(&rows[i]);
+    }
+    free(rows);
+    return rc;
+}
+
+static int open_engine(struct eo_service *svc, eo_engine **out, char *err, size_t errlen)
+{
+    eo_store *st = NULL;
+    eo_engine_error eerr;
+    char serr[200] = "";
+    int rc = eo_store_open(svc->db, svc->cfg.store_flags, &st, serr, sizeof serr);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot open the store %s: %s", svc->db, serr);
+        return rc;
+    }
+    memset(&eerr, 0, sizeof eerr);
+    rc = eo_engine_open(st, out, &eerr);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot load the store %s: %s", svc->db, eerr.message);
+        return rc;
+    }
+    err[0] = '\0';
+    rc = publish_all(svc, *out, err, errlen);
+    if (rc == 0 && svc->cfg.default_pool && !eo_engine_pool(*out, svc->cfg.default_pool)) {
+        memset(&eerr, 0, sizeof eerr);
+        rc = eo_engine_pool_create(*out, svc->cfg.default_pool, "synelo", NULL,
+                                   (int64_t)time(NULL), &eerr);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot create the pool '%s': %s", svc->cfg.default_pool,
+                     eerr.message);
+        } else {
+            eo__pool_info pi;
+            if ((rc = eo__pool_info_from_engine(*out, svc->cfg.default_pool, &pi)) == 0)
+                rc = eo__pools_put(&svc->pools, &pi);
+            eo__logline l;
+            eo__log_begin(&l, EO_LOG_INFO, "created the default pool");
+            eo__log_str(&l, "pool", svc->cfg.default_pool);
+            eo__log_end(&svc->log, EO_LOG_INFO, &l);
+        }
+    }
+    if (rc != 0) {
+        eo_engine_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+static void destroy(struct eo_service *svc)
+{
+    if (svc->reader_key_ok)
+        pthread_key_delete(svc->reader_key);
+    if (svc->req_key_ok) {
+        /* Blocks cached by this thread (if MHD completed requests on it while stopping). */
+        eo__req_cache_free(pthread_getspecific(svc->req_key));
+        pthread_setspecific(svc->req_key, NULL);
+        pthread_key_delete(svc->req_key);
+    }
+    eo__pools_destroy(&svc->pools);
+    eo__auth_clear(&svc->auth);
+    free(svc->db);
+    free(svc->listen);
+    free(svc);
+}
+
+static void close_reader(void *p)
+{
+    eo_store_close(p);
+}
+
+int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
+                     eo_service **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!cfg || !cfg->db || !cfg->listen || !keys) {
+        snprintf(err, errlen, "the service needs a database and a listen address");
+        return EO_EINVAL;
+    }
+    struct eo_service *svc = calloc(1, sizeof *svc);
+    if (!svc || eo__pools_init(&svc->pools) != 0) {
+        free(svc);
+        snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
+    svc->cfg = *cfg;
+    if (svc->cfg.batch_max == 0)
+        svc->cfg.batch_max = 1;
+    svc->db = dupstr(cfg->db);
+    svc->listen = dupstr(cfg->listen);
+    svc->log.f = cfg->log;
+    svc->log.level = cfg->log_level;
+    eo__auth_init(&svc->auth, keys);
+    eo__metrics_init(&svc->metrics);
+    svc->metrics.inflight = &svc->inflight;
+    atomic_init(&svc->draining, false);
+    atomic_init(&svc->inflight, 0);
+    if (!svc->db || !svc->listen || pthread_key_create(&svc->reader_key, close_reader) != 0) {
+        destroy(svc);
+        snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
+    svc->reader_key_ok = true;
+    if (pthread_key_create(&svc->req_key, eo__req_cache_free) != 0) {
+        destroy(svc);
+        snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
+    svc->req_key_ok = true;
+
+    eo_engine *e = NULL;
+    int rc = open_engine(svc, &e, err, errlen);
+    if (rc != 0) {
+        destroy(svc);
+        return rc;
+    }
+    rc = eo__writer_start(e, &svc->pools, &svc->metrics, &svc->log, svc->cfg.queue_max,
+                          svc->cfg.batch_max, &svc->writer);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start the writer: %s", eo_strerror(rc));
+        destroy(svc);
+        return rc;
+    }
+    rc = eo__http_start(svc, err, errlen);
+    if (rc != 0) {
+        eo__writer_stop(svc->writer);
+        destroy(svc);
+        return rc;
+    }
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_INFO, "started");
+    eo__log_str(&l, "db", svc->db);
+    eo__log_int(&l, "port", svc->port);
+    eo__log_end(&svc->log, EO_LOG_INFO, &l);
+    *out = svc;
+    return 0;
+}
+
+uint16_t eo_service_port(const eo_service *svc)
+{
+    return svc ? svc->port : 0;
+}
+
+int eo_service_stop(eo_service *svc)
+{
+    if (!svc)
+        return 0;
+    eo__log_msg(&svc->log, EO_LOG_INFO, "draining");
+    eo__http_stop(svc);
+    int rc = eo__writer_stop(svc->writer);
+    svc->writer = NULL;
+    eo__logline l;
+    eo__log_begin(&l, rc == 0 ? EO_LOG_INFO : EO_LOG_ERROR, "stopped");
+    eo__log_int(&l, "clean", rc == 0);
+    eo__log_end(&svc->log, rc == 0 ? EO_LOG_INFO : EO_LOG_ERROR, &l);
+    destroy(svc);
+    return rc;
+}

@@ -1,0 +1,268 @@
+/* Internal interfaces of the rating service (src/service/). Each .c file owns one part:
+ * log.c (logfmt), auth.c (bearer keys), metrics.c (Prometheus), pools.c (the published pool
+ * table), writer.c (the single writer with group commit), routes.c (matching and handlers),
+ * http.c (libmicrohttpd glue), service.c (start and graceful stop), config.c (keys, defaults). */
+#ifndef EO_SERVICE_INTERNAL_H
+#define EO_SERVICE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "evenodds/eo_engine.h"
+#include "evenodds/eo_pool.h"
+#include "evenodds/eo_service.h"
+#include "evenodds/eo_store.h"
+
+/* ---- log.c: one logfmt line per event ---------------------------------------------------- */
+
+typedef struct eo__logger {
+    FILE *f;   /* NULL: logging off */
+    int level; /* EO_LOG_* */
+} eo__logger;
+
+/* A logfmt line under construction; bounded, silently truncated at the end. */
+typedef struct eo__logline {
+    char buf[1024];
+    size_t len;
+} eo__logline;
+
+void eo__log_begin(eo__logline *l, int level, const char *msg);
+void eo__log_str(eo__logline *l, const char *key, const char *val);
+void eo__log_int(eo__logline *l, const char *key, long long val);
+void eo__log_ms(eo__logline *l, const char *key, double ms);
+/* Writes the line (one write) if the level passes. */
+void eo__log_end(const eo__logger *lg, int level, eo__logline *l);
+/* Shorthand for a message with no fields. */
+void eo__log_msg(const eo__logger *lg, int level, const char *msg);
+
+/* ---- auth.c ----------------------------------------------------------------------------- */
+
+typedef enum { EO__ROLE_NONE = 0, EO__ROLE_SERVER = 1, EO__ROLE_ADMIN = 2 } eo__role;
+
+typedef struct eo__auth {
+    unsigned char server[EO_SERVICE_KEY_MAX + 1]; /* zero-padded */
+    unsigned char admin[EO_SERVICE_KEY_MAX + 1];
+    size_t server_len, admin_len;
+} eo__auth;
+
+void eo__auth_init(eo__auth *a, const eo_service_keys *keys);
+/* Role of an Authorization header value (NULL = absent). *missing tells absent/not Bearer. */
+eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing);
+/* Wipes the keys. */
+void eo__auth_clear(eo__auth *a);
+
+/* ---- routes (ids shared by routes.c, http.c and metrics.c) ------------------------------- */
+
+typedef enum {
+    EO__R_HEALTHZ,
+    EO__R_READYZ,
+    EO__R_METRICS,
+    EO__R_POOLS_LIST,
+    EO__R_POOLS_CREATE,
+    EO__R_PLAYER_GET,
+    EO__R_PLAYER_PUT,
+    EO__R_PLAYER_DELETE,
+    EO__R_ROUNDS,
+    EO__R_SPLITS,
+    EO__R_QUALITY,
+    EO__R_UNMATCHED,
+    EO__R_COUNT
+} eo__route;
+
+/* Label values of a route: the path template and the method ("" for unmatched). */
+const char *eo__route_template(eo__route r);
+const char *eo__route_method(eo__route r);
+
+/* ---- metrics.c -------------------------------------------------------------------------- */
+
+#define EO__LAT_BUCKETS 14
+#define EO__BATCH_BUCKETS 10
+#define EO__STATUS_SLOTS 16
+
+typedef struct eo__hist {
+    atomic_uint_fast64_t bucket[EO__LAT_BUCKETS]; /* non-cumulative counts */
+    atomic_uint_fast64_t count;
+    atomic_uint_fast64_t sum_us;
+} eo__hist;
+
+typedef struct eo__metrics {
+    atomic_uint_fast64_t requests[EO__R_COUNT][EO__STATUS_SLOTS];
+    eo__hist latency[EO__R_COUNT];
+    eo__hist commit;
+    atomic_uint_fast64_t batch_bucket[EO__BATCH_BUCKETS];
+    atomic_uint_fast64_t batch_count, batch_sum;
+    atomic_uint_fast64_t rounds_rated;
+    atomic_uint_fast64_t commit_failures;
+    atomic_size_t queue_depth;
+    const atomic_long *inflight; /* requests being served (the service's counter), or NULL */
+} eo__metrics;
+
+void eo__metrics_init(eo__metrics *m);
+void eo__metrics_request(eo__metrics *m, eo__route r, int status, double seconds);
+void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok);
+/* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
+int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
+
+/* ---- pools.c: pool facts published by the writer for the HTTP threads -------------------- */
+
+typedef struct eo__pool_info {
+    char name[EO_ID_MAX + 1];
+    int64_t id;
+    eo_pool_config cfg;
+} eo__pool_info;
+
+typedef struct eo__pools {
+    pthread_rwlock_t lock;
+    eo__pool_info *v; /* sorted by name */
+    size_t n, cap;
+} eo__pools;
+
+int eo__pools_init(eo__pools *p);
+void eo__pools_destroy(eo__pools *p);
+/* Copies the pool named @p name into @p out. 0 or EO_ENOTFOUND. */
+int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out);
+/* Inserts or replaces by name. 0 or EO_ENOMEM. */
+int eo__pools_put(eo__pools *p, const eo__pool_info *in);
+/* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
+int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n);
+/* {"name","model","params":{…every parameter…}}; NULL when out of memory. */
+json_t *eo__pool_json(const eo__pool_info *pi);
+/* Reads an engine pool into @p out (id from the engine's store). 0, EO_ENOTFOUND or EO_EIO. */
+int eo__pool_info_from_engine(eo_engine *e, const char *name, eo__pool_info *out);
+
+/* ---- writer.c: the single writer --------------------------------------------------------- */
+
+/* EO__W_QUALITY reads the writer's in-memory pool: quality is O(players) to compute, so it is
+ * computed on request (admin only) rather than after every batch. */
+typedef enum { EO__W_ROUND, EO__W_SET, EO__W_RESET, EO__W_POOL_CREATE, EO__W_QUALITY } eo__wkind;
+
+typedef struct eo__wreq eo__wreq;
+struct eo__wreq {
+    /* request (owned by the submitter; untouched by the writer) */
+    eo__wkind kind;
+    char pool[EO_ID_MAX + 1];
+    char player[EO_ID_MAX + 1];
+    char model[32];
+    const json_t *body; /* round object or pool params (may be NULL for params) */
+    int64_t rating;
+    int64_t now;
+    /* answer, final when done() runs */
+    int status;      /* HTTP status */
+    char *resp;      /* malloc'd JSON body, the submitter frees it */
+    eo_engine_error err; /* when status >= 400 */
+    int replayed;
+    /* called by the writer thread once the answer is final; the request may be freed by the
+     * submitter as soon as this returns or from another thread after it starts */
+    void (*done)(eo__wreq *w, void *ctx);
+    void *done_ctx;
+    eo__wreq *next; /* queue link, the writer's */
+};
+
+typedef struct eo__writer eo__writer;
+
+/* Takes over @p e (closed by eo__writer_stop, also on failure). */
+int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__logger *lg,
+                     size_t queue_max, size_t batch_max, eo__writer **out);
+/* Queues @p w. 0, or EO_EBUSY when the queue is full or the writer stops (nothing queued). */
+int eo__writer_submit(eo__writer *wr, eo__wreq *w);
+/* True while the writer thread runs and accepts work. */
+bool eo__writer_running(eo__writer *wr);
+/* Answers everything queued, commits, joins the thread and closes the engine. NULL: 0. */
+int eo__writer_stop(eo__writer *wr);
+
+/* ---- service state (service.c) shared by http.c and routes.c ------------------------------ */
+
+struct eo_service {
+    char *db;
+    char *listen;
+    eo_service_config cfg;
+    eo__logger log;
+    eo__auth auth;
+    eo__metrics metrics;
+    eo__pools pools;
+    eo__writer *writer;
+    struct MHD_Daemon *mhd;
+    uint16_t port;
+    atomic_bool draining;
+    atomic_long inflight;
+    pthread_key_t reader_key; /* per HTTP thread read-only eo_store* */
+    bool reader_key_ok;
+    pthread_key_t req_key;    /* per HTTP thread cache of request blocks (http.c) */
+    bool req_key_ok;
+};
+
+/* The calling thread's read-only store handle (opened on first use). NULL on failure. */
+eo_store *eo__reader(struct eo_service *svc);
+/* Destructor of req_key values (http.c). */
+void eo__req_cache_free(void *cache);
+
+/* ---- http.c / routes.c ------------------------------------------------------------------ */
+
+/* What a handler answers. body is malloc'd (NULL for none); ctype NULL means JSON. */
+typedef struct eo__answer {
+    int status;
+    char *body;
+    size_t len;
+    const char *ctype;
+    const char *allow;       /* Allow header for 405 */
+    const char *retry_after; /* Retry-After header for 503 */
+} eo__answer;
+
+/* Fills @p a with the JSON error body. field may be NULL or "". */
+void eo__answer_error(eo__answer *a, int status, const char *code, const char *message,
+                      const char *field);
+/* Takes a JSON value (reference stolen) and dumps it as the body. */
+void eo__answer_json(eo__answer *a, int status, json_t *v);
+
+/* Per-request routing result. */
+typedef struct eo__match {
+    eo__route route;
+    bool path_known; /* the path matched a route (405 when the method did not) */
+    const char *allow;
+    char pool[EO_ID_MAX + 1];
+    char player[EO_ID_MAX + 1];
+    int seg_error; /* a path segment failed to decode or eo_id_check: 0 or an EO_E* code */
+    const char *seg_field;
+} eo__match;
+
+/* Matches the raw (still percent-encoded) path and method. */
+void eo__route_match(const char *method, const char *raw_path, eo__match *m);
+
+/* Percent-decodes @p in (n bytes) into @p out (capacity cap, NUL-terminated). 0, EO_EPARSE or
+ * EO_ELIMIT. '+' is kept as is (paths, not forms). */
+int eo__pct_decode(const char *in, size_t n, char *out, size_t cap, size_t *outlen);
+
+/* The state of one request that routes.c needs (http.c owns the rest). */
+typedef struct eo__call {
+    struct eo_service *svc;
+    const eo__match *m;
+    const char *method;
+    const char *authz; /* Authorization header or NULL */
+    const char *ctype; /* Content-Type header or NULL */
+    const char *body;
+    size_t body_len;
+    json_t *json;     /* parsed body kept alive while the writer works */
+    eo__wreq w;       /* the writer request, when one was submitted */
+} eo__call;
+
+/* Runs a synchronous handler, or prepares a writer request. Returns 1 when the answer is in
+ * @p a, 0 when c->w is ready for eo__writer_submit() (the answer then comes through
+ * eo__route_finish, or eo__route_busy when the writer refused it). */
+int eo__route_run(eo__call *c, eo__answer *a);
+/* The 503 answer when the writer queue is full or the writer stops. */
+void eo__route_busy(eo__call *c, eo__answer *a);
+/* Turns a finished writer request into the answer. */
+void eo__route_finish(eo__call *c, eo__answer *a);
+
+/* http.c */
+int eo__http_start(struct eo_service *svc, char *err, size_t errlen);
+/* Stops accepting, waits for in-flight requests (bounded), stops the daemon. */
+void eo__http_stop(struct eo_service *svc);
+
+#endif

@@ -1,0 +1,301 @@
+/* The single writer. HTTP threads queue updates and go back to serving (their connection is
+ * suspended); this thread takes everything queued (up to batch_max), applies it inside one
+ * transaction, commits once, publishes the touched pools and only then answers, so an
+ * acknowledged update is always a committed one. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "service/service.h"
+
+struct eo__writer {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    eo__wreq *head, *tail;
+    size_t n, queue_max, batch_max;
+    bool stopping, accepting;
+    int last_rc;
+    eo_engine *e;
+    eo__pools *pools;
+    eo__metrics *m;
+    const eo__logger *lg;
+    eo__wreq **batch; /* batch_max slots */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void set_error(eo__wreq *w, int rc)
+{
+    const char *code = "internal";
+    int status = 500;
+    switch (rc) {
+    case EO_ENOTFOUND: status = 404, code = "not_found"; break;
+    case EO_EINVAL: case EO_ERANGE: case EO_EPARSE: case EO_ELIMIT:
+        status = 400, code = "invalid_request"; break;
+    case EO_EEXIST: case EO_ECONFLICT: status = 409, code = "conflict"; break;
+    case EO_EIO: status = 500, code = "storage"; break;
+    default: break;
+    }
+    if (w->err.status < 400 || w->err.status > 599)
+        w->err.status = status;
+    if (!w->err.code[0])
+        snprintf(w->err.code, sizeof w->err.code, "%s", code);
+    if (!w->err.message[0])
+        snprintf(w->err.message, sizeof w->err.message, "%s", eo_strerror(rc));
+    w->status = w->err.status;
+}
+
+static char *player_view(eo_engine *e, const char *pool, const char *player, int64_t now)
+{
+    const eo_pool *p = eo_engine_pool(e, pool);
+    eo_player_view v;
+    if (!p)
+        return NULL;
+    eo_pool_lookup(p, player, now, &v);
+    json_t *o = json_pack("{s:s,s:I,s:I,s:b,s:b}", "id", player, "rating", (json_int_t)v.rating,
+                          "rounds", (json_int_t)v.rounds, "visible", v.visible, "stale", v.stale);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static char *quality_json(eo_engine *e, const char *pool)
+{
+    const eo_pool *p = eo_engine_pool(e, pool);
+    eo_pool_quality q;
+    if (!p)
+        return NULL;
+    eo_pool_get_quality(p, &q);
+#define NUM_OR_NULL(x) (isfinite(x) ? json_real(x) : json_null())
+    json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "pool", pool, "rounds",
+                          (json_int_t)q.rounds, "players", (json_int_t)q.players,
+                          "visible_players", (json_int_t)q.visible_players, "brier_all",
+                          NUM_OR_NULL(q.brier_all), "brier_recent", NUM_OR_NULL(q.brier_recent),
+                          "balance_recent", NUM_OR_NULL(q.balance_recent));
+#undef NUM_OR_NULL
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static void apply(eo__writer *wr, eo__wreq *w)
+{
+    int rc = 0;
+    memset(&w->err, 0, sizeof w->err);
+    w->resp = NULL;
+    w->replayed = 0;
+    switch (w->kind) {
+    case EO__W_ROUND:
+        rc = eo_engine_round(wr->e, w->pool, w->body, w->now, &w->resp, &w->replayed, &w->err);
+        w->status = 200;
+        break;
+    case EO__W_SET:
+        rc = eo_engine_set_rating(wr->e, w->pool, w->player, w->rating, w->now, &w->err);
+        w->status = 200;
+        break;
+    case EO__W_RESET:
+        rc = eo_engine_reset_player(wr->e, w->pool, w->player, w->now, &w->err);
+        w->status = 200;
+        break;
+    case EO__W_POOL_CREATE:
+        rc = eo_engine_pool_create(wr->e, w->pool, w->model, w->body, w->now, &w->err);
+        w->status = 201;
+        break;
+    case EO__W_QUALITY:
+        w->status = 200;
+        if (!eo_engine_pool(wr->e, w->pool)) {
+            snprintf(w->err.code, sizeof w->err.code, "unknown_pool");
+            snprintf(w->err.message, sizeof w->err.message, "no pool of that name");
+            snprintf(w->err.field, sizeof w->err.field, "pool");
+            w->err.status = 404;
+            rc = EO_ENOTFOUND;
+        } else {
+            w->resp = quality_json(wr->e, w->pool);
+        }
+        break;
+    }
+    if (rc != 0) {
+        free(w->resp);
+        w->resp = NULL;
+        set_error(w, rc);
+        return;
+    }
+    if (w->kind == EO__W_SET || w->kind == EO__W_RESET) {
+        w->resp = player_view(wr->e, w->pool, w->player, w->now);
+    } else if (w->kind == EO__W_POOL_CREATE) {
+        eo__pool_info pi;
+        json_t *o = NULL;
+        if (eo__pool_info_from_engine(wr->e, w->pool, &pi) == 0 && (o = eo__pool_json(&pi)))
+            w->resp = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+    }
+    if (!w->resp)
+        set_error(w, EO_ENOMEM);
+}
+
+/* Publishes the pools created by this batch (after its commit, before its answers). */
+static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
+{
+    for (size_t i = 0; i < k; i++) {
+        if (batch[i]->kind != EO__W_POOL_CREATE || batch[i]->status != 201)
+            continue;
+        eo__pool_info pi;
+        if (eo__pool_info_from_engine(wr->e, batch[i]->pool, &pi) == 0)
+            eo__pools_put(wr->pools, &pi);
+    }
+}
+
+static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
+{
+    double t0 = now_s();
+    size_t rated = 0;
+    int rc = eo_engine_begin(wr->e);
+    if (rc == 0) {
+        for (size_t i = 0; i < k; i++)
+            apply(wr, batch[i]);
+        rc = eo_engine_commit(wr->e);
+    }
+    if (rc != 0) {
+        /* Nothing of the batch is stored (the engine reloaded the touched pools). */
+        for (size_t i = 0; i < k; i++) {
+            free(batch[i]->resp);
+            batch[i]->resp = NULL;
+            memset(&batch[i]->err, 0, sizeof batch[i]->err);
+            snprintf(batch[i]->err.code, sizeof batch[i]->err.code, "storage");
+            snprintf(batch[i]->err.message, sizeof batch[i]->err.message,
+                     "the update could not be committed; nothing was stored");
+            batch[i]->err.status = 500;
+            batch[i]->status = 500;
+        }
+        eo__logline l;
+        eo__log_begin(&l, EO_LOG_ERROR, "commit failed");
+        eo__log_int(&l, "batch", (long long)k);
+        eo__log_str(&l, "error", eo_store_errmsg(eo_engine_store(wr->e)));
+        eo__log_end(wr->lg, EO_LOG_ERROR, &l);
+    } else {
+        for (size_t i = 0; i < k; i++)
+            if (batch[i]->kind == EO__W_ROUND && batch[i]->status == 200 && !batch[i]->replayed)
+                rated++;
+    }
+    if (rc == 0)
+        publish(wr, batch, k);
+    eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
+    pthread_mutex_lock(&wr->mu);
+    wr->last_rc = rc;
+    pthread_mutex_unlock(&wr->mu);
+    for (size_t i = 0; i < k; i++)
+        batch[i]->done(batch[i], batch[i]->done_ctx);
+}
+
+static void *writer_main(void *arg)
+{
+    eo__writer *wr = arg;
+    for (;;) {
+        pthread_mutex_lock(&wr->mu);
+        while (wr->n == 0 && !wr->stopping)
+            pthread_cond_wait(&wr->cv, &wr->mu);
+        if (wr->n == 0) {
+            pthread_mutex_unlock(&wr->mu);
+            break;
+        }
+        size_t k = 0;
+        while (wr->head && k < wr->batch_max) {
+            wr->batch[k++] = wr->head;
+            wr->head = wr->head->next;
+        }
+        if (!wr->head)
+            wr->tail = NULL;
+        wr->n -= k;
+        atomic_store_explicit(&wr->m->queue_depth, wr->n, memory_order_relaxed);
+        pthread_mutex_unlock(&wr->mu);
+        run_batch(wr, wr->batch, k);
+    }
+    return NULL;
+}
+
+int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__logger *lg,
+                     size_t queue_max, size_t batch_max, eo__writer **out)
+{
+    eo__writer *wr = calloc(1, sizeof *wr);
+    if (!wr || batch_max == 0 || !(wr->batch = calloc(batch_max, sizeof *wr->batch))) {
+        if (wr)
+            free(wr->batch);
+        free(wr);
+        eo_engine_close(e);
+        return EO_ENOMEM;
+    }
+    wr->e = e;
+    wr->pools = pools;
+    wr->m = m;
+    wr->lg = lg;
+    wr->queue_max = queue_max;
+    wr->batch_max = batch_max;
+    wr->accepting = true;
+    pthread_mutex_init(&wr->mu, NULL);
+    pthread_cond_init(&wr->cv, NULL);
+    if (pthread_create(&wr->th, NULL, writer_main, wr) != 0) {
+        pthread_cond_destroy(&wr->cv);
+        pthread_mutex_destroy(&wr->mu);
+        free(wr->batch);
+        free(wr);
+        eo_engine_close(e);
+        return EO_ENOMEM;
+    }
+    *out = wr;
+    return 0;
+}
+
+int eo__writer_submit(eo__writer *wr, eo__wreq *w)
+{
+    int rc = 0;
+    w->next = NULL;
+    pthread_mutex_lock(&wr->mu);
+    if (!wr->accepting || wr->n >= wr->queue_max) {
+        rc = EO_EBUSY;
+    } else {
+        if (wr->tail)
+            wr->tail->next = w;
+        else
+            wr->head = w;
+        wr->tail = w;
+        wr->n++;
+        atomic_store_explicit(&wr->m->queue_depth, wr->n, memory_order_relaxed);
+        pthread_cond_signal(&wr->cv);
+    }
+    pthread_mutex_unlock(&wr->mu);
+    return rc;
+}
+
+bool eo__writer_running(eo__writer *wr)
+{
+    pthread_mutex_lock(&wr->mu);
+    bool r = wr->accepting;
+    pthread_mutex_unlock(&wr->mu);
+    return r;
+}
+
+int eo__writer_stop(eo__writer *wr)
+{
+    if (!wr)
+        return 0;
+    pthread_mutex_lock(&wr->mu);
+    wr->accepting = false;
+    wr->stopping = true;
+    pthread_cond_signal(&wr->cv);
+    pthread_mutex_unlock(&wr->mu);
+    pthread_join(wr->th, NULL);
+    int rc = wr->last_rc;
+    eo_engine_close(wr->e);
+    pthread_cond_destroy(&wr->cv);
+    pthread_mutex_destroy(&wr->mu);
+    free(wr->batch);
+    free(wr);
+    return rc;
+}

@@ -1,0 +1,705 @@
+/* The SQLite backend of eo_store: WAL mode, one connection per handle, statements prepared once
+ * per handle and reused, the schema brought up to date at open by sqlite_schema.c's migrations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store/store_internal.h"
+
+/* How long a statement waits for another connection's lock before giving up (ms). */
+#define BUSY_TIMEOUT_MS 5000
+
+enum {
+    Q_BEGIN_WRITE,
+    Q_BEGIN_READ,
+    Q_COMMIT,
+    Q_ROLLBACK,
+    Q_POOL_INSERT,
+    Q_POOL_GET,
+    Q_POOL_LIST,
+    Q_LOG_INSERT,
+    Q_ROUND_FIND,
+    Q_LOG_EACH,
+    Q_ROUND_COUNT,
+    Q_PLAYER_PUT,
+    Q_PLAYER_GET,
+    Q_PLAYER_DELETE,
+    Q_COUNT
+};
+
+static const char *const query_sql[Q_COUNT] = {
+    /* IMMEDIATE takes the write lock at once, so a batch never fails half-way on a lock upgrade. */
+    [Q_BEGIN_WRITE] = "BEGIN IMMEDIATE",
+    [Q_BEGIN_READ] = "BEGIN",
+    [Q_COMMIT] = "COMMIT",
+    [Q_ROLLBACK] = "ROLLBACK",
+    [Q_POOL_INSERT] = "INSERT INTO pools (name, model, params, created_at) VALUES (?1, ?2, ?3, ?4) "
+                      "RETURNING id",
+    [Q_POOL_GET] = "SELECT id, name, model, params, created_at FROM pools WHERE name = ?1",
+    [Q_POOL_LIST] = "SELECT id, name, model, params, created_at FROM pools ORDER BY name",
+    /* The next seq comes from the (pool_id, seq) index: one seek to its last entry. */
+    [Q_LOG_INSERT] = "INSERT INTO log (pool_id, seq, kind, round_id, body, response, at) VALUES "
+                     "(?1, (SELECT coalesce(max(seq), 0) + 1 FROM log WHERE pool_id = ?1), "
+                     "?2, ?3, ?4, ?5, ?6) RETURNING seq",
+    [Q_ROUND_FIND] = "SELECT body, response FROM log WHERE pool_id = ?1 AND round_id = ?2",
+    [Q_LOG_EACH] = "SELECT seq, kind, round_id, body, at FROM log WHERE pool_id = ?1 AND seq > ?2 "
+                   "ORDER BY seq",
+    [Q_ROUND_COUNT] = "SELECT count(*) FROM log WHERE pool_id = ?1 AND round_id IS NOT NULL",
+    [Q_PLAYER_PUT] = "INSERT INTO players (pool_id, player_id, rating, rounds, last_ended_at) "
+                     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (pool_id, player_id) DO UPDATE SET "
+                     "rating = excluded.rating, rounds = excluded.rounds, "
+                     "last_ended_at = excluded.last_ended_at",
+    [Q_PLAYER_GET] = "SELECT rating, rounds, last_ended_at FROM players "
+                     "WHERE pool_id = ?1 AND player_id = ?2",
+    [Q_PLAYER_DELETE] = "DELETE FROM players WHERE pool_id = ?1 AND player_id = ?2",
+};
+
+typedef struct sq_store {
+    eo_store base; /* first: the generic layer casts between the two */
+    sqlite3 *db;
+    char *path;
+    sqlite3_stmt *q[Q_COUNT];
+} sq_store;
+
+static sq_store *sq(eo_store *s)
+{
+    return (sq_store *)s;
+}
+
+/* Maps an SQLite result to an EO_E code and records the message, naming the operation. */
+static int fail(sq_store *q, int rc, const char *what)
+{
+    eo__store_seterr(&q->base, "%s: %s: %s", q->path, what, sqlite3_errmsg(q->db));
+    switch (rc & 0xff) {
+    case SQLITE_NOMEM: return EO_ENOMEM;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return EO_EBUSY;
+    default: return EO_EIO;
+    }
+}
+
+static int prep(sq_store *q, int which, sqlite3_stmt **out)
+{
+    if (q->q[which] == NULL) {
+        int rc = sqlite3_prepare_v3(q->db, query_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &q->q[which], NULL);
+        if (rc != SQLITE_OK) {
+            q->q[which] = NULL;
+            return fail(q, rc, "prepare");
+        }
+    }
+    *out = q->q[which];
+    return 0;
+}
+
+static void done(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+/* Binds a string of any length (SQLITE_STATIC: the caller keeps it alive until done()). */
+static int bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v == NULL)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text64(st, i, v, strlen(v), SQLITE_STATIC, SQLITE_UTF8);
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (t == NULL)
+        return NULL;
+    size_t n = (size_t)sqlite3_column_bytes(st, i);
+    char *d = malloc(n + 1);
+    if (d != NULL) {
+        memcpy(d, t, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+/* Runs a statement that returns no rows (or whose rows are ignored). */
+static int run_simple(sq_store *q, int which, const char *what)
+{
+    sqlite3_stmt *st;
+    int rc = prep(q, which, &st);
+    if (rc)
+        return rc;
+    int src = sqlite3_step(st);
+    while (src == SQLITE_ROW)
+        src = sqlite3_step(st);
+    if (src != SQLITE_DONE) {
+        rc = fail(q, src, what);
+        done(st);
+        return rc;
+    }
+    done(st);
+    return 0;
+}
+
+static int exec_sql(sq_store *q, const char *sql, const char *what)
+{
+    int rc = sqlite3_exec(q->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : fail(q, rc, what);
+}
+
+/* One integer from a one-off query. */
+static int query_int(sq_store *q, const char *sql, int64_t *out, const char *what)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return fail(q, rc, what);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return 0;
+    }
+    int err = fail(q, rc == SQLITE_DONE ? SQLITE_ERROR : rc, what);
+    sqlite3_finalize(st);
+    return err;
+}
+
+/* Version 0 is an empty database; a database with tables but no schema_version is not ours. */
+static int read_version(sq_store *q, int *version)
+{
+    int64_t has = 0;
+    int rc = query_int(q,
+                       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                       "name = 'schema_version'",
+                       &has, "reading the schema");
+    if (rc)
+        return rc;
+    if (has == 0) {
+        int64_t any = 0;
+        rc = query_int(q, "SELECT count(*) FROM sqlite_master", &any, "reading the schema");
+        if (rc)
+            return rc;
+        if (any > 0) {
+            eo__store_seterr(&q->base, "%s: not an evenodds store (no schema_version table)",
+                             q->path);
+            return EO_EIO;
+        }
+        *version = 0;
+        return 0;
+    }
+    int64_t v = 0;
+    rc = query_int(q, "SELECT coalesce(max(version), 0) FROM schema_version", &v,
+                   "reading the schema version");
+    if (rc)
+        return rc;
+    *version = (int)v;
+    return 0;
+}
+
+static int check_not_newer(sq_store *q, int v)
+{
+    if (v > eo__sqlite_migration_count) {
+        eo__store_seterr(&q->base,
+                         "%s: schema version %d is newer than this program supports (%d)",
+                         q->path, v, eo__sqlite_migration_count);
+        return EO_EIO;
+    }
+    return 0;
+}
+
+/* Applies the missing migrations, each in its own transaction with its version row. The version
+ * is read again under the write lock, so two processes opening one file never both migrate. */
+static int migrate(sq_store *q, int from)
+{
+    for (int i = from; i < eo__sqlite_migration_count; i++) {
+        int rc = exec_sql(q, "BEGIN IMMEDIATE", "starting a migration");
+        if (rc)
+            return rc;
+        int v = 0;
+        rc = read_version(q, &v);
+        if (rc == 0)
+            rc = check_not_newer(q, v);
+        if (rc == 0 && v == i) {
+            rc = exec_sql(q, eo__sqlite_migrations[i], "migrating the schema");
+            if (rc == 0) {
+                char sql[80];
+                snprintf(sql, sizeof sql, "INSERT INTO schema_version (version) VALUES (%d)", i + 1);
+                rc = exec_sql(q, sql, "recording the schema version");
+            }
+        }
+        if (rc == 0)
+            rc = exec_sql(q, "COMMIT", "committing a migration");
+        if (rc) {
+            sqlite3_exec(q->db, "ROLLBACK", NULL, NULL, NULL);
+            return rc;
+        }
+        if (v > i)
+            i = v - 1; /* another process went further already */
+    }
+    return 0;
+}
+
+/* Sets a pragma whose answer must be @p expect (journal_mode answers the mode it got). */
+static int pragma_expect(sq_store *q, const char *sql, const char *expect)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(q->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return fail(q, rc, sql);
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        int err = fail(q, rc, sql);
+        sqlite3_finalize(st);
+        return err;
+    }
+    const char *got = (const char *)sqlite3_column_text(st, 0);
+    int ok = got != NULL && sqlite3_stricmp(got, expect) == 0;
+    if (!ok)
+        eo__store_seterr(&q->base, "%s: %s gave '%s'", q->path, sql, got ? got : "");
+    sqlite3_finalize(st);
+    return ok ? 0 : EO_EIO;
+}
+
+static int setup_writer(sq_store *q, unsigned flags)
+{
+    int v = 0;
+    int rc = read_version(q, &v);
+    if (rc == 0)
+        rc = check_not_newer(q, v);
+    if (rc == 0)
+        rc = pragma_expect(q, "PRAGMA journal_mode = WAL", "wal");
+    /* NORMAL in WAL syncs the log at checkpoints only: a committed transaction survives a killed
+     * process (it is in the OS's page cache), and FULL adds an fsync per commit for power cuts. */
+    if (rc == 0)
+        rc = exec_sql(q,
+                      (flags & EO_STORE_SYNC_FULL) ? "PRAGMA synchronous = FULL"
+                                                   : "PRAGMA synchronous = NORMAL",
+                      "setting synchronous");
+    if (rc == 0)
+        rc = exec_sql(q,
+                      "PRAGMA foreign_keys = ON; PRAGMA cache_size = -16384; "
+                      "PRAGMA journal_size_limit = 67108864",
+                      "setting pragmas");
+    if (rc == 0)
+        rc = migrate(q, v);
+    return rc;
+}
+
+static int setup_reader(sq_store *q)
+{
+    int rc = exec_sql(q, "PRAGMA query_only = ON; PRAGMA cache_size = -16384", "setting pragmas");
+    int v = 0;
+    if (rc == 0)
+        rc = read_version(q, &v);
+    if (rc == 0)
+        rc = check_not_newer(q, v);
+    if (rc == 0 && v < eo__sqlite_migration_count) {
+        eo__store_seterr(&q->base,
+                         v == 0 ? "%s: not an evenodds store (empty)"
+                                : "%s: schema version %d is older than this program's (%d): "
+                                  "open it read-write once to migrate it",
+                         q->path, v, eo__sqlite_migration_count);
+        rc = EO_EIO;
+    }
+    return rc;
+}
+
+static void sq_close(eo_store *s)
+{
+    sq_store *q = sq(s);
+    for (int i = 0; i < Q_COUNT; i++)
+        sqlite3_finalize(q->q[i]);
+    /* Closing with a transaction open rolls it back. */
+    sqlite3_close(q->db);
+    free(q->path);
+    free(q);
+}
+
+static int sq_schema_version(eo_store *s, int *version)
+{
+    return read_version(sq(s), version);
+}
+
+static int sq_begin(eo_store *s)
+{
+    sq_store *q = sq(s);
+    if (!sqlite3_get_autocommit(q->db)) {
+        eo__store_seterr(s, "%s: a transaction is open already", q->path);
+        return EO_EINVAL;
+    }
+    return run_simple(q, (s->flags & EO_STORE_READONLY) ? Q_BEGIN_READ : Q_BEGIN_WRITE,
+                      "begin");
+}
+
+static int sq_commit(eo_store *s)
+{
+    sq_store *q = sq(s);
+    if (sqlite3_get_autocommit(q->db)) {
+        eo__store_seterr(s, "%s: commit without a transaction", q->path);
+        return EO_EINVAL;
+    }
+    int rc = run_simple(q, Q_COMMIT, "commit");
+    /* A failed COMMIT may leave the transaction open (SQLITE_BUSY): roll it back, so that the
+     * caller's view (nothing of the batch stored) is the truth and the handle is usable. */
+    if (rc && !sqlite3_get_autocommit(q->db))
+        sqlite3_exec(q->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static int sq_rollback(eo_store *s)
+{
+    sq_store *q = sq(s);
+    if (sqlite3_get_autocommit(q->db))
+        return 0;
+    return run_simple(q, Q_ROLLBACK, "rollback");
+}
+
+static int sq_pool_create(eo_store *s, const char *name, const char *model,
+                          const char *params_json, int64_t created_at, int64_t *id)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_POOL_INSERT, &st);
+    if (rc)
+        return rc;
+    bind_text(st, 1, name);
+    bind_text(st, 2, model);
+    bind_text(st, 3, params_json);
+    sqlite3_bind_int64(st, 4, created_at);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        src = sqlite3_step(st);
+    }
+    if (src == SQLITE_DONE) {
+        rc = 0;
+    } else if (src == SQLITE_CONSTRAINT_UNIQUE) {
+        eo__store_seterr(s, "%s: pool '%s' exists already", q->path, name);
+        rc = EO_EEXIST;
+    } else {
+        rc = fail(q, src, "creating a pool");
+    }
+    done(st);
+    return rc;
+}
+
+static int read_pool_row(sqlite3_stmt *st, eo_pool_row *out)
+{
+    out->id = sqlite3_column_int64(st, 0);
+    out->name = col_dup(st, 1);
+    out->model = col_dup(st, 2);
+    out->params_json = col_dup(st, 3);
+    out->created_at = sqlite3_column_int64(st, 4);
+    if (out->name == NULL || out->model == NULL || out->params_json == NULL) {
+        eo_pool_row_free(out);
+        return EO_ENOMEM;
+    }
+    return 0;
+}
+
+static int sq_pool_get(eo_store *s, const char *name, eo_pool_row *out)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_POOL_GET, &st);
+    if (rc)
+        return rc;
+    bind_text(st, 1, name);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
+        rc = read_pool_row(st, out);
+    else if (src == SQLITE_DONE)
+        rc = EO_ENOTFOUND;
+    else
+        rc = fail(q, src, "reading a pool");
+    done(st);
+    return rc;
+}
+
+static int sq_pool_list(eo_store *s, eo_pool_row **rows, size_t *n)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_POOL_LIST, &st);
+    if (rc)
+        return rc;
+    eo_pool_row *v = NULL;
+    size_t len = 0, cap = 0;
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            eo_pool_row *nv = realloc(v, ncap * sizeof *nv);
+            if (nv == NULL) {
+                rc = EO_ENOMEM;
+                break;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        memset(&v[len], 0, sizeof v[len]);
+        rc = read_pool_row(st, &v[len]);
+        if (rc)
+            break;
+        len++;
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        rc = fail(q, src, "listing pools");
+    done(st);
+    if (rc) {
+        for (size_t i = 0; i < len; i++)
+            eo_pool_row_free(&v[i]);
+        free(v);
+        return rc;
+    }
+    *rows = v;
+    *n = len;
+    return 0;
+}
+
+static int sq_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
+                         const char *body, const char *response, int64_t at, int64_t *seq)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_LOG_INSERT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    sqlite3_bind_int(st, 2, (int)kind);
+    bind_text(st, 3, round_id);
+    bind_text(st, 4, body);
+    bind_text(st, 5, response);
+    sqlite3_bind_int64(st, 6, at);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        *seq = sqlite3_column_int64(st, 0);
+        src = sqlite3_step(st);
+    }
+    if (src == SQLITE_DONE) {
+        rc = 0;
+    } else if (src == SQLITE_CONSTRAINT_UNIQUE) {
+        /* seq comes from max(seq) under the write lock, so only the round id can collide. */
+        eo__store_seterr(s, "%s: round '%s' is logged already", q->path,
+                         round_id ? round_id : "");
+        rc = EO_EEXIST;
+    } else if (src == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        eo__store_seterr(s, "%s: no pool with id %lld", q->path, (long long)pool_id);
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "appending to the log");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_round_find(eo_store *s, int64_t pool_id, const char *round_id, char **body,
+                         char **response)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_ROUND_FIND, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, round_id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        char *b = body ? col_dup(st, 0) : NULL;
+        char *r = response ? col_dup(st, 1) : NULL;
+        if ((body && b == NULL) || (response && r == NULL && sqlite3_column_type(st, 1) != SQLITE_NULL)) {
+            free(b);
+            free(r);
+            rc = EO_ENOMEM;
+        } else {
+            if (body)
+                *body = b;
+            if (response)
+                *response = r;
+        }
+    } else if (src == SQLITE_DONE) {
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "finding a round");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_log_each(eo_store *s, int64_t pool_id, int64_t after,
+                       int (*fn)(void *ctx, const eo_log_entry *e), void *ctx)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_LOG_EACH, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    sqlite3_bind_int64(st, 2, after);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_log_entry e;
+        e.seq = sqlite3_column_int64(st, 0);
+        int kind = sqlite3_column_int(st, 1);
+        e.kind = (eo_log_kind)kind;
+        e.round_id = (const char *)sqlite3_column_text(st, 2);
+        e.body = (const char *)sqlite3_column_text(st, 3);
+        e.at = sqlite3_column_int64(st, 4);
+        if (kind < EO_LOG_ROUND || kind > EO_LOG_RESET || e.body == NULL) {
+            eo__store_seterr(s, "%s: log entry %lld of pool %lld is damaged", q->path,
+                             (long long)e.seq, (long long)pool_id);
+            done(st);
+            return EO_EIO;
+        }
+        rc = fn(ctx, &e);
+        if (rc) {
+            done(st);
+            return rc;
+        }
+    }
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, "reading the log");
+    done(st);
+    return rc;
+}
+
+static int sq_round_count(eo_store *s, int64_t pool_id, int64_t *n)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_ROUND_COUNT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    else
+        rc = fail(q, src, "counting rounds");
+    done(st);
+    return rc;
+}
+
+static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_PLAYER_PUT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    sqlite3_bind_int64(st, 3, row->rating);
+    sqlite3_bind_int64(st, 4, row->rounds);
+    sqlite3_bind_int64(st, 5, row->last_ended_at);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_DONE) {
+        rc = 0;
+    } else if (src == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        eo__store_seterr(s, "%s: no pool with id %lld", q->path, (long long)pool_id);
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "writing a player");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player_row *out)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_PLAYER_GET, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        out->rating = (int32_t)sqlite3_column_int64(st, 0);
+        out->rounds = (uint32_t)sqlite3_column_int64(st, 1);
+        out->last_ended_at = sqlite3_column_int64(st, 2);
+    } else if (src == SQLITE_DONE) {
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "reading a player");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_player_delete(eo_store *s, int64_t pool_id, const char *id)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_PLAYER_DELETE, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    int src = sqlite3_step(st);
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, "deleting a player");
+    done(st);
+    return rc;
+}
+
+static const eo__store_ops sqlite_ops = {
+    .name = "sqlite",
+    .close = sq_close,
+    .schema_version = sq_schema_version,
+    .begin = sq_begin,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .pool_create = sq_pool_create,
+    .pool_get = sq_pool_get,
+    .pool_list = sq_pool_list,
+    .log_append = sq_log_append,
+    .round_find = sq_round_find,
+    .log_each = sq_log_each,
+    .round_count = sq_round_count,
+    .player_put = sq_player_put,
+    .player_get = sq_player_get,
+    .player_delete = sq_player_delete,
+};
+
+int eo__sqlite_open(const char *path, unsigned flags, eo_store **out, char *err, size_t errlen)
+{
+    sq_store *q = calloc(1, sizeof *q);
+    size_t plen = strlen(path);
+    char *p = malloc(plen + 1);
+    if (q == NULL || p == NULL) {
+        free(q);
+        free(p);
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
+    memcpy(p, path, plen + 1);
+    q->base.ops = &sqlite_ops;
+    q->base.flags = flags;
+    q->path = p;
+
+    /* A handle is used by one thread at a time (eo_store.h), so SQLite's own mutexes are not
+     * needed. A read-only handle never creates the file. */
+    int oflags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE |
+                 ((flags & EO_STORE_READONLY) ? SQLITE_OPEN_READONLY
+                                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    int rc;
+    int src = sqlite3_open_v2(path, &q->db, oflags, NULL);
+    if (src != SQLITE_OK) {
+        eo__store_seterr(&q->base, "%s: cannot open: %s", path,
+                         q->db ? sqlite3_errmsg(q->db) : sqlite3_errstr(src));
+        rc = src == SQLITE_NOMEM ? EO_ENOMEM : EO_EIO;
+    } else {
+        sqlite3_busy_timeout(q->db, BUSY_TIMEOUT_MS);
+        rc = (flags & EO_STORE_READONLY) ? setup_reader(q) : setup_writer(q, flags);
+    }
+    if (rc) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "%s", q->base.errmsg);
+        sq_close(&q->base);
+        return rc;
+    }
+    *out = &q->base;
+    return 0;
+}

@@ -1,0 +1,49 @@
+/* The SQLite schema as an ordered list of migrations. Never edit a step that has shipped: add a
+ * new one. Each runs in its own transaction together with the row that records its version. */
+#include "store/store_internal.h"
+
+const char *const eo__sqlite_migrations[] = {
+    /* 1: pools, the event log (rounds and admin edits, one sequence per pool) and player rows.
+     * log.id is the physical append order (sequential rowid keys, so appends touch the right edge
+     * of the B-tree); (pool_id, seq) is the logical order; (pool_id, round_id) the idempotency key.
+     * SQLite treats NULLs as distinct in UNIQUE, so edits (round_id NULL) never collide.
+     * players rows are small and keyed by (pool_id, player_id): a clustered WITHOUT ROWID table. */
+    "CREATE TABLE schema_version (\n"
+    "  version INTEGER PRIMARY KEY\n"
+    ");\n"
+    "CREATE TABLE pools (\n"
+    "  id         INTEGER PRIMARY KEY,\n"
+    "  name       TEXT    NOT NULL UNIQUE,\n"
+    "  model      TEXT    NOT NULL,\n"
+    "  params     TEXT    NOT NULL,\n"
+    "  created_at INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE log (\n"
+    "  id       INTEGER PRIMARY KEY,\n"
+    "  pool_id  INTEGER NOT NULL REFERENCES pools(id),\n"
+    "  seq      INTEGER NOT NULL,\n"
+    "  kind     INTEGER NOT NULL CHECK (kind IN (0, 1, 2)),\n"
+    "  round_id TEXT,\n"
+    "  body     TEXT    NOT NULL,\n"
+    "  response TEXT,\n"
+    "  at       INTEGER NOT NULL,\n"
+    "  UNIQUE (pool_id, seq),\n"
+    "  UNIQUE (pool_id, round_id),\n"
+    "  CHECK ((kind = 0) = (round_id IS NOT NULL))\n"
+    ");\n"
+    "CREATE TABLE players (\n"
+    "  pool_id       INTEGER NOT NULL REFERENCES pools(id),\n"
+    "  player_id     TEXT    NOT NULL,\n"
+    "  rating        INTEGER NOT NULL,\n"
+    "  rounds        INTEGER NOT NULL,\n"
+    "  last_ended_at INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (pool_id, player_id)\n"
+    ") WITHOUT ROWID;\n",
+};
+
+_Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==
+                   EO_STORE_SCHEMA_VERSION,
+               "EO_STORE_SCHEMA_VERSION must equal the number of migrations");
+
+const int eo__sqlite_migration_count =
+    (int)(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0]);

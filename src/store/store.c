@@ -1,0 +1,179 @@
+/* eo_store: argument checks and dispatch to the backend chosen by the location. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+void eo__store_seterr(eo_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    va_end(ap);
+}
+
+static void put_err(char *err, size_t errlen, const char *msg)
+{
+    if (err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s", msg);
+}
+
+static int has_prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+int eo_store_open(const char *location, unsigned flags, eo_store **out, char *err, size_t errlen)
+{
+    if (out == NULL)
+        return EO_EINVAL;
+    *out = NULL;
+    if (location == NULL || location[0] == '\0') {
+        put_err(err, errlen, "no store location given");
+        return EO_EINVAL;
+    }
+    if ((flags & ~(unsigned)(EO_STORE_READONLY | EO_STORE_SYNC_FULL)) != 0) {
+        put_err(err, errlen, "unknown store flags");
+        return EO_EINVAL;
+    }
+    /* A URL names a server backend; everything else is an SQLite file path. */
+    if (has_prefix(location, "postgres://") || has_prefix(location, "postgresql://")) {
+        put_err(err, errlen, "the PostgreSQL backend is not built into this program yet");
+        return EO_EINVAL;
+    }
+    return eo__sqlite_open(location, flags, out, err, errlen);
+}
+
+void eo_store_close(eo_store *s)
+{
+    if (s != NULL)
+        s->ops->close(s);
+}
+
+const char *eo_store_errmsg(eo_store *s)
+{
+    return s != NULL ? s->errmsg : "no store handle";
+}
+
+int eo_store_schema_version(eo_store *s, int *version)
+{
+    if (s == NULL || version == NULL)
+        return EO_EINVAL;
+    return s->ops->schema_version(s, version);
+}
+
+int eo_store_begin(eo_store *s)
+{
+    return s != NULL ? s->ops->begin(s) : EO_EINVAL;
+}
+
+int eo_store_commit(eo_store *s)
+{
+    return s != NULL ? s->ops->commit(s) : EO_EINVAL;
+}
+
+int eo_store_rollback(eo_store *s)
+{
+    return s != NULL ? s->ops->rollback(s) : EO_EINVAL;
+}
+
+void eo_pool_row_free(eo_pool_row *row)
+{
+    if (row == NULL)
+        return;
+    free(row->name);
+    free(row->model);
+    free(row->params_json);
+    memset(row, 0, sizeof *row);
+}
+
+int eo_store_pool_create(eo_store *s, const char *name, const char *model, const char *params_json,
+                         int64_t created_at, int64_t *id)
+{
+    if (s == NULL || name == NULL || model == NULL || params_json == NULL)
+        return EO_EINVAL;
+    int64_t dummy;
+    return s->ops->pool_create(s, name, model, params_json, created_at, id ? id : &dummy);
+}
+
+int eo_store_pool_get(eo_store *s, const char *name, eo_pool_row *out)
+{
+    if (s == NULL || name == NULL || out == NULL)
+        return EO_EINVAL;
+    memset(out, 0, sizeof *out);
+    return s->ops->pool_get(s, name, out);
+}
+
+int eo_store_pool_list(eo_store *s, eo_pool_row **rows, size_t *n)
+{
+    if (s == NULL || rows == NULL || n == NULL)
+        return EO_EINVAL;
+    *rows = NULL;
+    *n = 0;
+    return s->ops->pool_list(s, rows, n);
+}
+
+int eo_store_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
+                        const char *body, const char *response, int64_t at, int64_t *seq)
+{
+    if (s == NULL || body == NULL)
+        return EO_EINVAL;
+    if (kind != EO_LOG_ROUND && kind != EO_LOG_SET && kind != EO_LOG_RESET)
+        return EO_EINVAL;
+    /* Only rounds carry an id: it is the idempotency key, edits have none. */
+    if ((kind == EO_LOG_ROUND) != (round_id != NULL))
+        return EO_EINVAL;
+    int64_t dummy;
+    return s->ops->log_append(s, pool_id, kind, round_id, body, response, at,
+                              seq ? seq : &dummy);
+}
+
+int eo_store_round_find(eo_store *s, int64_t pool_id, const char *round_id, char **body,
+                        char **response)
+{
+    if (s == NULL || round_id == NULL)
+        return EO_EINVAL;
+    if (body != NULL)
+        *body = NULL;
+    if (response != NULL)
+        *response = NULL;
+    return s->ops->round_find(s, pool_id, round_id, body, response);
+}
+
+int eo_store_log_each(eo_store *s, int64_t pool_id, int64_t after,
+                      int (*fn)(void *ctx, const eo_log_entry *e), void *ctx)
+{
+    if (s == NULL || fn == NULL)
+        return EO_EINVAL;
+    return s->ops->log_each(s, pool_id, after, fn, ctx);
+}
+
+int eo_store_round_count(eo_store *s, int64_t pool_id, int64_t *n)
+{
+    if (s == NULL || n == NULL)
+        return EO_EINVAL;
+    return s->ops->round_count(s, pool_id, n);
+}
+
+int eo_store_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row)
+{
+    if (s == NULL || id == NULL || row == NULL)
+        return EO_EINVAL;
+    return s->ops->player_put(s, pool_id, id, row);
+}
+
+int eo_store_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player_row *out)
+{
+    if (s == NULL || id == NULL || out == NULL)
+        return EO_EINVAL;
+    return s->ops->player_get(s, pool_id, id, out);
+}
+
+int eo_store_player_delete(eo_store *s, int64_t pool_id, const char *id)
+{
+    if (s == NULL || id == NULL)
+        return EO_EINVAL;
+    return s->ops->player_delete(s, pool_id, id);
+}

@@ -1,0 +1,53 @@
+/* The backend interface behind eo_store: each backend (sqlite.c now, postgres.c later) fills one
+ * ops table with its own SQL and embeds struct eo_store as the first member of its handle. */
+#ifndef EO_STORE_INTERNAL_H
+#define EO_STORE_INTERNAL_H
+
+#include "evenodds/eo_store.h"
+
+#define EO__STORE_ERRMAX 512
+
+typedef struct eo__store_ops {
+    const char *name;
+    void (*close)(eo_store *s);
+    int (*schema_version)(eo_store *s, int *version);
+    int (*begin)(eo_store *s);
+    int (*commit)(eo_store *s);
+    int (*rollback)(eo_store *s);
+    int (*pool_create)(eo_store *s, const char *name, const char *model, const char *params_json,
+                       int64_t created_at, int64_t *id);
+    int (*pool_get)(eo_store *s, const char *name, eo_pool_row *out);
+    int (*pool_list)(eo_store *s, eo_pool_row **rows, size_t *n);
+    int (*log_append)(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
+                      const char *body, const char *response, int64_t at, int64_t *seq);
+    int (*round_find)(eo_store *s, int64_t pool_id, const char *round_id, char **body,
+                      char **response);
+    int (*log_each)(eo_store *s, int64_t pool_id, int64_t after,
+                    int (*fn)(void *ctx, const eo_log_entry *e), void *ctx);
+    int (*round_count)(eo_store *s, int64_t pool_id, int64_t *n);
+    int (*player_put)(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row);
+    int (*player_get)(eo_store *s, int64_t pool_id, const char *id, eo_player_row *out);
+    int (*player_delete)(eo_store *s, int64_t pool_id, const char *id);
+} eo__store_ops;
+
+struct eo_store {
+    const eo__store_ops *ops;
+    unsigned flags;
+    char errmsg[EO__STORE_ERRMAX];
+};
+
+/* Formats the handle's last error text (printf-style). */
+void eo__store_seterr(eo_store *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* The SQLite backend's opener (sqlite.c). */
+int eo__sqlite_open(const char *path, unsigned flags, eo_store **out, char *err, size_t errlen);
+
+/* The SQLite schema: migration i (0-based) takes the store from version i to version i + 1. */
+extern const char *const eo__sqlite_migrations[];
+extern const int eo__sqlite_migration_count;
+
+#endif

@@ -1,0 +1,930 @@
+/* End-to-end tests of `evenodds serve`: the real binary on 127.0.0.1 (port 0) with a temporary
+ * database, driven over HTTP with libcurl. Expected values are derived by hand in comments. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "e2e.h"
+
+/* A 2v2 round: @p a1,a2 against @p b1,b2. */
+static void round_json(char *buf, size_t cap, const char *id, const char *a1, const char *a2,
+                       const char *b1, const char *b2, const char *winner)
+{
+    snprintf(buf, cap,
+             "{\"id\":\"%s\",\"server\":\"srv1\",\"map\":\"arena_well\",\"started_at\":1763800000,"
+             "\"ended_at\":1763800391,\"winner\":\"%s\",\"A\":[\"%s\",\"%s\"],\"B\":[\"%s\",\"%s\"]}",
+             id, winner, a1, a2, b1, b2);
+}
+
+static void start(e2e_server *s, const char *const *extra)
+{
+    assert_int_equal(e2e_init(s), 0);
+    assert_int_equal(e2e_start(s, extra), 0);
+}
+
+/* SIGTERM, then expect exit 0: under ASan this also fails on any leak or memory error the
+ * service met while the test ran. */
+static void stop_clean(e2e_server *s)
+{
+    int st = -1;
+    assert_int_equal(e2e_stop(s, SIGTERM, 20000, &st), 0);
+    assert_int_equal(st, 0);
+}
+
+/* Sends a request and checks its status; returns the parsed body (caller decrefs). */
+static json_t *expect(const e2e_server *s, const char *method, const char *path, const char *key,
+                      const char *body, long status)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, method, path, key, body, &r), 0);
+    if (r.status != status)
+        fprintf(stderr, "%s %s -> %ld %s\n", method, path, r.status, r.body);
+    assert_int_equal(r.status, status);
+    json_t *j = e2e_json(&r);
+    assert_non_null(j);
+    e2e_resp_free(&r);
+    return j;
+}
+
+static json_int_t jint(const json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    assert_true(json_is_integer(v));
+    return json_integer_value(v);
+}
+
+static double jnum(const json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+static bool jbool(const json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    assert_true(json_is_boolean(v));
+    return json_is_true(v);
+}
+
+static void create_pool(const e2e_server *s, const char *name)
+{
+    char body[200];
+    snprintf(body, sizeof body, "{\"name\":\"%s\",\"model\":\"synelo\",\"params\":{\"kmax_team\":12}}",
+             name);
+    json_t *j = expect(s, "POST", "/v1/pools", s->admin_key, body, 201);
+    assert_string_equal(json_string_value(json_object_get(j, "name")), name);
+    json_decref(j);
+}
+
+/* ---- create, rate, look up, split, admin, restart ----------------------------------------- */
+
+static void test_flow(void **state)
+{
+    (void)state;
+    e2e_server s;
+    const char *extra[] = {"--default-pool", "default", NULL};
+    start(&s, extra);
+
+    json_t *j = expect(&s, "GET", "/healthz", NULL, NULL, 200);
+    json_decref(j);
+    j = expect(&s, "GET", "/readyz", NULL, NULL, 200);
+    json_decref(j);
+
+    /* kmax_team 12: Θ = 400 * floor(median{1..12}) = 400 * floor(6.5) = 2400 (seed F1). */
+    j = expect(&s, "POST", "/v1/pools", s.admin_key,
+               "{\"name\":\"arena\",\"model\":\"synelo\",\"params\":{\"kmax_team\":12}}", 201);
+    assert_string_equal(json_string_value(json_object_get(j, "model")), "synelo");
+    json_t *params = json_object_get(j, "params");
+    assert_true(jnum(params, "theta") == 2400.0);
+    assert_int_equal(jint(params, "r0"), 1000); /* the seed's table */
+    assert_int_equal(jint(params, "t_shadow"), 50);
+    json_decref(j);
+
+    /* Listed by name: "arena" < "default". */
+    j = expect(&s, "GET", "/v1/pools", s.admin_key, NULL, 200);
+    json_t *pools = json_object_get(j, "pools");
+    assert_int_equal(json_array_size(pools), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pools, 0), "name")), "arena");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pools, 1), "name")), "default");
+    json_decref(j);
+
+    /* Unknown player: R0, nothing written (the pool still has no player afterwards). */
+    j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "id")), "p1");
+    assert_int_equal(jint(j, "rating"), 1000);
+    assert_int_equal(jint(j, "rounds"), 0);
+    assert_false(jbool(j, "visible"));
+    assert_false(jbool(j, "stale"));
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/arena/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(j, "players"), 0);
+    assert_int_equal(jint(j, "rounds"), 0);
+    json_decref(j);
+
+    /* One round between four new players: equal sums give P = 1/(1+10^0) = 0.5 for everyone,
+     * all have the same state hence the same K, so winners gain what losers lose. */
+    char round[512];
+    round_json(round, sizeof round, "r1", "p1", "p2", "p3", "p4", "A");
+    e2e_resp first;
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools/arena/rounds", s.server_key, round, &first), 0);
+    assert_int_equal(first.status, 200);
+    j = e2e_json(&first);
+    assert_string_equal(json_string_value(json_object_get(j, "round")), "r1");
+    json_t *pl = json_object_get(j, "players");
+    assert_int_equal(json_array_size(pl), 4);
+    json_int_t d1 = jint(json_array_get(pl, 0), "delta");
+    assert_true(d1 > 0);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *p = json_array_get(pl, i);
+        assert_true(jnum(p, "expected") == 0.5);
+        assert_int_equal(jint(p, "delta"), i < 2 ? d1 : -d1);
+        assert_int_equal(jint(p, "rating"), 1000 + (i < 2 ? d1 : -d1));
+        assert_int_equal(jint(p, "rounds"), 1);
+        assert_false(jbool(p, "visible"));
+    }
+    json_decref(j);
+
+    j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1000 + d1);
+    assert_int_equal(jint(j, "rounds"), 1);
+    json_decref(j);
+
+    /* The same round again: the first answer, byte for byte, and no second update. */
+    e2e_resp again;
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools/arena/rounds", s.server_key, round, &again), 0);
+    assert_int_equal(again.status, 200);
+    assert_string_equal(again.body, first.body);
+    e2e_resp_free(&again);
+    /* Same id, other content: 409. */
+    char other[512];
+    round_json(other, sizeof other, "r1", "p1", "p2", "p3", "p4", "B");
+    j = expect(&s, "POST", "/v1/pools/arena/rounds", s.server_key, other, 409);
+    json_decref(j);
+
+    /* Quality after one round with P = 0.5 and A winning: Brier = (0.5 - 1)^2 = 0.25;
+     * balance = |0.5 - 0.5| = 0. */
+    j = expect(&s, "GET", "/v1/pools/arena/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(j, "rounds"), 1);
+    assert_int_equal(jint(j, "players"), 4);
+    assert_int_equal(jint(j, "visible_players"), 0);
+    assert_true(jnum(j, "brier_all") == 0.25);
+    assert_true(jnum(j, "brier_recent") == 0.25);
+    assert_true(jnum(j, "balance_recent") == 0.0);
+    json_decref(j);
+
+    /* Splits from stored ratings: p1,p2 = 1000+d, p3,p4 = 1000-d. The only zero-gap split of
+     * k = 2 pairs one winner with one loser; the sums are equal so P(A) = 0.5. */
+    j = expect(&s, "POST", "/v1/pools/arena/splits", s.server_key,
+               "{\"players\":[\"p1\",\"p2\",\"p3\",\"p4\"]}", 200);
+    json_t *sp = json_object_get(j, "splits");
+    assert_int_equal(json_array_size(sp), 1);
+    json_t *k2 = json_array_get(sp, 0);
+    assert_int_equal(jint(k2, "k"), 2);
+    assert_int_equal(jint(k2, "gap"), 0);
+    assert_true(jnum(k2, "p_a") == 0.5);
+    json_decref(j);
+    /* Ratings given: 1000,1100,1200,1300 -> {1000,1300} vs {1100,1200}, gap 0. */
+    j = expect(&s, "POST", "/v1/pools/arena/splits", s.server_key,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\",\"rating\":1100},"
+               "{\"id\":\"c\",\"rating\":1200},{\"id\":\"d\",\"rating\":1300}]}",
+               200);
+    k2 = json_array_get(json_object_get(j, "splits"), 0);
+    assert_int_equal(jint(k2, "gap"), 0);
+    json_t *ta = json_object_get(k2, "A"), *tb = json_object_get(k2, "B");
+    assert_int_equal(json_array_size(ta), 2);
+    assert_int_equal(json_array_size(tb), 2);
+    const char *a0 = json_string_value(json_array_get(ta, 0));
+    const char *a1 = json_string_value(json_array_get(ta, 1));
+    bool ad = (!strcmp(a0, "a") && !strcmp(a1, "d")) || (!strcmp(a0, "d") && !strcmp(a1, "a"));
+    bool bc = (!strcmp(a0, "b") && !strcmp(a1, "c")) || (!strcmp(a0, "c") && !strcmp(a1, "b"));
+    assert_true(ad || bc);
+    json_decref(j);
+
+    /* Admin set: the rating changes, the rounds stay. */
+    j = expect(&s, "PUT", "/v1/pools/arena/players/p1", s.admin_key, "{\"rating\":1500}", 200);
+    assert_int_equal(jint(j, "rating"), 1500);
+    assert_int_equal(jint(j, "rounds"), 1);
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1500);
+    json_decref(j);
+    /* Admin reset: back to R0, 0 rounds, shadow. */
+    j = expect(&s, "DELETE", "/v1/pools/arena/players/p2", s.admin_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1000);
+    assert_int_equal(jint(j, "rounds"), 0);
+    assert_false(jbool(j, "visible"));
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/arena/players/p2", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1000);
+    assert_int_equal(jint(j, "rounds"), 0);
+    json_decref(j);
+
+    /* Metrics count what happened. */
+    e2e_resp m;
+    assert_int_equal(e2e_call(&s, "GET", "/metrics", NULL, NULL, &m), 0);
+    assert_int_equal(m.status, 200);
+    assert_non_null(strstr(m.ctype, "text/plain"));
+    assert_non_null(strstr(m.body, "\nevenodds_rounds_rated_total 1\n"));
+    assert_non_null(strstr(m.body, "evenodds_http_requests_total{route=\"/v1/pools/{pool}/rounds\","
+                                   "method=\"POST\",code=\"409\"} 1\n"));
+    assert_non_null(strstr(m.body, "evenodds_commit_duration_seconds_count"));
+    assert_non_null(strstr(m.body, "evenodds_writer_queue_depth 0\n"));
+    e2e_resp_free(&m);
+
+    /* Restart and re-read. */
+    int st = -1;
+    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
+    assert_int_equal(st, 0);
+    assert_int_equal(e2e_start(&s, extra), 0);
+    j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1500);
+    assert_int_equal(jint(j, "rounds"), 1);
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/arena/players/p3", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1000 - d1);
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/arena/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(j, "rounds"), 1);
+    json_decref(j);
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools/arena/rounds", s.server_key, round, &again), 0);
+    assert_int_equal(again.status, 200);
+    assert_string_equal(again.body, first.body);
+    e2e_resp_free(&again);
+    e2e_resp_free(&first);
+
+    /* The log has a line per request and never a key. */
+    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
+    assert_int_equal(st, 0);
+    char *log = e2e_read_log(&s);
+    assert_non_null(log);
+    assert_null(strstr(log, s.server_key));
+    assert_null(strstr(log, s.admin_key));
+    assert_null(strstr(log, "Bearer"));
+    assert_non_null(strstr(log, "msg=request method=POST path=/v1/pools/arena/rounds status=409"));
+    assert_non_null(strstr(log, "remote=127.0.0.1:"));
+    free(log);
+    e2e_cleanup(&s);
+}
+
+/* ---- malformed requests ------------------------------------------------------------------ */
+
+enum { K_NONE, K_SERVER, K_ADMIN, K_WRONG };
+
+typedef struct bad_case {
+    const char *method, *path;
+    int key;
+    const char *ctype; /* NULL: application/json */
+    const char *body;  /* NULL: none; "@BIG": 1 MiB + 1 bytes */
+    long status;
+    const char *code;  /* NULL: any code */
+    const char *extra_header;
+} bad_case;
+
+#define ROUND_OK_TAIL "\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x2\"]}"
+
+static const bad_case bad_cases[] = {
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{", 400, "invalid_json", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "", 400, "invalid_json", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "[]", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"id\":\"q\"," ROUND_OK_TAIL, 400, "invalid_json", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"x\":\"\xff\"," ROUND_OK_TAIL, 400, "invalid_json", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":5,\"A\":[\"x1\"],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":\"C\",\"A\":[\"x1\"],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":\"A\",\"A\":[],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x1\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":\"A\",\"A\":[{\"id\":\"x1\",\"time\":1.5}],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":\"A\",\"A\":[{\"id\":\"x1\",\"joined\":50,\"left\":10}],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":\"q\",\"winner\":\"A\",\"A\":[\"x\\u0001\"],\"B\":[\"x2\"]}", 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "{\"id\":7," ROUND_OK_TAIL, 400, "invalid_round", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, NULL, "@BIG", 413, "body_too_large", NULL},
+    {"POST", "/v1/pools/nope/rounds", K_SERVER, NULL, "{\"id\":\"q\"," ROUND_OK_TAIL, 404, "unknown_pool", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_NONE, NULL, "{\"id\":\"q\"," ROUND_OK_TAIL, 401, "unauthorized", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_WRONG, NULL, "{\"id\":\"q\"," ROUND_OK_TAIL, 401, "unauthorized", NULL},
+    {"GET", "/v1/pools/arena/players/x1", K_NONE, NULL, NULL, 401, "unauthorized", "Authorization: Basic dXNlcjpwYXNz"},
+    {"POST", "/v1/pools", K_SERVER, NULL, "{\"name\":\"zz\"}", 403, "forbidden", NULL},
+    {"GET", "/v1/pools", K_SERVER, NULL, NULL, 403, "forbidden", NULL},
+    {"PUT", "/v1/pools/arena/players/x1", K_SERVER, NULL, "{\"rating\":1200}", 403, "forbidden", NULL},
+    {"DELETE", "/v1/pools/arena/players/p1", K_SERVER, NULL, NULL, 403, "forbidden", NULL},
+    {"GET", "/v1/pools/arena/quality", K_SERVER, NULL, NULL, 403, "forbidden", NULL},
+    {"GET", "/v1/pools/arena/players/%zz", K_SERVER, NULL, NULL, 400, "invalid_path", NULL},
+    {"GET", "/v1/pools/arena/players/a%01b", K_SERVER, NULL, NULL, 400, "invalid_path", NULL},
+    {"GET", "/v1/pools/arena/players/%C3%28", K_SERVER, NULL, NULL, 400, "invalid_path", NULL},
+    {"GET", "/v1/pools/arena/players/"
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     K_SERVER, NULL, NULL, 400, "invalid_path", NULL},
+    {"DELETE", "/v1/pools/arena/rounds", K_ADMIN, NULL, NULL, 405, "method_not_allowed", NULL},
+    {"PATCH", "/v1/pools", K_ADMIN, NULL, NULL, 405, "method_not_allowed", NULL},
+    {"GET", "/v1/nothing", K_ADMIN, NULL, NULL, 404, "not_found", NULL},
+    {"GET", "/v1/pools/arena", K_ADMIN, NULL, NULL, 404, "not_found", NULL},
+    {"GET", "/v1/pools/arena/players/", K_ADMIN, NULL, NULL, 404, "not_found", NULL},
+    {"POST", "/v1/pools/arena/rounds", K_SERVER, "text/plain", "{\"id\":\"q\"," ROUND_OK_TAIL, 415, "unsupported_media_type", NULL},
+    {"PUT", "/v1/pools/arena/players/x1", K_ADMIN, NULL, "{\"rating\":\"abc\"}", 400, "invalid_request", NULL},
+    {"PUT", "/v1/pools/arena/players/x1", K_ADMIN, NULL, "{\"rating\":1.5}", 400, "invalid_request", NULL},
+    {"PUT", "/v1/pools/arena/players/x1", K_ADMIN, NULL, "{\"rating\":1200,\"bonus\":1}", 400, "invalid_request", NULL},
+    {"PUT", "/v1/pools/arena/players/x1", K_ADMIN, NULL, "{\"rating\":2000000}", 400, "invalid_request", NULL},
+    {"PUT", "/v1/pools/nope/players/x1", K_ADMIN, NULL, "{\"rating\":1200}", 404, "unknown_pool", NULL},
+    {"POST", "/v1/pools", K_ADMIN, NULL, "{\"model\":\"synelo\"}", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools", K_ADMIN, NULL, "{\"name\":\"zz\",\"model\":\"glicko9\"}", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools", K_ADMIN, NULL, "{\"name\":\"zz\",\"params\":{\"foo\":1}}", 400, NULL, NULL},
+    {"POST", "/v1/pools", K_ADMIN, NULL, "{\"name\":\"zz\",\"params\":[1]}", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools", K_ADMIN, NULL, "{\"name\":\"arena\"}", 409, NULL, NULL},
+    {"POST", "/v1/pools/arena/splits", K_SERVER, NULL, "{\"players\":[\"a\"]}", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools/arena/splits", K_SERVER, NULL, "{\"players\":[\"a\",\"b\",\"a\",\"c\"]}", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools/arena/splits", K_SERVER, NULL, "{\"players\":\"abcd\"}", 400, "invalid_request", NULL},
+    {"POST", "/v1/pools/arena/splits", K_SERVER, NULL, "{\"players\":[\"a\",\"b\",\"c\",{\"id\":\"d\",\"rating\":\"high\"}]}", 400, "invalid_request", NULL},
+    {"GET", "/v1/pools/nope/quality", K_ADMIN, NULL, NULL, 404, "unknown_pool", NULL},
+};
+
+/* What must not change: the pool list, arena's quality and two players. */
+static char *snapshot(const e2e_server *s)
+{
+    const char *paths[] = {"/v1/pools", "/v1/pools/arena/quality", "/v1/pools/arena/players/p1",
+                           "/v1/pools/arena/players/x1", "/v1/pools/zz/quality"};
+    size_t cap = 1, len = 0;
+    char *out = calloc(1, 1);
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        e2e_resp r;
+        assert_int_equal(e2e_call(s, "GET", paths[i], s->admin_key, NULL, &r), 0);
+        char head[16];
+        int hn = snprintf(head, sizeof head, "%ld ", r.status);
+        cap += (size_t)hn + r.len + 1;
+        out = realloc(out, cap);
+        assert_non_null(out);
+        memcpy(out + len, head, (size_t)hn);
+        len += (size_t)hn;
+        memcpy(out + len, r.body, r.len);
+        len += r.len;
+        out[len++] = '\n';
+        out[len] = '\0';
+        e2e_resp_free(&r);
+    }
+    return out;
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "arena");
+    char round[512];
+    round_json(round, sizeof round, "r1", "p1", "p2", "p3", "p4", "A");
+    json_decref(expect(&s, "POST", "/v1/pools/arena/rounds", s.server_key, round, 200));
+
+    size_t big_n = (1u << 20) + 1;
+    char *big = malloc(big_n + 1);
+    assert_non_null(big);
+    memset(big, ' ', big_n);
+    big[0] = '{';
+    big[big_n - 1] = '}';
+    big[big_n] = '\0';
+
+    char *before = snapshot(&s);
+    assert_true(sizeof bad_cases / sizeof bad_cases[0] >= 30);
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *c = &bad_cases[i];
+        const char *key = c->key == K_SERVER ? s.server_key
+                          : c->key == K_ADMIN ? s.admin_key
+                          : c->key == K_WRONG ? "0123456789abcdef0123456789abcdef"
+                                              : NULL;
+        const char *body = c->body && strcmp(c->body, "@BIG") == 0 ? big : c->body;
+        const char *hdrs[] = {c->extra_header, NULL};
+        e2e_resp r;
+        int rc = e2e_request(&s, c->method, c->path, key, c->ctype, body, body ? strlen(body) : 0,
+                             c->extra_header ? hdrs : NULL, &r);
+        if (rc != 0 || r.status != c->status || !e2e_is_error(&r, c->code) ||
+            !strstr(r.ctype, "application/json"))
+            fprintf(stderr, "case %zu: %s %s -> rc %d status %ld (want %ld %s) %s\n", i, c->method,
+                    c->path, rc, r.status, c->status, c->code ? c->code : "", r.body);
+        assert_int_equal(rc, 0);
+        assert_int_equal(r.status, c->status);
+        assert_true(e2e_is_error(&r, c->code));
+        assert_non_null(strstr(r.ctype, "application/json"));
+        if (c->status == 405)
+            assert_true(r.allow[0] != '\0');
+        e2e_resp_free(&r);
+    }
+    char *after = snapshot(&s);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    free(big);
+
+    /* 405 names what is allowed. */
+    e2e_resp r;
+    assert_int_equal(e2e_call(&s, "DELETE", "/v1/pools/arena/rounds", s.admin_key, NULL, &r), 0);
+    assert_string_equal(r.allow, "POST");
+    e2e_resp_free(&r);
+    /* An id with an encoded '/' is one segment: a valid (unknown) player. */
+    json_t *j = expect(&s, "GET", "/v1/pools/arena/players/a%2Fb", s.server_key, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "id")), "a/b");
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+/* ---- kill -9 in the middle of a burst ------------------------------------------------------ */
+
+#define BURST_THREADS 3
+#define BURST_MAX 400
+
+typedef struct burst {
+    const e2e_server *s;
+    int t;
+    atomic_int sent, acked; /* read by the main thread while the sender runs */
+    char *answer[BURST_MAX];
+    atomic_int *stop;
+} burst;
+
+static void burst_round(char *buf, size_t cap, int t, int i)
+{
+    char id[32], p[4][16];
+    snprintf(id, sizeof id, "t%d-r%d", t, i);
+    for (int k = 0; k < 4; k++)
+        snprintf(p[k], sizeof p[k], "t%dp%d", t, k);
+    round_json(buf, cap, id, p[0], p[1], p[2], p[3], i % 2 ? "B" : "A");
+}
+
+static void *burst_main(void *arg)
+{
+    burst *b = arg;
+    char round[512];
+    for (int i = 0; i < BURST_MAX && !*b->stop; i++) {
+        burst_round(round, sizeof round, b->t, i);
+        e2e_resp r;
+        b->sent = i + 1;
+        if (e2e_call(b->s, "POST", "/v1/pools/burst/rounds", b->s->server_key, round, &r) != 0 ||
+            r.status != 200) {
+            e2e_resp_free(&r);
+            break;
+        }
+        b->answer[i] = r.body;
+        b->acked = i + 1;
+    }
+    return NULL;
+}
+
+static void test_kill9(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "burst");
+    atomic_int stop = 0;
+    burst b[BURST_THREADS];
+    pthread_t th[BURST_THREADS];
+    memset(b, 0, sizeof b);
+    for (int t = 0; t < BURST_THREADS; t++) {
+        b[t].s = &s;
+        b[t].t = t;
+        b[t].stop = &stop;
+        assert_int_equal(pthread_create(&th[t], NULL, burst_main, &b[t]), 0);
+    }
+    /* Kill once some rounds are acknowledged, while the threads keep sending. */
+    for (int waited = 0; waited < 20000; waited += 5) {
+        int acked = 0;
+        for (int t = 0; t < BURST_THREADS; t++)
+            acked += b[t].acked;
+        if (acked >= 100)
+            break;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    int st;
+    e2e_stop(&s, SIGKILL, 5000, &st);
+    assert_int_equal(st, 128 + SIGKILL);
+    stop = 1;
+    for (int t = 0; t < BURST_THREADS; t++)
+        pthread_join(th[t], NULL);
+
+    print_message("kill -9 after %d+%d+%d acknowledged rounds\n", b[0].acked, b[1].acked,
+                  b[2].acked);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    json_int_t total = 0;
+    for (int t = 0; t < BURST_THREADS; t++) {
+        /* Each thread's rounds are sequential and all four of its players play in each, so
+         * every one of them has played exactly the stored rounds of the thread: the acknowledged
+         * ones and at most the one in flight at the kill. */
+        json_int_t count = -1;
+        for (int k = 0; k < 4; k++) {
+            char path[64];
+            snprintf(path, sizeof path, "/v1/pools/burst/players/t%dp%d", t, k);
+            json_t *j = expect(&s, "GET", path, s.server_key, NULL, 200);
+            if (count < 0)
+                count = jint(j, "rounds");
+            assert_int_equal(jint(j, "rounds"), count); /* nothing half-applied */
+            json_decref(j);
+        }
+        assert_true(count >= b[t].acked);
+        assert_true(count <= b[t].acked + 1);
+        assert_true(count <= b[t].sent);
+        total += count;
+    }
+    json_t *q = expect(&s, "GET", "/v1/pools/burst/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(q, "rounds"), total);
+    json_decref(q);
+    /* Every acknowledged round is there exactly once: resending gives the first answer. */
+    char round[512];
+    for (int t = 0; t < BURST_THREADS; t++)
+        for (int i = 0; i < b[t].acked; i++) {
+            burst_round(round, sizeof round, t, i);
+            e2e_resp r;
+            assert_int_equal(e2e_call(&s, "POST", "/v1/pools/burst/rounds", s.server_key, round, &r), 0);
+            assert_int_equal(r.status, 200);
+            assert_string_equal(r.body, b[t].answer[i]);
+            e2e_resp_free(&r);
+            free(b[t].answer[i]);
+        }
+    q = expect(&s, "GET", "/v1/pools/burst/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(q, "rounds"), total);
+    json_decref(q);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+/* ---- SIGTERM drains ----------------------------------------------------------------------- */
+
+static void test_sigterm(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "burst");
+    atomic_int stop = 0;
+    burst b[2];
+    pthread_t th[2];
+    memset(b, 0, sizeof b);
+    for (int t = 0; t < 2; t++) {
+        b[t].s = &s;
+        b[t].t = t;
+        b[t].stop = &stop;
+        assert_int_equal(pthread_create(&th[t], NULL, burst_main, &b[t]), 0);
+    }
+    for (int waited = 0; waited < 20000 && b[0].acked + b[1].acked < 10; waited += 5) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    int st = -1;
+    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
+    assert_int_equal(st, 0);
+    stop = 1;
+    for (int t = 0; t < 2; t++)
+        pthread_join(th[t], NULL);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    for (int t = 0; t < 2; t++) {
+        char path[64];
+        snprintf(path, sizeof path, "/v1/pools/burst/players/t%dp0", t);
+        json_t *j = expect(&s, "GET", path, s.server_key, NULL, 200);
+        assert_true(jint(j, "rounds") >= b[t].acked);
+        assert_true(jint(j, "rounds") <= b[t].sent);
+        json_decref(j);
+        for (int i = 0; i < b[t].acked; i++)
+            free(b[t].answer[i]);
+    }
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+/* ---- refusing to start ---------------------------------------------------------------------- */
+
+static void test_startup_errors(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    char err[2048];
+    const char *noconf[] = {"evenodds", "serve", "--db", s.db, "--listen", "127.0.0.1:0", NULL};
+    assert_int_equal(e2e_run(noconf, NULL, err, sizeof err), 2);
+    assert_non_null(strstr(err, "EVENODDS_SERVER_KEY"));
+    assert_non_null(strstr(err, "EVENODDS_ADMIN_KEY"));
+
+    /* A 15-character key is one short of the minimum. */
+    const char *withconf[] = {"evenodds", "serve", "--db", s.db, "--listen", "127.0.0.1:0",
+                              "--config", s.config, NULL};
+    assert_int_equal(e2e_run(withconf, "EVENODDS_ADMIN_KEY=abcdefghijklmno", err, sizeof err), 2);
+    assert_non_null(strstr(err, "16"));
+    assert_null(strstr(err, "abcdefghijklmno"));
+
+    /* A keys file others can read is refused, and its keys are not echoed. */
+    assert_int_equal(chmod(s.config, 0644), 0);
+    assert_int_equal(e2e_run(withconf, NULL, err, sizeof err), 2);
+    assert_non_null(strstr(err, "chmod 600"));
+    assert_null(strstr(err, s.server_key));
+    assert_int_equal(chmod(s.config, 0600), 0);
+
+    const char *nodb[] = {"evenodds", "serve", "--listen", "127.0.0.1:0", NULL};
+    assert_int_equal(e2e_run(nodb, NULL, err, sizeof err), 2);
+    const char *badlisten[] = {"evenodds", "serve", "--db", s.db, "--listen", "nowhere",
+                               "--config", s.config, NULL};
+    assert_int_equal(e2e_run(badlisten, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "--listen"));
+    e2e_cleanup(&s);
+}
+
+/* ---- keep-alive and concurrent duplicates ---------------------------------------------------- */
+
+static size_t discard(char *d, size_t sz, size_t nm, void *ud)
+{
+    (void)d;
+    (void)ud;
+    return sz * nm;
+}
+
+/* Every request after the first reuses the connection: answers are queued only once a request
+ * is complete, and updates answered by the writer keep the connection too. */
+static void test_keepalive(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "arena");
+    char round[512], auth[128], url[256];
+    round_json(round, sizeof round, "k1", "p1", "p2", "p3", "p4", "A");
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", s.server_key);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    h = curl_slist_append(h, "Expect:");
+    CURL *c = curl_easy_init();
+    assert_non_null(c);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    struct {
+        const char *method, *path, *body;
+        long status;
+    } seq[] = {
+        {"GET", "/healthz", NULL, 200},
+        {"POST", "/v1/pools/arena/rounds", round, 200},
+        {"GET", "/v1/pools/arena/players/p1", NULL, 200},
+        {"POST", "/v1/pools/arena/splits", "{\"players\":[\"p1\",\"p2\",\"p3\",\"p4\"]}", 200},
+        {"POST", "/v1/pools/arena/rounds", "{", 400},
+        {"POST", "/v1/pools/arena/rounds", round, 200},
+        {"GET", "/v1/pools/nope/players/p1", NULL, 404},
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        snprintf(url, sizeof url, "%s%s", s.url, seq[i].path);
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, seq[i].method);
+        if (seq[i].body)
+            curl_easy_setopt(c, CURLOPT_POSTFIELDS, seq[i].body);
+        else
+            curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+        assert_int_equal(curl_easy_perform(c), CURLE_OK);
+        long status = 0, connects = -1;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects);
+        assert_int_equal(status, seq[i].status);
+        assert_int_equal(connects, i == 0 ? 1 : 0);
+    }
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+typedef struct dup_arg {
+    const e2e_server *s;
+    const char *round;
+    e2e_resp r;
+    int rc;
+} dup_arg;
+
+static void *dup_main(void *p)
+{
+    dup_arg *a = p;
+    a->rc = e2e_call(a->s, "POST", "/v1/pools/arena/rounds", a->s->server_key, a->round, &a->r);
+    return NULL;
+}
+
+/* The same round from several clients at once (often in one batch): one update, one answer. */
+static void test_concurrent_duplicates(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "arena");
+    char round[512];
+    round_json(round, sizeof round, "dup", "p1", "p2", "p3", "p4", "B");
+    dup_arg a[6];
+    pthread_t th[6];
+    for (int i = 0; i < 6; i++) {
+        a[i].s = &s;
+        a[i].round = round;
+        assert_int_equal(pthread_create(&th[i], NULL, dup_main, &a[i]), 0);
+    }
+    for (int i = 0; i < 6; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(a[i].rc, 0);
+        assert_int_equal(a[i].r.status, 200);
+        assert_string_equal(a[i].r.body, a[0].r.body);
+    }
+    for (int i = 0; i < 6; i++)
+        e2e_resp_free(&a[i].r);
+    json_t *q = expect(&s, "GET", "/v1/pools/arena/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(q, "rounds"), 1);
+    json_decref(q);
+    json_t *j = expect(&s, "GET", "/v1/pools/arena/players/p3", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rounds"), 1);
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+/* ---- a full writer queue ----------------------------------------------------------------------- */
+
+typedef struct flood {
+    const e2e_server *s;
+    int t, ok, busy, other;
+} flood;
+
+static void *flood_main(void *p)
+{
+    flood *f = p;
+    char round[512], id[32], pl[4][16];
+    for (int i = 0; i < 15; i++) {
+        snprintf(id, sizeof id, "f%d-%d", f->t, i);
+        for (int k = 0; k < 4; k++)
+            snprintf(pl[k], sizeof pl[k], "f%dp%d", f->t, k);
+        round_json(round, sizeof round, id, pl[0], pl[1], pl[2], pl[3], "A");
+        e2e_resp r;
+        if (e2e_call(f->s, "POST", "/v1/pools/arena/rounds", f->s->server_key, round, &r) != 0)
+            f->other++;
+        else if (r.status == 200)
+            f->ok++;
+        else if (r.status == 503 && strcmp(r.retry_after, "1") == 0 && e2e_is_error(&r, "overloaded"))
+            f->busy++;
+        else {
+            fprintf(stderr, "flood: HTTP %ld %s (Retry-After '%s')\n", r.status, r.body,
+                    r.retry_after);
+            f->other++;
+        }
+        e2e_resp_free(&r);
+    }
+    return NULL;
+}
+
+/* With room for one queued update, concurrent clients get 200 or 503 + Retry-After, and only
+ * the 200s are stored (each thread's players count exactly its accepted rounds). */
+static void test_queue_full(void **state)
+{
+    (void)state;
+    e2e_server s;
+    const char *extra[] = {"--queue-max", "1", "--batch-max", "1", NULL};
+    start(&s, extra);
+    create_pool(&s, "arena");
+    flood f[6];
+    pthread_t th[6];
+    for (int t = 0; t < 6; t++) {
+        memset(&f[t], 0, sizeof f[t]);
+        f[t].s = &s;
+        f[t].t = t;
+        assert_int_equal(pthread_create(&th[t], NULL, flood_main, &f[t]), 0);
+    }
+    int ok = 0, busy = 0;
+    for (int t = 0; t < 6; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(f[t].other, 0);
+        ok += f[t].ok;
+        busy += f[t].busy;
+        char path[64];
+        snprintf(path, sizeof path, "/v1/pools/arena/players/f%dp0", t);
+        json_t *j = expect(&s, "GET", path, s.server_key, NULL, 200);
+        assert_int_equal(jint(j, "rounds"), f[t].ok);
+        json_decref(j);
+    }
+    print_message("queue-max 1: %d accepted, %d refused with 503\n", ok, busy);
+    assert_int_equal(ok + busy, 6 * 15);
+    json_t *q = expect(&s, "GET", "/v1/pools/arena/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(q, "rounds"), ok);
+    json_decref(q);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+/* ---- draining: in-flight requests finish, /readyz says 503 --------------------------------- */
+
+static void test_drain(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "arena");
+
+    /* A keep-alive connection opened before the signal, to ask /readyz while draining. */
+    char url[256];
+    long status = 0;
+    CURL *c = curl_easy_init();
+    assert_non_null(c);
+    snprintf(url, sizeof url, "%s/readyz", s.url);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    assert_int_equal(curl_easy_perform(c), CURLE_OK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    assert_int_equal(status, 200);
+
+    /* A round whose body is only half sent: a request in flight. */
+    char round[512], head[1024];
+    round_json(round, sizeof round, "slow", "p1", "p2", "p3", "p4", "A");
+    size_t blen = strlen(round), half = blen / 2;
+    int hn = snprintf(head, sizeof head,
+                      "POST /v1/pools/arena/rounds HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                      s.server_key, blen);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)s.port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(write(fd, head, (size_t)hn), hn);
+    assert_int_equal(write(fd, round, half), (ssize_t)half);
+    /* Wait until the service holds it: in flight = it plus the /metrics request asking. */
+    bool held = false;
+    for (int i = 0; i < 500 && !held; i++) {
+        e2e_resp m;
+        assert_int_equal(e2e_call(&s, "GET", "/metrics", NULL, NULL, &m), 0);
+        held = strstr(m.body, "\nevenodds_http_requests_in_flight 2\n") != NULL;
+        e2e_resp_free(&m);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        if (!held)
+            nanosleep(&ts, NULL);
+    }
+    assert_true(held);
+
+    assert_int_equal(kill(s.pid, SIGTERM), 0);
+    /* Draining: not ready, on the connection that was already open. */
+    bool saw503 = false;
+    for (int i = 0; i < 1000 && !saw503; i++) {
+        if (curl_easy_perform(c) == CURLE_OK) {
+            curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+            saw503 = status == 503;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        if (!saw503)
+            nanosleep(&ts, NULL);
+    }
+    assert_true(saw503);
+    curl_easy_cleanup(c);
+
+    /* The request in flight completes and is committed. */
+    assert_int_equal(write(fd, round + half, blen - half), (ssize_t)(blen - half));
+    char resp[4096];
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof resp - 1 && (n = read(fd, resp + got, sizeof resp - 1 - got)) > 0)
+        got += (size_t)n;
+    resp[got] = '\0';
+    close(fd);
+    assert_int_equal(strncmp(resp, "HTTP/1.1 200", 12), 0);
+    assert_non_null(strstr(resp, "\"round\":\"slow\""));
+
+    int st = -1;
+    assert_int_equal(e2e_stop(&s, 0, 20000, &st), 0); /* already signalled: just wait */
+    assert_int_equal(st, 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    json_t *j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rounds"), 1);
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_startup_errors),
+        cmocka_unit_test(test_flow),
+        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_keepalive),
+        cmocka_unit_test(test_concurrent_duplicates),
+        cmocka_unit_test(test_queue_full),
+        cmocka_unit_test(test_kill9),
+        cmocka_unit_test(test_sigterm),
+        cmocka_unit_test(test_drain),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,75 @@
+/* End-to-end test helpers: start the real evenodds binary (env EO_BIN) on 127.0.0.1 port 0
+ * with a temporary database and keys file, and talk HTTP to it with libcurl. */
+#ifndef EO_TEST_E2E_H
+#define EO_TEST_E2E_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+typedef struct e2e_server {
+    pid_t pid;          /* 0 when not running */
+    int out_fd;         /* read end of the child's stdout */
+    char dir[256];      /* temporary directory (removed by e2e_cleanup) */
+    char db[320];
+    char config[320];
+    char log[320];      /* the child's stderr */
+    char url[128];      /* "http://127.0.0.1:PORT" */
+    unsigned port;
+    char server_key[65];
+    char admin_key[65];
+} e2e_server;
+
+/* Makes a temporary directory with a keys file (mode 0600, fresh random keys). 0 or -1. */
+int e2e_init(e2e_server *s);
+
+/* Starts `EO_BIN serve --db DB --listen 127.0.0.1:0 --config KEYS` plus @p extra (NULL-ended,
+ * may be NULL) and waits for the "listening on" line. 0, or -1 (child reaped). */
+int e2e_start(e2e_server *s, const char *const *extra);
+
+/* Sends @p sig and waits for the child (at most @p timeout_ms). *status gets the exit code
+ * (or 128 + signal). 0, or -1 on timeout (the child is then killed). */
+int e2e_stop(e2e_server *s, int sig, int timeout_ms, int *status);
+
+/* Kills the child if it still runs and removes the temporary directory. */
+void e2e_cleanup(e2e_server *s);
+
+/* Runs the binary with @p argv (argv[0] ignored; NULL-ended), env var @p env_kv ("K=V" or
+ * NULL) added; returns its exit code and, if @p err is not NULL, its stderr (capacity errlen). */
+int e2e_run(const char *const *argv, const char *env_kv, char *err, size_t errlen);
+
+/* One HTTP answer. */
+typedef struct e2e_resp {
+    long status;
+    char *body;
+    size_t len;
+    char ctype[128];
+    char allow[64];
+    char retry_after[16];
+} e2e_resp;
+
+/* Sends one request. @p key: bearer key or NULL (no Authorization). @p ctype NULL means
+ * "application/json" when a body is given. @p hdrs: extra "Name: value" headers, NULL-ended,
+ * may be NULL. 0, or -1 when the transfer failed. */
+int e2e_request(const e2e_server *s, const char *method, const char *path, const char *key,
+                const char *ctype, const char *body, size_t len, const char *const *hdrs,
+                e2e_resp *out);
+
+/* Shorthand: JSON body given as text (NULL for none), default content type. */
+int e2e_call(const e2e_server *s, const char *method, const char *path, const char *key,
+             const char *body, e2e_resp *out);
+
+void e2e_resp_free(e2e_resp *r);
+
+/* The body parsed as JSON (new reference), or NULL. */
+json_t *e2e_json(const e2e_resp *r);
+
+/* True when the body is {"error":{"code":CODE,"message":string,…}} (CODE NULL: any). */
+bool e2e_is_error(const e2e_resp *r, const char *code);
+
+/* Contents of the child's stderr log (malloc'd, NUL-terminated) or NULL. */
+char *e2e_read_log(const e2e_server *s);
+
+#endif

@@ -1,0 +1,1058 @@
+/*
+ * The JSON codec (eo_codec.h): malformed rounds, JSONL logs, split requests and the service's
+ * other request bodies, each asserting the error's field and a fragment of its message (and the
+ * line, for JSONL); round trips through the canonical text; the split answer encoder.
+ *
+ * Expected fields and messages come from the rules in docs/ROUNDS.md. Where a message quotes
+ * jansson (syntax errors), the fragment was read off jansson 2.14 by a separate probe program
+ * that parsed the same text with json_loadb() and printed error.text (not through our code).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "evenodds/eo_codec.h"
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* A growing string for building large inputs. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0);
+    if (b->len + (size_t)n + 1 > b->cap) {
+        b->cap = (b->len + (size_t)n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* A round with na + nb players "p0".."p{na+nb-1}"; member i is an object when obj_every > 0
+ * and i % obj_every == 0. */
+static char *big_round(size_t na, size_t nb, size_t obj_every)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"id\":\"big\",\"winner\":\"B\"");
+    size_t k = 0;
+    for (int t = 0; t < 2; t++) {
+        size_t n = t == 0 ? na : nb;
+        sb_add(&b, ",\"%s\":[", t == 0 ? "A" : "B");
+        for (size_t i = 0; i < n; i++, k++) {
+            if (obj_every > 0 && k % obj_every == 0)
+                sb_add(&b, "%s{\"id\":\"p%zu\",\"time\":0.25,\"party\":\"q%zu\"}", i ? "," : "",
+                       k, k / 2);
+            else
+                sb_add(&b, "%s\"p%zu\"", i ? "," : "", k);
+        }
+        sb_add(&b, "]");
+    }
+    sb_add(&b, "}");
+    return b.p;
+}
+
+static void check_msg(const char *msg, const char *frag)
+{
+    if (strstr(msg, frag) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", msg, frag);
+}
+
+/* ---- malformed rounds --------------------------------------------------------------------- */
+
+/* Padding for the valid rest of a record. */
+#define TEAMS "\"A\":[\"a\"],\"B\":[\"b\"]"
+#define BASE "\"id\":\"r1\",\"winner\":\"A\","
+
+typedef struct bad_case {
+    const char *text;
+    int rc;
+    const char *field;
+    const char *frag;
+} bad_case;
+
+static const bad_case bad_rounds[] = {
+    /* top level */
+    {"[]", EO_EINVAL, "", "expected a JSON object"},
+    {"[{\"id\":\"r\"}]", EO_EINVAL, "", "expected a JSON object"},
+    {"\"r1\"", EO_EPARSE, "", "invalid JSON at column"},
+    {"", EO_EPARSE, "", "invalid JSON at column 0"},
+    /* id */
+    {"{\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "required field missing"},
+    {"{\"id\":5,\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "expected a string"},
+    {"{\"id\":null,\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "expected a string"},
+    {"{\"id\":\"\",\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "must not be empty"},
+    {"{\"id\":\"a\\u0001\",\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "control character"},
+    {"{\"id\":\"a\\u007f\",\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "control character"},
+    {"{\"id\":\"a\\u0085\",\"winner\":\"A\"," TEAMS "}", EO_EINVAL, "id", "control character"},
+    {"{\"id\":\"x\",\"id\":\"y\",\"winner\":\"A\"," TEAMS "}", EO_EPARSE, "",
+     "duplicate object key"},
+    /* winner */
+    {"{\"id\":\"r1\"," TEAMS "}", EO_EINVAL, "winner", "required field missing"},
+    {"{\"id\":\"r1\",\"winner\":\"C\"," TEAMS "}", EO_EINVAL, "winner",
+     "expected \"A\", \"B\" or \"draw\""},
+    {"{\"id\":\"r1\",\"winner\":\"a\"," TEAMS "}", EO_EINVAL, "winner", "expected \"A\", \"B\""},
+    {"{\"id\":\"r1\",\"winner\":\"Draw\"," TEAMS "}", EO_EINVAL, "winner", "or \"draw\""},
+    {"{\"id\":\"r1\",\"winner\":1," TEAMS "}", EO_EINVAL, "winner", "or \"draw\""},
+    {"{\"id\":\"r1\",\"winner\":null," TEAMS "}", EO_EINVAL, "winner", "or \"draw\""},
+    /* teams */
+    {"{" BASE "\"B\":[\"b\"]}", EO_EINVAL, "A", "required field missing"},
+    {"{" BASE "\"A\":[\"a\"]}", EO_EINVAL, "B", "required field missing"},
+    {"{" BASE "\"A\":{},\"B\":[\"b\"]}", EO_EINVAL, "A", "expected an array"},
+    {"{" BASE "\"A\":\"a\",\"B\":[\"b\"]}", EO_EINVAL, "A", "expected an array"},
+    {"{" BASE "\"A\":[],\"B\":[\"b\"]}", EO_EINVAL, "A", "team is empty"},
+    {"{" BASE "\"A\":[\"a\"],\"B\":[]}", EO_EINVAL, "B", "team is empty"},
+    /* members */
+    {"{" BASE "\"A\":[5],\"B\":[\"b\"]}", EO_EINVAL, "A[0]", "expected a player id or an object"},
+    {"{" BASE "\"A\":[\"a\",null],\"B\":[\"b\"]}", EO_EINVAL, "A[1]", "expected a player id"},
+    {"{" BASE "\"A\":[\"a\"],\"B\":[[\"b\"]]}", EO_EINVAL, "B[0]", "expected a player id"},
+    {"{" BASE "\"A\":[{\"time\":0.5}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].id",
+     "required field missing"},
+    {"{" BASE "\"A\":[{\"id\":7}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].id", "expected a string"},
+    {"{" BASE "\"A\":[\"a\"],\"B\":[\"\"]}", EO_EINVAL, "B[0].id", "must not be empty"},
+    {"{" BASE "\"A\":[\"a\\tb\"],\"B\":[\"b\"]}", EO_EINVAL, "A[0].id", "control character"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"id\":\"c\"}],\"B\":[\"b\"]}", EO_EPARSE, "",
+     "duplicate object key"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":1.5}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].time",
+     "[0, 1]"},
+    {"{" BASE "\"A\":[\"a\",{\"id\":\"c\",\"time\":-0.1}],\"B\":[\"b\"]}", EO_EINVAL,
+     "A[1].time", "[0, 1]"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":2}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].time",
+     "[0, 1]"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":1e308}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].time",
+     "[0, 1]"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":\"0.5\"}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].time",
+     "expected a number"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":true}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].time",
+     "expected a number"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":null}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].time",
+     "expected a number"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"time\":1e400}],\"B\":[\"b\"]}", EO_EPARSE, "",
+     "real number overflow"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"joined\":-1}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].joined",
+     ">= 0"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"left\":-0.5}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].left",
+     ">= 0"},
+    {"{" BASE "\"A\":[\"a\"],\"B\":[{\"id\":\"b\",\"joined\":40,\"left\":39}]}", EO_EINVAL,
+     "B[0].left", "before joined"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"joined\":[]}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].joined",
+     "expected a number"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"left\":{}}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].left",
+     "expected a number"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"commander\":\"yes\"}],\"B\":[\"b\"]}", EO_EINVAL,
+     "A[0].commander", "expected true or false"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"commander\":1}],\"B\":[\"b\"]}", EO_EINVAL,
+     "A[0].commander", "expected true or false"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"party\":5}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].party",
+     "expected a string"},
+    {"{" BASE "\"A\":[{\"id\":\"a\",\"party\":\"\"}],\"B\":[\"b\"]}", EO_EINVAL, "A[0].party",
+     "must not be empty"},
+    {"{" BASE "\"A\":[\"a\"],\"B\":[{\"id\":\"b\",\"party\":\"p\\n\"}]}", EO_EINVAL,
+     "B[0].party", "control character"},
+    /* repeats */
+    {"{" BASE "\"A\":[\"a\"],\"B\":[\"a\"]}", EO_EINVAL, "B[0].id", "on both teams"},
+    {"{" BASE "\"A\":[\"a\",{\"id\":\"a\"}],\"B\":[\"b\"]}", EO_EINVAL, "A[1].id",
+     "already on team A at A[0]"},
+    {"{" BASE "\"A\":[\"x\",\"y\"],\"B\":[\"b\",\"c\",{\"id\":\"y\",\"time\":0.1}]}", EO_EINVAL,
+     "B[2].id", "player \"y\" is on both teams (also at A[1])"},
+    /* optional strings */
+    {"{" BASE TEAMS ",\"server\":5}", EO_EINVAL, "server", "expected a string"},
+    {"{" BASE TEAMS ",\"map\":null}", EO_EINVAL, "map", "expected a string"},
+    {"{" BASE TEAMS ",\"mode\":\"\"}", EO_EINVAL, "mode", "must not be empty"},
+    {"{" BASE TEAMS ",\"map\":{\"name\":\"x\"}}", EO_EINVAL, "map", "expected a string"},
+    /* times */
+    {"{" BASE TEAMS ",\"started_at\":\"1763800000\"}", EO_EINVAL, "started_at",
+     "expected an integer"},
+    {"{" BASE TEAMS ",\"started_at\":1763800000.5}", EO_EINVAL, "started_at",
+     "expected an integer"},
+    {"{" BASE TEAMS ",\"ended_at\":1.7638e9}", EO_EINVAL, "ended_at", "expected an integer"},
+    {"{" BASE TEAMS ",\"started_at\":-1}", EO_EINVAL, "started_at", "out of range"},
+    /* 253402300799 is 9999-12-31T23:59:59Z; one more is out. */
+    {"{" BASE TEAMS ",\"started_at\":253402300800}", EO_EINVAL, "started_at", "out of range"},
+    {"{" BASE TEAMS ",\"ended_at\":99999999999999999999}", EO_EPARSE, "", "too big integer"},
+    {"{" BASE TEAMS ",\"started_at\":1763800391,\"ended_at\":1763800000}", EO_EINVAL, "ended_at",
+     "before started_at"},
+    /* syntax */
+    {"{" BASE TEAMS, EO_EPARSE, "", "invalid JSON at column"},
+    {"{" BASE TEAMS "} x", EO_EPARSE, "", "end of file expected"},
+    {"{" BASE TEAMS "}{}", EO_EPARSE, "", "end of file expected"},
+    {"{" BASE TEAMS ",\"x\":\"\\u0000\"}", EO_EPARSE, "", "\\u0000 is not allowed"},
+    {"{" BASE TEAMS ",\"x\":\"\\ud800\"}", EO_EPARSE, "", "invalid Unicode"},
+    {"{" BASE TEAMS ",\"x\":\"\xff\"}", EO_EPARSE, "", "unable to decode byte 0xff"},
+    {"{\"id\": x}", EO_EPARSE, "", "invalid JSON at column 8: invalid token"},
+    {"{\"id\":\"r1\",\n\"winner\": ,}", EO_EPARSE, "", "invalid JSON at line 2, column"},
+};
+
+static void test_bad_rounds(void **state)
+{
+    (void)state;
+    size_t n = sizeof bad_rounds / sizeof bad_rounds[0];
+    assert_true(n >= 40);
+    for (size_t i = 0; i < n; i++) {
+        const bad_case *c = &bad_rounds[i];
+        eo_round r;
+        eo_round_error err;
+        memset(&err, 0, sizeof err);
+        memset(&r, 0x5A, sizeof r); /* garbage: the decoder must zero it */
+        int rc = eo_round_from_text(c->text, strlen(c->text), &r, &err);
+        if (rc != c->rc || strcmp(err.field, c->field) != 0 || !strstr(err.message, c->frag))
+            fail_msg("case %zu %s: rc %d field \"%s\" message \"%s\"", i, c->text, rc, err.field,
+                     err.message);
+        assert_null(r.id);
+        assert_null(r.team[0]);
+        assert_null(r.team[1]);
+    }
+}
+
+static void test_bad_nul_byte(void **state)
+{
+    (void)state;
+    const char text[] = "{\"id\":\"r1\"\0,\"winner\":\"A\"," TEAMS "}";
+    eo_round r;
+    eo_round_error err;
+    /* The NUL is the 11th byte: column 11. */
+    assert_int_equal(eo_round_from_text(text, sizeof text - 1, &r, &err), EO_EPARSE);
+    assert_string_equal(err.field, "");
+    assert_string_equal(err.message, "invalid JSON at column 11: NUL byte");
+}
+
+static void test_bad_long_ids(void **state)
+{
+    (void)state;
+    char id[EO_ID_MAX + 2];
+    memset(id, 'z', sizeof id - 1);
+    id[sizeof id - 1] = '\0'; /* 129 bytes */
+    char text[512];
+    eo_round r;
+    eo_round_error err;
+    snprintf(text, sizeof text, "{\"id\":\"%s\",\"winner\":\"A\"," TEAMS "}", id);
+    assert_int_equal(eo_round_from_text(text, strlen(text), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "id");
+    assert_string_equal(err.message, "longer than 128 bytes");
+    snprintf(text, sizeof text, "{" BASE "\"A\":[\"a\"],\"B\":[\"b\",\"%s\"]}", id);
+    assert_int_equal(eo_round_from_text(text, strlen(text), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "B[1].id");
+    snprintf(text, sizeof text, "{" BASE TEAMS ",\"server\":\"%s\"}", id);
+    assert_int_equal(eo_round_from_text(text, strlen(text), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "server");
+    /* 128 bytes is still fine. */
+    id[EO_ID_MAX] = '\0';
+    snprintf(text, sizeof text, "{\"id\":\"%s\",\"winner\":\"A\"," TEAMS "}", id);
+    assert_int_equal(eo_round_from_text(text, strlen(text), &r, &err), 0);
+    assert_int_equal(strlen(r.id), EO_ID_MAX);
+    eo_round_free(&r);
+}
+
+static void test_too_many_players(void **state)
+{
+    (void)state;
+    eo_round r;
+    eo_round_error err;
+    char *t = big_round(128, 129, 0); /* 257 players */
+    assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "B");
+    check_msg(err.message, "257");
+    free(t);
+    t = big_round(300, 1, 0);
+    assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "A");
+    check_msg(err.message, "at most 256");
+    free(t);
+}
+
+static void test_from_json_not_object(void **state)
+{
+    (void)state;
+    eo_round r;
+    eo_round_error err;
+    assert_int_equal(eo_round_from_json(NULL, &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "");
+    json_t *s = json_string("x");
+    assert_int_equal(eo_round_from_json(s, &r, &err), EO_EINVAL);
+    json_decref(s);
+    /* A hand-built string with an embedded NUL cannot come from a parse, but must not pass. */
+    json_t *o = json_pack("{s:s%,s:s,s:[s],s:[s]}", "id", "a\0b", (size_t)3, "winner", "A", "A",
+                          "x", "B", "y");
+    assert_non_null(o);
+    assert_int_equal(eo_round_from_json(o, &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "id");
+    check_msg(err.message, "control character");
+    json_decref(o);
+}
+
+/* ---- valid rounds and the canonical form -------------------------------------------------- */
+
+static const char design_example[] =
+    "{\"id\": \"srv1:1042\", \"server\": \"srv1\", \"map\": \"arena_well\", \"mode\": \"arena\",\n"
+    " \"started_at\": 1763800000, \"ended_at\": 1763800391, \"winner\": \"A\",\n"
+    " \"A\": [\"76561198000000001\", {\"id\": \"76561198000000002\", \"time\": 0.5, "
+    "\"commander\": true}],\n"
+    " \"B\": [\"76561198000000003\", {\"id\": \"76561198000000004\", \"joined\": 40, "
+    "\"left\": 391}]}";
+
+static void test_design_example(void **state)
+{
+    (void)state;
+    eo_round r;
+    eo_round_error err;
+    assert_int_equal(eo_round_from_text(design_example, strlen(design_example), &r, &err), 0);
+    assert_string_equal(r.id, "srv1:1042");
+    assert_string_equal(r.server, "srv1");
+    assert_string_equal(r.map, "arena_well");
+    assert_string_equal(r.mode, "arena");
+    assert_int_equal(r.started_at, 1763800000);
+    assert_int_equal(r.ended_at, 1763800391);
+    assert_int_equal(r.winner, EO_WIN_A);
+    assert_int_equal(r.n[0], 2);
+    assert_int_equal(r.n[1], 2);
+    assert_string_equal(r.team[0][0].id, "76561198000000001");
+    assert_int_equal(r.team[0][0].has, 0);
+    assert_false(r.team[0][0].commander);
+    assert_null(r.team[0][0].party);
+    assert_int_equal(r.team[0][1].has, EO_MEMBER_TIME);
+    assert_true(r.team[0][1].time == 0.5);
+    assert_true(r.team[0][1].commander);
+    assert_int_equal(r.team[1][1].has, EO_MEMBER_JOINED | EO_MEMBER_LEFT);
+    assert_true(r.team[1][1].joined == 40.0);
+    assert_true(r.team[1][1].left == 391.0);
+    eo_round_free(&r);
+}
+
+static char *canonical_of(const char *text)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    char *c = NULL;
+    assert_int_equal(eo_round_canonical(o, &c), 0);
+    json_decref(o);
+    return c;
+}
+
+static void test_canonical_text(void **state)
+{
+    (void)state;
+    /* Expected text written by hand: keys in byte order ("A" < "B" < "ended_at" < "id" < "map"
+     * < "mode" < "server" < "started_at" < "winner"; inside members "commander" < "id" <
+     * "joined" < "left" < "time"), no spaces, 40 and 391 stay integers, 0.5 prints as 0.5. */
+    const char *want =
+        "{\"A\":[\"76561198000000001\",{\"commander\":true,\"id\":\"76561198000000002\","
+        "\"time\":0.5}],\"B\":[\"76561198000000003\",{\"id\":\"76561198000000004\",\"joined\":40,"
+        "\"left\":391}],\"ended_at\":1763800391,\"id\":\"srv1:1042\",\"map\":\"arena_well\","
+        "\"mode\":\"arena\",\"server\":\"srv1\",\"started_at\":1763800000,\"winner\":\"A\"}";
+    char *c = canonical_of(design_example);
+    assert_string_equal(c, want);
+    /* The same record with keys in another order and other whitespace. */
+    char *c2 = canonical_of(
+        "{ \"winner\":\"A\" ,\t\"B\":[ \"76561198000000003\" , { \"left\":391, \"joined\":40,"
+        "\"id\":\"76561198000000004\"}],\r\n\"A\":[\"76561198000000001\",{\"time\":0.5,\"id\":"
+        "\"76561198000000002\",\"commander\":true}],\"mode\":\"arena\",\"map\":\"arena_well\","
+        "\"server\":\"srv1\",\"ended_at\":1763800391,\"started_at\":1763800000,\"id\":"
+        "\"srv1:1042\"}");
+    assert_string_equal(c2, want);
+    free(c);
+    free(c2);
+    /* Reals: 0.1 is not exact in binary; 17 significant digits give 0.10000000000000001
+     * (the shortest %.17g form), and 5e-1 and 0.50 are the same double as 0.5. */
+    c = canonical_of("{\"id\":\"r\",\"winner\":\"A\",\"A\":[{\"id\":\"a\",\"time\":0.1}],"
+                     "\"B\":[{\"id\":\"b\",\"time\":5e-1}],\"x\":0.50}");
+    assert_string_equal(c, "{\"A\":[{\"id\":\"a\",\"time\":0.10000000000000001}],\"B\":[{\"id\":"
+                           "\"b\",\"time\":0.5}],\"id\":\"r\",\"winner\":\"A\",\"x\":0.5}");
+    free(c);
+    json_t *arr = json_array();
+    assert_int_equal(eo_round_canonical(arr, &c), EO_EINVAL);
+    assert_null(c);
+    json_decref(arr);
+}
+
+static void test_unknown_fields_kept(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"zeta\":{\"b\":1,\"a\":[true,null,\"s\"]},\"id\":\"r\",\"winner\":\"draw\","
+        "\"A\":[{\"id\":\"a\",\"kills\":12,\"class\":\"scout\"}],\"B\":[\"b\"],\"_v\":2}";
+    eo_round r;
+    eo_round_error err;
+    assert_int_equal(eo_round_from_text(text, strlen(text), &r, &err), 0);
+    assert_int_equal(r.winner, EO_DRAW);
+    assert_int_equal(r.team[0][0].has, 0); /* kills and class are ignored by the record */
+    eo_round_free(&r);
+    char *c = canonical_of(text);
+    /* By hand: "A" < "B" < "_v" < "id" < "winner" < "zeta" (byte order: '_' is 0x5F, after
+     * the capitals and before the lower case letters); nested keys sorted too. */
+    assert_string_equal(c, "{\"A\":[{\"class\":\"scout\",\"id\":\"a\",\"kills\":12}],\"B\":[\"b\"],"
+                           "\"_v\":2,\"id\":\"r\",\"winner\":\"draw\",\"zeta\":{\"a\":[true,null,"
+                           "\"s\"],\"b\":1}}");
+    free(c);
+}
+
+static void assert_rounds_equal(const eo_round *a, const eo_round *b)
+{
+    assert_string_equal(a->id, b->id);
+    assert_int_equal(a->winner, b->winner);
+    assert_int_equal(a->started_at, b->started_at);
+    assert_int_equal(a->ended_at, b->ended_at);
+    assert_true((a->server == NULL) == (b->server == NULL));
+    assert_true((a->map == NULL) == (b->map == NULL));
+    assert_true((a->mode == NULL) == (b->mode == NULL));
+    for (int t = 0; t < 2; t++) {
+        assert_int_equal(a->n[t], b->n[t]);
+        for (size_t i = 0; i < a->n[t]; i++) {
+            const eo_member *x = &a->team[t][i], *y = &b->team[t][i];
+            assert_string_equal(x->id, y->id);
+            assert_int_equal(x->has, y->has);
+            assert_memory_equal(&x->time, &y->time, sizeof x->time); /* same bits */
+            assert_memory_equal(&x->joined, &y->joined, sizeof x->joined);
+            assert_memory_equal(&x->left, &y->left, sizeof x->left);
+            assert_int_equal(x->commander, y->commander);
+            assert_true((x->party == NULL) == (y->party == NULL));
+            if (x->party)
+                assert_string_equal(x->party, y->party);
+        }
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const char *texts[] = {
+        design_example,
+        "{\"id\":\"r\",\"winner\":\"B\",\"A\":[{\"id\":\"a\",\"time\":0.1,\"party\":\"p1\"},"
+        "{\"id\":\"c\",\"time\":0.3333333333333333}],\"B\":[{\"id\":\"b\",\"joined\":1e-7,"
+        "\"left\":12345.678901234567}],\"extra\":[1,2.5,{\"k\":\"v\"}]}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        eo_round r1, r2;
+        eo_round_error err;
+        assert_int_equal(eo_round_from_text(texts[i], strlen(texts[i]), &r1, &err), 0);
+        char *c1 = canonical_of(texts[i]);
+        assert_int_equal(eo_round_from_text(c1, strlen(c1), &r2, &err), 0);
+        assert_rounds_equal(&r1, &r2);
+        char *c2 = canonical_of(c1);
+        assert_string_equal(c1, c2); /* canonical is a fixed point */
+        /* eo_round_to_json gives a record that decodes to the same values. */
+        json_t *o = eo_round_to_json(&r1);
+        assert_non_null(o);
+        eo_round r3;
+        assert_int_equal(eo_round_from_json(o, &r3, &err), 0);
+        assert_rounds_equal(&r1, &r3);
+        json_decref(o);
+        eo_round_free(&r1);
+        eo_round_free(&r2);
+        eo_round_free(&r3);
+        free(c1);
+        free(c2);
+    }
+}
+
+static void test_string_vs_object_member(void **state)
+{
+    (void)state;
+    const char *t1 = "{\"id\":\"r\",\"winner\":\"A\",\"A\":[\"p\"],\"B\":[\"q\"]}";
+    const char *t2 = "{\"id\":\"r\",\"winner\":\"A\",\"A\":[{\"id\":\"p\"}],\"B\":[\"q\"]}";
+    eo_round r1, r2;
+    eo_round_error err;
+    assert_int_equal(eo_round_from_text(t1, strlen(t1), &r1, &err), 0);
+    assert_int_equal(eo_round_from_text(t2, strlen(t2), &r2, &err), 0);
+    assert_rounds_equal(&r1, &r2); /* the same participant either way */
+    /* But the canonical texts differ: the record is kept as it was sent. */
+    char *c1 = canonical_of(t1), *c2 = canonical_of(t2);
+    assert_string_not_equal(c1, c2);
+    /* eo_round_to_json writes an option-less member as a plain string. */
+    json_t *o = eo_round_to_json(&r2);
+    assert_true(json_is_string(json_array_get(json_object_get(o, "A"), 0)));
+    json_decref(o);
+    free(c1);
+    free(c2);
+    eo_round_free(&r1);
+    eo_round_free(&r2);
+}
+
+static void test_big_round(void **state)
+{
+    (void)state;
+    /* 128 v 128 = 256 players, every third an object with time and a party (pairs share one). */
+    char *t = big_round(128, 128, 3);
+    eo_round r, r2;
+    eo_round_error err;
+    int rc = eo_round_from_text(t, strlen(t), &r, &err);
+    if (rc != 0)
+        fail_msg("%s: %s", err.field, err.message);
+    assert_int_equal(r.n[0], 128);
+    assert_int_equal(r.n[1], 128);
+    assert_string_equal(r.team[1][127].id, "p255");
+    /* p255: 255 % 3 == 0, so an object with party q127. */
+    assert_string_equal(r.team[1][127].party, "q127");
+    assert_null(r.team[1][126].party); /* p254: a plain string */
+    char *c = canonical_of(t);
+    assert_int_equal(eo_round_from_text(c, strlen(c), &r2, &err), 0);
+    assert_rounds_equal(&r, &r2);
+    eo_round_free(&r);
+    eo_round_free(&r2);
+    free(c);
+    free(t);
+    /* 255 v 1 is also fine: only the total is capped. */
+    t = big_round(255, 1, 0);
+    assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), 0);
+    eo_round_free(&r);
+    free(t);
+}
+
+/* ---- JSONL -------------------------------------------------------------------------------- */
+
+#define R(id, w) "{\"id\":\"" id "\",\"winner\":\"" w "\",\"A\":[\"a\"],\"B\":[\"b\"]}"
+
+typedef struct jsonl_case {
+    const char *text;
+    int ok_before; /* rounds read before the error */
+    int rc;
+    const char *msg; /* the whole message, NAME being "rounds.jsonl" */
+} jsonl_case;
+
+static const jsonl_case bad_jsonl[] = {
+    {R("r1", "A") "\n" R("r2", "X") "\n", 1, EO_EINVAL,
+     "rounds.jsonl:2: \"winner\": expected \"A\", \"B\" or \"draw\""},
+    {R("r1", "A") "\n\n" R("r2", "A") "\n{\"id\":\"r3\",\n", 2, EO_EPARSE,
+     "rounds.jsonl:4: invalid JSON at column 11: string or '}' expected near end of file"},
+    {R("r1", "A") "\n" R("r2", "B") "\n" R("r3", "draw") "\n" R("r1", "B") "\n", 3, EO_EINVAL,
+     "rounds.jsonl:4: \"id\": duplicate round id \"r1\" (first on line 1)"},
+    {"[1,2]\n", 0, EO_EINVAL, "rounds.jsonl:1: expected a JSON object"},
+    {"\n\n\n{\"id\":\"r\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"a\"]}", 0, EO_EINVAL,
+     "rounds.jsonl:4: \"B[0].id\": player \"a\" is on both teams (also at A[0])"},
+    {R("r1", "A") "\n{\"id\":\"r2\",\"winner\":\"A\",\"A\":[{\"id\":\"a\",\"time\":3}],"
+                  "\"B\":[\"b\"]}\n",
+     1, EO_EINVAL, "rounds.jsonl:2: \"A[0].time\": expected a fraction in [0, 1]"},
+    {R("r1", "A") " x\n", 0, EO_EPARSE,
+     "rounds.jsonl:1: invalid JSON at column 46: end of file expected near 'x'"},
+    {"\xEF\xBB\xBF" R("r1", "A") "\n\xEF\xBB\xBF" R("r2", "A") "\n", 1, EO_EPARSE,
+     "rounds.jsonl:2: invalid JSON at column"},
+};
+
+static FILE *mem(const char *text, size_t len)
+{
+    FILE *f = fmemopen((void *)text, len, "r");
+    assert_non_null(f);
+    return f;
+}
+
+static void test_jsonl_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_jsonl / sizeof bad_jsonl[0]; i++) {
+        const jsonl_case *c = &bad_jsonl[i];
+        FILE *f = mem(c->text, strlen(c->text));
+        eo_jsonl_reader *rd;
+        assert_int_equal(eo_jsonl_open(f, "rounds.jsonl", false, &rd), 0);
+        eo_round r;
+        char msg[256];
+        int rc;
+        int n = 0;
+        while ((rc = eo_jsonl_next(rd, &r, NULL, msg, sizeof msg)) == 1) {
+            n++;
+            eo_round_free(&r);
+        }
+        if (rc != c->rc || n != c->ok_before || strncmp(msg, c->msg, strlen(c->msg)) != 0)
+            fail_msg("case %zu: rc %d after %d rounds: \"%s\"", i, rc, n, msg);
+        eo_jsonl_close(rd);
+        fclose(f);
+    }
+}
+
+static void test_jsonl_valid(void **state)
+{
+    (void)state;
+    /* BOM, CRLF, blank and whitespace-only lines, and a last line without newline. */
+    const char text[] = "\xEF\xBB\xBF" R("r1", "A") "\r\n\r\n  \t\n" R("r2", "B") "\n\n" R(
+        "r3", "draw");
+    FILE *f = mem(text, sizeof text - 1);
+    eo_jsonl_reader *rd;
+    assert_int_equal(eo_jsonl_open(f, "x", false, &rd), 0);
+    eo_round r;
+    json_t *obj;
+    char msg[128];
+    const char *want[] = {"r1", "r2", "r3"};
+    const size_t line[] = {1, 4, 6};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(eo_jsonl_next(rd, &r, &obj, msg, sizeof msg), 1);
+        assert_string_equal(r.id, want[i]);
+        assert_int_equal(eo_jsonl_line(rd), line[i]);
+        assert_string_equal(json_string_value(json_object_get(obj, "id")), want[i]);
+        json_decref(obj);
+        eo_round_free(&r);
+    }
+    assert_int_equal(eo_jsonl_next(rd, &r, &obj, msg, sizeof msg), 0);
+    assert_null(obj);
+    assert_int_equal(eo_jsonl_next(rd, &r, &obj, msg, sizeof msg), 0); /* stays at the end */
+    eo_jsonl_close(rd);
+    fclose(f);
+    /* An empty file has no rounds. */
+    f = mem("\n", 1);
+    assert_int_equal(eo_jsonl_open(f, "x", false, &rd), 0);
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, NULL, 0), 0);
+    eo_jsonl_close(rd);
+    fclose(f);
+    eo_jsonl_close(NULL);
+}
+
+static void test_jsonl_skip_duplicates(void **state)
+{
+    (void)state;
+    const char text[] = R("r1", "A") "\n" R("r2", "A") "\n" R("r1", "B") "\n" R("r2", "B") "\n" R(
+        "r3", "A") "\n";
+    FILE *f = mem(text, sizeof text - 1);
+    eo_jsonl_reader *rd;
+    assert_int_equal(eo_jsonl_open(f, "x", true, &rd), 0);
+    eo_round r;
+    int n = 0;
+    while (eo_jsonl_next(rd, &r, NULL, NULL, 0) == 1) {
+        /* The first occurrence is kept: r1 and r2 are A wins. */
+        assert_int_equal(r.winner, EO_WIN_A);
+        n++;
+        eo_round_free(&r);
+    }
+    assert_int_equal(n, 3);
+    assert_int_equal(eo_jsonl_skipped(rd), 2);
+    eo_jsonl_close(rd);
+    fclose(f);
+}
+
+static void test_jsonl_continue_after_error(void **state)
+{
+    (void)state;
+    /* Line 2 is too long (1 MiB + 1 bytes of spaces inside a valid record), line 3 has a NUL,
+     * line 4 is fine: each error leaves the reader on the next line. */
+    sbuf b = {0};
+    sb_add(&b, R("r1", "A") "\n{\"id\":\"r2\",");
+    size_t pad = EO_JSONL_LINE_MAX + 1;
+    char *spaces = malloc(pad + 1);
+    assert_non_null(spaces);
+    memset(spaces, ' ', pad);
+    spaces[pad] = '\0';
+    sb_add(&b, "%s\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}\n", spaces);
+    free(spaces);
+    size_t nul_at = b.len + 3;
+    sb_add(&b, "{\"id\" : \"r3\"}\n" R("r4", "B") "\n");
+    b.p[nul_at] = '\0';
+    FILE *f = mem(b.p, b.len);
+    eo_jsonl_reader *rd;
+    assert_int_equal(eo_jsonl_open(f, "big.jsonl", false, &rd), 0);
+    eo_round r;
+    char msg[256];
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), 1);
+    eo_round_free(&r);
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), EO_ELIMIT);
+    assert_string_equal(msg, "big.jsonl:2: line longer than 1048576 bytes");
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), EO_EPARSE);
+    /* The NUL replaced byte 4 of the line (index 3): column 4. */
+    assert_string_equal(msg, "big.jsonl:3: invalid JSON at column 4: NUL byte");
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), 1);
+    assert_string_equal(r.id, "r4");
+    assert_int_equal(eo_jsonl_line(rd), 4);
+    eo_round_free(&r);
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), 0);
+    eo_jsonl_close(rd);
+    fclose(f);
+    free(b.p);
+}
+
+static void test_jsonl_big_lines(void **state)
+{
+    (void)state;
+    /* 200 rounds of 256 players each (about 1.5 KB a line, several 64 KiB blocks in all), so
+     * lines straddle read blocks; every round must come back whole. */
+    sbuf b = {0};
+    for (int i = 0; i < 200; i++) {
+        char *t = big_round(128, 128, 5);
+        /* Give each its own id by replacing "big" with a number of the same width. */
+        char id[16];
+        snprintf(id, sizeof id, "%03d", i);
+        memcpy(strstr(t, "big"), id, 3);
+        sb_add(&b, "%s\n", t);
+        free(t);
+    }
+    FILE *f = mem(b.p, b.len);
+    eo_jsonl_reader *rd;
+    assert_int_equal(eo_jsonl_open(f, "x", false, &rd), 0);
+    eo_round r;
+    char msg[256];
+    int n = 0, rc;
+    while ((rc = eo_jsonl_next(rd, &r, NULL, msg, sizeof msg)) == 1) {
+        char id[16];
+        snprintf(id, sizeof id, "%03d", n);
+        assert_string_equal(r.id, id);
+        assert_int_equal(r.n[0] + r.n[1], 256);
+        n++;
+        eo_round_free(&r);
+    }
+    if (rc != 0)
+        fail_msg("%s", msg);
+    assert_int_equal(n, 200);
+    eo_jsonl_close(rd);
+    fclose(f);
+    free(b.p);
+}
+
+/* Messages that quote a long multi-byte id are cut by the message buffer; the cut must not split
+ * a character, or the service could not put the message into a JSON string. json_string()
+ * returns NULL for invalid UTF-8, which makes it an independent check. */
+static void test_messages_valid_utf8(void **state)
+{
+    (void)state;
+    char id[EO_ID_MAX + 1];
+    /* 64 x "\xC3\xA9" (e-acute) = 128 bytes: the longest id. */
+    for (int i = 0; i < 64; i++)
+        memcpy(id + 2 * i, "\xC3\xA9", 2);
+    id[EO_ID_MAX] = '\0';
+    for (int shift = 0; shift < 2; shift++) { /* two round ids, to vary the text around */
+        char text[1024];
+        /* 'player "' + 128 bytes + '" is on both teams (also at A[0])' is 168 bytes, so the
+         * 160-byte message is cut in its ASCII tail: it must still be whole up to there. */
+        snprintf(text, sizeof text, "{\"id\":\"%s\",\"winner\":\"A\",\"A\":[\"%s\"],"
+                 "\"B\":[\"x\",\"%s\"]}", shift ? "r" : "rr", id, id);
+        eo_round r;
+        eo_round_error err;
+        assert_int_equal(eo_round_from_text(text, strlen(text), &r, &err), EO_EINVAL);
+        assert_string_equal(err.field, "B[1].id");
+        json_t *s = json_string(err.message);
+        if (s == NULL)
+            fail_msg("message is not valid UTF-8: %s", err.message);
+        json_decref(s);
+        check_msg(err.message, "player \"\xC3\xA9");
+    }
+    /* The JSONL message with a buffer that ends inside the quoted id, at every length. */
+    char text[1024];
+    snprintf(text, sizeof text, "{\"id\":\"%s\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}\n"
+             "{\"id\":\"%s\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}\n", id, id);
+    for (size_t cap = 1; cap < 200; cap++) {
+        FILE *f = mem(text, strlen(text));
+        eo_jsonl_reader *rd;
+        assert_int_equal(eo_jsonl_open(f, "r.jsonl", false, &rd), 0);
+        eo_round r;
+        char msg[200];
+        assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, cap), 1);
+        eo_round_free(&r);
+        assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, cap), EO_EINVAL);
+        assert_true(strlen(msg) < cap);
+        json_t *s = json_string(msg);
+        if (s == NULL)
+            fail_msg("cap %zu: message is not valid UTF-8", cap);
+        json_decref(s);
+        eo_jsonl_close(rd);
+        fclose(f);
+    }
+}
+
+/* ---- split requests and answers ----------------------------------------------------------- */
+
+static int split_decode(const char *text, eo_split_request *req, eo_round_error *err)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    int rc = eo_split_request_from_json(o, req, err);
+    json_decref(o);
+    return rc;
+}
+
+static void test_split_request_valid(void **state)
+{
+    (void)state;
+    eo_split_request req;
+    eo_round_error err;
+    assert_int_equal(split_decode("{\"players\":[\"a\",{\"id\":\"b\",\"rating\":-1000000},"
+                                  "{\"id\":\"c\",\"rating\":1000000}],\"bench\":\"queue\","
+                                  "\"future\":1}",
+                                  &req, &err),
+                     0);
+    assert_int_equal(req.n, 3);
+    assert_string_equal(req.ids[0], "a");
+    assert_false(req.has_rating[0]);
+    assert_true(req.has_rating[1]);
+    assert_int_equal(req.rating[1], -1000000);
+    assert_int_equal(req.rating[2], 1000000);
+    assert_int_equal(req.bench, EO_BENCH_QUEUE);
+    eo_split_request_free(&req);
+    assert_null(req.ids);
+    eo_split_request_free(NULL);
+    assert_int_equal(split_decode("{\"players\":[\"a\",\"b\"]}", &req, &err), 0);
+    assert_int_equal(req.bench, EO_BENCH_SOLVER);
+    eo_split_request_free(&req);
+    /* 64 players is the maximum. */
+    sbuf b = {0};
+    sb_add(&b, "{\"players\":[");
+    for (int i = 0; i < EO_SPLIT_EXACT_MAX; i++)
+        sb_add(&b, "%s{\"id\":\"p%d\",\"rating\":%d}", i ? "," : "", i, 1000 + i);
+    sb_add(&b, "]}");
+    assert_int_equal(split_decode(b.p, &req, &err), 0);
+    assert_int_equal(req.n, 64);
+    assert_int_equal(req.rating[63], 1063);
+    eo_split_request_free(&req);
+    free(b.p);
+}
+
+static const bad_case bad_splits[] = {
+    {"[]", EO_EINVAL, "", "expected a JSON object"},
+    {"{}", EO_EINVAL, "players", "required field missing"},
+    {"{\"players\":{}}", EO_EINVAL, "players", "expected an array"},
+    {"{\"players\":[\"a\"]}", EO_EINVAL, "players", "at least 2 players, got 1"},
+    {"{\"players\":[]}", EO_EINVAL, "players", "at least 2"},
+    {"{\"players\":[\"a\",\"a\"]}", EO_EINVAL, "players[1].id",
+     "player \"a\" is already at players[0]"},
+    {"{\"players\":[\"a\",{\"id\":\"b\"},{\"id\":\"a\",\"rating\":5}]}", EO_EINVAL,
+     "players[2].id", "already at players[0]"},
+    {"{\"players\":[\"a\",3]}", EO_EINVAL, "players[1]", "expected a player id or an object"},
+    {"{\"players\":[\"a\",{\"rating\":3}]}", EO_EINVAL, "players[1].id", "required"},
+    {"{\"players\":[\"a\",{\"id\":\"\"}]}", EO_EINVAL, "players[1].id", "must not be empty"},
+    {"{\"players\":[\"a\",{\"id\":\"b\",\"rating\":1500.5}]}", EO_EINVAL, "players[1].rating",
+     "expected an integer"},
+    {"{\"players\":[\"a\",{\"id\":\"b\",\"rating\":\"1500\"}]}", EO_EINVAL, "players[1].rating",
+     "expected an integer"},
+    {"{\"players\":[\"a\",{\"id\":\"b\",\"rating\":1000001}]}", EO_EINVAL, "players[1].rating",
+     "[-1000000, 1000000]"},
+    {"{\"players\":[{\"id\":\"b\",\"rating\":-1000001},\"a\"]}", EO_EINVAL, "players[0].rating",
+     "out of range"},
+    {"{\"players\":[\"a\",\"b\"],\"bench\":\"random\"}", EO_EINVAL, "bench",
+     "expected \"solver\" or \"queue\""},
+    {"{\"players\":[\"a\",\"b\"],\"bench\":null}", EO_EINVAL, "bench", "\"queue\""},
+};
+
+static void test_split_request_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_splits / sizeof bad_splits[0]; i++) {
+        const bad_case *c = &bad_splits[i];
+        eo_split_request req;
+        eo_round_error err;
+        memset(&err, 0, sizeof err);
+        int rc = split_decode(c->text, &req, &err);
+        if (rc != c->rc || strcmp(err.field, c->field) != 0 || !strstr(err.message, c->frag))
+            fail_msg("case %zu %s: rc %d field \"%s\" message \"%s\"", i, c->text, rc, err.field,
+                     err.message);
+        assert_null(req.ids);
+        assert_int_equal(req.n, 0);
+    }
+    /* 65 players: too many for the exact solver. */
+    sbuf b = {0};
+    sb_add(&b, "{\"players\":[");
+    for (int i = 0; i < EO_SPLIT_EXACT_MAX + 1; i++)
+        sb_add(&b, "%s\"p%d\"", i ? "," : "", i);
+    sb_add(&b, "]}");
+    eo_split_request req;
+    eo_round_error err;
+    assert_int_equal(split_decode(b.p, &req, &err), EO_EINVAL);
+    assert_string_equal(err.field, "players");
+    assert_string_equal(err.message, "too many players: 65 (at most 64)");
+    free(b.p);
+}
+
+static void test_splits_to_json(void **state)
+{
+    (void)state;
+    /* Two splits of 5 players, built by hand (not from the solver): k=2 with p4 benched, and an
+     * impossible-but-encodable k=2 with a NaN probability to check null. */
+    const char *ids[] = {"p0", "p1", "p2", "p3", "p4"};
+    static const uint16_t a0[] = {0, 3}, b0[] = {1, 2}, bench0[] = {4};
+    static const uint16_t a1[] = {1, 4}, b1[] = {0, 2}, bench1[] = {3};
+    eo_split sp[2] = {
+        {.k = 2, .a = a0, .b = b0, .bench = bench0, .nbench = 1, .sum_a = 3000, .sum_b = 2990,
+         .gap = 10, .p_a = 0.25},
+        {.k = 2, .a = a1, .b = b1, .bench = bench1, .nbench = 1, .gap = 0, .p_a = NAN},
+    };
+    eo_splits s = {.count = 2, .split = sp};
+    json_t *o = eo_splits_to_json(&s, ids);
+    assert_non_null(o);
+    char *t = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    assert_string_equal(t, "{\"splits\":[{\"A\":[\"p0\",\"p3\"],\"B\":[\"p1\",\"p2\"],\"bench\":"
+                           "[\"p4\"],\"gap\":10,\"k\":2,\"p_a\":0.25},{\"A\":[\"p1\",\"p4\"],"
+                           "\"B\":[\"p0\",\"p2\"],\"bench\":[\"p3\"],\"gap\":0,\"k\":2,"
+                           "\"p_a\":null}]}");
+    free(t);
+    json_decref(o);
+    eo_splits none = {.count = 0, .split = NULL};
+    o = eo_splits_to_json(&none, ids);
+    t = json_dumps(o, JSON_COMPACT);
+    assert_string_equal(t, "{\"splits\":[]}");
+    free(t);
+    json_decref(o);
+    assert_null(eo_splits_to_json(NULL, ids));
+}
+
+/* ---- other request bodies ----------------------------------------------------------------- */
+
+static void expect_req(int rc, int want_rc, const eo_request_error *e, const char *code,
+                       const char *field, const char *frag)
+{
+    if (rc != want_rc || strcmp(e->code, code) != 0 || strcmp(e->field, field) != 0 ||
+        !strstr(e->message, frag))
+        fail_msg("rc %d code %s field \"%s\" message \"%s\" (wanted %d %s \"%s\" ~%s)", rc,
+                 e->code, e->field, e->message, want_rc, code, field, frag);
+}
+
+static void test_request_parse(void **state)
+{
+    (void)state;
+    json_t *v;
+    eo_request_error e;
+    const char *ok = "{\"a\":[{\"b\":1}]}";
+    assert_int_equal(eo_request_parse(ok, strlen(ok), 100, 3, &v, &e), 0);
+    assert_true(json_is_object(v));
+    json_decref(v);
+    /* The same body is one level too deep for a limit of 2 (object, array, object = 3). */
+    expect_req(eo_request_parse(ok, strlen(ok), 100, 2, &v, &e), EO_EPARSE, &e, "invalid_json",
+               "", "deeper than 2");
+    assert_null(v);
+    expect_req(eo_request_parse(ok, strlen(ok), 10, 3, &v, &e), EO_ELIMIT, &e,
+               "payload_too_large", "", "larger than 10 bytes");
+    expect_req(eo_request_parse("", 0, 10, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
+               "empty");
+    expect_req(eo_request_parse("{\"a\":1,\"a\":2}", 13, 100, 3, &v, &e), EO_EPARSE, &e,
+               "invalid_json", "", "duplicate object key");
+    expect_req(eo_request_parse("{\"a\":", 5, 100, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
+               "line 1, column");
+    expect_req(eo_request_parse("{}\0", 3, 100, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
+               "NUL byte at offset 2");
+    expect_req(eo_request_parse("[1]", 3, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request", "",
+               "expected a JSON object");
+    /* 3000 nested arrays: jansson refuses beyond its own depth limit (2048). */
+    sbuf b = {0};
+    sb_add(&b, "{\"a\":");
+    for (int i = 0; i < 3000; i++)
+        sb_add(&b, "[");
+    for (int i = 0; i < 3000; i++)
+        sb_add(&b, "]");
+    sb_add(&b, "}");
+    expect_req(eo_request_parse(b.p, b.len, EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
+               EO_EPARSE, &e, "invalid_json", "", "");
+    free(b.p);
+}
+
+static int pool_decode(const char *text, json_t **keep, eo_pool_request *p, eo_request_error *e)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    int rc = eo_pool_request_from_json(o, p, e);
+    if (keep != NULL)
+        *keep = o;
+    else
+        json_decref(o);
+    return rc;
+}
+
+static void test_pool_request(void **state)
+{
+    (void)state;
+    eo_pool_request p;
+    eo_request_error e;
+    json_t *o;
+    assert_int_equal(
+        pool_decode("{\"name\":\"arena-1.eu_w\",\"model\":\"synelo\",\"params\":{\"kmax_team\":12}}",
+                    &o, &p, &e),
+        0);
+    assert_string_equal(p.name, "arena-1.eu_w");
+    assert_string_equal(p.model, "synelo");
+    /* params is borrowed: the very object inside the request. */
+    assert_ptr_equal(p.params, json_object_get(o, "params"));
+    json_decref(o);
+    assert_int_equal(pool_decode("{\"name\":\"a\",\"model\":\"elo\"}", NULL, &p, &e), 0);
+    assert_null(p.params);
+    expect_req(pool_decode("{\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,
+               "invalid_request", "name", "required field missing");
+    expect_req(pool_decode("{\"name\":\"a/b\",\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL,
+               &e, "invalid_request", "name", "letters, digits");
+    expect_req(pool_decode("{\"name\":\"\",\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,
+               "invalid_request", "name", "must not be empty");
+    expect_req(pool_decode("{\"name\":7,\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,
+               "invalid_request", "name", "expected a string");
+    expect_req(pool_decode("{\"name\":\"a\"}", NULL, &p, &e), EO_EINVAL, &e, "invalid_request",
+               "model", "required field missing");
+    expect_req(pool_decode("{\"name\":\"a\",\"model\":[]}", NULL, &p, &e), EO_EINVAL, &e,
+               "invalid_request", "model", "expected a string");
+    expect_req(pool_decode("{\"name\":\"a\",\"model\":\"synelo\",\"params\":[1]}", NULL, &p, &e),
+               EO_EINVAL, &e, "invalid_request", "params", "expected an object");
+    expect_req(pool_decode("{\"name\":\"a\",\"model\":\"synelo\",\"parms\":{}}", NULL, &p, &e),
+               EO_EINVAL, &e, "invalid_request", "parms", "unknown field");
+    assert_string_equal(p.name, ""); /* zeroed on failure */
+}
+
+static int rating_decode(const char *text, int64_t *r, eo_request_error *e)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    int rc = eo_rating_request_from_json(o, r, e);
+    json_decref(o);
+    return rc;
+}
+
+static void test_rating_request(void **state)
+{
+    (void)state;
+    int64_t r = 0;
+    eo_request_error e;
+    assert_int_equal(rating_decode("{\"rating\":1500}", &r, &e), 0);
+    assert_int_equal(r, 1500);
+    assert_int_equal(rating_decode("{\"rating\":100}", &r, &e), 0);
+    assert_int_equal(rating_decode("{\"rating\":1000000}", &r, &e), 0);
+    assert_int_equal(r, 1000000);
+    expect_req(rating_decode("{\"rating\":99}", &r, &e), EO_EINVAL, &e, "invalid_request",
+               "rating", "[100, 1000000]");
+    expect_req(rating_decode("{\"rating\":1000001}", &r, &e), EO_EINVAL, &e, "invalid_request",
+               "rating", "out of range");
+    expect_req(rating_decode("{\"rating\":1500.0}", &r, &e), EO_EINVAL, &e, "invalid_request",
+               "rating", "expected an integer");
+    expect_req(rating_decode("{\"rating\":\"1500\"}", &r, &e), EO_EINVAL, &e, "invalid_request",
+               "rating", "expected an integer");
+    expect_req(rating_decode("{}", &r, &e), EO_EINVAL, &e, "invalid_request", "rating",
+               "required field missing");
+    expect_req(rating_decode("{\"rating\":1500,\"reason\":\"x\"}", &r, &e), EO_EINVAL, &e,
+               "invalid_request", "reason", "unknown field");
+    assert_int_equal(r, 1000000); /* unchanged by the failures */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_rounds),
+        cmocka_unit_test(test_bad_nul_byte),
+        cmocka_unit_test(test_bad_long_ids),
+        cmocka_unit_test(test_too_many_players),
+        cmocka_unit_test(test_from_json_not_object),
+        cmocka_unit_test(test_design_example),
+        cmocka_unit_test(test_canonical_text),
+        cmocka_unit_test(test_unknown_fields_kept),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_string_vs_object_member),
+        cmocka_unit_test(test_big_round),
+        cmocka_unit_test(test_jsonl_errors),
+        cmocka_unit_test(test_jsonl_valid),
+        cmocka_unit_test(test_jsonl_skip_duplicates),
+        cmocka_unit_test(test_jsonl_continue_after_error),
+        cmocka_unit_test(test_jsonl_big_lines),
+        cmocka_unit_test(test_messages_valid_utf8),
+        cmocka_unit_test(test_split_request_valid),
+        cmocka_unit_test(test_split_request_errors),
+        cmocka_unit_test(test_splits_to_json),
+        cmocka_unit_test(test_request_parse),
+        cmocka_unit_test(test_pool_request),
+        cmocka_unit_test(test_rating_request),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

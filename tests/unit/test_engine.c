@@ -1,0 +1,577 @@
+/* The engine over a real SQLite store in a temporary file.
+ * Expected values: the first round of two new players is worked out by hand from the seed's
+ * F1-F5 (equal sums give P = 0.5; an empty window gives C = 1 and R = R0 gives G = 1, so
+ * K = K_max = 72 and the winner moves by 72 * (1 - 0.5) = 36); the rest are round trips (what
+ * the engine answered must be what the store and a fold of the log give back) and the error
+ * statuses and codes documented in eo_engine.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_engine.h"
+#include "gen.h"
+
+#define NOW 1763900000
+
+typedef struct fixture {
+    char path[64];
+    eo_engine *e;
+} fixture;
+
+static void remove_store(const char *path)
+{
+    char p[96];
+    unlink(path);
+    snprintf(p, sizeof p, "%s-wal", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", path);
+    unlink(p);
+}
+
+static eo_engine *open_engine(const char *path)
+{
+    eo_store *s = NULL;
+    char msg[256] = "";
+    if (eo_store_open(path, 0, &s, msg, sizeof msg) != 0) {
+        fprintf(stderr, "%s\n", msg);
+        return NULL;
+    }
+    eo_engine *e = NULL;
+    eo_engine_error err;
+    if (eo_engine_open(s, &e, &err) != 0) {
+        fprintf(stderr, "engine: %s\n", err.message);
+        return NULL;
+    }
+    return e;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return -1;
+    snprintf(f->path, sizeof f->path, "/tmp/eo_test_engine_XXXXXX");
+    int fd = mkstemp(f->path);
+    if (fd < 0) {
+        free(f);
+        return -1;
+    }
+    close(fd);
+    f->e = open_engine(f->path);
+    if (f->e == NULL)
+        return -1;
+    eo_engine_error err;
+    if (eo_engine_pool_create(f->e, "arena", "synelo", NULL, NOW, &err) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    eo_engine_close(f->e);
+    remove_store(f->path);
+    free(f);
+    return 0;
+}
+
+static void reopen(fixture *f)
+{
+    eo_engine_close(f->e);
+    f->e = open_engine(f->path);
+    assert_non_null(f->e);
+}
+
+static json_t *js(const char *text)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, 0, &jerr);
+    if (o == NULL)
+        fail_msg("bad test JSON: %s", jerr.text);
+    return o;
+}
+
+/* Rates @p text in pool @p pool; returns the engine's code, the answer in *resp (or NULL). */
+static int rate(eo_engine *e, const char *pool, const char *text, char **resp, int *replayed,
+                eo_engine_error *err)
+{
+    json_t *o = js(text);
+    int rc = eo_engine_round(e, pool, o, NOW, resp, replayed, err);
+    json_decref(o);
+    return rc;
+}
+
+static const char *ROUND1 =
+    "{\"id\":\"r1\",\"winner\":\"A\",\"started_at\":1763800000,\"ended_at\":1763800391,"
+    "\"A\":[\"a\"],\"B\":[\"b\"],\"extra\":{\"kept\":true}}";
+
+static const char *ROUND1_ANSWER =
+    "{\"round\":\"r1\",\"players\":["
+    "{\"id\":\"a\",\"rating\":1036,\"delta\":36,\"expected\":0.5,\"k\":72,\"rounds\":1,"
+    "\"visible\":false},"
+    "{\"id\":\"b\",\"rating\":964,\"delta\":-36,\"expected\":0.5,\"k\":72,\"rounds\":1,"
+    "\"visible\":false}]}";
+
+static int64_t pool_id(eo_engine *e, const char *name)
+{
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(eo_engine_store(e), name, &row), 0);
+    int64_t id = row.id;
+    eo_pool_row_free(&row);
+    return id;
+}
+
+static int64_t round_count(eo_engine *e, const char *name)
+{
+    int64_t n = -1;
+    assert_int_equal(eo_store_round_count(eo_engine_store(e), pool_id(e, name), &n), 0);
+    return n;
+}
+
+static void expect_player(eo_engine *e, const char *pool, const char *id, int32_t rating,
+                          uint32_t rounds)
+{
+    eo_player_view v;
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(e, pool), id, NOW, &v), 0);
+    assert_int_equal(v.rating, rating);
+    assert_int_equal(v.rounds, rounds);
+    eo_player_row row;
+    assert_int_equal(eo_store_player_get(eo_engine_store(e), pool_id(e, pool), id, &row), 0);
+    assert_int_equal(row.rating, rating);
+    assert_int_equal(row.rounds, rounds);
+}
+
+static void test_round_response(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = -1;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    assert_string_equal(resp, ROUND1_ANSWER);
+    assert_int_equal(replayed, 0);
+    free(resp);
+    expect_player(f->e, "arena", "a", 1036, 1);
+    expect_player(f->e, "arena", "b", 964, 1);
+    eo_player_row row;
+    assert_int_equal(eo_store_player_get(eo_engine_store(f->e), pool_id(f->e, "arena"), "a", &row),
+                     0);
+    assert_true(row.last_ended_at == 1763800391); /* the round's ended_at */
+    /* the log holds the canonical record, unknown fields kept */
+    char *body = NULL;
+    assert_int_equal(eo_store_round_find(eo_engine_store(f->e), pool_id(f->e, "arena"), "r1",
+                                         &body, NULL), 0);
+    json_t *o = js(ROUND1);
+    char *canon = NULL;
+    assert_int_equal(eo_round_canonical(o, &canon), 0);
+    assert_string_equal(body, canon);
+    assert_non_null(strstr(body, "\"kept\":true"));
+    json_decref(o);
+    free(canon);
+    free(body);
+}
+
+static void test_round_replayed(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    /* the same content with other key order and spacing */
+    const char *again = "{ \"B\": [\"b\"], \"A\": [\"a\"], \"extra\": {\"kept\": true}, "
+                        "\"ended_at\": 1763800391, \"started_at\": 1763800000, "
+                        "\"winner\": \"A\", \"id\": \"r1\" }";
+    assert_int_equal(rate(f->e, "arena", again, &resp, &replayed, &err), 0);
+    assert_int_equal(replayed, 1);
+    assert_string_equal(resp, ROUND1_ANSWER);
+    free(resp);
+    assert_true(round_count(f->e, "arena") == 1);
+    expect_player(f->e, "arena", "a", 1036, 1); /* no second update */
+}
+
+static void test_round_conflict(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    const char *other = "{\"id\":\"r1\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", other, &resp, &replayed, &err), EO_ECONFLICT);
+    assert_null(resp);
+    assert_int_equal(err.status, 409);
+    assert_string_equal(err.code, "round_conflict");
+    assert_string_equal(err.field, "id");
+    expect_player(f->e, "arena", "a", 1036, 1);
+    assert_true(round_count(f->e, "arena") == 1);
+}
+
+static void test_unknown_pool_and_bad_round(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "nope", ROUND1, &resp, &replayed, &err), EO_ENOTFOUND);
+    assert_int_equal(err.status, 404);
+    assert_string_equal(err.code, "unknown_pool");
+    const char *bad = "{\"id\":\"r9\",\"winner\":\"C\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", bad, &resp, &replayed, &err), EO_EINVAL);
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.code, "invalid_round");
+    assert_string_equal(err.field, "winner");
+    const char *both = "{\"id\":\"r9\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"a\"]}";
+    assert_int_equal(rate(f->e, "arena", both, &resp, &replayed, &err), EO_EINVAL);
+    assert_int_equal(err.status, 400);
+    assert_null(resp);
+    assert_true(round_count(f->e, "arena") == 0);
+    assert_int_equal(eo_pool_player_count(eo_engine_pool(f->e, "arena")), 0);
+}
+
+static void test_batch_commit(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    assert_int_equal(eo_engine_begin(f->e), EO_EINVAL);
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    /* the same id again inside the batch: a replay, then a conflict */
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    assert_int_equal(replayed, 1);
+    assert_string_equal(resp, ROUND1_ANSWER);
+    free(resp);
+    const char *other = "{\"id\":\"r1\",\"winner\":\"draw\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", other, &resp, &replayed, &err), EO_ECONFLICT);
+    /* a 409 does not spoil the batch */
+    const char *r2 = "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"c\"],\"B\":[\"d\"]}";
+    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
+    free(resp);
+    /* a reader sees nothing before the commit */
+    eo_store *ro = NULL;
+    char msg[256];
+    assert_int_equal(eo_store_open(f->path, EO_STORE_READONLY, &ro, msg, sizeof msg), 0);
+    int64_t n = -1, pid = pool_id(f->e, "arena");
+    assert_int_equal(eo_store_round_count(ro, pid, &n), 0);
+    assert_true(n == 0);
+    assert_int_equal(eo_engine_commit(f->e), 0);
+    assert_int_equal(eo_store_round_count(ro, pid, &n), 0);
+    assert_true(n == 2);
+    eo_player_row row;
+    assert_int_equal(eo_store_player_get(ro, pid, "d", &row), 0);
+    assert_int_equal(row.rating, 1036); /* r2 is r1 mirrored: B's new player wins, +36 */
+    eo_store_close(ro);
+    assert_int_equal(eo_engine_commit(f->e), EO_EINVAL); /* no batch open */
+}
+
+static void test_batch_rollback(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    const char *r2 = "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_pool_create(f->e, "tmp", NULL, NULL, NOW, &err), 0);
+    assert_non_null(eo_engine_pool(f->e, "tmp"));
+    assert_int_equal(eo_engine_rollback(f->e), 0);
+    /* back to the state after r1, in memory and in the store */
+    expect_player(f->e, "arena", "a", 1036, 1);
+    assert_true(round_count(f->e, "arena") == 1);
+    assert_null(eo_engine_pool(f->e, "tmp"));
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(eo_engine_store(f->e), "tmp", &row), EO_ENOTFOUND);
+}
+
+/* An insert the store refuses (an SQL trigger added behind the engine's back) fails the whole
+ * batch, and memory goes back to what the store holds. */
+static void add_failing_trigger(const char *path)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TRIGGER boom BEFORE INSERT ON log "
+                                  "WHEN NEW.round_id = 'boom' "
+                                  "BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static void test_storage_failure(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    add_failing_trigger(f->path);
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    /* outside a batch: the one update fails, the pool is as before */
+    const char *boom = "{\"id\":\"boom\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", boom, &resp, &replayed, &err), EO_EIO);
+    assert_int_equal(err.status, 500);
+    expect_player(f->e, "arena", "a", 1036, 1);
+    /* inside a batch: the earlier answer is void, later calls fail, the commit fails */
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    const char *r2 = "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(rate(f->e, "arena", boom, &resp, &replayed, &err), EO_EIO);
+    const char *r3 = "{\"id\":\"r3\",\"winner\":\"A\",\"A\":[\"c\"],\"B\":[\"d\"]}";
+    assert_int_equal(rate(f->e, "arena", r3, &resp, &replayed, &err), EO_EIO);
+    assert_int_equal(eo_engine_commit(f->e), EO_EIO);
+    expect_player(f->e, "arena", "a", 1036, 1);
+    assert_true(round_count(f->e, "arena") == 1);
+    eo_player_view v;
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "arena"), "c", NOW, &v), EO_ENOTFOUND);
+    /* and the engine goes on working */
+    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
+    free(resp);
+    /* r2 by hand (F1-F5): P_A = 1 / (1 + e^(-(1036 - 964) / 2400)) = 0.507499; one window entry
+     * so C = 1; G = exp(-36^2 / (2 * 400^2)) = 0.995958 for both, K = 2 + 70 G = 71.7171;
+     * a: 1036 + 71.7171 * (0 - 0.507499) = 999.60 -> 1000; b: 964 + 71.7171 * 0.507499 =
+     * 1000.40 -> 1000 (checked with a short Python script, not with our code). */
+    expect_player(f->e, "arena", "a", 1000, 2);
+    expect_player(f->e, "arena", "b", 1000, 2);
+}
+
+typedef struct snap {
+    size_t n;
+    char line[4096][96];
+} snap;
+
+static int snap_one(void *ctx, const char *id, const eo_player_view *v)
+{
+    snap *s = ctx;
+    if (s->n >= 4096)
+        return -1;
+    snprintf(s->line[s->n++], sizeof s->line[0], "%s %d %u %d %lld", id, (int)v->rating,
+             (unsigned)v->rounds, (int)v->visible, (long long)v->last_ended_at);
+    return 0;
+}
+
+static void take_snap(eo_engine *e, snap *s)
+{
+    s->n = 0;
+    assert_int_equal(eo_pool_each_player(eo_engine_pool(e, "arena"), NOW, snap_one, s), 0);
+}
+
+static void test_reopen_fold(void **state)
+{
+    fixture *f = *state;
+    eo_gen_config c;
+    eo_gen_config_default(&c);
+    c.players = 300;
+    c.team_min = 2;
+    c.team_max = 12;
+    c.seed = 7;
+    eo_gen *g = NULL;
+    assert_int_equal(eo_gen_create(&c, &g), 0);
+    static char line[65536];
+    eo_engine_error err;
+    for (int b = 0; b < 8; b++) {
+        assert_int_equal(eo_engine_begin(f->e), 0);
+        for (int i = 0; i < 50; i++) {
+            eo_round r;
+            eo_gen_next(g, &r);
+            assert_true(eo_gen_jsonl(&r, line, sizeof line) > 0);
+            char *resp = NULL;
+            int replayed = 0;
+            assert_int_equal(rate(f->e, "arena", line, &resp, &replayed, &err), 0);
+            assert_int_equal(replayed, 0);
+            free(resp);
+        }
+        /* admin edits between rounds, so the fold must replay them in place */
+        assert_int_equal(eo_engine_set_rating(f->e, "arena", eo_gen_player_id(g, (uint32_t)b),
+                                              1500 + b, NOW, &err), 0);
+        assert_int_equal(eo_engine_reset_player(f->e, "arena",
+                                                eo_gen_player_id(g, (uint32_t)(b + 20)), NOW,
+                                                &err), 0);
+        assert_int_equal(eo_engine_commit(f->e), 0);
+    }
+    eo_gen_destroy(g);
+    static snap live, folded;
+    take_snap(f->e, &live);
+    assert_true(live.n > 100);
+    reopen(f);
+    take_snap(f->e, &folded);
+    assert_int_equal(live.n, folded.n);
+    for (size_t i = 0; i < live.n; i++)
+        assert_string_equal(live.line[i], folded.line[i]);
+    eo_pool_quality q;
+    eo_pool_get_quality(eo_engine_pool(f->e, "arena"), &q);
+    assert_true(q.rounds == 400);
+}
+
+typedef struct kinds {
+    int n;
+    int kind[8];
+    char body[8][64];
+} kinds;
+
+static int collect_kind(void *ctx, const eo_log_entry *le)
+{
+    kinds *k = ctx;
+    if (k->n >= 8)
+        return -1;
+    snprintf(k->body[k->n], sizeof k->body[0], "%s", le->body);
+    k->kind[k->n++] = (int)le->kind;
+    return 0;
+}
+
+static void test_set_reset(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 1500, NOW, &err), 0);
+    expect_player(f->e, "arena", "a", 1500, 1); /* rounds are kept */
+    assert_int_equal(eo_engine_reset_player(f->e, "arena", "b", NOW, &err), 0);
+    expect_player(f->e, "arena", "b", 1000, 0); /* R0, no rounds */
+    assert_int_equal(eo_engine_reset_player(f->e, "arena", "never-seen", NOW, &err), 0);
+    /* range and target checks; R_min is 100 by default */
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 99, NOW, &err), EO_ERANGE);
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.field, "rating");
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", EO_SYNELO_RATING_MAX + 1, NOW, &err),
+                     EO_ERANGE);
+    assert_int_equal(eo_engine_set_rating(f->e, "nope", "a", 1500, NOW, &err), EO_ENOTFOUND);
+    assert_int_equal(err.status, 404);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "bad\x01id", 1500, NOW, &err), EO_EINVAL);
+    assert_int_equal(err.status, 400);
+    assert_int_equal(eo_engine_reset_player(f->e, "nope", "a", NOW, &err), EO_ENOTFOUND);
+    /* logged as edits in order: round, set, reset, reset */
+    kinds k = {0};
+    assert_int_equal(eo_store_log_each(eo_engine_store(f->e), pool_id(f->e, "arena"), 0,
+                                       collect_kind, &k), 0);
+    assert_int_equal(k.n, 4);
+    assert_int_equal(k.kind[0], EO_LOG_ROUND);
+    assert_int_equal(k.kind[1], EO_LOG_SET);
+    assert_int_equal(k.kind[2], EO_LOG_RESET);
+    assert_int_equal(k.kind[3], EO_LOG_RESET);
+    assert_string_equal(k.body[1], "{\"player\":\"a\",\"rating\":1500}");
+    reopen(f);
+    expect_player(f->e, "arena", "a", 1500, 1);
+    expect_player(f->e, "arena", "b", 1000, 0);
+    assert_true(round_count(f->e, "arena") == 1);
+}
+
+static void expect_create_fails(eo_engine *e, const char *name, const char *model,
+                                const char *params, int rc, int status, const char *field)
+{
+    json_t *p = params ? js(params) : NULL;
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(e, name, model, p, NOW, &err), rc);
+    assert_int_equal(err.status, status);
+    if (strcmp(err.field, field) != 0)
+        fail_msg("field '%s', expected '%s' (%s)", err.field, field, err.message);
+    json_decref(p);
+}
+
+static void test_pool_create(void **state)
+{
+    fixture *f = *state;
+    expect_create_fails(f->e, "arena", "synelo", NULL, EO_EEXIST, 409, "name");
+    expect_create_fails(f->e, "", "synelo", NULL, EO_EINVAL, 400, "name");
+    expect_create_fails(f->e, "x", "trueskill", NULL, EO_EINVAL, 400, "model");
+    expect_create_fails(f->e, "x", "synelo", "[1]", EO_EINVAL, 400, "params");
+    expect_create_fails(f->e, "x", "synelo", "{\"bogus\":1}", EO_EINVAL, 400, "params.bogus");
+    expect_create_fails(f->e, "x", "synelo", "{\"theta\":2400,\"kmax_team\":12}", EO_EINVAL, 400,
+                        "params.kmax_team");
+    expect_create_fails(f->e, "x", "synelo", "{\"window\":1}", EO_EINVAL, 400, "params.window");
+    expect_create_fails(f->e, "x", "synelo", "{\"window\":\"500\"}", EO_EINVAL, 400,
+                        "params.window");
+    expect_create_fails(f->e, "x", "synelo", "{\"kmax_team\":0}", EO_EINVAL, 400,
+                        "params.kmax_team");
+    /* each fine alone (default r0 1000), wrong together: r_min 900 > r0 800 */
+    expect_create_fails(f->e, "x", "synelo", "{\"r_min\":900,\"r0\":800}", EO_EINVAL, 400,
+                        "params");
+    assert_null(eo_engine_pool(f->e, "x"));
+
+    /* kmax_team 4: Θ = 400 * floor(median{1,2,3,4}) = 400 * floor(2.5) = 800 (F1's rule) */
+    json_t *p = js("{\"kmax_team\":4,\"t_shadow\":10}");
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(f->e, "small", "synelo", p, NOW, &err), 0);
+    json_decref(p);
+    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->synelo.theta == 800.0);
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(eo_engine_store(f->e), "small", &row), 0);
+    assert_string_equal(row.model, "synelo");
+    assert_true(row.created_at == NOW);
+    json_t *stored = js(row.params_json);
+    eo_pool_row_free(&row);
+    /* all thirteen parameters of eo_synelo_params, Θ as theta, no kmax_team */
+    assert_int_equal(json_object_size(stored), 13);
+    assert_null(json_object_get(stored, "kmax_team"));
+    assert_true(json_number_value(json_object_get(stored, "theta")) == 800.0);
+    assert_int_equal(json_integer_value(json_object_get(stored, "t_shadow")), 10);
+    assert_int_equal(json_integer_value(json_object_get(stored, "window")), 500);
+    json_decref(stored);
+    reopen(f);
+    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->synelo.theta == 800.0);
+    assert_int_equal(eo_pool_get_config(eo_engine_pool(f->e, "small"))->synelo.t_shadow, 10);
+}
+
+static void test_open_bad_log(void **state)
+{
+    fixture *f = *state;
+    /* a log entry that is not a round: opening names the pool and the entry */
+    assert_int_equal(eo_store_log_append(eo_engine_store(f->e), pool_id(f->e, "arena"),
+                                         EO_LOG_ROUND, "x", "{\"id\":\"x\"}", "{}", NOW, NULL),
+                     0);
+    eo_engine_close(f->e);
+    f->e = NULL;
+    eo_store *s = NULL;
+    char msg[256];
+    assert_int_equal(eo_store_open(f->path, 0, &s, msg, sizeof msg), 0);
+    eo_engine_error err;
+    eo_engine *e = (eo_engine *)1;
+    assert_int_equal(eo_engine_open(s, &e, &err), EO_EIO);
+    assert_null(e);
+    assert_non_null(strstr(err.message, "arena"));
+    assert_non_null(strstr(err.message, "log entry 1"));
+}
+
+int main(void)
+{
+#define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        CASE(test_round_response),
+        CASE(test_round_replayed),
+        CASE(test_round_conflict),
+        CASE(test_unknown_pool_and_bad_round),
+        CASE(test_batch_commit),
+        CASE(test_batch_rollback),
+        CASE(test_storage_failure),
+        CASE(test_reopen_fold),
+        CASE(test_set_reset),
+        CASE(test_pool_create),
+        CASE(test_open_bad_log),
+    };
+#undef CASE
+    return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
+}

@@ -1,0 +1,387 @@
+/* The in-memory pool (eo_pool.h). Expected values by hand; see each comment. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "evenodds/eo_pool.h"
+#include "gen.h"
+
+static eo_pool *new_pool(void)
+{
+    eo_pool_config cfg;
+    eo_pool *p = NULL;
+    eo_pool_config_default(&cfg);
+    assert_int_equal(eo_pool_create(&cfg, &p), 0);
+    return p;
+}
+
+/* A round of plain members: ids a[0..na) vs b[0..nb). */
+typedef struct test_round {
+    eo_round r;
+    eo_member m[2][16];
+} test_round;
+
+static eo_round *mk(test_round *t, const char *const *a, size_t na, const char *const *b,
+                    size_t nb, eo_winner w, int64_t ended_at)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < na; i++)
+        t->m[0][i].id = (char *)a[i];
+    for (size_t i = 0; i < nb; i++)
+        t->m[1][i].id = (char *)b[i];
+    t->r.id = (char *)"r";
+    t->r.team[0] = t->m[0];
+    t->r.team[1] = t->m[1];
+    t->r.n[0] = na;
+    t->r.n[1] = nb;
+    t->r.winner = w;
+    t->r.ended_at = ended_at;
+    return &t->r;
+}
+
+static void unknown_lookup(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    eo_player_view v;
+    assert_int_equal(eo_pool_lookup(p, "76561198000000001", 100, &v), EO_ENOTFOUND);
+    assert_int_equal(v.rating, 1000);
+    assert_int_equal(v.rounds, 0);
+    assert_false(v.visible);
+    assert_false(v.stale);
+    assert_int_equal(eo_pool_player_count(p), 0); /* nothing written */
+    assert_int_equal(eo_pool_reset_player(p, "nobody"), EO_ENOTFOUND);
+    assert_int_equal(eo_pool_player_count(p), 0);
+    eo_pool_destroy(p);
+    eo_pool_destroy(NULL);
+}
+
+/* First round of two new players 1v1: K = 72, P = 0.5: +36 / -36. */
+static void apply_and_lookup(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    const char *a[] = {"x"};
+    const char *b[] = {"y"};
+    test_round t;
+    eo_round_result res;
+    eo_member_result m[2];
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, EO_WIN_A, 1000), &res, m), 0);
+    assert_true(res.p_a == 0.5);
+    assert_int_equal(res.n, 2);
+    assert_string_equal(m[0].id, "x");
+    assert_int_equal(m[0].before, 1000);
+    assert_int_equal(m[0].rating, 1036);
+    assert_int_equal(m[0].delta, 36);
+    assert_int_equal(m[1].delta, -36);
+    assert_true(m[0].expected == 0.5 && m[0].k == 72.0);
+    assert_int_equal(m[0].rounds, 1);
+    assert_false(m[0].visible);
+    eo_player_view v;
+    assert_int_equal(eo_pool_lookup(p, "x", 1000, &v), 0);
+    assert_int_equal(v.rating, 1036);
+    assert_int_equal(v.rounds, 1);
+    assert_int_equal(v.last_ended_at, 1000);
+    assert_int_equal(eo_pool_lookup(p, "y", 1000, &v), 0);
+    assert_int_equal(v.rating, 964);
+    assert_int_equal(eo_pool_player_count(p), 2);
+    /* Stale: more than 30 days after the last round's end, not at exactly 30 days. */
+    assert_int_equal(eo_pool_lookup(p, "x", 1000 + 30 * 86400, &v), 0);
+    assert_false(v.stale);
+    assert_int_equal(eo_pool_lookup(p, "x", 1000 + 30 * 86400 + 1, &v), 0);
+    assert_true(v.stale);
+    eo_pool_destroy(p);
+}
+
+/* Admin: set clamps to [R_min, RATING_MAX] and keeps rounds; reset makes the player new. */
+static void set_and_reset(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    const char *a[] = {"x"};
+    const char *b[] = {"y"};
+    test_round t;
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, EO_WIN_A, 5), NULL, NULL), 0);
+    eo_player_view v;
+    assert_int_equal(eo_pool_set_rating(p, "x", 50), 0);
+    eo_pool_lookup(p, "x", 5, &v);
+    assert_int_equal(v.rating, 100);
+    assert_int_equal(v.rounds, 1);
+    assert_int_equal(eo_pool_set_rating(p, "x", 2000000), 0);
+    eo_pool_lookup(p, "x", 5, &v);
+    assert_int_equal(v.rating, EO_SYNELO_RATING_MAX);
+    assert_int_equal(eo_pool_set_rating(p, "x", 1500), 0);
+    eo_pool_lookup(p, "x", 5, &v);
+    assert_int_equal(v.rating, 1500);
+    /* Set on an unknown player creates it. */
+    assert_int_equal(eo_pool_set_rating(p, "z", 1234), 0);
+    assert_int_equal(eo_pool_lookup(p, "z", 5, &v), 0);
+    assert_int_equal(v.rating, 1234);
+    assert_int_equal(v.rounds, 0);
+    assert_int_equal(eo_pool_set_rating(p, "bad\x01id", 1234), EO_EINVAL);
+    assert_int_equal(eo_pool_reset_player(p, "x"), 0);
+    assert_int_equal(eo_pool_lookup(p, "x", 5, &v), 0);
+    assert_int_equal(v.rating, 1000);
+    assert_int_equal(v.rounds, 0);
+    assert_int_equal(v.last_ended_at, 0);
+    /* After the reset x is new again: C = 1, G = 1, K = 72 (vs y at 964: P_x > 0.5). */
+    eo_member_result m[2];
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, EO_WIN_A, 6), NULL, m), 0);
+    assert_true(m[0].k == 72.0);
+    assert_int_equal(m[0].rounds, 1);
+    eo_pool_destroy(p);
+}
+
+/* Invalid rounds leave the pool unchanged, new players included. */
+static void apply_rejects(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    test_round t;
+    const char *a[] = {"x", "y"};
+    const char *b[] = {"z", "x"};
+    const char *c[] = {"u", "u"};
+    const char *d[] = {"ok", "bad\nid"};
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 2, b, 2, EO_WIN_A, 1), NULL, NULL), EO_EINVAL);
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, c, 2, EO_WIN_A, 1), NULL, NULL), EO_EINVAL);
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, d, 2, EO_WIN_A, 1), NULL, NULL), EO_EINVAL);
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 2, b, 0, EO_WIN_A, 1), NULL, NULL), EO_EINVAL);
+    assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, (eo_winner)9, 1), NULL, NULL),
+                     EO_EINVAL);
+    assert_int_equal(eo_pool_player_count(p), 0);
+    /* Known players twice: x is known now. */
+    const char *e[] = {"x"};
+    const char *f[] = {"w"};
+    assert_int_equal(eo_pool_apply(p, mk(&t, e, 1, f, 1, EO_WIN_A, 1), NULL, NULL), 0);
+    const char *g[] = {"x", "w"};
+    const char *h[] = {"x"};
+    assert_int_equal(eo_pool_apply(p, mk(&t, g, 2, h, 1, EO_WIN_A, 1), NULL, NULL), EO_EINVAL);
+    assert_int_equal(eo_pool_player_count(p), 2);
+    eo_player_view v;
+    eo_pool_lookup(p, "x", 1, &v);
+    assert_int_equal(v.rounds, 1);
+    eo_pool_destroy(p);
+}
+
+typedef struct collect {
+    char ids[8][8];
+    int n;
+    int stop_at;
+} collect;
+
+static int collect_fn(void *ctx, const char *id, const eo_player_view *v)
+{
+    collect *c = ctx;
+    (void)v;
+    snprintf(c->ids[c->n], sizeof c->ids[c->n], "%s", id);
+    c->n++;
+    return c->n == c->stop_at ? 42 : 0;
+}
+
+/* each_player: ascending byte order of id ("B" < "a" < "ab" < "b" in ASCII), and a non-zero
+ * return stops the walk and is returned. */
+static void each_player_order(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    const char *ids[] = {"b", "ab", "a", "B"};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(eo_pool_set_rating(p, ids[i], 1000 + i), 0);
+    collect c = {.n = 0, .stop_at = -1};
+    assert_int_equal(eo_pool_each_player(p, 0, collect_fn, &c), 0);
+    assert_int_equal(c.n, 4);
+    assert_string_equal(c.ids[0], "B");
+    assert_string_equal(c.ids[1], "a");
+    assert_string_equal(c.ids[2], "ab");
+    assert_string_equal(c.ids[3], "b");
+    collect d = {.n = 0, .stop_at = 2};
+    assert_int_equal(eo_pool_each_player(p, 0, collect_fn, &d), 42);
+    assert_int_equal(d.n, 2);
+    eo_pool_destroy(p);
+}
+
+/* Quality on a tiny log:
+ *   round 1: x vs y, both new: P_A = 0.5, A wins: (0.5 - 1)² = 0.25, |P - .5| = 0
+ *   round 2: u vs v, both new, draw: P_A = 0.5, O = 0.5: 0, 0
+ *   round 3: x (1036) vs z (new, 1000), B wins: P_A = 1/(1+exp(-36/2400)) = 0.503749929...
+ *            P_A² = 0.253764..., |P - .5| = 0.003749929...
+ * Brier (all = last 500 here) = (0.25 + 0 + P_A²)/3; balance = (P_A - 0.5)/3. */
+static void quality(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    eo_pool_quality q;
+    eo_pool_get_quality(p, &q);
+    assert_int_equal(q.rounds, 0);
+    assert_true(isnan(q.brier_all) && isnan(q.brier_recent) && isnan(q.balance_recent));
+    test_round t;
+    const char *x[] = {"x"}, *y[] = {"y"}, *u[] = {"u"}, *v[] = {"v"}, *z[] = {"z"};
+    assert_int_equal(eo_pool_apply(p, mk(&t, x, 1, y, 1, EO_WIN_A, 1), NULL, NULL), 0);
+    assert_int_equal(eo_pool_apply(p, mk(&t, u, 1, v, 1, EO_DRAW, 2), NULL, NULL), 0);
+    eo_round_result res;
+    assert_int_equal(eo_pool_apply(p, mk(&t, x, 1, z, 1, EO_WIN_B, 3), &res, NULL), 0);
+    double pa = 1.0 / (1.0 + exp(-36.0 / 2400.0));
+    assert_true(fabs(res.p_a - pa) < 1e-15);
+    eo_pool_get_quality(p, &q);
+    assert_int_equal(q.rounds, 3);
+    assert_int_equal(q.players, 5);
+    assert_int_equal(q.visible_players, 0);
+    assert_true(fabs(q.brier_all - (0.25 + pa * pa) / 3.0) < 1e-15);
+    assert_true(fabs(q.brier_recent - (0.25 + pa * pa) / 3.0) < 1e-15);
+    assert_true(fabs(q.balance_recent - (pa - 0.5) / 3.0) < 1e-15);
+    assert_true(fabs(q.brier_all - 0.16792) < 1e-5);
+    eo_pool_destroy(p);
+}
+
+/* The recent window holds the last 500 rounds: 500 draws of equal new players (Brier 0 each)
+ * after 100 decided ones (0.25 each): all = 25/600, recent = 0. */
+static void quality_recent(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    test_round t;
+    char ida[32], idb[32];
+    for (int i = 0; i < 600; i++) {
+        snprintf(ida, sizeof ida, "a%d", i);
+        snprintf(idb, sizeof idb, "b%d", i);
+        const char *a[] = {ida}, *b[] = {idb};
+        assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, i < 100 ? EO_WIN_B : EO_DRAW, 1),
+                                       NULL, NULL), 0);
+    }
+    eo_pool_quality q;
+    eo_pool_get_quality(p, &q);
+    assert_true(fabs(q.brier_all - 25.0 / 600.0) < 1e-15);
+    assert_true(q.brier_recent == 0.0);
+    assert_true(q.balance_recent == 0.0);
+    eo_pool_destroy(p);
+}
+
+/* Visibility: 50 rounds. */
+static void visible_after_50(void **state)
+{
+    (void)state;
+    eo_pool *p = new_pool();
+    test_round t;
+    char opp[32];
+    for (int i = 0; i < 50; i++) {
+        snprintf(opp, sizeof opp, "o%d", i);
+        const char *a[] = {"x"}, *b[] = {opp};
+        eo_member_result m[2];
+        assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, i % 2 ? EO_WIN_A : EO_WIN_B, 1),
+                                       NULL, m), 0);
+        assert_true(m[0].visible == (i == 49));
+    }
+    eo_pool_quality q;
+    eo_pool_get_quality(p, &q);
+    assert_int_equal(q.visible_players, 1);
+    eo_pool_destroy(p);
+}
+
+typedef struct cmp_ctx {
+    const eo_pool *other;
+    int n;
+} cmp_ctx;
+
+static int same_as_other(void *ctx, const char *id, const eo_player_view *v)
+{
+    cmp_ctx *c = ctx;
+    eo_player_view w;
+    assert_int_equal(eo_pool_lookup(c->other, id, 0, &w), 0);
+    assert_int_equal(v->rating, w.rating);
+    assert_int_equal(v->rounds, w.rounds);
+    assert_int_equal(v->last_ended_at, w.last_ended_at);
+    c->n++;
+    return 0;
+}
+
+/* The handle path gives exactly what eo_pool_apply gives, round by round. */
+static void handles_match_apply(void **state)
+{
+    (void)state;
+    eo_gen_config gc;
+    eo_gen_config_default(&gc);
+    gc.players = 200;
+    gc.team_min = 1;
+    gc.team_max = 8;
+    gc.seed = 99;
+    eo_gen *g;
+    assert_int_equal(eo_gen_create(&gc, &g), 0);
+    eo_pool *p1 = new_pool();
+    eo_pool *p2 = new_pool();
+    for (int i = 0; i < 3000; i++) {
+        eo_round r;
+        eo_gen_next(g, &r);
+        eo_round_result r1, r2;
+        eo_member_result m[16];
+        eo_synelo_update u[16];
+        assert_int_equal(eo_pool_apply(p1, &r, &r1, m), 0);
+        eo_player_handle h[16];
+        size_t n = r.n[0] + r.n[1];
+        for (size_t j = 0; j < n; j++) {
+            const char *id = j < r.n[0] ? r.team[0][j].id : r.team[1][j - r.n[0]].id;
+            assert_int_equal(eo_pool_handle(p2, id, &h[j]), 0);
+            assert_string_equal(eo_pool_handle_id(p2, h[j]), id);
+        }
+        assert_int_equal(eo_pool_apply_handles(p2, h, r.n[0], h + r.n[0], r.n[1], r.winner,
+                                               r.ended_at, &r2, u), 0);
+        assert_true(r1.p_a == r2.p_a);
+        for (size_t j = 0; j < n; j++) {
+            assert_int_equal(m[j].rating, u[j].after);
+            assert_true(m[j].k == u[j].k);
+        }
+    }
+    /* A repeated handle is rejected. */
+    eo_player_handle dup[2] = {0, 0};
+    assert_int_equal(eo_pool_apply_handles(p2, dup, 1, dup + 1, 1, EO_WIN_A, 0, NULL, NULL),
+                     EO_EINVAL);
+    assert_null(eo_pool_handle_id(p2, 1000000));
+    cmp_ctx c = {p2, 0};
+    assert_int_equal(eo_pool_each_player(p1, 0, same_as_other, &c), 0);
+    assert_int_equal((size_t)c.n, eo_pool_player_count(p2));
+    eo_pool_quality q1, q2;
+    eo_pool_get_quality(p1, &q1);
+    eo_pool_get_quality(p2, &q2);
+    assert_true(q1.brier_all == q2.brier_all && q1.brier_recent == q2.brier_recent);
+    eo_pool_destroy(p1);
+    eo_pool_destroy(p2);
+    eo_gen_destroy(g);
+}
+
+static void model_names(void **state)
+{
+    (void)state;
+    eo_model m;
+    assert_int_equal(eo_model_parse("synelo", &m), 0);
+    assert_int_equal(m, EO_MODEL_SYNELO);
+    assert_string_equal(eo_model_name(EO_MODEL_SYNELO), "synelo");
+    assert_int_equal(eo_model_parse("elo", &m), EO_EINVAL);
+    eo_pool_config cfg;
+    eo_pool_config_default(&cfg);
+    cfg.synelo.window = 0;
+    eo_pool *p = NULL;
+    assert_int_equal(eo_pool_create(&cfg, &p), EO_EINVAL);
+    assert_null(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unknown_lookup),
+        cmocka_unit_test(apply_and_lookup),
+        cmocka_unit_test(set_and_reset),
+        cmocka_unit_test(apply_rejects),
+        cmocka_unit_test(each_player_order),
+        cmocka_unit_test(quality),
+        cmocka_unit_test(quality_recent),
+        cmocka_unit_test(visible_after_50),
+        cmocka_unit_test(handles_match_apply),
+        cmocka_unit_test(model_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,310 @@
+/* Unit tests of the service's internal parts (src/service/): path decoding and routing, bearer
+ * key checks, key loading, logfmt lines, Prometheus text and the pool table. Expected values
+ * are written out by hand from the rules in docs/SERVICE.md. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "service/service.h"
+
+static void test_pct_decode(void **state)
+{
+    (void)state;
+    char out[16];
+    size_t n;
+    assert_int_equal(eo__pct_decode("a%2Fb", 5, out, sizeof out, &n), 0);
+    assert_string_equal(out, "a/b");
+    assert_int_equal(n, 3);
+    assert_int_equal(eo__pct_decode("abc%41%62", 9, out, sizeof out, &n), 0);
+    assert_string_equal(out, "abcAb"); /* 0x41 = 'A', 0x62 = 'b' */
+    assert_int_equal(eo__pct_decode("a+b", 3, out, sizeof out, &n), 0);
+    assert_string_equal(out, "a+b"); /* a path, not a form: '+' stays */
+    assert_int_equal(eo__pct_decode("%zz", 3, out, sizeof out, &n), EO_EPARSE);
+    assert_int_equal(eo__pct_decode("%4", 2, out, sizeof out, &n), EO_EPARSE);
+    assert_int_equal(eo__pct_decode("ab%", 3, out, sizeof out, &n), EO_EPARSE);
+    /* 16 bytes need 17 with the NUL. */
+    assert_int_equal(eo__pct_decode("0123456789abcdef", 16, out, sizeof out, &n), EO_ELIMIT);
+    assert_int_equal(eo__pct_decode("0123456789abcde", 15, out, sizeof out, &n), 0);
+}
+
+static void test_route_match(void **state)
+{
+    (void)state;
+    eo__match m;
+    eo__route_match("GET", "/healthz", &m);
+    assert_int_equal(m.route, EO__R_HEALTHZ);
+    eo__route_match("POST", "/healthz", &m);
+    assert_int_equal(m.route, EO__R_UNMATCHED);
+    assert_true(m.path_known);
+    assert_string_equal(m.allow, "GET");
+    eo__route_match("GET", "/v1/pools", &m);
+    assert_int_equal(m.route, EO__R_POOLS_LIST);
+    eo__route_match("POST", "/v1/pools", &m);
+    assert_int_equal(m.route, EO__R_POOLS_CREATE);
+    eo__route_match("GET", "/v1/pools/arena/players/76561198000000001", &m);
+    assert_int_equal(m.route, EO__R_PLAYER_GET);
+    assert_string_equal(m.pool, "arena");
+    assert_string_equal(m.player, "76561198000000001");
+    assert_int_equal(m.seg_error, 0);
+    eo__route_match("PUT", "/v1/pools/arena/players/x", &m);
+    assert_int_equal(m.route, EO__R_PLAYER_PUT);
+    eo__route_match("DELETE", "/v1/pools/arena/players/x", &m);
+    assert_int_equal(m.route, EO__R_PLAYER_DELETE);
+    eo__route_match("POST", "/v1/pools/my%20pool/rounds", &m);
+    assert_int_equal(m.route, EO__R_ROUNDS);
+    assert_string_equal(m.pool, "my pool");
+    eo__route_match("POST", "/v1/pools/a/splits", &m);
+    assert_int_equal(m.route, EO__R_SPLITS);
+    eo__route_match("GET", "/v1/pools/a/quality", &m);
+    assert_int_equal(m.route, EO__R_QUALITY);
+    eo__route_match("GET", "/v1/pools/a/rounds", &m);
+    assert_int_equal(m.route, EO__R_UNMATCHED);
+    assert_string_equal(m.allow, "POST");
+    /* Not routes at all. */
+    const char *none[] = {"", "/", "/v1", "/v1/pools/", "/v1/pools/a", "/v1/pools//rounds",
+                          "/v1/pools/a/players", "/v1/pools/a/players/x/y", "/v2/pools",
+                          "/healthz/", "v1/pools"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        eo__route_match("GET", none[i], &m);
+        assert_int_equal(m.route, EO__R_UNMATCHED);
+        assert_false(m.path_known);
+    }
+    /* Bad segments: the route is known, the segment error is reported. */
+    eo__route_match("GET", "/v1/pools/a/players/%zz", &m);
+    assert_int_equal(m.route, EO__R_PLAYER_GET);
+    assert_int_equal(m.seg_error, EO_EINVAL);
+    assert_string_equal(m.seg_field, "id");
+    eo__route_match("GET", "/v1/pools/a%00b/quality", &m);
+    assert_int_equal(m.seg_error, EO_EINVAL);
+    assert_string_equal(m.seg_field, "pool");
+    eo__route_match("GET", "/v1/pools/a/players/%E2%82", &m); /* truncated UTF-8 */
+    assert_int_equal(m.seg_error, EO_EINVAL);
+    char longp[300];
+    memset(longp, 0, sizeof longp);
+    memcpy(longp, "/v1/pools/a/players/", 20);
+    memset(longp + 20, 'x', 129); /* EO_ID_MAX + 1 bytes */
+    eo__route_match("GET", longp, &m);
+    assert_int_equal(m.seg_error, EO_ELIMIT);
+    longp[20 + 128] = '\0'; /* exactly EO_ID_MAX */
+    eo__route_match("GET", longp, &m);
+    assert_int_equal(m.seg_error, 0);
+    assert_int_equal(strlen(m.player), 128);
+}
+
+static void test_auth(void **state)
+{
+    (void)state;
+    eo_service_keys k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.server, sizeof k.server, "server-key-0123456789");
+    snprintf(k.admin, sizeof k.admin, "admin-key-0123456789");
+    eo__auth a;
+    eo__auth_init(&a, &k);
+    bool missing;
+    assert_int_equal(eo__auth_check(&a, "Bearer admin-key-0123456789", &missing), EO__ROLE_ADMIN);
+    assert_false(missing);
+    assert_int_equal(eo__auth_check(&a, "Bearer server-key-0123456789", &missing), EO__ROLE_SERVER);
+    assert_int_equal(eo__auth_check(&a, "bearer  server-key-0123456789 ", &missing), EO__ROLE_SERVER);
+    /* A prefix, an extension and a one-letter change all fail. */
+    assert_int_equal(eo__auth_check(&a, "Bearer server-key-012345678", &missing), EO__ROLE_NONE);
+    assert_false(missing);
+    assert_int_equal(eo__auth_check(&a, "Bearer server-key-01234567890", &missing), EO__ROLE_NONE);
+    assert_int_equal(eo__auth_check(&a, "Bearer server-key-0123456788", &missing), EO__ROLE_NONE);
+    assert_int_equal(eo__auth_check(&a, NULL, &missing), EO__ROLE_NONE);
+    assert_true(missing);
+    assert_int_equal(eo__auth_check(&a, "Basic YWRtaW46eA==", &missing), EO__ROLE_NONE);
+    assert_true(missing);
+    assert_int_equal(eo__auth_check(&a, "Bearer ", &missing), EO__ROLE_NONE);
+    assert_true(missing);
+    char huge[400];
+    memcpy(huge, "Bearer ", 7);
+    memset(huge + 7, 'a', 300);
+    huge[307] = '\0';
+    assert_int_equal(eo__auth_check(&a, huge, &missing), EO__ROLE_NONE);
+    eo__auth_clear(&a);
+    assert_int_equal(a.server_len, 0);
+    assert_int_equal(a.admin[0], 0);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_keys_load(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/eo-keys-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unsetenv("EVENODDS_SERVER_KEY");
+    unsetenv("EVENODDS_ADMIN_KEY");
+    eo_service_keys k;
+    char err[400];
+
+    write_file(path, "# keys\n\nEVENODDS_SERVER_KEY=s123456789abcdef\n"
+                     "export EVENODDS_ADMIN_KEY=\"a123456789abcdef\"\n", 0600);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), 0);
+    assert_string_equal(k.server, "s123456789abcdef");
+    assert_string_equal(k.admin, "a123456789abcdef"); /* quotes and "export" dropped */
+
+    /* The environment overrides the file. */
+    setenv("EVENODDS_ADMIN_KEY", "e123456789abcdef", 1);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), 0);
+    assert_string_equal(k.admin, "e123456789abcdef");
+    unsetenv("EVENODDS_ADMIN_KEY");
+
+    /* Readable by others: refused, and the message says how to fix it, not the key. */
+    chmod(path, 0640);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), EO_EINVAL);
+    assert_non_null(strstr(err, "chmod 600"));
+    assert_null(strstr(err, "s123456789abcdef"));
+    assert_int_equal(k.server[0], 0);
+
+    write_file(path, "EVENODDS_SERVER_KEY=s123456789abcdef\nEVENODDS_ADMIM_KEY=x\n", 0600);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), EO_EINVAL);
+    assert_non_null(strstr(err, ":2: unknown setting"));
+
+    /* 15 characters: one short. */
+    write_file(path, "EVENODDS_SERVER_KEY=s123456789abcde\nEVENODDS_ADMIN_KEY=a123456789abcdef\n",
+               0600);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), EO_EINVAL);
+    assert_non_null(strstr(err, ":1: EVENODDS_SERVER_KEY"));
+    assert_null(strstr(err, "s123456789abcde"));
+
+    write_file(path, "EVENODDS_SERVER_KEY=same456789abcdef\nEVENODDS_ADMIN_KEY=same456789abcdef\n",
+               0600);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), EO_EINVAL);
+    assert_non_null(strstr(err, "differ"));
+
+    write_file(path, "EVENODDS_SERVER_KEY=s123456789abcdef\n", 0600);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), EO_EINVAL);
+    assert_non_null(strstr(err, "EVENODDS_ADMIN_KEY"));
+    assert_null(strstr(err, "EVENODDS_SERVER_KEY"));
+
+    assert_int_equal(eo_service_keys_load(NULL, &k, err, sizeof err), EO_EINVAL);
+    unlink(path);
+    assert_int_equal(eo_service_keys_load(path, &k, err, sizeof err), EO_EIO);
+}
+
+static void test_logfmt(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    eo__logger lg = {f, EO_LOG_INFO};
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_INFO, "request");
+    eo__log_str(&l, "path", "/v1/pools/a b/players/x");
+    eo__log_str(&l, "q", "say \"hi\"\\");
+    eo__log_str(&l, "ctl", "a\x01");
+    eo__log_str(&l, "empty", "");
+    eo__log_int(&l, "status", 200);
+    eo__log_ms(&l, "dur_ms", 1.23456);
+    eo__log_end(&lg, EO_LOG_INFO, &l);
+    eo__log_msg(&lg, EO_LOG_DEBUG, "hidden"); /* below the level */
+    rewind(f);
+    char line[1200];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_int_equal(strncmp(line, "ts=", 3), 0);
+    assert_non_null(strstr(line, " level=info msg=request path=\"/v1/pools/a b/players/x\""
+                                 " q=\"say \\\"hi\\\"\\\\\" ctl=\"a\\x01\" empty=\"\" status=200"
+                                 " dur_ms=1.235\n"));
+    assert_null(fgets(line, sizeof line, f));
+    fclose(f);
+}
+
+static void test_metrics(void **state)
+{
+    (void)state;
+    eo__metrics m;
+    eo__metrics_init(&m);
+    /* 0.3 ms lands in le=0.0005 (0.00025 < 0.0003 <= 0.0005). */
+    eo__metrics_request(&m, EO__R_ROUNDS, 200, 0.0003);
+    eo__metrics_request(&m, EO__R_ROUNDS, 409, 0.002);
+    eo__metrics_request(&m, EO__R_UNMATCHED, 418, 0.0);
+    eo__metrics_commit(&m, 0.001, 3, 2, true);
+    eo__metrics_commit(&m, 0.001, 1, 1, false);
+    char *text;
+    size_t len;
+    assert_int_equal(eo__metrics_render(&m, &text, &len), 0);
+    assert_int_equal(strlen(text), len);
+    const char *want[] = {
+        "evenodds_http_requests_total{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",code=\"200\"} 1\n",
+        "evenodds_http_requests_total{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",code=\"409\"} 1\n",
+        "evenodds_http_requests_total{route=\"unmatched\",method=\"\",code=\"other\"} 1\n",
+        "evenodds_http_request_duration_seconds_bucket{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",le=\"0.00025\"} 0\n",
+        "evenodds_http_request_duration_seconds_bucket{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",le=\"0.0005\"} 1\n",
+        "evenodds_http_request_duration_seconds_bucket{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",le=\"0.0025\"} 2\n",
+        "evenodds_http_request_duration_seconds_count{route=\"/v1/pools/{pool}/rounds\",method=\"POST\"} 2\n",
+        "evenodds_rounds_rated_total 2\n", /* the failed commit's round is not counted */
+        "evenodds_commit_failures_total 1\n",
+        "evenodds_commit_batch_size_bucket{le=\"1\"} 1\n",
+        "evenodds_commit_batch_size_bucket{le=\"2\"} 1\n",
+        "evenodds_commit_batch_size_bucket{le=\"4\"} 2\n",
+        "evenodds_commit_batch_size_sum 4\n",
+        "evenodds_commit_duration_seconds_count 2\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(text, want[i]))
+            fprintf(stderr, "missing: %s", want[i]);
+        assert_non_null(strstr(text, want[i]));
+    }
+    /* Routes never hit are left out. */
+    assert_null(strstr(text, "route=\"/healthz\""));
+    free(text);
+}
+
+static void test_pools_table(void **state)
+{
+    (void)state;
+    eo__pools p;
+    assert_int_equal(eo__pools_init(&p), 0);
+    const char *names[] = {"mid", "alpha", "zulu", "beta", "a", "b", "c", "d", "e", "f"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        eo__pool_info pi;
+        memset(&pi, 0, sizeof pi);
+        snprintf(pi.name, sizeof pi.name, "%s", names[i]);
+        pi.id = (int64_t)i + 1;
+        assert_int_equal(eo__pools_put(&p, &pi), 0);
+    }
+    eo__pool_info pi;
+    assert_int_equal(eo__pools_get(&p, "zulu", &pi), 0);
+    assert_int_equal(pi.id, 3);
+    assert_int_equal(eo__pools_get(&p, "zul", &pi), EO_ENOTFOUND);
+    pi.id = 99;
+    assert_int_equal(eo__pools_put(&p, &pi), 0); /* replaces */
+    eo__pool_info *v;
+    size_t n;
+    assert_int_equal(eo__pools_list(&p, &v, &n), 0);
+    assert_int_equal(n, 10);
+    const char *sorted[] = {"a", "alpha", "b", "beta", "c", "d", "e", "f", "mid", "zulu"};
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(v[i].name, sorted[i]);
+    assert_int_equal(v[9].id, 99);
+    free(v);
+    eo__pools_destroy(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pct_decode), cmocka_unit_test(test_route_match),
+        cmocka_unit_test(test_auth),       cmocka_unit_test(test_keys_load),
+        cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_pools_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,687 @@
+/* Store conformance suite: every case runs against a backend through an "opener" (a fresh
+ * location, open, destroy), so the PostgreSQL backend can later run the same table of cases.
+ * Backend-specific cases (file formats) follow in their own table.
+ * Expected values are the values written by each case itself (round trips), the ordering rules
+ * of eo_store.h (seq from 1 per pool, pools by name) and the error codes it documents. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "evenodds/eo_store.h"
+
+/* ---- openers ---------------------------------------------------------------------------- */
+
+typedef struct store_opener {
+    const char *name;
+    /* Makes a fresh, empty location; returns its text (malloc'd) or NULL. */
+    char *(*fresh)(void);
+    /* Removes everything at the location. */
+    void (*destroy)(const char *location);
+} store_opener;
+
+static char *sqlite_fresh(void)
+{
+    char tmpl[] = "/tmp/eo_test_store_XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    char *p = malloc(sizeof tmpl);
+    if (p != NULL)
+        memcpy(p, tmpl, sizeof tmpl);
+    return p;
+}
+
+static void sqlite_destroy(const char *location)
+{
+    char p[256];
+    unlink(location);
+    snprintf(p, sizeof p, "%s-wal", location);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", location);
+    unlink(p);
+}
+
+static const store_opener sqlite_opener = {"sqlite", sqlite_fresh, sqlite_destroy};
+
+typedef struct fixture {
+    const store_opener *op;
+    char *loc;
+    eo_store *s; /* read-write handle, open during each case */
+} fixture;
+
+static int setup_with(void **state, const store_opener *op)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return -1;
+    f->op = op;
+    f->loc = op->fresh();
+    if (f->loc == NULL) {
+        free(f);
+        return -1;
+    }
+    char err[256] = "";
+    if (eo_store_open(f->loc, 0, &f->s, err, sizeof err) != 0) {
+        fprintf(stderr, "open %s: %s\n", f->loc, err);
+        op->destroy(f->loc);
+        free(f->loc);
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int setup_sqlite(void **state)
+{
+    return setup_with(state, &sqlite_opener);
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    eo_store_close(f->s);
+    f->op->destroy(f->loc);
+    free(f->loc);
+    free(f);
+    return 0;
+}
+
+static eo_store *open_ro(fixture *f)
+{
+    eo_store *r = NULL;
+    char err[256] = "";
+    int rc = eo_store_open(f->loc, EO_STORE_READONLY, &r, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "read-only open: %s\n", err);
+    assert_int_equal(rc, 0);
+    return r;
+}
+
+static void reopen(fixture *f)
+{
+    eo_store_close(f->s);
+    f->s = NULL;
+    char err[256] = "";
+    assert_int_equal(eo_store_open(f->loc, 0, &f->s, err, sizeof err), 0);
+}
+
+static int64_t make_pool(eo_store *s, const char *name)
+{
+    int64_t id = 0;
+    assert_int_equal(eo_store_pool_create(s, name, "synelo", "{\"theta\":2400}", 1763800000, &id),
+                     0);
+    assert_true(id > 0);
+    return id;
+}
+
+/* ---- generic cases ---------------------------------------------------------------------- */
+
+static void test_schema_version(void **state)
+{
+    fixture *f = *state;
+    int v = -1;
+    assert_int_equal(eo_store_schema_version(f->s, &v), 0);
+    assert_int_equal(v, EO_STORE_SCHEMA_VERSION);
+}
+
+static void test_pool_create_get(void **state)
+{
+    fixture *f = *state;
+    int64_t id = 0;
+    assert_int_equal(
+        eo_store_pool_create(f->s, "arena", "synelo", "{\"kmax_team\":12}", 1763800000, &id), 0);
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "arena", &row), 0);
+    assert_true(row.id == id);
+    assert_string_equal(row.name, "arena");
+    assert_string_equal(row.model, "synelo");
+    assert_string_equal(row.params_json, "{\"kmax_team\":12}");
+    assert_true(row.created_at == 1763800000);
+    eo_pool_row_free(&row);
+    assert_null(row.name);
+    eo_pool_row_free(NULL);
+    assert_int_equal(eo_store_pool_get(f->s, "Arena", &row), EO_ENOTFOUND); /* names are exact */
+}
+
+static void test_pool_duplicate(void **state)
+{
+    fixture *f = *state;
+    int64_t id = make_pool(f->s, "arena");
+    int64_t id2 = -1;
+    assert_int_equal(eo_store_pool_create(f->s, "arena", "other", "{}", 5, &id2), EO_EEXIST);
+    assert_true(eo_store_errmsg(f->s)[0] != '\0');
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "arena", &row), 0);
+    assert_true(row.id == id);
+    assert_string_equal(row.model, "synelo"); /* the first one is untouched */
+    eo_pool_row_free(&row);
+}
+
+static void test_pool_list(void **state)
+{
+    fixture *f = *state;
+    eo_pool_row *rows = NULL;
+    size_t n = 99;
+    assert_int_equal(eo_store_pool_list(f->s, &rows, &n), 0);
+    assert_int_equal(n, 0);
+    free(rows);
+    make_pool(f->s, "tf2-b");
+    make_pool(f->s, "ns2");
+    make_pool(f->s, "tf2-a");
+    assert_int_equal(eo_store_pool_list(f->s, &rows, &n), 0);
+    assert_int_equal(n, 3);
+    /* by name, byte order: "ns2" < "tf2-a" < "tf2-b" */
+    assert_string_equal(rows[0].name, "ns2");
+    assert_string_equal(rows[1].name, "tf2-a");
+    assert_string_equal(rows[2].name, "tf2-b");
+    for (size_t i = 0; i < n; i++)
+        eo_pool_row_free(&rows[i]);
+    free(rows);
+}
+
+static void test_log_append_find(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    int64_t seq = 0;
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r1", "{\"id\":\"r1\"}",
+                                         "{\"round\":\"r1\"}", 100, &seq), 0);
+    assert_true(seq == 1);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_SET, NULL,
+                                         "{\"player\":\"x\",\"rating\":1500}", NULL, 101, &seq), 0);
+    assert_true(seq == 2); /* edits share the pool's one sequence */
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r2", "{\"id\":\"r2\"}", "{}", 102,
+                                         &seq), 0);
+    assert_true(seq == 3);
+
+    char *body = NULL, *resp = NULL;
+    assert_int_equal(eo_store_round_find(f->s, p, "r1", &body, &resp), 0);
+    assert_string_equal(body, "{\"id\":\"r1\"}");
+    assert_string_equal(resp, "{\"round\":\"r1\"}");
+    free(body);
+    free(resp);
+    assert_int_equal(eo_store_round_find(f->s, p, "r3", &body, &resp), EO_ENOTFOUND);
+    assert_null(body);
+
+    /* the id is the idempotency key: a second append fails and changes nothing */
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r1", "{\"other\":1}", "{}", 103,
+                                         &seq), EO_EEXIST);
+    assert_int_equal(eo_store_round_find(f->s, p, "r1", &body, NULL), 0);
+    assert_string_equal(body, "{\"id\":\"r1\"}");
+    free(body);
+    int64_t n = -1;
+    assert_int_equal(eo_store_round_count(f->s, p, &n), 0);
+    assert_true(n == 2);
+    /* the failed append did not consume a seq */
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_RESET, NULL, "{\"player\":\"x\"}", NULL,
+                                         104, &seq), 0);
+    assert_true(seq == 4);
+}
+
+static void test_log_same_id_two_pools(void **state)
+{
+    fixture *f = *state;
+    int64_t a = make_pool(f->s, "a");
+    int64_t b = make_pool(f->s, "b");
+    int64_t sa = 0, sb = 0;
+    assert_int_equal(eo_store_log_append(f->s, a, EO_LOG_ROUND, "r1", "A", "ra", 1, &sa), 0);
+    assert_int_equal(eo_store_log_append(f->s, b, EO_LOG_ROUND, "r1", "B", "rb", 1, &sb), 0);
+    assert_true(sa == 1 && sb == 1); /* one sequence per pool */
+    char *body = NULL;
+    assert_int_equal(eo_store_round_find(f->s, b, "r1", &body, NULL), 0);
+    assert_string_equal(body, "B");
+    free(body);
+    assert_int_equal(eo_store_round_find(f->s, a, "r1", &body, NULL), 0);
+    assert_string_equal(body, "A");
+    free(body);
+}
+
+typedef struct collected {
+    int n;
+    int stop_after; /* return 7 after this many entries, 0 = never */
+    int64_t seq[16];
+    int kind[16];
+    char id[16][16];
+    char body[16][32];
+} collected;
+
+static int collect(void *ctx, const eo_log_entry *e)
+{
+    collected *c = ctx;
+    if (c->n >= 16)
+        return -100;
+    c->seq[c->n] = e->seq;
+    c->kind[c->n] = (int)e->kind;
+    snprintf(c->id[c->n], sizeof c->id[0], "%s", e->round_id ? e->round_id : "(null)");
+    snprintf(c->body[c->n], sizeof c->body[0], "%s", e->body);
+    c->n++;
+    return (c->stop_after && c->n == c->stop_after) ? 7 : 0;
+}
+
+static void test_log_each_order(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    int64_t q = make_pool(f->s, "other");
+    assert_int_equal(eo_store_begin(f->s), 0);
+    /* interleave two pools, so that physical order differs from each pool's order */
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "z", "b1", "x", 1, NULL), 0);
+    assert_int_equal(eo_store_log_append(f->s, q, EO_LOG_ROUND, "z", "q1", "x", 1, NULL), 0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_SET, NULL, "b2", NULL, 2, NULL), 0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "a", "b3", "x", 3, NULL), 0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_RESET, NULL, "b4", NULL, 4, NULL), 0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "m", "b5", "x", 5, NULL), 0);
+    assert_int_equal(eo_store_commit(f->s), 0);
+
+    collected c = {0};
+    assert_int_equal(eo_store_log_each(f->s, p, 0, collect, &c), 0);
+    assert_int_equal(c.n, 5);
+    const char *bodies[] = {"b1", "b2", "b3", "b4", "b5"};
+    const int kinds[] = {EO_LOG_ROUND, EO_LOG_SET, EO_LOG_ROUND, EO_LOG_RESET, EO_LOG_ROUND};
+    const char *ids[] = {"z", "(null)", "a", "(null)", "m"};
+    for (int i = 0; i < 5; i++) {
+        assert_true(c.seq[i] == i + 1);
+        assert_int_equal(c.kind[i], kinds[i]);
+        assert_string_equal(c.body[i], bodies[i]);
+        assert_string_equal(c.id[i], ids[i]);
+    }
+    collected d = {0};
+    assert_int_equal(eo_store_log_each(f->s, p, 3, collect, &d), 0);
+    assert_int_equal(d.n, 2);
+    assert_true(d.seq[0] == 4 && d.seq[1] == 5);
+    collected e = {.stop_after = 2};
+    assert_int_equal(eo_store_log_each(f->s, p, 0, collect, &e), 7);
+    assert_int_equal(e.n, 2);
+    collected g = {0};
+    assert_int_equal(eo_store_log_each(f->s, q, 0, collect, &g), 0);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.body[0], "q1");
+    int64_t n = 0;
+    assert_int_equal(eo_store_round_count(f->s, p, &n), 0);
+    assert_true(n == 3);
+}
+
+static void test_log_bad_entries(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, NULL, "b", "r", 1, NULL),
+                     EO_EINVAL);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_SET, "r1", "b", NULL, 1, NULL),
+                     EO_EINVAL);
+    assert_int_equal(eo_store_log_append(f->s, p, (eo_log_kind)9, NULL, "b", NULL, 1, NULL),
+                     EO_EINVAL);
+    assert_int_equal(eo_store_log_append(f->s, p + 1000, EO_LOG_ROUND, "r1", "b", "r", 1, NULL),
+                     EO_ENOTFOUND);
+    int64_t n = -1;
+    assert_int_equal(eo_store_round_count(f->s, p, &n), 0);
+    assert_true(n == 0);
+}
+
+static void test_players(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    int64_t q = make_pool(f->s, "other");
+    eo_player_row row;
+    assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), EO_ENOTFOUND);
+    eo_player_row in = {.rating = 1234, .rounds = 51, .last_ended_at = 1763800391};
+    assert_int_equal(eo_store_player_put(f->s, p, "76561198000000001", &in), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), 0);
+    assert_int_equal(row.rating, 1234);
+    assert_int_equal(row.rounds, 51);
+    assert_true(row.last_ended_at == 1763800391);
+    /* rows are per pool */
+    assert_int_equal(eo_store_player_get(f->s, q, "76561198000000001", &row), EO_ENOTFOUND);
+    /* put replaces */
+    eo_player_row in2 = {.rating = 100, .rounds = 4000000000u, .last_ended_at = 0};
+    assert_int_equal(eo_store_player_put(f->s, p, "76561198000000001", &in2), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), 0);
+    assert_int_equal(row.rating, 100);
+    assert_true(row.rounds == 4000000000u); /* the full uint32 range survives */
+    assert_true(row.last_ended_at == 0);
+    assert_int_equal(eo_store_player_delete(f->s, p, "76561198000000001"), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), EO_ENOTFOUND);
+    assert_int_equal(eo_store_player_delete(f->s, p, "76561198000000001"), 0);
+    /* non-ASCII ids are kept byte for byte */
+    const char *uid = "pl\xc3\xa4yer \xe2\x98\x83";
+    assert_int_equal(eo_store_player_put(f->s, q, uid, &in), 0);
+    assert_int_equal(eo_store_player_get(f->s, q, uid, &row), 0);
+    assert_int_equal(row.rating, 1234);
+    assert_int_equal(eo_store_player_put(f->s, q + 1000, "x", &in), EO_ENOTFOUND);
+}
+
+static void test_transaction_rollback(void **state)
+{
+    fixture *f = *state;
+    int64_t keep = make_pool(f->s, "keep");
+    assert_int_equal(eo_store_begin(f->s), 0);
+    assert_int_equal(eo_store_begin(f->s), EO_EINVAL); /* no nesting */
+    make_pool(f->s, "gone");
+    assert_int_equal(eo_store_log_append(f->s, keep, EO_LOG_ROUND, "r1", "b", "r", 1, NULL), 0);
+    eo_player_row in = {.rating = 1500, .rounds = 1, .last_ended_at = 1};
+    assert_int_equal(eo_store_player_put(f->s, keep, "x", &in), 0);
+    /* the writer sees its own uncommitted writes */
+    assert_int_equal(eo_store_round_find(f->s, keep, "r1", NULL, NULL), 0);
+    assert_int_equal(eo_store_rollback(f->s), 0);
+
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "gone", &row), EO_ENOTFOUND);
+    assert_int_equal(eo_store_round_find(f->s, keep, "r1", NULL, NULL), EO_ENOTFOUND);
+    eo_player_row pr;
+    assert_int_equal(eo_store_player_get(f->s, keep, "x", &pr), EO_ENOTFOUND);
+    assert_int_equal(eo_store_commit(f->s), EO_EINVAL); /* nothing open */
+    assert_int_equal(eo_store_rollback(f->s), 0);       /* a no-op */
+    /* after the rollback the seq starts at 1 again */
+    int64_t seq = 0;
+    assert_int_equal(eo_store_log_append(f->s, keep, EO_LOG_ROUND, "r1", "b", "r", 1, &seq), 0);
+    assert_true(seq == 1);
+}
+
+static void test_reader_sees_committed(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    eo_store *r = open_ro(f);
+    assert_int_equal(eo_store_begin(f->s), 0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r1", "b", "resp", 1, NULL), 0);
+    eo_player_row in = {.rating = 1500, .rounds = 1, .last_ended_at = 9};
+    assert_int_equal(eo_store_player_put(f->s, p, "x", &in), 0);
+    /* uncommitted: invisible to the reader, and the reader is not blocked by the writer */
+    eo_player_row out;
+    assert_int_equal(eo_store_player_get(r, p, "x", &out), EO_ENOTFOUND);
+    assert_int_equal(eo_store_round_find(r, p, "r1", NULL, NULL), EO_ENOTFOUND);
+    assert_int_equal(eo_store_commit(f->s), 0);
+    assert_int_equal(eo_store_player_get(r, p, "x", &out), 0);
+    assert_int_equal(out.rating, 1500);
+    char *resp = NULL;
+    assert_int_equal(eo_store_round_find(r, p, "r1", NULL, &resp), 0);
+    assert_string_equal(resp, "resp");
+    free(resp);
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(r, "arena", &row), 0);
+    assert_true(row.id == p);
+    eo_pool_row_free(&row);
+    int v = 0;
+    assert_int_equal(eo_store_schema_version(r, &v), 0);
+    assert_int_equal(v, EO_STORE_SCHEMA_VERSION);
+    eo_store_close(r);
+}
+
+static void test_reader_cannot_write(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    eo_store *r = open_ro(f);
+    assert_int_not_equal(eo_store_pool_create(r, "new", "synelo", "{}", 1, NULL), 0);
+    assert_true(eo_store_errmsg(r)[0] != '\0');
+    assert_int_not_equal(eo_store_log_append(r, p, EO_LOG_ROUND, "r1", "b", "r", 1, NULL), 0);
+    eo_player_row in = {.rating = 1500, .rounds = 1, .last_ended_at = 9};
+    assert_int_not_equal(eo_store_player_put(r, p, "x", &in), 0);
+    assert_int_equal(eo_store_player_delete(r, p, "x") == 0 ? 0 : 1, 1);
+    eo_store_close(r);
+    /* nothing changed, as the writer sees it */
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "new", &row), EO_ENOTFOUND);
+    assert_int_equal(eo_store_round_find(f->s, p, "r1", NULL, NULL), EO_ENOTFOUND);
+    eo_player_row out;
+    assert_int_equal(eo_store_player_get(f->s, p, "x", &out), EO_ENOTFOUND);
+}
+
+static void test_reopen_keeps_everything(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    assert_int_equal(eo_store_begin(f->s), 0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r1", "body1", "resp1", 7, NULL),
+                     0);
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_SET, NULL, "set1", NULL, 8, NULL), 0);
+    eo_player_row in = {.rating = 987, .rounds = 3, .last_ended_at = 77};
+    assert_int_equal(eo_store_player_put(f->s, p, "x", &in), 0);
+    assert_int_equal(eo_store_commit(f->s), 0);
+    reopen(f);
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "arena", &row), 0);
+    assert_true(row.id == p);
+    assert_string_equal(row.params_json, "{\"theta\":2400}");
+    eo_pool_row_free(&row);
+    collected c = {0};
+    assert_int_equal(eo_store_log_each(f->s, p, 0, collect, &c), 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.body[0], "body1");
+    assert_string_equal(c.body[1], "set1");
+    assert_int_equal(c.kind[1], EO_LOG_SET);
+    eo_player_row out;
+    assert_int_equal(eo_store_player_get(f->s, p, "x", &out), 0);
+    assert_int_equal(out.rating, 987);
+    assert_int_equal(out.rounds, 3);
+    assert_true(out.last_ended_at == 77);
+    int v = 0;
+    assert_int_equal(eo_store_schema_version(f->s, &v), 0);
+    assert_int_equal(v, EO_STORE_SCHEMA_VERSION);
+    /* and the log continues where it was */
+    int64_t seq = 0;
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_RESET, NULL, "r", NULL, 9, &seq), 0);
+    assert_true(seq == 3);
+}
+
+static void test_readonly_missing(void **state)
+{
+    fixture *f = *state;
+    char path[300];
+    snprintf(path, sizeof path, "%s.missing", f->loc);
+    eo_store *r = (eo_store *)1;
+    char err[256] = "";
+    assert_int_equal(eo_store_open(path, EO_STORE_READONLY, &r, err, sizeof err), EO_EIO);
+    assert_null(r);
+    assert_non_null(strstr(err, path)); /* the message names the input */
+    assert_true(access(path, F_OK) != 0); /* and nothing was created */
+}
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    eo_store *r = NULL;
+    char err[128] = "";
+    assert_int_equal(eo_store_open("", 0, &r, err, sizeof err), EO_EINVAL);
+    assert_true(err[0] != '\0');
+    assert_int_equal(eo_store_open("/tmp/x", 1u << 7, &r, err, sizeof err), EO_EINVAL);
+    eo_store_close(NULL);
+    assert_int_equal(eo_store_begin(NULL), EO_EINVAL);
+}
+
+/* ---- SQLite-specific cases -------------------------------------------------------------- */
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, n, fp), n);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void test_sqlite_empty_file_migrates(void **state)
+{
+    (void)state;
+    char *loc = sqlite_fresh();
+    assert_non_null(loc);
+    struct stat st;
+    assert_int_equal(stat(loc, &st), 0);
+    assert_int_equal(st.st_size, 0); /* mkstemp's file: empty, version 0 */
+    eo_store *s = NULL;
+    char err[256] = "";
+    assert_int_equal(eo_store_open(loc, 0, &s, err, sizeof err), 0);
+    int v = 0;
+    assert_int_equal(eo_store_schema_version(s, &v), 0);
+    assert_int_equal(v, EO_STORE_SCHEMA_VERSION);
+    make_pool(s, "p");
+    eo_store_close(s);
+    /* the file is in WAL mode with one schema_version row per migration applied */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(loc, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), "wal");
+    sqlite3_finalize(q);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*), max(version) FROM schema_version",
+                                        -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), EO_STORE_SCHEMA_VERSION);
+    assert_int_equal(sqlite3_column_int(q, 1), EO_STORE_SCHEMA_VERSION);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    sqlite_destroy(loc);
+    free(loc);
+}
+
+static void expect_open_fails(const char *loc, unsigned flags, const char *needle)
+{
+    eo_store *s = (eo_store *)1;
+    char err[256] = "";
+    assert_int_equal(eo_store_open(loc, flags, &s, err, sizeof err), EO_EIO);
+    assert_null(s);
+    if (strstr(err, needle) == NULL || strstr(err, loc) == NULL)
+        fail_msg("message '%s' should name '%s' and say '%s'", err, loc, needle);
+}
+
+static void test_sqlite_not_a_database(void **state)
+{
+    (void)state;
+    char *loc = sqlite_fresh();
+    assert_non_null(loc);
+    char text[2048];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = (char)('a' + i % 26);
+    write_file(loc, text, sizeof text);
+    expect_open_fails(loc, 0, "not a database");
+    expect_open_fails(loc, EO_STORE_READONLY, "not a database");
+    /* and the file is untouched */
+    struct stat st;
+    assert_int_equal(stat(loc, &st), 0);
+    assert_int_equal(st.st_size, (off_t)sizeof text);
+    sqlite_destroy(loc);
+    free(loc);
+}
+
+static void test_sqlite_corrupt_header(void **state)
+{
+    (void)state;
+    char *loc = sqlite_fresh();
+    assert_non_null(loc);
+    eo_store *s = NULL;
+    char err[256] = "";
+    assert_int_equal(eo_store_open(loc, 0, &s, err, sizeof err), 0);
+    make_pool(s, "p");
+    eo_store_close(s); /* the last close checkpoints the WAL into the file */
+    /* Bytes 16-17 hold the page size (a power of two from 512 to 65536, or 1 for 65536):
+     * 0x0303 is none of those, so SQLite must reject the header. */
+    FILE *fp = fopen(loc, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 16, SEEK_SET), 0);
+    assert_int_equal(fputc(3, fp), 3);
+    assert_int_equal(fputc(3, fp), 3);
+    assert_int_equal(fclose(fp), 0);
+    expect_open_fails(loc, 0, "not a database");
+    sqlite_destroy(loc);
+    free(loc);
+}
+
+static void test_sqlite_foreign_database(void **state)
+{
+    (void)state;
+    char *loc = sqlite_fresh();
+    assert_non_null(loc);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(loc, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (1)", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_open_fails(loc, 0, "not an evenodds store");
+    /* it was not converted to WAL nor given our tables */
+    assert_int_equal(sqlite3_open(loc, &db), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 1);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    sqlite_destroy(loc);
+    free(loc);
+}
+
+static void test_sqlite_newer_schema(void **state)
+{
+    fixture *f = *state;
+    eo_store_close(f->s);
+    f->s = NULL;
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->loc, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "INSERT INTO schema_version (version) VALUES (999)", NULL,
+                                  NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    expect_open_fails(f->loc, 0, "newer");
+    expect_open_fails(f->loc, EO_STORE_READONLY, "newer");
+    /* the teardown closes f->s: reopening would fail, so leave it NULL (close(NULL) is a no-op) */
+}
+
+static void test_sqlite_missing_directory(void **state)
+{
+    (void)state;
+    expect_open_fails("/nonexistent-eo-dir/x.db", 0, "cannot open");
+}
+
+static void test_sqlite_sync_full(void **state)
+{
+    fixture *f = *state;
+    eo_store *s = NULL;
+    char err[256] = "";
+    /* a second writer handle on the same file, with fsync at every commit */
+    assert_int_equal(eo_store_open(f->loc, EO_STORE_SYNC_FULL, &s, err, sizeof err), 0);
+    make_pool(s, "full");
+    eo_store_close(s);
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "full", &row), 0);
+    eo_pool_row_free(&row);
+}
+
+int main(void)
+{
+#define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup_sqlite, teardown)
+    /* The conformance table: a PostgreSQL backend runs the same cases with its own setup. */
+    const struct CMUnitTest conformance[] = {
+        CASE(test_schema_version),        CASE(test_pool_create_get),
+        CASE(test_pool_duplicate),        CASE(test_pool_list),
+        CASE(test_log_append_find),       CASE(test_log_same_id_two_pools),
+        CASE(test_log_each_order),        CASE(test_log_bad_entries),
+        CASE(test_players),               CASE(test_transaction_rollback),
+        CASE(test_reader_sees_committed), CASE(test_reader_cannot_write),
+        CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
+        cmocka_unit_test(test_bad_arguments),
+    };
+    const struct CMUnitTest sqlite_only[] = {
+        cmocka_unit_test(test_sqlite_empty_file_migrates),
+        cmocka_unit_test(test_sqlite_not_a_database),
+        cmocka_unit_test(test_sqlite_corrupt_header),
+        cmocka_unit_test(test_sqlite_foreign_database),
+        CASE(test_sqlite_newer_schema),
+        cmocka_unit_test(test_sqlite_missing_directory),
+        CASE(test_sqlite_sync_full),
+    };
+#undef CASE
+    int failed = cmocka_run_group_tests_name("store conformance (sqlite)", conformance, NULL, NULL);
+    failed += cmocka_run_group_tests_name("store sqlite", sqlite_only, NULL, NULL);
+    return failed;
+}
