@@ -42,12 +42,11 @@ static int parse_u(const char *s, unsigned long long *out)
     return 0;
 }
 
-/* Folds the log so the optimiser cannot drop the work, and to compare the paths. */
+/* A digest of the ratings of the players of the first rounds: keeps the optimiser from
+ * dropping the work, and shows that the three paths agree. */
 static uint64_t checksum(const eo_pool *pool, const eo_gen_log *log)
 {
     uint64_t h = 1469598103934665603u;
-    eo_gen *g = log->gen;
-    (void)g;
     for (size_t i = 0; i < log->n; i++) {
         for (int t = 0; t < 2; t++) {
             for (size_t j = 0; j < log->rounds[i].n[t]; j++) {
@@ -91,8 +90,6 @@ static double run_apply(const eo_gen_log *log, uint64_t *sum)
     return dt;
 }
 
-static size_t ahead = 2;
-
 static double run_handles(const eo_gen_log *log, uint64_t *sum)
 {
     eo_pool *pool = fresh_pool();
@@ -108,17 +105,12 @@ static double run_handles(const eo_gen_log *log, uint64_t *sum)
             for (size_t j = 0; j < log->rounds[i].n[t]; j++)
                 if (eo_pool_handle(pool, log->rounds[i].team[t][j].id, &h[at++]) != 0)
                     exit(1);
-    /* Every round has the same size here (generated k v k), so round i + D starts D rounds of
-     * handles further on. */
-    size_t per = log->rounds[0].n[0] + log->rounds[0].n[1];
     double t0 = now_s();
     at = 0;
     for (size_t i = 0; i < log->n; i++) {
         const eo_round *r = &log->rounds[i];
         eo_round_result res;
         int64_t ended = r->ended_at != 0 ? r->ended_at : r->started_at;
-        if (ahead > 0 && i + ahead < log->n)
-            eo_pool_prefetch(pool, h + at + ahead * per, per);
         if (eo_pool_apply_handles(pool, h + at, r->n[0], h + at + r->n[0], r->n[1], r->winner,
                                   ended, &res, NULL) != 0) {
             fprintf(stderr, "bench_replay: apply_handles failed at round %zu\n", i);
@@ -164,13 +156,6 @@ int main(int argc, char **argv)
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         unsigned long long *dst = NULL;
-        if (strcmp(argv[i], "--ahead") == 0 && i + 1 < argc) {
-            unsigned long long v;
-            if (parse_u(argv[++i], &v) != 0 || v > 64)
-                return 2;
-            ahead = (size_t)v;
-            continue;
-        }
         if (strcmp(argv[i], "--cpu") == 0) {
             bench_clock = CLOCK_THREAD_CPUTIME_ID;
             continue;

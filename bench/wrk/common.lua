@@ -1,32 +1,34 @@
--- Shared by the service benchmarks: key, pacing and a per-thread id for unique round ids.
+-- Shared by the service benchmarks: key, pacing and player ids.
 -- EO_KEY: bearer key; EO_POOL: pool name ("bench"); EO_PLAYERS: size of the player population.
--- Pacing, either EO_PACE_MS (wait per connection between requests, ms) or EO_RATE (total
--- requests/s, spread over EO_CONNS connections); neither: as fast as possible.
+-- Pacing: EO_RATE (total requests/s, spread over EO_CONNS connections) and EO_SERVICE_MS (the
+-- measured time a request takes, subtracted from each connection's wait); no EO_RATE: flat out.
 local M = {}
 M.key = os.getenv("EO_KEY") or ""
 M.rate = tonumber(os.getenv("EO_RATE") or "0") or 0
 M.conns = tonumber(os.getenv("EO_CONNS") or "64") or 64
+M.service_ms = tonumber(os.getenv("EO_SERVICE_MS") or "0") or 0
 M.pool = os.getenv("EO_POOL") or "bench"
-M.pace_ms = tonumber(os.getenv("EO_PACE_MS") or "0") or 0
 M.players = tonumber(os.getenv("EO_PLAYERS") or "20000") or 20000
 
--- 24 distinct player ids: a random start and a stride that cannot wrap onto itself.
+-- n distinct player ids drawn uniformly (a partial Fisher-Yates shuffle of a reused array).
+local perm = {}
 function M.team_ids(n)
-  local base = math.random(0, M.players - 1)
-  local step = math.floor(M.players / n)
+  if #perm == 0 then
+    for i = 1, M.players do perm[i] = i - 1 end
+  end
   local ids = {}
-  for i = 0, n - 1 do
-    ids[#ids + 1] = string.format("\"p%d\"", (base + i * step) % M.players)
+  for i = 1, n do
+    local j = math.random(i, M.players)
+    perm[i], perm[j] = perm[j], perm[i]
+    ids[i] = string.format("\"p%d\"", perm[i])
   end
   return ids
 end
 
--- Each connection waits conns/rate seconds between requests, so all together send about
--- `rate` requests/s (a little less: the service time is not subtracted).
+-- Each connection waits so that all together send about `rate` requests/s.
 function M.delay()
-  if M.pace_ms > 0 then return M.pace_ms end
   if M.rate <= 0 then return 0 end
-  return math.floor(M.conns * 1000 / M.rate)
+  return math.max(0, math.floor(M.conns * 1000 / M.rate - M.service_ms))
 end
 
 return M

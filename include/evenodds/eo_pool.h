@@ -126,13 +126,6 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
                           const eo_player_handle *b, size_t nb, eo_winner winner,
                           int64_t ended_at, eo_round_result *res, eo_synelo_update *updates);
 
-/**
- * A hint for bulk replays by handle, no effect on any result: starts loading the state of
- * players @p h[0..n), e.g. of the round after next, so that a large pool's cache misses
- * overlap the current round's arithmetic. Handles the pool never gave are ignored.
- */
-void eo_pool_prefetch(const eo_pool *pool, const eo_player_handle *h, size_t n);
-
 /** Admin: sets a player's rating, clamped to [r_min, EO_SYNELO_RATING_MAX]; rounds and window
  *  are kept. Creates the player if unknown. Returns 0, EO_EINVAL / EO_ELIMIT (invalid id) or
  *  EO_ENOMEM. */

@@ -331,18 +331,6 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
     return rc;
 }
 
-void eo_pool_prefetch(const eo_pool *pool, const eo_player_handle *h, size_t n)
-{
-    size_t count = eo__strmap_size(pool->ids);
-    for (size_t i = 0; i < n; i++) {
-        if (h[i] >= count)
-            continue;
-        const char *at = (const char *)&pool->players[h[i]];
-        __builtin_prefetch(at);
-        __builtin_prefetch(at + sizeof(pslot) - 1);
-    }
-}
-
 const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h)
 {
     if (pool == NULL || h >= eo__strmap_size(pool->ids))

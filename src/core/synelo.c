@@ -86,13 +86,19 @@ double eo_synelo_p_a(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b)
     return 1.0 / (1.0 + eo__exp(-x));
 }
 
-/* Rating of the i-th oldest entry (0 = oldest). */
-static inline int64_t win_r(const eo_synelo_window *w, uint32_t i)
+/* Address of the i-th oldest entry of a window with room (capacity > 0). */
+static inline const eo_synelo_entry *win_at(const eo_synelo_window *w, uint32_t i)
 {
     uint32_t at = w->head + i;
     if (at >= w->capacity)
         at -= w->capacity;
-    return w->ring[at].rating;
+    return &w->ring[at];
+}
+
+/* Rating of the i-th oldest entry (0 = oldest). */
+static inline int64_t win_r(const eo_synelo_window *w, uint32_t i)
+{
+    return win_at(w, i)->rating;
 }
 
 double eo_synelo_convergence(const eo_synelo_params *p, const eo_synelo_window *w)
@@ -198,15 +204,6 @@ static void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_
     w->sum_e += e_q31;
     w->sum_o += o_half;
     w->len = n + 1;
-}
-
-/* Address of the i-th oldest entry of a window with room (capacity > 0). */
-static inline const eo_synelo_entry *win_at(const eo_synelo_window *w, uint32_t i)
-{
-    uint32_t at = w->head + i;
-    if (at >= w->capacity)
-        at -= w->capacity;
-    return &w->ring[at];
 }
 
 /* F2-F5 for one participant from its round-start state: K and the new rating. */

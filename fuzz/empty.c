@@ -1,1 +1,0 @@
-typedef int eo_empty_unit; /* TEMPORARY: lets empty module dirs build */
