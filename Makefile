@@ -1,4 +1,5 @@
 # The two commands of the README, and a few more. Everything builds through CMake.
+MAKEFLAGS += --no-print-directory
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 LISTEN ?= 127.0.0.1:8080
 DB ?= var/evenodds.db

@@ -35,6 +35,7 @@ static int64_t gcd64(int64_t a, int64_t b)
  * the first has a split with gap g (ratings are dense), and when a parity clash rules it out
  * a swap fixes it. Each try is a search capped at TRY_NODES, so a miss proves nothing and
  * costs little; the exact search follows. Returns 1 with *w set, 0 on a miss, < 0 on error. */
+#define TRY_MIN_K 6 /* below, a fixed set of 2k rarely splits exactly: C(2k, k)/2 < range */
 #define TRY_SWAPS 6
 #define TRY_NODES 2000
 static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__split_sol *w)
@@ -77,8 +78,10 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
         /* w agrees with every decision so far, so it plays exactly the remaining players when
          * they are all needed; otherwise ask. */
         if (n - i > need - in && !((w->a | w->b) & bit)) {
-            eo__split_sol alt;
-            int rc = try_playing_sets(p, g, i, need - in - 1, &alt);
+            eo__split_sol alt = *w;
+            int rc = eo__split_repair(p, i, g, &alt);
+            if (rc == 0 && p->k >= TRY_MIN_K)
+                rc = try_playing_sets(p, g, i, need - in - 1, &alt);
             if (rc == 0)
                 rc = eo__split_search(p, g, g, &alt);
             if (rc < 0)
@@ -115,8 +118,10 @@ static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
             on_a = 1; /* w agrees with the decisions, so when B is full w has i on A */
         } else {
             p->status[i] = EO__SP_A;
-            eo__split_sol alt;
-            int rc = eo__split_search(p, g, g, &alt);
+            eo__split_sol alt = *w;
+            int rc = eo__split_repair(p, i, g, &alt);
+            if (rc == 0)
+                rc = eo__split_search(p, g, g, &alt);
             if (rc < 0)
                 return rc;
             on_a = rc == 1;

@@ -53,4 +53,12 @@ typedef struct eo__split_sol {
 #define EO__SPLIT_GAVE_UP 2
 int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol);
 
+/*
+ * Cheap witness for the decision just made on player i (status A, or PLAY), given a split w with
+ * gap <= g that keeps every other status: tries one or two exchanges of players. Returns 1 with
+ * *w replaced by a split that keeps every status with gap <= g (checked), 0 when none was found
+ * (which proves nothing). Never searches; O(k^2 log n).
+ */
+int eo__split_repair(const eo__split_prob *p, int i, int64_t g, eo__split_sol *w);
+
 #endif
