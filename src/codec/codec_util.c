@@ -6,19 +6,6 @@
 #include "codec/codec_util.h"
 #include "core/round_internal.h"
 
-int eo__fail(eo_round_error *err, const char *field, const char *fmt, ...)
-{
-    if (err != NULL) {
-        snprintf(err->field, sizeof err->field, "%s", field);
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        eo__utf8_fix(err->message);
-    }
-    return EO_EINVAL;
-}
-
 int eo__check_id(const json_t *v, const char *field, const char **s, size_t *len,
                  eo_round_error *err)
 {

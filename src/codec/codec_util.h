@@ -9,11 +9,7 @@
 
 #include "evenodds/eo_round.h"
 
-/* Fills err (when not NULL) with field and a printf-formatted message; returns EO_EINVAL. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-int eo__fail(eo_round_error *err, const char *field, const char *fmt, ...);
+#include "core/round_internal.h" /* eo__fail */
 
 /*
  * Copies the string value of v into a malloc'd *out after checking it as an id

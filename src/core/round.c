@@ -81,10 +81,7 @@ void eo__utf8_fix(char *s)
     }
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int fail(eo_round_error *err, const char *field, const char *fmt, ...)
+int eo__fail(eo_round_error *err, const char *field, const char *fmt, ...)
 {
     if (err != NULL) {
         snprintf(err->field, sizeof err->field, "%s", field);
@@ -101,14 +98,14 @@ static int fail(eo_round_error *err, const char *field, const char *fmt, ...)
 static int check_id(const char *s, eo_round_error *err, const char *field)
 {
     if (s == NULL)
-        return fail(err, field, "required field missing");
+        return eo__fail(err, field, "required field missing");
     if (s[0] == '\0')
-        return fail(err, field, "must not be empty");
+        return eo__fail(err, field, "must not be empty");
     int rc = eo_id_check(s, strlen(s));
     if (rc == EO_ELIMIT)
-        return fail(err, field, "longer than %d bytes", EO_ID_MAX);
+        return eo__fail(err, field, "longer than %d bytes", EO_ID_MAX);
     if (rc != 0)
-        return fail(err, field, "contains a control character or invalid UTF-8");
+        return eo__fail(err, field, "contains a control character or invalid UTF-8");
     return 0;
 }
 
@@ -128,19 +125,19 @@ static int check_member(const eo_member *m, int t, size_t i, eo_round_error *err
         snprintf(field, sizeof field, "%s[%zu].time", team_name[t], i);
         /* Written as !(x >= 0 && x <= 1) so that NaN is rejected as well. */
         if (!(m->time >= 0.0 && m->time <= 1.0))
-            return fail(err, field, "expected a fraction in [0, 1]");
+            return eo__fail(err, field, "expected a fraction in [0, 1]");
     }
     if (m->has & EO_MEMBER_JOINED) {
         snprintf(field, sizeof field, "%s[%zu].joined", team_name[t], i);
         if (!isfinite(m->joined) || !(m->joined >= 0.0))
-            return fail(err, field, "expected a number of seconds >= 0");
+            return eo__fail(err, field, "expected a number of seconds >= 0");
     }
     if (m->has & EO_MEMBER_LEFT) {
         snprintf(field, sizeof field, "%s[%zu].left", team_name[t], i);
         if (!isfinite(m->left) || !(m->left >= 0.0))
-            return fail(err, field, "expected a number of seconds >= 0");
+            return eo__fail(err, field, "expected a number of seconds >= 0");
         if ((m->has & EO_MEMBER_JOINED) && m->left < m->joined)
-            return fail(err, field, "left (%.17g) is before joined (%.17g)", m->left, m->joined);
+            return eo__fail(err, field, "left (%.17g) is before joined (%.17g)", m->left, m->joined);
     }
     if (m->party != NULL) {
         snprintf(field, sizeof field, "%s[%zu].party", team_name[t], i);
@@ -200,16 +197,16 @@ static int check_repeats(const eo_round *r, eo_round_error *err)
     char field[64];
     snprintf(field, sizeof field, "%s[%u].id", team_name[worst->team], worst->index);
     if (worst->team == first->team)
-        return fail(err, field, "player \"%s\" is already on team %s at %s[%u]", worst->id,
+        return eo__fail(err, field, "player \"%s\" is already on team %s at %s[%u]", worst->id,
                     team_name[first->team], team_name[first->team], first->index);
-    return fail(err, field, "player \"%s\" is on both teams (also at %s[%u])", worst->id,
+    return eo__fail(err, field, "player \"%s\" is on both teams (also at %s[%u])", worst->id,
                 team_name[first->team], first->index);
 }
 
 int eo_round_validate(const eo_round *r, eo_round_error *err)
 {
     if (r == NULL)
-        return fail(err, "", "no round");
+        return eo__fail(err, "", "no round");
     int rc = check_id(r->id, err, "id");
     if (rc == 0)
         rc = check_opt_string(r->server, err, "server");
@@ -220,22 +217,22 @@ int eo_round_validate(const eo_round *r, eo_round_error *err)
     if (rc != 0)
         return rc;
     if (r->winner != EO_WIN_A && r->winner != EO_WIN_B && r->winner != EO_DRAW)
-        return fail(err, "winner", "expected \"A\", \"B\" or \"draw\"");
+        return eo__fail(err, "winner", "expected \"A\", \"B\" or \"draw\"");
     if (r->started_at < 0)
-        return fail(err, "started_at", "expected Unix seconds >= 0");
+        return eo__fail(err, "started_at", "expected Unix seconds >= 0");
     if (r->ended_at < 0)
-        return fail(err, "ended_at", "expected Unix seconds >= 0");
+        return eo__fail(err, "ended_at", "expected Unix seconds >= 0");
     if (r->started_at != 0 && r->ended_at != 0 && r->ended_at < r->started_at)
-        return fail(err, "ended_at", "before started_at");
+        return eo__fail(err, "ended_at", "before started_at");
     for (int t = 0; t < 2; t++) {
         if (r->n[t] == 0 || r->team[t] == NULL)
-            return fail(err, team_name[t], "team is empty");
+            return eo__fail(err, team_name[t], "team is empty");
         if (r->n[t] > EO_PLAYERS_MAX)
-            return fail(err, team_name[t], "too many players: %zu (at most %d in a round)",
+            return eo__fail(err, team_name[t], "too many players: %zu (at most %d in a round)",
                         r->n[t], EO_PLAYERS_MAX);
     }
     if (r->n[0] + r->n[1] > EO_PLAYERS_MAX)
-        return fail(err, "B", "too many players: %zu in the round (at most %d)",
+        return eo__fail(err, "B", "too many players: %zu in the round (at most %d)",
                     r->n[0] + r->n[1], EO_PLAYERS_MAX);
     for (int t = 0; t < 2; t++)
         for (size_t i = 0; i < r->n[t]; i++)

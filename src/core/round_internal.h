@@ -9,4 +9,13 @@
  */
 void eo__utf8_fix(char *s);
 
+#include "evenodds/eo_round.h"
+
+/* Fills @p err (when not NULL) with @p field and the formatted message, made valid UTF-8, and
+ * returns EO_EINVAL: the one way core and codec report a bad field. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+int eo__fail(eo_round_error *err, const char *field, const char *fmt, ...);
+
 #endif

@@ -64,10 +64,89 @@ static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__
     return rc;
 }
 
+/* Above, the search answers the one-late-player questions faster on average than listing the
+ * halves (2^k entries each) does. */
+#define MITM_MAX_K 8
+
+/* Cheap witnesses for "player i plays" when r >= 2 more are needed, for k <= MITM_MAX_K: the
+ * first r - 1 undecided players of a window play, and the last one is chosen exactly by
+ * eo__split_mitm() among the other undecided players. Windows start at the first few
+ * undecided players. Returns 1 with *w set, 0 on a miss (which proves nothing), < 0 on error. */
+#define WINDOW_TRIES 3
+static int try_windows(eo__split_prob *p, int64_t g, int i, int r, eo__split_sol *w)
+{
+    int n = p->n, rc = 0;
+    for (int v = 0; v < WINDOW_TRIES && rc == 0; v++) {
+        if (i + 1 + v + r > n) /* the window and one more must fit */
+            break;
+        for (int j = i + 1; j < n; j++) {
+            int u = j - i - 1;
+            p->status[j] = u >= v && u < v + r - 1 ? EO__SP_PLAY : EO__SP_FREE;
+        }
+        eo__split_sol alt;
+        rc = eo__split_mitm(p, p->scratch, g, &alt);
+        if (rc == 1)
+            *w = alt;
+        else if (rc < 0)
+            rc = 0;
+    }
+    for (int j = i + 1; j < n; j++)
+        p->status[j] = EO__SP_FREE;
+    return rc;
+}
+
+/* The "who plays" question for player i (now PLAY; r more of the undecided players after him
+ * must play), given the witness w that benches him: 1 with *alt a split with gap <= g that
+ * keeps every status, 0 when none exists, < 0 on error. Cheap witnesses first (each miss
+ * proves nothing), then an exact answer: the table or meet in the middle where they apply,
+ * else the search. */
+#define ASK3_BUDGET 2000 /* C(undecided, 3) up to which the table answers r = 3 exactly */
+static int ask_plays(eo__split_prob *p, eo__split_table *tab, eo__split_table *tmp, int i,
+                     int r, int64_t g, const eo__split_sol *w, eo__split_sol *alt)
+{
+    int use_tab = tab != NULL;
+    int nf = p->n - i - 1;
+    *alt = *w;
+    int rc = eo__split_repair(p, i, g, alt);
+    if (rc != 0)
+        return rc;
+    if (use_tab && r <= EO__SPLIT_TABLE_MAXR)
+    {
+        rc = eo__split_table_ask(tab, p, i, r, g, alt);
+        return rc < 0 ? EO_EINTERNAL : rc;
+    }
+    if (use_tab) {
+        rc = eo__split_table_try(tab, tmp, p, i, r, g, alt);
+        if (rc == 0 && r == 3 && (int64_t)nf * (nf - 1) * (nf - 2) / 6 <= ASK3_BUDGET) {
+            rc = eo__split_table_ask(tab, p, i, r, g, alt);
+            return rc < 0 ? EO_EINTERNAL : rc;
+        }
+    } else if (p->k <= MITM_MAX_K) {
+        if (r <= 1) {
+            rc = eo__split_mitm(p, p->scratch, g, alt);
+            if (rc >= 0)
+                return rc;
+            rc = 0;
+        } else {
+            rc = try_windows(p, g, i, r, alt);
+        }
+    }
+    if (rc == 0 && p->k >= TRY_MIN_K)
+        rc = try_playing_sets(p, g, i, r, alt);
+    if (rc == 0)
+        rc = eo__split_search(p, g, g, alt);
+    return rc;
+}
+
 /* Step 2 of the file comment. On entry every status is FREE and w a split with gap g. */
 static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
 {
     int n = p->n, need = 2 * p->k, in = 0;
+    /* Small k: the PLAY players' side assignments, kept between questions (split_small.c). */
+    eo__split_table tab, tmp;
+    int use_tab = p->k <= EO__SPLIT_TABLE_K;
+    if (use_tab)
+        eo__split_table_init(&tab, p->k);
     for (int i = 0; i < n; i++) {
         uint64_t bit = UINT64_C(1) << i;
         if (in == need) {
@@ -78,12 +157,8 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
         /* w agrees with every decision so far, so it plays exactly the remaining players when
          * they are all needed; otherwise ask. */
         if (n - i > need - in && !((w->a | w->b) & bit)) {
-            eo__split_sol alt = *w;
-            int rc = eo__split_repair(p, i, g, &alt);
-            if (rc == 0 && p->k >= TRY_MIN_K)
-                rc = try_playing_sets(p, g, i, need - in - 1, &alt);
-            if (rc == 0)
-                rc = eo__split_search(p, g, g, &alt);
+            eo__split_sol alt;
+            int rc = ask_plays(p, use_tab ? &tab : NULL, &tmp, i, need - in - 1, g, w, &alt);
             if (rc < 0)
                 return rc;
             if (rc == 0) {
@@ -92,6 +167,8 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
             }
             *w = alt;
         }
+        if (use_tab && in < need - 1)
+            eo__split_table_add(&tab, i, p->q[i]);
         in++;
     }
     return 0;
@@ -101,6 +178,11 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
  * g. The lowest player who plays goes to A: the mirror of a split has the same gap. */
 static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
 {
+    int whole = eo__split_teams(p, p->scratch, g);
+    if (whole == 1)
+        return 0;
+    if (whole == 0)
+        return EO_EINTERNAL; /* w is a split with gap g */
     int na = 0, nb = 0, k = p->k;
     for (int i = 0; i < p->n; i++) {
         uint64_t bit = UINT64_C(1) << i;
@@ -138,7 +220,8 @@ static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
 }
 
 /* Solves one k into p->status (A, B or BENCH for everyone); *gap_q is the normalised gap. */
-static int solve_k(eo__split_prob *p, eo_bench_mode mode, int64_t *gap_q)
+static int solve_k(eo__split_prob *p, eo_bench_mode mode, const eo__split_sol *prev,
+                   eo__split_sol *fin, int64_t *gap_q)
 {
     int n = p->n, k = p->k;
     int64_t lower = 0;
@@ -153,7 +236,11 @@ static int solve_k(eo__split_prob *p, eo_bench_mode mode, int64_t *gap_q)
     if (par && (mode == EO_BENCH_QUEUE || 2 * k == n))
         lower = 1;
     eo__split_sol w;
-    int rc = eo__split_search(p, EO__SPLIT_INF, lower, &w);
+    /* The answer for k - 1 with one more player a side usually reaches the lower bound, which
+     * proves the gap without a search. */
+    int rc = prev ? eo__split_extend(p, prev, lower, &w) : 0;
+    if (rc == 0)
+        rc = eo__split_search(p, EO__SPLIT_INF, lower, &w);
     if (rc < 0)
         return rc;
     if (rc == 0)
@@ -167,6 +254,14 @@ static int solve_k(eo__split_prob *p, eo_bench_mode mode, int64_t *gap_q)
     rc = choose_teams(p, g, &w);
     if (rc < 0)
         return rc;
+    fin->a = fin->b = 0;
+    for (int i = 0; i < n; i++) {
+        if (p->status[i] == EO__SP_A)
+            fin->a |= UINT64_C(1) << i;
+        else if (p->status[i] == EO__SP_B)
+            fin->b |= UINT64_C(1) << i;
+    }
+    fin->gap = g;
     *gap_q = g;
     return 0;
 }
@@ -260,20 +355,28 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
     p.q = q;
     p.order = order;
     p.work_limit = opt ? opt->work_limit : 0;
+    p.scratch = eo__split_scratch_new();
+    if (!p.scratch) {
+        free(res);
+        return EO_ENOMEM;
+    }
+    eo__split_sol last;
     for (size_t c = 0; c < count; c++) {
         int64_t gap_q;
         p.k = (int)c + 2;
-        int rc = solve_k(&p, mode, &gap_q);
+        int rc = solve_k(&p, mode, c ? &last : NULL, &last, &gap_q);
         if (rc == 0) {
             fill(&res->split[c], &p, players, idx + c * n, opt);
             if (res->split[c].gap != gap_q * g)
                 rc = EO_EINTERNAL;
         }
         if (rc != 0) {
+            eo__split_scratch_free(p.scratch);
             free(res);
             return rc;
         }
     }
+    eo__split_scratch_free(p.scratch);
     *out = res;
     return 0;
 }

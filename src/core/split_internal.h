@@ -34,6 +34,7 @@ typedef struct eo__split_prob {
     uint64_t work;               /* search nodes visited so far (accumulates across calls) */
     uint64_t work_limit;         /* 0 = none */
     uint64_t try_limit;          /* 0 = none; else one search gives up after this many nodes */
+    struct eo__split_scratch *scratch; /* work space of split_mitm.c */
 } eo__split_prob;
 
 /* A split found by the search: bit i of a (b) set when player i is on team A (B). */
@@ -60,5 +61,82 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
  * (which proves nothing). Never searches; O(k^2 log n).
  */
 int eo__split_repair(const eo__split_prob *p, int i, int64_t g, eo__split_sol *w);
+
+/*
+ * Cheap witness for the least gap of team size k from a split prev of size k - 1 (same
+ * normalisation): one more player on each side, taken from those not BENCH in p and not in
+ * prev. Returns 1 with *w a split keeping every status of p with gap <= g (checked), else 0
+ * (which proves nothing). O(n log n).
+ */
+int eo__split_extend(const eo__split_prob *p, const eo__split_sol *prev, int64_t g,
+                     eo__split_sol *w);
+
+/*
+ * Side assignments of the PLAY players for small k (split_small.c): for each number na of them
+ * on A, the differences Σq(A) - Σq(B) sorted ascending, with the A members (bit y = who[y]).
+ * Assignments with more than k on a side are left out. Holds up to 2k - 1 players.
+ */
+#define EO__SPLIT_TABLE_K 6      /* largest k the table serves */
+#define EO__SPLIT_TABLE_CAP 462  /* C(11, 5): the largest group for p <= 2 * 6 - 1 */
+#define EO__SPLIT_TABLE_MAXR 2   /* late players chosen by the cheap questions */
+#define EO__SPLIT_TABLE_ASKR 3   /* late players eo__split_table_ask() takes at most */
+typedef struct eo__split_table {
+    int k, p;
+    uint8_t who[2 * EO__SPLIT_TABLE_K];
+    int cnt[EO__SPLIT_TABLE_K + 1];
+    int64_t d[EO__SPLIT_TABLE_K + 1][EO__SPLIT_TABLE_CAP];
+    uint16_t a[EO__SPLIT_TABLE_K + 1][EO__SPLIT_TABLE_CAP];
+} eo__split_table;
+
+/* Empty table for team size k <= EO__SPLIT_TABLE_K. */
+void eo__split_table_init(eo__split_table *t, int k);
+/* Player x (rating qx) joins the PLAY players; needs t->p < 2k - 1. */
+void eo__split_table_add(eo__split_table *t, int x, int64_t qx);
+/*
+ * The "who plays" question of split.c, exactly: the table holds every PLAY player of p except
+ * i, player i plays, the other players are BENCH or FREE, and r = 2k - 1 - t->p of the FREE ones
+ * must play. Returns 1 with *w a split with gap <= g keeping every status, 0 when none exists,
+ * -1 when the question is outside what the table serves (r > EO__SPLIT_TABLE_ASKR).
+ * O(C(FREE, r) 2^r log) for FREE undecided players.
+ */
+int eo__split_table_ask(const eo__split_table *t, const eo__split_prob *p, int i, int r,
+                        int64_t g, eo__split_sol *w);
+
+/*
+ * A cheap witness for the same question when r > EO__SPLIT_TABLE_MAXR: a few fixed choices of
+ * r - EO__SPLIT_TABLE_MAXR late players (windows of the FREE players, earliest first) are
+ * added with i to a copy of t in *tmp, and the last ones are chosen exactly. Returns 1 with *w
+ * set (a split with gap <= g keeping every status), 0 on a miss, which proves nothing.
+ */
+#define EO__SPLIT_TABLE_TRIES 3
+int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo__split_prob *p,
+                        int i, int r, int64_t g, eo__split_sol *w);
+
+/* Work space of the meet-in-the-middle answers: three lists of 2^EO__SPLIT_MITM_HALF side
+ * assignments (~130 KiB), allocated once per eo_split_solve() call. */
+#define EO__SPLIT_MITM_HALF 12
+typedef struct eo__split_scratch eo__split_scratch;
+eo__split_scratch *eo__split_scratch_new(void); /* NULL when out of memory */
+void eo__split_scratch_free(eo__split_scratch *s);
+
+/*
+ * Exact answer by meet in the middle when at most one FREE player still has to play: statuses
+ * A, B, BENCH, up to 2 * EO__SPLIT_MITM_HALF PLAY players, and FREE players of which exactly
+ * 2k - |A| - |B| - |PLAY| (0 or 1) must join. Returns 1 with *w a split with gap <= g keeping
+ * every status, 0 when none exists, -1 when the question is not of that shape.
+ * O(h 2^(h/2) + 2^(h/2) * FREE players) for h PLAY players.
+ */
+int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo__split_sol *w);
+
+/*
+ * Step 3 of the rules (split.c) at once, for a fixed playing set (statuses PLAY and BENCH only)
+ * of 2k <= 2 * EO__SPLIT_MITM_HALF players: sets the statuses of the lexicographically first
+ * team A among the splits with gap <= g and returns 1; 0 when no split reaches g; -1 when the
+ * problem is not of that shape. The side assignments of the later k players are listed and
+ * sorted once; those of the first k are visited in lexicographic order of their A part until
+ * one has a completion, whose lexicographically first A part is taken: together the
+ * lexicographically first A, since every index of the first part precedes the second's.
+ */
+int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g);
 
 #endif

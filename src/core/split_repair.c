@@ -205,3 +205,102 @@ int eo__split_repair(const eo__split_prob *p, int i, int64_t g, eo__split_sol *w
         return repair_play(p, i, g, w);
     return 0;
 }
+
+/* Lists of a split kept across the tries of eo__split_extend(). */
+typedef struct side_lists {
+    list a_i, b_i, a_q, bn_q; /* open players of A, B by index; of A by q; FREE bench by q */
+} side_lists;
+
+/* One exchange that brings c (difference d) within g, among the players that were placed
+ * before x and z joined: a player of A for one of B, or a player of a team for one of the
+ * bench. Returns 1 with c changed (the caller checks it: an exchange that picks x or z
+ * again breaks the team sizes and is rejected). */
+static int one_exchange(const eo__split_prob *p, const side_lists *l, int64_t d, int64_t g,
+                        int xj, eo__split_sol *c)
+{
+    const int64_t *q = p->q;
+    int x, z;
+    /* z of A to B and x of B to A: d - 2 (q[z] - q[x]) */
+    if (find_pair(q, &l->b_i, &l->a_q, -1, -floor_half(g - d), floor_half(g + d), &x, &z)) {
+        uint64_t bx = UINT64_C(1) << x, bz = UINT64_C(1) << z;
+        c->a = (c->a & ~bz) | bx;
+        c->b = (c->b & ~bx) | bz;
+        return 1;
+    }
+    /* z from the bench replaces x of A: d - q[x] + q[z] */
+    if (find_pair(q, &l->a_i, &l->bn_q, xj, -g - d, g - d, &x, &z)) {
+        c->a = (c->a & ~(UINT64_C(1) << x)) | UINT64_C(1) << z;
+        return 1;
+    }
+    /* z from the bench replaces x of B: d + q[x] - q[z] */
+    if (find_pair(q, &l->b_i, &l->bn_q, xj, d - g, d + g, &x, &z)) {
+        c->b = (c->b & ~(UINT64_C(1) << x)) | UINT64_C(1) << z;
+        return 1;
+    }
+    return 0;
+}
+
+#define EXTEND_FEW 6
+
+int eo__split_extend(const eo__split_prob *p, const eo__split_sol *prev, int64_t g,
+                     eo__split_sol *w)
+{
+    const int64_t *q = p->q;
+    uint64_t cand = 0;
+    for (int i = 0; i < p->n; i++)
+        if (p->status[i] != EO__SP_BENCH && !((prev->a | prev->b) >> i & 1))
+            cand |= UINT64_C(1) << i;
+    list by_q, by_i;
+    list_of(p, cand, &by_q);
+    list_by_index(p, cand, &by_i);
+    int64_t d = diff_of(p, prev->a, prev->b);
+    /* x joins A and z joins B: the difference becomes d + q[x] - q[z], within g when
+     * d - g <= q[z] - q[x] <= d + g. The earliest x first, so early players tend to play. */
+    for (int t = 0; t < by_i.n; t++) {
+        int x = by_i.who[t];
+        int64_t want = q[x] + d - g;
+        int l = 0, r = by_q.n;
+        while (l < r) {
+            int m = (l + r) / 2;
+            if (q[by_q.who[m]] < want)
+                l = m + 1;
+            else
+                r = m;
+        }
+        for (; l < by_q.n && q[by_q.who[l]] - q[x] <= d + g; l++) {
+            int z = by_q.who[l];
+            if (z == x)
+                continue;
+            eo__split_sol c;
+            c.a = prev->a | UINT64_C(1) << x;
+            c.b = prev->b | UINT64_C(1) << z;
+            if (valid(p, g, &c)) {
+                *w = c;
+                return 1;
+            }
+        }
+    }
+    /* No pair closes the gap by itself: add two of the earliest few and fix with one exchange. */
+    int few = by_i.n < EXTEND_FEW ? by_i.n : EXTEND_FEW;
+    uint64_t open = with_status(p, EO__SP_FREE) | with_status(p, EO__SP_PLAY);
+    side_lists l;
+    list_by_index(p, prev->a & open, &l.a_i);
+    list_by_index(p, prev->b & open, &l.b_i);
+    list_of(p, prev->a & open, &l.a_q);
+    list_of(p, cand & with_status(p, EO__SP_FREE), &l.bn_q);
+    for (int t = 0; t < few; t++) {
+        for (int u = 0; u < few; u++) {
+            if (u == t)
+                continue;
+            int x = by_i.who[t], z = by_i.who[u];
+            eo__split_sol c;
+            c.a = prev->a | UINT64_C(1) << x;
+            c.b = prev->b | UINT64_C(1) << z;
+            if (one_exchange(p, &l, d + q[x] - q[z], g, x, &c) && valid(p, g, &c)) {
+                *w = c;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}

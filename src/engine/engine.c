@@ -237,6 +237,19 @@ eo__epool *eo__engine_find(eo_engine *e, const char *name)
     return p;
 }
 
+int eo__engine_target(eo_engine *e, const char *name, eo__epool **out, eo_engine_error *err)
+{
+    eo__epool *p = eo__engine_find(e, name);
+    if (p == NULL)
+        return eo__engine_err(err, EO_ENOTFOUND, 404, "unknown_pool", "", "no pool \"%.60s\"",
+                              name);
+    if (p->pool == NULL)
+        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+                              "pool \"%.60s\" could not be reloaded from the store", name);
+    *out = p;
+    return 0;
+}
+
 const eo_pool *eo_engine_pool(const eo_engine *e, const char *name)
 {
     if (e == NULL || name == NULL)

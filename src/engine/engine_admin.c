@@ -79,13 +79,10 @@ static int edit_target(eo_engine *e, const char *pool, const char *player, eo__e
 {
     if (e == NULL || pool == NULL)
         return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
-    eo__epool *p = eo__engine_find(e, pool);
-    if (p == NULL)
-        return eo__engine_err(err, EO_ENOTFOUND, 404, "unknown_pool", "", "no pool \"%.60s\"",
-                              pool);
-    if (p->pool == NULL)
-        return eo__engine_err(err, EO_EIO, 500, "storage", "",
-                              "pool \"%.60s\" could not be reloaded from the store", pool);
+    eo__epool *p = NULL;
+    int rc = eo__engine_target(e, pool, &p, err);
+    if (rc)
+        return rc;
     if (player == NULL || eo_id_check(player, strlen(player)) != 0)
         return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "player",
                               "a player id is 1 to %d bytes of UTF-8 without control "

@@ -35,6 +35,10 @@ int eo__engine_err(eo_engine_error *err, int rc, int status, const char *code, c
  * it is returned as is and the caller answers 500. */
 eo__epool *eo__engine_find(eo_engine *e, const char *name);
 
+/* The usable pool named @p name for an operation: 0 and *out, or 404 unknown_pool, or 500
+ * storage when it could not be reloaded (err filled). */
+int eo__engine_target(eo_engine *e, const char *name, eo__epool **out, eo_engine_error *err);
+
 /* Starts the transaction of one operation: joins the open batch (*own = false) or opens a
  * transaction of its own (*own = true). EO_EIO if the open batch has failed already. */
 int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err);

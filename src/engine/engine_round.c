@@ -194,17 +194,14 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
         *replayed = 0;
     if (e == NULL || pool == NULL || round == NULL || response == NULL || replayed == NULL)
         return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
-    eo__epool *p = eo__engine_find(e, pool);
-    if (p == NULL)
-        return eo__engine_err(err, EO_ENOTFOUND, 404, "unknown_pool", "", "no pool \"%.60s\"",
-                              pool);
-    if (p->pool == NULL)
-        return eo__engine_err(err, EO_EIO, 500, "storage", "",
-                              "pool \"%.60s\" could not be reloaded from the store", pool);
+    eo__epool *p = NULL;
+    int rc = eo__engine_target(e, pool, &p, err);
+    if (rc)
+        return rc;
     eo_round r;
     eo_round_error rerr;
     memset(&rerr, 0, sizeof rerr);
-    int rc = eo_round_from_json(round, &r, &rerr);
+    rc = eo_round_from_json(round, &r, &rerr);
     if (rc)
         return eo__engine_err(err, EO_EINVAL, 400, "invalid_round", rerr.field, "%s",
                               rerr.message);

@@ -319,7 +319,7 @@ static void h_splits(eo__call *c, eo__answer *a)
     if (rc == EO_ENOMEM) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
     } else if (rc == EO_ELIMIT) {
-        eo__answer_error(a, 400, "split_too_hard",
+        eo__answer_error(a, 422, "split_too_hard",
                          "the exact search exceeded its work limit for these ratings", "players");
     } else if (rc != 0) {
         eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");

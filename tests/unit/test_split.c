@@ -201,6 +201,37 @@ static void test_brute_queue(void **state)
     brute_compare(2, 12, 60, 3, EO_BENCH_QUEUE);
 }
 
+/* Small team sizes with many more players than places: the solver answers "who plays" from a
+ * table of the playing players' side assignments and picks the last one or two players from
+ * the many undecided ones (docs/BALANCER.md §3), and proves the least gap from the answer for
+ * k - 1 when it can. Ratings 100..3000 (few exact splits per playing set, so most of those
+ * questions are "no") and 0..20 (many ties); k = 2, 3 only, checked against the brute force. */
+static void test_brute_small_k_many_players(void **state)
+{
+    (void)state;
+    uint64_t s = 4;
+    eo_split_player p[EO_SPLIT_EXACT_MAX];
+    for (int n = 15; n <= 17; n++) {
+        for (int t = 0; t < 4; t++) {
+            gen(&s, t % 2 ? 1 : 2, p, n);
+            eo_splits *r = solve(p, n, EO_BENCH_SOLVER);
+            for (int k = 2; k <= 3; k++) {
+                const eo_split *sp = &r->split[k - 2];
+                check_split(sp, p, n, k);
+                best b = brute(p, n, k, 0);
+                uint64_t play = mask_of(sp->a, (size_t)k) | mask_of(sp->b, (size_t)k);
+                if (sp->gap != b.gap || play != b.play || mask_of(sp->a, (size_t)k) != b.a)
+                    fail_msg("n=%d t=%d k=%d: got gap %lld play %llx a %llx, brute force gap "
+                             "%lld play %llx a %llx", n, t, k, (long long)sp->gap,
+                             (unsigned long long)play,
+                             (unsigned long long)mask_of(sp->a, (size_t)k), (long long)b.gap,
+                             (unsigned long long)b.play, (unsigned long long)b.a);
+            }
+            eo_splits_free(r);
+        }
+    }
+}
+
 /* ---- dynamic programme for large N, small ratings ---------------------------------------- */
 
 /* Table over (players left j, ra, rb, incoming difference d): can players j.. take ra more on A
@@ -652,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_brute_small),
         cmocka_unit_test(test_brute_queue),
         cmocka_unit_test(test_brute_larger),
+        cmocka_unit_test(test_brute_small_k_many_players),
         cmocka_unit_test(test_lower_bound_large),
         cmocka_unit_test(test_dp_n32),
         cmocka_unit_test(test_dp_n64),

@@ -1,0 +1,294 @@
+/* Exact answers for questions whose playing set is (almost) fixed (see split_internal.h).
+ *
+ * Late in the greedy of split.c most questions have every player decided but the sides of the
+ * PLAY players, and at most one FREE player still to join. Proving "no" by branch and bound
+ * visits most of the 2^h side assignments of the h PLAY players; meet in the middle splits them
+ * into two halves of 2^(h/2) assignments each, sorted by (players on A, difference), and one
+ * merge per count finds whether two halves add up to a gap within the target. Exact both ways.
+ *
+ * The same halves give team A directly once the playing set is fixed (eo__split_teams). */
+#include "split_internal.h"
+
+#include <stdlib.h>
+
+#define HALF_MAX (1 << EO__SPLIT_MITM_HALF)
+
+typedef struct half {
+    int64_t d[HALF_MAX];
+    uint16_t m[HALF_MAX]; /* bit y: the y-th player of the half on A */
+} half;
+
+struct eo__split_scratch {
+    half l, r, tmp;
+};
+
+eo__split_scratch *eo__split_scratch_new(void)
+{
+    return malloc(sizeof(eo__split_scratch));
+}
+
+void eo__split_scratch_free(eo__split_scratch *s)
+{
+    free(s);
+}
+
+/* Offsets of the groups of a list of all side assignments of h players: the assignments with
+ * na players on A are entries start[na] .. start[na + 1] - 1 (C(h, na) of them). */
+static void groups(int h, int *start)
+{
+    int c = 1; /* C(h, na) */
+    start[0] = 0;
+    for (int na = 0; na <= h; na++) {
+        start[na + 1] = start[na] + c;
+        c = c * (h - na) / (na + 1);
+    }
+}
+
+/* All side assignments of the players who[0..h-1], grouped by na and sorted by d within each
+ * group: each player doubles the list, group na of the new list merging the old group na (he
+ * is on B: d - q) with the old group na - 1 (on A: d + q). */
+static void build(half *out, half *tmp, const int64_t *q, const uint8_t *who, int h)
+{
+    half *cur = out, *nxt = tmp;
+    if (h % 2) { /* so that the last merge lands in out */
+        cur = tmp;
+        nxt = out;
+    }
+    int so[EO__SPLIT_MITM_HALF + 2], sn[EO__SPLIT_MITM_HALF + 2];
+    cur->d[0] = 0;
+    cur->m[0] = 0;
+    groups(0, so);
+    for (int y = 0; y < h; y++) {
+        int64_t v = q[who[y]];
+        uint16_t bit = (uint16_t)(1u << y);
+        groups(y + 1, sn);
+        for (int na = 0; na <= y + 1; na++) {
+            int u = na <= y ? so[na] : 0, ue = na <= y ? so[na + 1] : 0; /* on B */
+            int w = na > 0 ? so[na - 1] : 0, we = na > 0 ? so[na] : 0;   /* on A */
+            int o = sn[na];
+            while (u < ue && w < we) { /* branch free: the comparison is a coin toss */
+                int64_t db = cur->d[u] - v, da = cur->d[w] + v;
+                uint16_t mb = cur->m[u], ma = (uint16_t)(cur->m[w] | bit);
+                int tb = db <= da;
+                nxt->d[o] = tb ? db : da;
+                nxt->m[o++] = tb ? mb : ma;
+                u += tb;
+                w += 1 - tb;
+            }
+            for (; u < ue; u++, o++) {
+                nxt->d[o] = cur->d[u] - v;
+                nxt->m[o] = cur->m[u];
+            }
+            for (; w < we; w++, o++) {
+                nxt->d[o] = cur->d[w] + v;
+                nxt->m[o] = (uint16_t)(cur->m[w] | bit);
+            }
+        }
+        for (int na = 0; na <= y + 2; na++)
+            so[na] = sn[na];
+        half *t = cur;
+        cur = nxt;
+        nxt = t;
+    }
+}
+
+typedef struct mitm {
+    half *l, *r;
+    int sl[EO__SPLIT_MITM_HALF + 2], sr[EO__SPLIT_MITM_HALF + 2];
+    int hl, hr;
+} mitm;
+
+/* Entries u of l and v of r with want players on A between them and lo <= d sum <= hi. */
+static int match(const mitm *s, int want, int64_t lo, int64_t hi, int *uo, int *vo)
+{
+    for (int a = 0; a <= s->hl; a++) {
+        int b = want - a;
+        if (b < 0 || b > s->hr)
+            continue;
+        int u0 = s->sl[a], u1 = s->sl[a + 1], v0 = s->sr[b], v1 = s->sr[b + 1];
+        if (u0 == u1 || v0 == v1)
+            continue;
+        /* as d1 grows the first d2 >= lo - d1 moves down */
+        int v = v1;
+        for (int u = u0; u < u1; u++) {
+            int64_t d1 = s->l->d[u];
+            while (v > v0 && s->r->d[v - 1] >= lo - d1)
+                v--;
+            if (v < v1 && s->r->d[v] <= hi - d1) {
+                *uo = u;
+                *vo = v;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo__split_sol *w)
+{
+    const int64_t *q = p->q;
+    uint8_t h[EO__SPLIT_N], f[EO__SPLIT_N];
+    int nh = 0, nf = 0, ca = 0, cb = 0;
+    int64_t d0 = 0;
+    uint64_t a0 = 0, b0 = 0;
+    for (int t = 0; t < p->n; t++) {
+        int i = p->order[t];
+        switch (p->status[i]) {
+        case EO__SP_A: d0 += q[i]; ca++; a0 |= UINT64_C(1) << i; break;
+        case EO__SP_B: d0 -= q[i]; cb++; b0 |= UINT64_C(1) << i; break;
+        case EO__SP_PLAY: h[nh++] = (uint8_t)i; break;
+        case EO__SP_FREE: f[nf++] = (uint8_t)i; break;
+        default: break;
+        }
+    }
+    int r = 2 * p->k - ca - cb - nh;
+    if (r < 0 || r > 1 || nh > 2 * EO__SPLIT_MITM_HALF || (r == 1 && nf == 0))
+        return -1;
+    if (ca > p->k || cb > p->k)
+        return 0;
+    mitm s;
+    /* the halves alternate along the rating order, so both span the whole range */
+    uint8_t hl[EO__SPLIT_MITM_HALF] = {0}, hr[EO__SPLIT_MITM_HALF] = {0};
+    s.hl = s.hr = 0;
+    for (int y = 0; y < nh; y++) {
+        if (y % 2 == 0)
+            hl[s.hl++] = h[y];
+        else
+            hr[s.hr++] = h[y];
+    }
+    s.l = &sc->l;
+    s.r = &sc->r;
+    build(s.l, &sc->tmp, q, hl, s.hl);
+    build(s.r, &sc->tmp, q, hr, s.hr);
+    groups(s.hl, s.sl);
+    groups(s.hr, s.sr);
+    int ka = p->k - ca;
+    /* r == 0: nothing joins; r == 1: each FREE player joins A or B */
+    int cases = r == 0 ? 1 : 2 * nf;
+    for (int c = 0; c < cases; c++) {
+        int64_t e = 0;
+        int ea = 0, x = -1;
+        if (r == 1) {
+            x = f[c / 2];
+            ea = c % 2 == 0;
+            e = ea ? q[x] : -q[x];
+        }
+        int u, v;
+        if (!match(&s, ka - ea, -g - d0 - e, g - d0 - e, &u, &v))
+            continue;
+        uint64_t a = a0, b = b0;
+        for (int y = 0; y < s.hl; y++) {
+            if (s.l->m[u] >> y & 1)
+                a |= UINT64_C(1) << hl[y];
+            else
+                b |= UINT64_C(1) << hl[y];
+        }
+        for (int y = 0; y < s.hr; y++) {
+            if (s.r->m[v] >> y & 1)
+                a |= UINT64_C(1) << hr[y];
+            else
+                b |= UINT64_C(1) << hr[y];
+        }
+        if (x >= 0) {
+            if (ea)
+                a |= UINT64_C(1) << x;
+            else
+                b |= UINT64_C(1) << x;
+        }
+        int64_t dd = d0 + e + s.l->d[u] + s.r->d[v];
+        w->a = a;
+        w->b = b;
+        w->gap = dd < 0 ? -dd : dd;
+        return 1;
+    }
+    return 0;
+}
+
+/* Lexicographically first team A (bit y of the first half: its y-th player by index) whose
+ * first-half part, completed by the best second-half part, reaches the target. */
+typedef struct teams {
+    const int64_t *q;
+    const uint8_t *pl; /* the playing players, by index */
+    int h1, k;
+    int64_t lo, hi;    /* the difference must end in [lo, hi] */
+    const half *r;
+    int sr[EO__SPLIT_MITM_HALF + 2];
+    int found;
+    uint16_t m1, m2;
+} teams;
+
+/* 1 when set x comes before set y: at the lowest player where they differ, x has him on A. */
+static int lex_before(uint16_t x, uint16_t y)
+{
+    unsigned diff = (unsigned)(x ^ y);
+    return diff && (x & (diff & (~diff + 1u)));
+}
+
+/* Depth first over the first half in index order, A before B, which visits the first-half
+ * parts in lexicographic order: the first that has a completion is the answer's. */
+static void first_half(teams *t, int y, int na, int64_t d, uint16_t m)
+{
+    if (t->found)
+        return;
+    if (y == t->h1) {
+        int want = t->k - na;
+        if (want < 0 || want > t->k) /* the second half has k players */
+            return;
+        int l = t->sr[want], r = t->sr[want + 1];
+        int64_t from = t->lo - d, to = t->hi - d;
+        while (l < r) { /* first entry with d >= from */
+            int mid = (l + r) / 2;
+            if (t->r->d[mid] < from)
+                l = mid + 1;
+            else
+                r = mid;
+        }
+        for (; l < t->sr[want + 1] && t->r->d[l] <= to; l++) {
+            if (!t->found || lex_before(t->r->m[l], t->m2)) {
+                t->found = 1;
+                t->m1 = m;
+                t->m2 = t->r->m[l];
+            }
+        }
+        return;
+    }
+    int64_t v = t->q[t->pl[y]];
+    if (na < t->k)
+        first_half(t, y + 1, na + 1, d + v, (uint16_t)(m | 1u << y));
+    if (y - na < t->k)
+        first_half(t, y + 1, na, d - v, m);
+}
+
+int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
+{
+    uint8_t pl[EO__SPLIT_N];
+    int np = 0;
+    for (int i = 0; i < p->n; i++) {
+        if (p->status[i] == EO__SP_PLAY)
+            pl[np++] = (uint8_t)i;
+        else if (p->status[i] != EO__SP_BENCH)
+            return -1;
+    }
+    if (np != 2 * p->k || p->k > EO__SPLIT_MITM_HALF)
+        return -1;
+    teams t;
+    t.q = p->q;
+    t.pl = pl;
+    t.h1 = p->k;
+    t.k = p->k;
+    t.lo = -g;
+    t.hi = g;
+    t.r = &sc->r;
+    t.found = 0;
+    t.m1 = t.m2 = 0;
+    build(&sc->r, &sc->tmp, p->q, pl + p->k, p->k);
+    groups(p->k, t.sr);
+    first_half(&t, 0, 0, 0, 0);
+    if (!t.found)
+        return 0;
+    for (int y = 0; y < np; y++) {
+        int on_a = y < p->k ? (t.m1 >> y & 1) : (t.m2 >> (y - p->k) & 1);
+        p->status[pl[y]] = on_a ? EO__SP_A : EO__SP_B;
+    }
+    return 1;
+}
