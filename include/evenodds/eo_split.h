@@ -46,10 +46,11 @@ typedef struct eo_split_options {
     eo_bench_mode bench;
     eo_split_predict_fn predict; /**< may be NULL */
     void *predict_ctx;
-    /** Search nodes allowed for the whole call; 0 = no limit. The solver never returns a split
-     *  it has not proven optimal: past the limit it fails with EO_ELIMIT. Typical requests
-     *  (ratings ~1000 +- 300) use 10^4..3*10^6 nodes (~13 ns each); very wide rating ranges
-     *  can need far more (docs/BALANCER.md), so a service should set a limit. */
+    /** Branch-and-bound search nodes allowed for the whole call; 0 = no limit. The solver
+     *  never returns a split it has not proven optimal: past the limit it fails with
+     *  EO_ELIMIT. Typical requests (ratings ~1000 +- 300) need few nodes (~13 ns each): most
+     *  questions go to exact oracles of bounded cost, which are not counted. Very wide rating
+     *  ranges can need far more (docs/BALANCER.md), so a service should set a limit. */
     uint64_t work_limit;
 } eo_split_options;
 

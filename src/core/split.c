@@ -1,14 +1,17 @@
 /* Exact team splits (seed 000 F7): validation, normalisation, the tie rules and the result
- * block. The search itself is split_search.c; docs/BALANCER.md states the rules and the proof.
+ * block. docs/BALANCER.md states the rules and the proof.
  *
- * For each k the answer is built from exact questions to the search, so it is optimal and
- * follows the tie rules by construction:
+ * For each k the answer is built from exact questions, so it is optimal and follows the tie
+ * rules by construction:
  *   1. g = the least gap over all splits allowed by the bench mode;
  *   2. the playing set, player by player in request order: play if some split with gap g
  *      still exists with this player playing and the earlier decisions kept, else sit out;
- *   3. team A, player by player over the playing set: on A if some split with gap g still
- *      exists so, else on B.
- * A witness split kept from the last "yes" answers most questions without a search. */
+ *   3. team A over the playing set: the lexicographically first A among its splits with gap g.
+ * A witness split kept from the last "yes" answers most questions without any work; cheap
+ * witnesses (split_repair.c, windows) answer most other "yes" questions; the "no" answers are
+ * proofs by the oracle that fits the question: the table of split_small.c (k <= 6), meet in the
+ * middle (split_mitm.c: at most one undecided player still to play, k <= 10; step 3 for
+ * 2k <= 24), else the branch and bound of split_search.c. */
 #include "evenodds/eo_split.h"
 
 #include <math.h>
@@ -35,7 +38,6 @@ static int64_t gcd64(int64_t a, int64_t b)
  * the first has a split with gap g (ratings are dense), and when a parity clash rules it out
  * a swap fixes it. Each try is a search capped at TRY_NODES, so a miss proves nothing and
  * costs little; the exact search follows. Returns 1 with *w set, 0 on a miss, < 0 on error. */
-#define TRY_MIN_K 6 /* below, a fixed set of 2k rarely splits exactly: C(2k, k)/2 < range */
 #define TRY_SWAPS 6
 #define TRY_NODES 2000
 static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__split_sol *w)
@@ -66,7 +68,7 @@ static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__
 
 /* Above, the search answers the one-late-player questions faster on average than listing the
  * halves (2^k entries each) does. */
-#define MITM_MAX_K 8
+#define MITM_MAX_K 10
 
 /* Cheap witnesses for "player i plays" when r >= 2 more are needed, for k <= MITM_MAX_K: the
  * first r - 1 undecided players of a window play, and the last one is chosen exactly by
@@ -100,38 +102,30 @@ static int try_windows(eo__split_prob *p, int64_t g, int i, int r, eo__split_sol
  * keeps every status, 0 when none exists, < 0 on error. Cheap witnesses first (each miss
  * proves nothing), then an exact answer: the table or meet in the middle where they apply,
  * else the search. */
-#define ASK3_BUDGET 2000 /* C(undecided, 3) up to which the table answers r = 3 exactly */
 static int ask_plays(eo__split_prob *p, eo__split_table *tab, eo__split_table *tmp, int i,
                      int r, int64_t g, const eo__split_sol *w, eo__split_sol *alt)
 {
     int use_tab = tab != NULL;
-    int nf = p->n - i - 1;
     *alt = *w;
-    int rc = eo__split_repair(p, i, g, alt);
-    if (rc != 0)
-        return rc;
-    if (use_tab && r <= EO__SPLIT_TABLE_MAXR)
-    {
+    int rc;
+    if (use_tab && r <= EO__SPLIT_TABLE_MAXR) {
+        /* exact and cheap: no repair first (its witness would not be needed) */
         rc = eo__split_table_ask(tab, p, i, r, g, alt);
         return rc < 0 ? EO_EINTERNAL : rc;
     }
-    if (use_tab) {
-        rc = eo__split_table_try(tab, tmp, p, i, r, g, alt);
-        if (rc == 0 && r == 3 && (int64_t)nf * (nf - 1) * (nf - 2) / 6 <= ASK3_BUDGET) {
-            rc = eo__split_table_ask(tab, p, i, r, g, alt);
-            return rc < 0 ? EO_EINTERNAL : rc;
-        }
-    } else if (p->k <= MITM_MAX_K) {
-        if (r <= 1) {
-            rc = eo__split_mitm(p, p->scratch, g, alt);
-            if (rc >= 0)
-                return rc;
-            rc = 0;
-        } else {
-            rc = try_windows(p, g, i, r, alt);
-        }
+    if (!use_tab && p->k <= MITM_MAX_K && r <= 1) {
+        rc = eo__split_mitm(p, p->scratch, g, alt);
+        if (rc >= 0)
+            return rc;
     }
-    if (rc == 0 && p->k >= TRY_MIN_K)
+    rc = eo__split_repair(p, i, g, alt);
+    if (rc != 0)
+        return rc;
+    if (use_tab)
+        rc = eo__split_table_try(tab, tmp, p, i, r, g, alt);
+    else if (p->k <= MITM_MAX_K && r >= 2)
+        rc = try_windows(p, g, i, r, alt);
+    if (rc == 0 && !use_tab && p->k > MITM_MAX_K)
         rc = try_playing_sets(p, g, i, r, alt);
     if (rc == 0)
         rc = eo__split_search(p, g, g, alt);
@@ -143,10 +137,10 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
 {
     int n = p->n, need = 2 * p->k, in = 0;
     /* Small k: the PLAY players' side assignments, kept between questions (split_small.c). */
-    eo__split_table tab, tmp;
+    eo__split_table *tab = eo__split_scratch_tables(p->scratch), *tmp = tab + 1;
     int use_tab = p->k <= EO__SPLIT_TABLE_K;
     if (use_tab)
-        eo__split_table_init(&tab, p->k);
+        eo__split_table_init(tab, p->k);
     for (int i = 0; i < n; i++) {
         uint64_t bit = UINT64_C(1) << i;
         if (in == need) {
@@ -158,24 +152,28 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
          * they are all needed; otherwise ask. */
         if (n - i > need - in && !((w->a | w->b) & bit)) {
             eo__split_sol alt;
-            int rc = ask_plays(p, use_tab ? &tab : NULL, &tmp, i, need - in - 1, g, w, &alt);
+            int rc = ask_plays(p, use_tab ? tab : NULL, tmp, i, need - in - 1, g, w, &alt);
             if (rc < 0)
                 return rc;
             if (rc == 0) {
                 p->status[i] = EO__SP_BENCH;
                 continue;
             }
+            if (!eo__split_check(p, g, &alt))
+                return EO_EINTERNAL; /* a "yes" always comes with a valid witness */
             *w = alt;
         }
         if (use_tab && in < need - 1)
-            eo__split_table_add(&tab, i, p->q[i]);
+            eo__split_table_add(tab, i, p->q[i]);
         in++;
     }
     return 0;
 }
 
 /* Step 3. On entry the statuses are PLAY or BENCH and w a split of the PLAY players with gap
- * g. The lowest player who plays goes to A: the mirror of a split has the same gap. */
+ * g. Up to 24 players, meet in the middle gives team A at once; above, player by player: the
+ * lowest player who plays goes to A (the mirror of a split has the same gap), each next one
+ * to A if a split with gap g still exists so. */
 static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
 {
     int whole = eo__split_teams(p, p->scratch, g);
@@ -226,34 +224,50 @@ static int solve_k(eo__split_prob *p, eo_bench_mode mode, const eo__split_sol *p
     int n = p->n, k = p->k;
     int64_t lower = 0;
     int64_t par = 0;
+    /* With 2k == n everyone plays: the same as a fixed playing set. */
+    int fixed = mode == EO_BENCH_QUEUE || 2 * k == n;
     for (int i = 0; i < n; i++) {
-        int plays = mode == EO_BENCH_SOLVER || i < 2 * k;
-        p->status[i] = mode == EO_BENCH_SOLVER ? EO__SP_FREE : plays ? EO__SP_PLAY : EO__SP_BENCH;
+        int plays = !fixed || i < 2 * k;
+        p->status[i] = !fixed ? EO__SP_FREE : plays ? EO__SP_PLAY : EO__SP_BENCH;
         if (plays)
             par ^= p->q[i] & 1;
     }
     /* ΣA - ΣB has the parity of ΣA + ΣB: odd whenever the playing set is fixed with an odd sum. */
-    if (par && (mode == EO_BENCH_QUEUE || 2 * k == n))
+    if (par && fixed)
         lower = 1;
-    eo__split_sol w;
-    /* The answer for k - 1 with one more player a side usually reaches the lower bound, which
-     * proves the gap without a search. */
-    int rc = prev ? eo__split_extend(p, prev, lower, &w) : 0;
-    if (rc == 0)
-        rc = eo__split_search(p, EO__SPLIT_INF, lower, &w);
-    if (rc < 0)
-        return rc;
-    if (rc == 0)
-        return EO_EINTERNAL; /* 2k <= n players always admit some split */
-    int64_t g = w.gap;
-    if (mode == EO_BENCH_SOLVER) {
-        rc = choose_players(p, g, &w);
+    /* A fixed playing set usually splits to the lower bound, which is then the gap: team A for
+     * it at once, no search for the gap needed. */
+    int rc = fixed ? eo__split_teams(p, p->scratch, lower) : -1;
+    int64_t g = lower;
+    if (rc != 1) {
+        eo__split_sol w;
+        /* The answer for k - 1 with one more player a side usually reaches the lower bound,
+         * which proves the gap without a search. */
+        rc = prev ? eo__split_extend(p, prev, lower, &w) : 0;
+        if (rc == 0 && !fixed && k <= EO__SPLIT_TABLE_K) {
+            /* or: player 0, a window of the next players and two more chosen exactly */
+            eo__split_table *tab = eo__split_scratch_tables(p->scratch);
+            eo__split_table_init(tab, k);
+            p->status[0] = EO__SP_PLAY;
+            rc = eo__split_table_try(tab, tab + 1, p, 0, 2 * k - 1, lower, &w);
+            p->status[0] = EO__SP_FREE;
+        }
+        if (rc == 0)
+            rc = eo__split_search(p, EO__SPLIT_INF, lower, &w);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            return EO_EINTERNAL; /* 2k <= n players always admit some split */
+        g = w.gap;
+        if (!fixed) {
+            rc = choose_players(p, g, &w);
+            if (rc < 0)
+                return rc;
+        }
+        rc = choose_teams(p, g, &w);
         if (rc < 0)
             return rc;
     }
-    rc = choose_teams(p, g, &w);
-    if (rc < 0)
-        return rc;
     fin->a = fin->b = 0;
     for (int i = 0; i < n; i++) {
         if (p->status[i] == EO__SP_A)

@@ -62,6 +62,9 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
  */
 int eo__split_repair(const eo__split_prob *p, int i, int64_t g, eo__split_sol *w);
 
+/* 1 when w keeps every status of p, has k players a side, gap <= g and w->gap right. O(n). */
+int eo__split_check(const eo__split_prob *p, int64_t g, const eo__split_sol *w);
+
 /*
  * Cheap witness for the least gap of team size k from a split prev of size k - 1 (same
  * normalisation): one more player on each side, taken from those not BENCH in p and not in
@@ -78,10 +81,10 @@ int eo__split_extend(const eo__split_prob *p, const eo__split_sol *prev, int64_t
  */
 #define EO__SPLIT_TABLE_K 6      /* largest k the table serves */
 #define EO__SPLIT_TABLE_CAP 462  /* C(11, 5): the largest group for p <= 2 * 6 - 1 */
-#define EO__SPLIT_TABLE_MAXR 2   /* late players chosen by the cheap questions */
-#define EO__SPLIT_TABLE_ASKR 3   /* late players eo__split_table_ask() takes at most */
+#define EO__SPLIT_TABLE_MAXR 2   /* late players a question may still need */
 typedef struct eo__split_table {
     int k, p;
+    int odd; /* parity of the players' q sum */
     uint8_t who[2 * EO__SPLIT_TABLE_K];
     int cnt[EO__SPLIT_TABLE_K + 1];
     int64_t d[EO__SPLIT_TABLE_K + 1][EO__SPLIT_TABLE_CAP];
@@ -96,7 +99,7 @@ void eo__split_table_add(eo__split_table *t, int x, int64_t qx);
  * The "who plays" question of split.c, exactly: the table holds every PLAY player of p except
  * i, player i plays, the other players are BENCH or FREE, and r = 2k - 1 - t->p of the FREE ones
  * must play. Returns 1 with *w a split with gap <= g keeping every status, 0 when none exists,
- * -1 when the question is outside what the table serves (r > EO__SPLIT_TABLE_ASKR).
+ * -1 when the question is outside what the table serves (r > EO__SPLIT_TABLE_MAXR).
  * O(C(FREE, r) 2^r log) for FREE undecided players.
  */
 int eo__split_table_ask(const eo__split_table *t, const eo__split_prob *p, int i, int r,
@@ -112,12 +115,15 @@ int eo__split_table_ask(const eo__split_table *t, const eo__split_prob *p, int i
 int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo__split_prob *p,
                         int i, int r, int64_t g, eo__split_sol *w);
 
-/* Work space of the meet-in-the-middle answers: three lists of 2^EO__SPLIT_MITM_HALF side
- * assignments (~130 KiB), allocated once per eo_split_solve() call. */
+/* Work space of one eo_split_solve() call, allocated once: the lists of the meet-in-the-middle
+ * answers (three of 2^EO__SPLIT_MITM_HALF side assignments) and two tables (~190 KiB). */
 #define EO__SPLIT_MITM_HALF 12
 typedef struct eo__split_scratch eo__split_scratch;
 eo__split_scratch *eo__split_scratch_new(void); /* NULL when out of memory */
 void eo__split_scratch_free(eo__split_scratch *s);
+/* The two tables of the work space. */
+eo__split_table *eo__split_scratch_tables(eo__split_scratch *s);
+
 
 /*
  * Exact answer by meet in the middle when at most one FREE player still has to play: statuses

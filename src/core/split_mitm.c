@@ -18,19 +18,29 @@ typedef struct half {
     uint16_t m[HALF_MAX]; /* bit y: the y-th player of the half on A */
 } half;
 
+/* Lexicographically first team A (bit y of m1: the y-th player of the first part on A; of
+ * m2: the y-th of the second part) among the splits with a difference in [lo, hi]. */
+#define TEAMS_SECOND 8 /* players in the listed second part: 2^8 entries */
+#define TEAMS_FIRST (2 * EO__SPLIT_MITM_HALF - TEAMS_SECOND)
+typedef struct teams {
+    const int64_t *q;
+    const uint8_t *pl; /* the playing players, by index */
+    int h1, h2, k;
+    int64_t lo, hi;
+    const half *r;
+    int sr[EO__SPLIT_MITM_HALF + 2];
+    int64_t gmin[EO__SPLIT_MITM_HALF + 1], gmax[EO__SPLIT_MITM_HALF + 1]; /* per na group */
+    /* low[y][c] (high[y][c]): sum of the c lowest (highest) q among the first part from y on */
+    int64_t low[TEAMS_FIRST + 1][TEAMS_FIRST + 1], high[TEAMS_FIRST + 1][TEAMS_FIRST + 1];
+    int found;
+    uint16_t m1, m2;
+} teams;
+
 struct eo__split_scratch {
     half l, r, tmp;
+    teams t;
+    eo__split_table tab[2]; /* for split.c */
 };
-
-eo__split_scratch *eo__split_scratch_new(void)
-{
-    return malloc(sizeof(eo__split_scratch));
-}
-
-void eo__split_scratch_free(eo__split_scratch *s)
-{
-    free(s);
-}
 
 /* Offsets of the groups of a list of all side assignments of h players: the assignments with
  * na players on A are entries start[na] .. start[na + 1] - 1 (C(h, na) of them). */
@@ -131,9 +141,13 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
     int nh = 0, nf = 0, ca = 0, cb = 0;
     int64_t d0 = 0;
     uint64_t a0 = 0, b0 = 0;
+    int odd = 0; /* parity of the q sum of everyone who surely plays */
     for (int t = 0; t < p->n; t++) {
         int i = p->order[t];
-        switch (p->status[i]) {
+        int s_i = p->status[i];
+        if (s_i == EO__SP_A || s_i == EO__SP_B || s_i == EO__SP_PLAY)
+            odd ^= (int)(q[i] & 1);
+        switch (s_i) {
         case EO__SP_A: d0 += q[i]; ca++; a0 |= UINT64_C(1) << i; break;
         case EO__SP_B: d0 -= q[i]; cb++; b0 |= UINT64_C(1) << i; break;
         case EO__SP_PLAY: h[nh++] = (uint8_t)i; break;
@@ -146,6 +160,14 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
         return -1;
     if (ca > p->k || cb > p->k)
         return 0;
+    /* ΣA - ΣB has the parity of ΣA + ΣB: gap 0 needs an even sum of everyone who plays. */
+    if (g == 0) {
+        int can = r == 0 ? !odd : 0;
+        for (int c = 0; r == 1 && c < nf && !can; c++)
+            can = (int)(q[f[c]] & 1) == odd;
+        if (!can)
+            return 0;
+    }
     mitm s;
     /* the halves alternate along the rating order, so both span the whole range */
     uint8_t hl[EO__SPLIT_MITM_HALF] = {0}, hr[EO__SPLIT_MITM_HALF] = {0};
@@ -173,6 +195,8 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
             ea = c % 2 == 0;
             e = ea ? q[x] : -q[x];
         }
+        if (g == 0 && (odd ^ (x >= 0 ? (int)(q[x] & 1) : 0)))
+            continue;
         int u, v;
         if (!match(&s, ka - ea, -g - d0 - e, g - d0 - e, &u, &v))
             continue;
@@ -204,19 +228,6 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
     return 0;
 }
 
-/* Lexicographically first team A (bit y of the first half: its y-th player by index) whose
- * first-half part, completed by the best second-half part, reaches the target. */
-typedef struct teams {
-    const int64_t *q;
-    const uint8_t *pl; /* the playing players, by index */
-    int h1, k;
-    int64_t lo, hi;    /* the difference must end in [lo, hi] */
-    const half *r;
-    int sr[EO__SPLIT_MITM_HALF + 2];
-    int found;
-    uint16_t m1, m2;
-} teams;
-
 /* 1 when set x comes before set y: at the lowest player where they differ, x has him on A. */
 static int lex_before(uint16_t x, uint16_t y)
 {
@@ -224,16 +235,35 @@ static int lex_before(uint16_t x, uint16_t y)
     return diff && (x & (diff & (~diff + 1u)));
 }
 
-/* Depth first over the first half in index order, A before B, which visits the first-half
- * parts in lexicographic order: the first that has a completion is the answer's. */
-static void first_half(teams *t, int y, int na, int64_t d, uint16_t m)
+/* Can the first-part players from y on (c of them on A, the rest on B) and some second-part
+ * group close the difference d into [lo, hi]? Interval bounds only: 0 is a proof of "no". */
+static int reachable(const teams *t, int y, int na, int64_t d)
 {
-    if (t->found)
+    int rem = t->h1 - y;
+    for (int c = 0; c <= rem; c++) {
+        int want = t->k - na - c;
+        if (want < 0 || want > t->h2 || t->h2 - want > t->k - (y - na) - (rem - c))
+            continue;
+        if (t->sr[want] == t->sr[want + 1])
+            continue;
+        int64_t tot = t->high[y][rem]; /* all remaining */
+        int64_t dmax = d + t->high[y][c] - (tot - t->high[y][c]) + t->gmax[want];
+        int64_t dmin = d + t->low[y][c] - (tot - t->low[y][c]) + t->gmin[want];
+        if (dmax >= t->lo && dmin <= t->hi)
+            return 1;
+    }
+    return 0;
+}
+
+/* Depth first over the first part in index order, A before B, which visits the first-part
+ * assignments in lexicographic order: the first that has a completion is the answer's, and
+ * its lexicographically first completion ends the answer. */
+static void first_part(teams *t, int y, int na, int64_t d, uint16_t m)
+{
+    if (t->found || !reachable(t, y, na, d))
         return;
     if (y == t->h1) {
-        int want = t->k - na;
-        if (want < 0 || want > t->k) /* the second half has k players */
-            return;
+        int want = t->k - na; /* in range: reachable() checked it */
         int l = t->sr[want], r = t->sr[want + 1];
         int64_t from = t->lo - d, to = t->hi - d;
         while (l < r) { /* first entry with d >= from */
@@ -254,9 +284,9 @@ static void first_half(teams *t, int y, int na, int64_t d, uint16_t m)
     }
     int64_t v = t->q[t->pl[y]];
     if (na < t->k)
-        first_half(t, y + 1, na + 1, d + v, (uint16_t)(m | 1u << y));
+        first_part(t, y + 1, na + 1, d + v, (uint16_t)(m | 1u << y));
     if (y - na < t->k)
-        first_half(t, y + 1, na, d - v, m);
+        first_part(t, y + 1, na, d - v, m);
 }
 
 int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
@@ -271,24 +301,63 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
     }
     if (np != 2 * p->k || p->k > EO__SPLIT_MITM_HALF)
         return -1;
-    teams t;
-    t.q = p->q;
-    t.pl = pl;
-    t.h1 = p->k;
-    t.k = p->k;
-    t.lo = -g;
-    t.hi = g;
-    t.r = &sc->r;
-    t.found = 0;
-    t.m1 = t.m2 = 0;
-    build(&sc->r, &sc->tmp, p->q, pl + p->k, p->k);
-    groups(p->k, t.sr);
-    first_half(&t, 0, 0, 0, 0);
-    if (!t.found)
+    teams *t = &sc->t;
+    t->q = p->q;
+    t->pl = pl;
+    t->k = p->k;
+    t->h2 = np / 2 < TEAMS_SECOND ? np / 2 : TEAMS_SECOND;
+    t->h1 = np - t->h2;
+    t->lo = -g;
+    t->hi = g;
+    t->r = &sc->r;
+    t->found = 0;
+    t->m1 = t->m2 = 0;
+    build(&sc->r, &sc->tmp, p->q, pl + t->h1, t->h2);
+    groups(t->h2, t->sr);
+    for (int c = 0; c <= t->h2; c++) { /* each group is sorted by d */
+        t->gmin[c] = sc->r.d[t->sr[c]];
+        t->gmax[c] = sc->r.d[t->sr[c + 1] - 1];
+    }
+    for (int y = t->h1; y >= 0; y--) {
+        /* the q of players y.. of the first part, sorted ascending (at most 14) */
+        int64_t v[TEAMS_FIRST];
+        int nv = 0;
+        for (int z = y; z < t->h1; z++) {
+            int64_t x = p->q[pl[z]];
+            int at = nv++;
+            while (at > 0 && v[at - 1] > x) {
+                v[at] = v[at - 1];
+                at--;
+            }
+            v[at] = x;
+        }
+        t->low[y][0] = t->high[y][0] = 0;
+        for (int c = 1; c <= nv; c++) {
+            t->low[y][c] = t->low[y][c - 1] + v[c - 1];
+            t->high[y][c] = t->high[y][c - 1] + v[nv - c];
+        }
+    }
+    first_part(t, 0, 0, 0, 0);
+    if (!t->found)
         return 0;
     for (int y = 0; y < np; y++) {
-        int on_a = y < p->k ? (t.m1 >> y & 1) : (t.m2 >> (y - p->k) & 1);
+        int on_a = y < t->h1 ? (t->m1 >> y & 1) : (t->m2 >> (y - t->h1) & 1);
         p->status[pl[y]] = on_a ? EO__SP_A : EO__SP_B;
     }
     return 1;
+}
+
+eo__split_scratch *eo__split_scratch_new(void)
+{
+    return malloc(sizeof(eo__split_scratch));
+}
+
+eo__split_table *eo__split_scratch_tables(eo__split_scratch *s)
+{
+    return s->tab;
+}
+
+void eo__split_scratch_free(eo__split_scratch *s)
+{
+    free(s);
 }

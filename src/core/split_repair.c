@@ -304,3 +304,9 @@ int eo__split_extend(const eo__split_prob *p, const eo__split_sol *prev, int64_t
     }
     return 0;
 }
+
+int eo__split_check(const eo__split_prob *p, int64_t g, const eo__split_sol *w)
+{
+    eo__split_sol c = *w;
+    return valid(p, g, &c) && c.gap == w->gap;
+}

@@ -20,6 +20,7 @@ void eo__split_table_init(eo__split_table *t, int k)
 {
     t->k = k;
     t->p = 0;
+    t->odd = 0;
     memset(t->cnt, 0, sizeof t->cnt);
     t->cnt[0] = 1; /* nobody placed: nobody on A, difference 0 */
     t->d[0][0] = 0;
@@ -60,6 +61,7 @@ void eo__split_table_add(eo__split_table *t, int x, int64_t qx)
     }
     t->who[t->p] = (uint8_t)x;
     t->p = p;
+    t->odd ^= (int)(qx & 1);
 }
 
 /* Index of an entry of group na with lo <= d <= hi, or -1. */
@@ -85,7 +87,7 @@ typedef struct ask {
     int64_t g;
     int nf, r;
     const uint8_t *f; /* the FREE players */
-    uint8_t pick[4];  /* chosen items: player i then the late ones */
+    uint8_t pick[1 + EO__SPLIT_TABLE_MAXR]; /* chosen: player i, then the late ones */
     int npick;
     eo__split_sol *w;
 } ask;
@@ -95,6 +97,14 @@ typedef struct ask {
 static int settle(ask *s)
 {
     const eo__split_table *t = s->t;
+    /* ΣA - ΣB has the parity of ΣA + ΣB, fixed once the players are: gap 0 needs it even. */
+    if (s->g == 0) {
+        int odd = t->odd;
+        for (int x = 0; x < s->npick; x++)
+            odd ^= (int)(s->q[s->pick[x]] & 1);
+        if (odd)
+            return 0;
+    }
     /* Player i (item 0) goes on A: the mirror of every PLAY assignment is in the table too. */
     for (unsigned sides = 1; sides < (1u << s->npick); sides += 2) {
         int64_t e = 0;
@@ -153,6 +163,7 @@ static void copy_table(eo__split_table *dst, const eo__split_table *src)
 {
     dst->k = src->k;
     dst->p = src->p;
+    dst->odd = src->odd;
     memcpy(dst->who, src->who, sizeof dst->who);
     memcpy(dst->cnt, src->cnt, sizeof dst->cnt);
     for (int na = 0; na <= src->k; na++) {
@@ -184,7 +195,7 @@ int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo
             else
                 c[nc++] = f[x];
         }
-        ask s = {tmp, p->q, g, nc, EO__SPLIT_TABLE_MAXR, c, {0, 0, 0, 0}, 0, w};
+        ask s = {tmp, p->q, g, nc, EO__SPLIT_TABLE_MAXR, c, {0, 0, 0}, 0, w};
         if (choose(&s, 0, EO__SPLIT_TABLE_MAXR))
             return 1;
     }
@@ -194,13 +205,13 @@ int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo
 int eo__split_table_ask(const eo__split_table *t, const eo__split_prob *p, int i, int r,
                         int64_t g, eo__split_sol *w)
 {
-    if (r < 0 || r > EO__SPLIT_TABLE_ASKR || t->p + 1 + r != 2 * t->k)
+    if (r < 0 || r > EO__SPLIT_TABLE_MAXR || t->p + 1 + r != 2 * t->k)
         return -1;
     uint8_t f[EO__SPLIT_N];
     int nf = 0;
     for (int j = 0; j < p->n; j++)
         if (p->status[j] == EO__SP_FREE)
             f[nf++] = (uint8_t)j;
-    ask s = {t, p->q, g, nf, r, f, {(uint8_t)i, 0, 0, 0}, 1, w};
+    ask s = {t, p->q, g, nf, r, f, {(uint8_t)i, 0, 0}, 1, w};
     return choose(&s, 0, r);
 }

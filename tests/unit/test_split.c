@@ -201,21 +201,16 @@ static void test_brute_queue(void **state)
     brute_compare(2, 12, 60, 3, EO_BENCH_QUEUE);
 }
 
-/* Small team sizes with many more players than places: the solver answers "who plays" from a
- * table of the playing players' side assignments and picks the last one or two players from
- * the many undecided ones (docs/BALANCER.md §3), and proves the least gap from the answer for
- * k - 1 when it can. Ratings 100..3000 (few exact splits per playing set, so most of those
- * questions are "no") and 0..20 (many ties); k = 2, 3 only, checked against the brute force. */
-static void test_brute_small_k_many_players(void **state)
+/* Brute force for the team sizes k in [kmin, kmax] only, for n in [nmin, nmax]. */
+static void brute_some_k(int nmin, int nmax, int kmin, int kmax, int per_n, uint64_t seed)
 {
-    (void)state;
-    uint64_t s = 4;
+    uint64_t s = seed;
     eo_split_player p[EO_SPLIT_EXACT_MAX];
-    for (int n = 15; n <= 17; n++) {
-        for (int t = 0; t < 4; t++) {
+    for (int n = nmin; n <= nmax; n++) {
+        for (int t = 0; t < per_n; t++) {
             gen(&s, t % 2 ? 1 : 2, p, n);
             eo_splits *r = solve(p, n, EO_BENCH_SOLVER);
-            for (int k = 2; k <= 3; k++) {
+            for (int k = kmin; k <= kmax && k <= n / 2; k++) {
                 const eo_split *sp = &r->split[k - 2];
                 check_split(sp, p, n, k);
                 best b = brute(p, n, k, 0);
@@ -230,6 +225,25 @@ static void test_brute_small_k_many_players(void **state)
             eo_splits_free(r);
         }
     }
+}
+
+/* Small team sizes with many more players than places: the solver answers "who plays" from a
+ * table of the playing players' side assignments and picks the last one or two players from
+ * the many undecided ones (docs/BALANCER.md §3), and proves the least gap from the answer for
+ * k - 1 when it can. Ratings 100..3000 (few exact splits per playing set, so most of those
+ * questions are "no") and 0..20 (many ties). */
+static void test_brute_small_k_many_players(void **state)
+{
+    (void)state;
+    brute_some_k(15, 17, 2, 3, 4, 4);
+}
+
+/* k = 7, 8 with one to three players benched: the questions with at most one undecided player
+ * still to play are answered by meet in the middle over the playing players' sides. */
+static void test_brute_mid_k_bench(void **state)
+{
+    (void)state;
+    brute_some_k(16, 17, 7, 8, 2, 8);
 }
 
 /* ---- dynamic programme for large N, small ratings ---------------------------------------- */
@@ -389,6 +403,14 @@ static void test_dp_n32(void **state)
 {
     (void)state;
     dp_compare(32, 4, 9, 11);
+}
+
+/* n = 22 with ratings 0..15: k = 9, 10 with two to four players benched, where the questions
+ * with at most one undecided player still to play go to meet in the middle. */
+static void test_dp_n22(void **state)
+{
+    (void)state;
+    dp_compare(22, 3, 15, 13);
 }
 
 static void test_dp_n64(void **state)
@@ -684,8 +706,10 @@ int main(void)
         cmocka_unit_test(test_brute_queue),
         cmocka_unit_test(test_brute_larger),
         cmocka_unit_test(test_brute_small_k_many_players),
+        cmocka_unit_test(test_brute_mid_k_bench),
         cmocka_unit_test(test_lower_bound_large),
         cmocka_unit_test(test_dp_n32),
+        cmocka_unit_test(test_dp_n22),
         cmocka_unit_test(test_dp_n64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
