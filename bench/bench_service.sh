@@ -2,16 +2,18 @@
 # Service load test with wrk (Debian package) on loopback: durable 12v12 round updates/s and
 # split requests/s (N = 24), each first at saturation, then paced at half that rate for p99.
 # Usage: bench/bench_service.sh [BIN]   (default build-bench/evenodds, from `make bench`)
-# Environment: DURATION (seconds per run, 10), CONNS (64 at saturation), HALF_CONNS (16 at half
-# rate: fewer paced connections give a smoother load), WRK_THREADS (1; wrk shares the 2 cores),
-# HTTP_THREADS (service HTTP threads, default = cores).
+# Environment: DURATION (seconds per run, 10), CONNS (64 at saturation), HALF_CONNS (64 at half
+# rate: many connections each waiting long keep wrk's 1 ms timer granularity small),
+# WRK_THREADS (1; wrk shares the 2 cores), HTTP_THREADS (service threads, default = cores).
+# The paced line prints the rate asked for and the rate reached: wrk paces each connection by
+# waiting between requests (it has no open-loop mode), so it can fall short of the target.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build-bench/evenodds}
 dur=${DURATION:-10}
 conns=${CONNS:-64}
 wthreads=${WRK_THREADS:-1}
-half_conns=${HALF_CONNS:-16}
+half_conns=${HALF_CONNS:-64}
 command -v wrk >/dev/null || { echo "bench_service: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 [ -x "$bin" ] || { echo "bench_service: $bin is missing (make bench)" >&2; exit 1; }
 
@@ -67,7 +69,7 @@ for what in rounds splits; do
   # by the service time; measure it there and subtract it in the run that counts.
   set -- $(run "$what" "$half" "$half_conns")
   svc=$(awk -v c="$half_conns" -v got="$1" -v want="$half" \
-        'BEGIN {s = c * 1000 / got - c * 1000 / want; printf "%.2f", s > 0 ? s : 0}')
+        'BEGIN {s = c * 1000 / got - c * 1000 / want; printf "%.2f", (s > 0 ? s : 0)}')
   set -- $(run "$what" "$half" "$half_conns" "$svc")
   printf '%-7s at %6d/s:  %10.0f req/s  p50 %-8s p99 %-8s non-2xx %s\n' "$what" "$half" "$1" "$2" "$3" "$4"
 done

@@ -1,7 +1,7 @@
 /* Exact split solver timings: every k in one eo_split_solve() call, p50 / p99 / max over many
  * random requests per row, with a fixed seed (own PRNG) so runs are comparable.
  *
- *   bench_split [instances-per-row]     (default 1000)
+ *   bench_split [instances-per-row [typical]]     (default 1000; "typical": no pathological rows)
  *
  * Realistic rows draw ratings from a normal distribution around 1000 (sd 300, rounded, clamped
  * to >= 100), as a SynElo pool looks. Pathological rows show the worst cases users can meet. */
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
         char *end;
         long v = strtol(argv[1], &end, 10);
         if (*end || v < 1 || v > 1000000) {
-            fprintf(stderr, "usage: bench_split [instances-per-row]\n");
+            fprintf(stderr, "usage: bench_split [instances-per-row [typical]]\n");
             return 2;
         }
         count = (int)v;
@@ -152,6 +152,8 @@ int main(int argc, char **argv)
         bad |= row(42 + sizes[i], NORMAL, sizes[i], EO_BENCH_SOLVER, count, 0);
     for (size_t i = 0; i < 4; i++)
         bad |= row(42 + sizes[i], NORMAL, sizes[i], EO_BENCH_QUEUE, count, 0);
+    if (argc > 2 && strcmp(argv[2], "typical") == 0)
+        return bad;
     printf("# pathological\n");
     /* Pathological rows run with a work limit of 10^8 search nodes (a few seconds) and report
      * how many requests passed it (EO_ELIMIT: no split is ever returned unproven). */

@@ -218,8 +218,8 @@ static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
 }
 
 /* Solves one k into p->status (A, B or BENCH for everyone); *gap_q is the normalised gap. */
-static int solve_k(eo__split_prob *p, eo_bench_mode mode, const eo__split_sol *prev,
-                   eo__split_sol *fin, int64_t *gap_q)
+static int solve_k(eo__split_prob *p, eo_bench_mode mode, eo__split_dense *dense,
+                   const eo__split_sol *prev, eo__split_sol *fin, int64_t *gap_q)
 {
     int n = p->n, k = p->k;
     int64_t lower = 0;
@@ -239,6 +239,16 @@ static int solve_k(eo__split_prob *p, eo_bench_mode mode, const eo__split_sol *p
      * it at once, no search for the gap needed. */
     int rc = fixed ? eo__split_teams(p, p->scratch, lower) : -1;
     int64_t g = lower;
+    uint64_t set;
+    /* With a bench the lower bound is 0; a playing set with gap 0 among the lexicographically
+     * first candidates settles the gap and who plays at once (split_dense.c). */
+    if (!fixed && dense && k <= EO__SPLIT_MITM_HALF && eo__split_dense_plays(dense, k, &set)) {
+        for (int i = 0; i < n; i++)
+            p->status[i] = set >> i & 1 ? EO__SP_PLAY : EO__SP_BENCH;
+        rc = eo__split_teams(p, p->scratch, 0);
+        if (rc != 1)
+            return EO_EINTERNAL; /* the set was proven to split with gap 0 */
+    }
     if (rc != 1) {
         eo__split_sol w;
         /* The answer for k - 1 with one more player a side usually reaches the lower bound,
@@ -374,22 +384,26 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
         free(res);
         return EO_ENOMEM;
     }
+    /* NULL (too wide, or no memory for it) only means the general path answers every k */
+    eo__split_dense *dense = mode == EO_BENCH_SOLVER ? eo__split_dense_new(q, (int)n) : NULL;
     eo__split_sol last;
     for (size_t c = 0; c < count; c++) {
         int64_t gap_q;
         p.k = (int)c + 2;
-        int rc = solve_k(&p, mode, c ? &last : NULL, &last, &gap_q);
+        int rc = solve_k(&p, mode, dense, c ? &last : NULL, &last, &gap_q);
         if (rc == 0) {
             fill(&res->split[c], &p, players, idx + c * n, opt);
             if (res->split[c].gap != gap_q * g)
                 rc = EO_EINTERNAL;
         }
         if (rc != 0) {
+            eo__split_dense_free(dense);
             eo__split_scratch_free(p.scratch);
             free(res);
             return rc;
         }
     }
+    eo__split_dense_free(dense);
     eo__split_scratch_free(p.scratch);
     *out = res;
     return 0;

@@ -145,4 +145,21 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
  */
 int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g);
 
+/*
+ * Fast exact "who plays" for dense ratings (split_dense.c): a table of the (count, sum) pairs
+ * reachable by subsets of the first players, extended as k grows within one call.
+ * eo__split_dense_new() returns NULL when the ratings are too wide for it (or out of memory:
+ * the general path then runs, so nothing is lost); q must outlive the table.
+ */
+typedef struct eo__split_dense eo__split_dense;
+eo__split_dense *eo__split_dense_new(const int64_t *q, int n);
+void eo__split_dense_free(eo__split_dense *d); /* NULL: no-op */
+/*
+ * Solver mode, 2 <= k, 2k < n, called with k increasing: the lexicographically first playing
+ * set of 2k players that splits with gap 0, when it is the first 2k - 1 players and one more,
+ * or the first 2k - 2 and two more. Returns 1 with *set (bit i: player i plays), 0 when no
+ * such set exists (which says nothing about sets with more late players). Exact.
+ */
+int eo__split_dense_plays(eo__split_dense *d, int k, uint64_t *set);
+
 #endif

@@ -246,6 +246,16 @@ static void test_brute_mid_k_bench(void **state)
     brute_some_k(16, 17, 7, 8, 2, 8);
 }
 
+/* Every k with a bench, ratings 100..3000 and 0..20: the table of subset sums of the first
+ * players (split_dense.c) answers "who plays" when the first playing set with gap 0 has at most
+ * two late players, and hands over to the general path otherwise (common at k = 2, 3 with
+ * 100..3000); both outcomes and the hand-over are compared with the brute force. */
+static void test_brute_dense_prefix_sets(void **state)
+{
+    (void)state;
+    brute_some_k(11, 13, 2, 6, 4, 21);
+}
+
 /* ---- dynamic programme for large N, small ratings ---------------------------------------- */
 
 /* Table over (players left j, ra, rb, incoming difference d): can players j.. take ra more on A
@@ -707,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_brute_larger),
         cmocka_unit_test(test_brute_small_k_many_players),
         cmocka_unit_test(test_brute_mid_k_bench),
+        cmocka_unit_test(test_brute_dense_prefix_sets),
         cmocka_unit_test(test_lower_bound_large),
         cmocka_unit_test(test_dp_n32),
         cmocka_unit_test(test_dp_n22),
