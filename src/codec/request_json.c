@@ -101,7 +101,7 @@ static int only_keys(const json_t *obj, const char *const *keys, size_t n,
             /* The key may be long or odd; the field shows a bounded, printable prefix. */
             char field[64];
             size_t j = 0;
-            for (; key[j] != '\0' && j < 40; j++)
+            for (; j < 40 && key[j] != '\0'; j++)
                 field[j] = (key[j] >= 0x20 && key[j] < 0x7F) ? key[j] : '?';
             field[j] = '\0';
             return fail(err, EO_EINVAL, "invalid_request", field, "unknown field");

@@ -60,15 +60,15 @@ static int member_from_json(const json_t *v, int t, size_t i, eo_member *m, eo_r
     int rc = eo__dup_id(id, field, &m->id, err);
     if (rc != 0)
         return rc;
-    static const struct {
+    const struct {
         const char *key;
         unsigned bit;
-        size_t off;
-    } nums[] = {{"time", EO_MEMBER_TIME, offsetof(eo_member, time)},
-                {"joined", EO_MEMBER_JOINED, offsetof(eo_member, joined)},
-                {"left", EO_MEMBER_LEFT, offsetof(eo_member, left)}};
+        double *dst;
+    } nums[] = {{"time", EO_MEMBER_TIME, &m->time},
+                {"joined", EO_MEMBER_JOINED, &m->joined},
+                {"left", EO_MEMBER_LEFT, &m->left}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
-        rc = member_number(v, nums[k].key, path, (double *)((char *)m + nums[k].off), err);
+        rc = member_number(v, nums[k].key, path, nums[k].dst, err);
         if (rc < 0)
             return rc;
         if (rc > 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/strmap.h"
+#include "core/synelo_gtab.h"
 
 typedef struct pslot {
     eo_synelo_player st;
@@ -31,6 +32,8 @@ struct eo_pool {
     eo_synelo_player *ptr[EO_PLAYERS_MAX];
     eo_synelo_update upd[EO_PLAYERS_MAX];
     uint32_t idx[EO_PLAYERS_MAX];
+    /* G for the ratings near R0, built once: one exp less per player update. */
+    eo__gtab gtab;
 };
 
 const char *eo_model_name(eo_model m)
@@ -63,6 +66,7 @@ int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
     if (p == NULL)
         return EO_ENOMEM;
     p->cfg = *cfg;
+    eo__gtab_init(&p->gtab, &p->cfg.synelo);
     p->ids = eo__strmap_create();
     if (p->ids == NULL) {
         free(p);
@@ -166,8 +170,8 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, eo_winner winner,
     size_t n = na + nb;
     for (size_t i = 0; i < n; i++)
         pool->ptr[i] = &pool->players[pool->idx[i]].st;
-    int rc = eo_synelo_rate(&pool->cfg.synelo, pool->ptr, na, pool->ptr + na, nb, winner,
-                            ended_at, pool->upd);
+    int rc = eo__synelo_rate_tab(&pool->cfg.synelo, &pool->gtab, pool->ptr, na, pool->ptr + na,
+                                 nb, winner, ended_at, pool->upd);
     if (rc != 0)
         return rc;
     double p_a = pool->upd[0].expected;

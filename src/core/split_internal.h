@@ -157,8 +157,9 @@ void eo__split_dense_free(eo__split_dense *d); /* NULL: no-op */
 /*
  * Solver mode, 2 <= k, 2k < n, called with k increasing: the lexicographically first playing
  * set of 2k players that splits with gap 0, when it is the first 2k - 1 players and one more,
- * or the first 2k - 2 and two more. Returns 1 with *set (bit i: player i plays), 0 when no
- * such set exists (which says nothing about sets with more late players). Exact.
+ * the first 2k - 2 and two more, or the first 2k - 3 and three more. Returns 1 with *set (bit
+ * i: player i plays), 0 when no such set exists (which says nothing about sets with more late
+ * players). Exact. O(n^3) lookups plus the table's growth (amortised over the call).
  */
 int eo__split_dense_plays(eo__split_dense *d, int k, uint64_t *set);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/numeric.h"
+#include "core/synelo_gtab.h"
 
 void eo_synelo_params_default(eo_synelo_params *p)
 {
@@ -101,7 +102,8 @@ static inline int64_t win_r(const eo_synelo_window *w, uint32_t i)
     return win_at(w, i)->rating;
 }
 
-double eo_synelo_convergence(const eo_synelo_params *p, const eo_synelo_window *w)
+/* eo_synelo_convergence(), inlined into the per-update path. */
+static inline double convergence(const eo_synelo_params *p, const eo_synelo_window *w)
 {
     uint32_t n = w->len;
     if (n < 2)
@@ -123,6 +125,11 @@ double eo_synelo_convergence(const eo_synelo_params *p, const eo_synelo_window *
     return eo__clamp01(p->w_vel * v_vel + p->w_wre * v_wre + p->w_vol * v_vol);
 }
 
+double eo_synelo_convergence(const eo_synelo_params *p, const eo_synelo_window *w)
+{
+    return convergence(p, w);
+}
+
 static inline double gauss(const eo_synelo_params *p, int32_t rating)
 {
     int64_t d = (int64_t)rating - p->r0;
@@ -134,6 +141,27 @@ double eo_synelo_k(const eo_synelo_params *p, const eo_synelo_player *pl)
     double c = eo_synelo_convergence(p, &pl->win);
     double g = gauss(p, pl->rating);
     return p->k_min + (p->k_max - p->k_min) * c * g;
+}
+
+void eo__gtab_init(eo__gtab *t, const eo_synelo_params *p)
+{
+    t->lo = (int64_t)p->r0 - EO__GTAB_HALF;
+    for (int64_t i = 0; i < EO__GTAB_N; i++) {
+        int64_t r = t->lo + i;
+        /* Ratings below 1 never occur (r_min >= 1); their entries are never read. */
+        t->g[i] = r >= 1 ? gauss(p, (int32_t)r) : 0.0;
+    }
+}
+
+/* G for one rating: from the table when it covers the rating, else computed (same bits). */
+static inline double gauss_tab(const eo_synelo_params *p, const eo__gtab *t, int32_t rating)
+{
+    if (t != NULL) {
+        uint64_t i = (uint64_t)((int64_t)rating - t->lo);
+        if (i < EO__GTAB_N)
+            return t->g[i];
+    }
+    return gauss(p, rating);
 }
 
 /* Makes room for one more entry without changing the window's content, so that a failed
@@ -182,7 +210,7 @@ static void win_evict(eo_synelo_window *w)
 }
 
 /* Appends an entry (room reserved); with n entries m = n/2 before and (n+1)/2 after. */
-static void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_t o_half)
+static inline void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_t o_half)
 {
     uint32_t n = w->len;
     uint32_t m = n / 2;
@@ -207,10 +235,13 @@ static void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_
 }
 
 /* F2-F5 for one participant from its round-start state: K and the new rating. */
-static void compute_one(const eo_synelo_params *p, const eo_synelo_player *pl, double expected,
-                        double s, eo_synelo_update *u)
+static inline void compute_one(const eo_synelo_params *p, const eo__gtab *t, const eo_synelo_player *pl,
+                        double expected, double s, eo_synelo_update *u)
 {
-    double k = eo_synelo_k(p, pl);
+    /* eo_synelo_k() with G possibly from the table: the same operations in the same order. */
+    double c = convergence(p, &pl->win);
+    double g = gauss_tab(p, t, pl->rating);
+    double k = p->k_min + (p->k_max - p->k_min) * c * g;
     int64_t after = eo__round_half_even((double)pl->rating + k * (s - expected));
     if (after < p->r_min)
         after = p->r_min;
@@ -224,14 +255,48 @@ static void compute_one(const eo_synelo_params *p, const eo_synelo_player *pl, d
     u->k = k;
 }
 
-/* Writes a computed update: window, rating, rounds, last round end. */
-static void commit_one(const eo_synelo_params *p, eo_synelo_player *pl, const eo_synelo_update *u,
-                       uint8_t o_half, int64_t ended_at)
+/* win_evict() then win_push() on a window of n >= 2 entries, in one step: the steady state of
+ * every regular player. With m = floor(n/2), the two steps' changes add up to
+ *   sum_old += r(m) - r(0),  sum_new += r_new - r(n - m)
+ * for odd and even n alike (indices from the oldest before the eviction), and the new entry
+ * takes slot head + n, the evicted slot when the ring holds exactly n. The sums are exact
+ * integers, so the result is the two steps' result. */
+static void win_replace(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_t o_half)
+{
+    uint32_t n = w->len;
+    uint32_t m = n / 2;
+    eo_synelo_entry *old = &w->ring[w->head];
+    int64_t r0 = old->rating;
+    int64_t r = rating;
+    w->sum_old += win_r(w, m) - r0;
+    w->sum_new += r - win_r(w, n - m);
+    w->sum_r += r - r0;
+    w->sum_r2 += r * r - r0 * r0;
+    w->sum_e += (int64_t)e_q31 - (int64_t)old->e_q31;
+    w->sum_o += (int64_t)o_half - (int64_t)old->o_half;
+    uint32_t at = w->head + n;
+    if (at >= w->capacity)
+        at -= w->capacity;
+    w->ring[at].rating = (unsigned)rating;
+    w->ring[at].e_q31 = e_q31;
+    w->ring[at].o_half = o_half;
+    w->head = (w->head + 1 == w->capacity) ? 0 : w->head + 1;
+}
+
+/* Writes a computed update: window, rating, rounds, last round end. @p e_q31 is the Q31 form
+ * of u->expected (the same for a whole team, so computed once per team). */
+static inline void commit_one(const eo_synelo_params *p, eo_synelo_player *pl,
+                              const eo_synelo_update *u, uint32_t e_q31, uint8_t o_half,
+                              int64_t ended_at)
 {
     eo_synelo_window *w = &pl->win;
-    if (w->len == (uint32_t)p->window)
-        win_evict(w);
-    win_push(w, u->after, (uint32_t)eo__round_half_even(u->expected * 2147483648.0), o_half);
+    if (w->len == (uint32_t)p->window && w->len >= 2) {
+        win_replace(w, u->after, e_q31, o_half);
+    } else {
+        if (w->len == (uint32_t)p->window)
+            win_evict(w);
+        win_push(w, u->after, e_q31, o_half);
+    }
     pl->rating = u->after;
     pl->rounds += 1;
     if (ended_at > 0)
@@ -241,6 +306,13 @@ static void commit_one(const eo_synelo_params *p, eo_synelo_player *pl, const eo
 int eo_synelo_rate(const eo_synelo_params *p, eo_synelo_player *const *a, size_t na,
                    eo_synelo_player *const *b, size_t nb, eo_winner winner, int64_t ended_at,
                    eo_synelo_update *out)
+{
+    return eo__synelo_rate_tab(p, NULL, a, na, b, nb, winner, ended_at, out);
+}
+
+int eo__synelo_rate_tab(const eo_synelo_params *p, const eo__gtab *t, eo_synelo_player *const *a,
+                        size_t na, eo_synelo_player *const *b, size_t nb, eo_winner winner,
+                        int64_t ended_at, eo_synelo_update *out)
 {
     if (p == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
         na + nb > EO_PLAYERS_MAX ||
@@ -278,13 +350,15 @@ int eo_synelo_rate(const eo_synelo_params *p, eo_synelo_player *const *a, size_t
     double s_a = 0.5 * o_a;
     double s_b = 0.5 * o_b;
     for (size_t i = 0; i < na; i++)
-        compute_one(p, a[i], p_a, s_a, &u[i]);
+        compute_one(p, t, a[i], p_a, s_a, &u[i]);
     for (size_t i = 0; i < nb; i++)
-        compute_one(p, b[i], p_b, s_b, &u[na + i]);
+        compute_one(p, t, b[i], p_b, s_b, &u[na + i]);
+    uint32_t e_a = (uint32_t)eo__round_half_even(p_a * 2147483648.0);
+    uint32_t e_b = (uint32_t)eo__round_half_even(p_b * 2147483648.0);
     for (size_t i = 0; i < na; i++)
-        commit_one(p, a[i], &u[i], o_a, ended_at);
+        commit_one(p, a[i], &u[i], e_a, o_a, ended_at);
     for (size_t i = 0; i < nb; i++)
-        commit_one(p, b[i], &u[na + i], o_b, ended_at);
+        commit_one(p, b[i], &u[na + i], e_b, o_b, ended_at);
     return 0;
 }
 

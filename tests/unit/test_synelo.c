@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_synelo.h"
+#include "core/numeric.h"
+#include "core/synelo_gtab.h"
 
 static eo_synelo_params defaults(void)
 {
@@ -481,6 +483,83 @@ static void rate_rejects(void **state)
     assert_int_equal(x.rating, 1000);
 }
 
+/* The pool rates through a table of G for ratings near R0 (core/synelo_gtab.h). Its entries
+ * must be the direct formula's values at the right ratings, and rating through it must give
+ * the same bits as eo_synelo_rate(), also for ratings at and past the table's ends. */
+static void gauss_table_same_bits(void **state)
+{
+    (void)state;
+    static eo__gtab t; /* 32 KiB: not on the stack */
+    eo_synelo_params p = defaults();
+    eo__gtab_init(&t, &p);
+    assert_true(t.lo == 1000 - EO__GTAB_HALF);
+    /* G(R) = exp(-(R - R0)^2 / (2 sigma^2)) at the ends, at R0 and near it: the index maps
+     * rating lo + i to g[i] (an off-by-one would pair a rating with its neighbour's G). */
+    const int32_t at[] = {1, 2, 999, 1000, 1001, 1400, 3047, 3048};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        double d = (double)at[i] - 1000.0;
+        double want = eo__exp(-(d * d) / (2.0 * 400.0 * 400.0));
+        assert_true(t.g[at[i] - t.lo] == want);
+    }
+    assert_true(t.g[1000 - t.lo] == 1.0); /* exp(0) */
+
+    /* Two copies of 8 players start at ratings around both ends of the table (R0 +- 2048) and
+     * in the middle; one copy is rated with the table, the other with eo_synelo_rate(), over
+     * the same random 2v2 rounds. K_max = 8 keeps the ratings near where they started, so
+     * both the table and the direct path are taken, with windows that fill and evict (W = 16). */
+    p.k_max = 8.0;
+    p.window = 16;
+    p.r_min = 1;
+    eo__gtab_init(&t, &p);
+    const int32_t start[8] = {1000 + 2046, 1000 + 2048, 1000 + 2049, 1000 + 2060,
+                              1000 - 960,  1000 - 998,  1000,        1000 + 500};
+    eo_synelo_player x[8], y[8];
+    for (int i = 0; i < 8; i++) {
+        eo_synelo_player_init(&x[i], &p);
+        eo_synelo_player_init(&y[i], &p);
+        x[i].rating = y[i].rating = start[i];
+    }
+    uint64_t rng = 12345;
+    int past = 0;   /* updates of a player rated past the table's end (direct path) */
+    int at_end = 0; /* updates of a player at its last entry */
+    for (int round = 0; round < 3000; round++) {
+        int pick[4];
+        for (int j = 0; j < 4; j++) {
+            int again;
+            do {
+                rng = rng * 6364136223846793005u + 1442695040888963407u;
+                pick[j] = (int)(rng >> 61);
+                again = 0;
+                for (int k = 0; k < j; k++)
+                    again |= pick[k] == pick[j];
+            } while (again);
+        }
+        eo_winner w = (eo_winner[]){EO_WIN_A, EO_WIN_B, EO_DRAW}[(rng >> 20) % 3];
+        eo_synelo_player *xa[2] = {&x[pick[0]], &x[pick[1]]};
+        eo_synelo_player *xb[2] = {&x[pick[2]], &x[pick[3]]};
+        eo_synelo_player *ya[2] = {&y[pick[0]], &y[pick[1]]};
+        eo_synelo_player *yb[2] = {&y[pick[2]], &y[pick[3]]};
+        eo_synelo_update ux[4], uy[4];
+        assert_int_equal(eo__synelo_rate_tab(&p, &t, xa, 2, xb, 2, w, 1, ux), 0);
+        assert_int_equal(eo_synelo_rate(&p, ya, 2, yb, 2, w, 1, uy), 0);
+        for (int j = 0; j < 4; j++) {
+            past += ux[j].before > 1000 + EO__GTAB_HALF;
+            at_end += ux[j].before == 1000 + EO__GTAB_HALF;
+            assert_int_equal(ux[j].after, uy[j].after);
+            assert_memory_equal(&ux[j].k, &uy[j].k, sizeof(double));
+            assert_memory_equal(&ux[j].expected, &uy[j].expected, sizeof(double));
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(x[i].rating, y[i].rating);
+        assert_int_equal(x[i].win.sum_r2, y[i].win.sum_r2);
+        eo_synelo_player_free(&x[i]);
+        eo_synelo_player_free(&y[i]);
+    }
+    assert_true(past > 0);
+    assert_true(at_end > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +578,7 @@ int main(void)
         cmocka_unit_test(round_start_state),
         cmocka_unit_test(stale_flag),
         cmocka_unit_test(rate_rejects),
+        cmocka_unit_test(gauss_table_same_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
