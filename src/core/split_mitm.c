@@ -64,14 +64,19 @@ static void build(half *out, half *tmp, const int64_t *q, const uint8_t *who, in
         cur = tmp;
         nxt = out;
     }
-    int so[EO__SPLIT_MITM_HALF + 2], sn[EO__SPLIT_MITM_HALF + 2];
+    int so[EO__SPLIT_MITM_HALF + 3], sn[EO__SPLIT_MITM_HALF + 3];
     cur->d[0] = 0;
     cur->m[0] = 0;
     groups(0, so);
     for (int y = 0; y < h; y++) {
         int64_t v = q[who[y]];
         uint16_t bit = (uint16_t)(1u << y);
-        groups(y + 1, sn);
+        /* groups(y + 1) from groups(y) by Pascal's rule, without groups()'s divisions:
+         * start'[na] = start[na] + start[na - 1] (start[y + 2] reads as start[y + 1]). */
+        so[y + 2] = so[y + 1];
+        sn[0] = 0;
+        for (int na = 1; na <= y + 2; na++)
+            sn[na] = so[na] + so[na - 1];
         for (int na = 0; na <= y + 1; na++) {
             int u = na <= y ? so[na] : 0, ue = na <= y ? so[na + 1] : 0; /* on B */
             int w = na > 0 ? so[na - 1] : 0, we = na > 0 ? so[na] : 0;   /* on A */
@@ -240,13 +245,13 @@ static int lex_before(uint16_t x, uint16_t y)
 static int reachable(const teams *t, int y, int na, int64_t d)
 {
     int rem = t->h1 - y;
-    for (int c = 0; c <= rem; c++) {
+    /* c more first-part players on A leave want = k - na - c for the second part, which must
+     * be in [0, h2]; B's count then holds by itself (h1 + h2 = 2k), and no group is empty. */
+    int c0 = t->k - na - t->h2 > 0 ? t->k - na - t->h2 : 0;
+    int c1 = t->k - na < rem ? t->k - na : rem;
+    int64_t tot = t->high[y][rem]; /* all remaining */
+    for (int c = c0; c <= c1; c++) {
         int want = t->k - na - c;
-        if (want < 0 || want > t->h2 || t->h2 - want > t->k - (y - na) - (rem - c))
-            continue;
-        if (t->sr[want] == t->sr[want + 1])
-            continue;
-        int64_t tot = t->high[y][rem]; /* all remaining */
         int64_t dmax = d + t->high[y][c] - (tot - t->high[y][c]) + t->gmax[want];
         int64_t dmin = d + t->low[y][c] - (tot - t->low[y][c]) + t->gmin[want];
         if (dmax >= t->lo && dmin <= t->hi)
@@ -318,12 +323,13 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
         t->gmin[c] = sc->r.d[t->sr[c]];
         t->gmax[c] = sc->r.d[t->sr[c + 1] - 1];
     }
+    /* the q of players y.. of the first part, sorted ascending (at most 16): one insertion
+     * per step as y goes down */
+    int64_t v[TEAMS_FIRST];
+    int nv = 0;
     for (int y = t->h1; y >= 0; y--) {
-        /* the q of players y.. of the first part, sorted ascending (at most 14) */
-        int64_t v[TEAMS_FIRST];
-        int nv = 0;
-        for (int z = y; z < t->h1; z++) {
-            int64_t x = p->q[pl[z]];
+        if (y < t->h1) {
+            int64_t x = p->q[pl[y]];
             int at = nv++;
             while (at > 0 && v[at - 1] > x) {
                 v[at] = v[at - 1];

@@ -146,11 +146,9 @@ double eo_synelo_k(const eo_synelo_params *p, const eo_synelo_player *pl)
 void eo__gtab_init(eo__gtab *t, const eo_synelo_params *p)
 {
     t->lo = (int64_t)p->r0 - EO__GTAB_HALF;
-    for (int64_t i = 0; i < EO__GTAB_N; i++) {
-        int64_t r = t->lo + i;
-        /* Ratings below 1 never occur (r_min >= 1); their entries are never read. */
-        t->g[i] = r >= 1 ? gauss(p, (int32_t)r) : 0.0;
-    }
+    /* Entries for ratings below r_min are never read, but are the true values all the same. */
+    for (int64_t i = 0; i < EO__GTAB_N; i++)
+        t->g[i] = gauss(p, (int32_t)(t->lo + i));
 }
 
 /* G for one rating: from the table when it covers the rating, else computed (same bits). */
@@ -210,7 +208,8 @@ static void win_evict(eo_synelo_window *w)
 }
 
 /* Appends an entry (room reserved); with n entries m = n/2 before and (n+1)/2 after. */
-static inline void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31, uint8_t o_half)
+static inline void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31,
+                            uint8_t o_half)
 {
     uint32_t n = w->len;
     uint32_t m = n / 2;
@@ -235,8 +234,9 @@ static inline void win_push(eo_synelo_window *w, int32_t rating, uint32_t e_q31,
 }
 
 /* F2-F5 for one participant from its round-start state: K and the new rating. */
-static inline void compute_one(const eo_synelo_params *p, const eo__gtab *t, const eo_synelo_player *pl,
-                        double expected, double s, eo_synelo_update *u)
+static inline void compute_one(const eo_synelo_params *p, const eo__gtab *t,
+                               const eo_synelo_player *pl, double expected, double s,
+                               eo_synelo_update *u)
 {
     /* eo_synelo_k() with G possibly from the table: the same operations in the same order. */
     double c = convergence(p, &pl->win);
