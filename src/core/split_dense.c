@@ -118,6 +118,19 @@ void eo__split_dense_free(eo__split_dense *d)
     free(d);
 }
 
+/* to[t] |= the bits of from[t] (and from[t - 1], from[-1] included) moved up by bs, for t < n.
+ * The two ranges are different counts' bands of the table, so they never overlap. */
+static void or_shifted(uint64_t *restrict to, const uint64_t *restrict from, int64_t n, int bs)
+{
+    if (bs == 0) {
+        for (int64_t t = 0; t < n; t++)
+            to[t] |= from[t];
+        return;
+    }
+    for (int64_t t = 0; t < n; t++)
+        to[t] |= from[t] << bs | from[t - 1] >> (64 - bs);
+}
+
 /* Count c |= count c - 1 shifted by s, over the words the shift can reach. */
 static void shift_or(eo__split_dense *d, int c, int64_t s)
 {
@@ -135,7 +148,20 @@ static void shift_or(eo__split_dense *d, int c, int64_t s)
         first = d->base[c];
     if (end > d->base[c] + d->off[c + 1] - d->off[c] - 1)
         end = d->base[c] + d->off[c + 1] - d->off[c] - 1;
+    /* Target word w takes source word u = w - ws shifted up and the top of u - 1. In the middle
+     * run (a < u <= b) both exist, so that loop is branch free (and vectorises); only the edge
+     * words check the band. */
+    int64_t m0 = a + 1 + ws < first ? first : a + 1 + ws;
+    int64_t m1 = b + ws > end ? end : b + ws;
+    if (m0 > m1) /* no middle run: every word is an edge word */
+        m0 = end + 1;
     for (int64_t w = first; w <= end; w++) {
+        if (w == m0) {
+            or_shifted(to + w, from + (w - ws), m1 - w + 1, bs);
+            w = m1 + 1;
+            if (w > end)
+                break;
+        }
         int64_t u = w - ws; /* source word landing here, and its lower neighbour */
         uint64_t v = u <= b ? from[u] << bs : 0;
         if (bs && u - 1 >= a)

@@ -116,7 +116,8 @@ int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo
                         int i, int r, int64_t g, eo__split_sol *w);
 
 /* Work space of one eo_split_solve() call, allocated once: the lists of the meet-in-the-middle
- * answers (three of 2^EO__SPLIT_MITM_HALF side assignments) and two tables (~190 KiB). */
+ * answers (three of 2^EO__SPLIT_MITM_HALF side assignments), team A's hash table and two tables
+ * (~200 KiB). */
 #define EO__SPLIT_MITM_HALF 12
 typedef struct eo__split_scratch eo__split_scratch;
 eo__split_scratch *eo__split_scratch_new(void); /* NULL when out of memory */

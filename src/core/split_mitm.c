@@ -10,6 +10,7 @@
 #include "split_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define HALF_MAX (1 << EO__SPLIT_MITM_HALF)
 
@@ -22,6 +23,8 @@ typedef struct half {
  * m2: the y-th of the second part) among the splits with a difference in [lo, hi]. */
 #define TEAMS_SECOND 8 /* players in the listed second part: 2^8 entries */
 #define TEAMS_FIRST (2 * EO__SPLIT_MITM_HALF - TEAMS_SECOND)
+#define TEAMS_SLOTS 1024 /* a power of two, 4 x 2^TEAMS_SECOND: probes stay short */
+#define TEAMS_HASH_G 4    /* the hash table serves targets g <= this: 2g + 1 lookups a leaf */
 typedef struct teams {
     const int64_t *q;
     const uint8_t *pl; /* the playing players, by index */
@@ -34,6 +37,13 @@ typedef struct teams {
     int64_t low[TEAMS_FIRST + 1][TEAMS_FIRST + 1], high[TEAMS_FIRST + 1][TEAMS_FIRST + 1];
     int found;
     uint16_t m1, m2;
+    /* With a small target (hashed = 1) the second part is kept in a hash table instead of the
+     * sorted list r: one entry per (na, d), holding the lexicographically first m with them
+     * (open addressing, linear probing, at most 2^8 of TEAMS_SLOTS slots in use). */
+    int hashed;
+    uint8_t used[TEAMS_SLOTS], hna[TEAMS_SLOTS];
+    uint16_t hm[TEAMS_SLOTS];
+    int64_t hd[TEAMS_SLOTS];
 } teams;
 
 struct eo__split_scratch {
@@ -240,6 +250,60 @@ static int lex_before(uint16_t x, uint16_t y)
     return diff && (x & (diff & (~diff + 1u)));
 }
 
+/* The slot of key (na, d) in t's hash table: where it is, or the empty slot where it goes. */
+static int slot_of(const teams *t, int na, int64_t d)
+{
+    uint64_t h = (uint64_t)d * UINT64_C(0x9E3779B97F4A7C15) +
+                 (uint64_t)na * UINT64_C(0xC2B2AE3D27D4EB4F);
+    int at = (int)(h >> 54); /* top 10 bits: TEAMS_SLOTS == 1024 */
+    while (t->used[at] && (t->hd[at] != d || t->hna[at] != na))
+        at = (at + 1) & (TEAMS_SLOTS - 1);
+    return at;
+}
+
+/* The hashed second part: all 2^h2 side assignments of its players listed unsorted (each player
+ * doubles the list: the old entries with him on B, copies with him on A), then stored by
+ * (na, d) keeping the lexicographically first m, with each group's least and greatest d. Same
+ * answers at the leaves as the sorted list (the leaf takes the lexicographically first m among
+ * all entries in range, whatever their order), without the merges. */
+static void hash_second(teams *t, half *tmp, const int64_t *q, const uint8_t *who, int h)
+{
+    uint8_t na[1 << TEAMS_SECOND];
+    tmp->d[0] = 0;
+    tmp->m[0] = 0;
+    na[0] = 0;
+    for (int y = 0; y < h; y++) {
+        int64_t v = q[who[y]];
+        int half_n = 1 << y;
+        for (int j = 0; j < half_n; j++) {
+            tmp->d[j + half_n] = tmp->d[j] + v;
+            tmp->m[j + half_n] = (uint16_t)(tmp->m[j] | 1u << y);
+            na[j + half_n] = (uint8_t)(na[j] + 1);
+            tmp->d[j] -= v;
+        }
+    }
+    memset(t->used, 0, sizeof t->used);
+    for (int c = 0; c <= h; c++) {
+        t->gmin[c] = INT64_MAX;
+        t->gmax[c] = INT64_MIN;
+    }
+    for (int j = 0; j < 1 << h; j++) {
+        int64_t d = tmp->d[j];
+        int c = na[j];
+        int at = slot_of(t, c, d);
+        if (!t->used[at]) {
+            t->used[at] = 1;
+            t->hna[at] = (uint8_t)c;
+            t->hd[at] = d;
+            t->hm[at] = tmp->m[j];
+        } else if (lex_before(tmp->m[j], t->hm[at])) {
+            t->hm[at] = tmp->m[j];
+        }
+        t->gmin[c] = d < t->gmin[c] ? d : t->gmin[c];
+        t->gmax[c] = d > t->gmax[c] ? d : t->gmax[c];
+    }
+}
+
 /* Can the first-part players from y on (c of them on A, the rest on B) and some second-part
  * group close the difference d into [lo, hi]? Interval bounds only: 0 is a proof of "no". */
 static int reachable(const teams *t, int y, int na, int64_t d)
@@ -267,6 +331,18 @@ static void first_part(teams *t, int y, int na, int64_t d, uint16_t m)
 {
     if (t->found || !reachable(t, y, na, d))
         return;
+    if (y == t->h1 && t->hashed) {
+        int want = t->k - na; /* in range: reachable() checked it */
+        for (int64_t x = t->lo - d; x <= t->hi - d; x++) {
+            int at = slot_of(t, want, x);
+            if (t->used[at] && (!t->found || lex_before(t->hm[at], t->m2))) {
+                t->found = 1;
+                t->m1 = m;
+                t->m2 = t->hm[at];
+            }
+        }
+        return;
+    }
     if (y == t->h1) {
         int want = t->k - na; /* in range: reachable() checked it */
         int l = t->sr[want], r = t->sr[want + 1];
@@ -317,11 +393,16 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
     t->r = &sc->r;
     t->found = 0;
     t->m1 = t->m2 = 0;
-    build(&sc->r, &sc->tmp, p->q, pl + t->h1, t->h2);
-    groups(t->h2, t->sr);
-    for (int c = 0; c <= t->h2; c++) { /* each group is sorted by d */
-        t->gmin[c] = sc->r.d[t->sr[c]];
-        t->gmax[c] = sc->r.d[t->sr[c + 1] - 1];
+    t->hashed = g <= TEAMS_HASH_G;
+    if (t->hashed) {
+        hash_second(t, &sc->tmp, p->q, pl + t->h1, t->h2);
+    } else {
+        build(&sc->r, &sc->tmp, p->q, pl + t->h1, t->h2);
+        groups(t->h2, t->sr);
+        for (int c = 0; c <= t->h2; c++) { /* each group is sorted by d */
+            t->gmin[c] = sc->r.d[t->sr[c]];
+            t->gmax[c] = sc->r.d[t->sr[c + 1] - 1];
+        }
     }
     /* the q of players y.. of the first part, sorted ascending (at most 16): one insertion
      * per step as y goes down */

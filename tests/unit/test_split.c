@@ -282,6 +282,50 @@ static void test_brute_dense_three_late(void **state)
     }
 }
 
+/* The subset-sum table of split_dense.c shifts each count's bitset by a player's q: a whole
+ * number of 64-bit words plus a bit shift, the words inside the band in one branch-free run and
+ * the band's edge words apart. Here players 4 and 8 have q = r - 100 a multiple of 64 (bit
+ * shift 0: the run without the neighbour word), the others q in 1..200 (bands of several
+ * words), with player 0 at 100 so the q are not rescaled. k = 2..6 with a bench against the
+ * brute force. (Checked to bite: a scratch copy of the solver whose word-aligned run dropped
+ * its words gave a different answer on 5 of these 16 requests.) */
+static void test_brute_dense_word_shifts(void **state)
+{
+    (void)state;
+    uint64_t s = 91;
+    eo_split_player p[EO_SPLIT_EXACT_MAX];
+    for (int n = 11; n <= 12; n++) {
+        for (int t = 0; t < 8; t++) {
+            p[0].rating = 100;
+            for (int i = 1; i < n; i++)
+                p[i].rating = i % 4 != 0 ? rng_range(&s, 101, 300)
+                                         : 100 + 64 * rng_range(&s, 1, 4);
+            compare_some_k(p, n, t, 2, 6);
+        }
+    }
+}
+
+/* Team A for a fixed playing set (2k = n) by split_mitm.c: with a least gap g of at most 4 (in
+ * units of the ratings' common step) the second part's assignments sit in a hash table and a
+ * leaf looks up the 2g + 1 differences that close the gap; above 4 the sorted list is searched.
+ * Ratings 100..3000 with n = 12, 14, 16 give least gaps from 0 to 28 (a scratch program
+ * counted, for this seed, gaps 0: 9, 1..4: 13, above 4: 8 of those 30 requests); ratings
+ * 100..103 give many assignments with the same (count on A, difference), where the table keeps
+ * the lexicographically first. Each against the brute force. */
+static void test_brute_fixed_set_teams(void **state)
+{
+    (void)state;
+    uint64_t s = 123;
+    eo_split_player p[EO_SPLIT_EXACT_MAX];
+    for (int n = 12; n <= 16; n += 2) {
+        for (int t = 0; t < 12; t++) {
+            for (int i = 0; i < n; i++)
+                p[i].rating = rng_range(&s, 100, t < 10 ? 3000 : 103);
+            compare_some_k(p, n, t, n / 2, n / 2);
+        }
+    }
+}
+
 /* ---- dynamic programme for large N, small ratings ---------------------------------------- */
 
 /* Table over (players left j, ra, rb, incoming difference d): can players j.. take ra more on A
@@ -745,6 +789,8 @@ int main(void)
         cmocka_unit_test(test_brute_mid_k_bench),
         cmocka_unit_test(test_brute_dense_prefix_sets),
         cmocka_unit_test(test_brute_dense_three_late),
+        cmocka_unit_test(test_brute_dense_word_shifts),
+        cmocka_unit_test(test_brute_fixed_set_teams),
         cmocka_unit_test(test_lower_bound_large),
         cmocka_unit_test(test_dp_n32),
         cmocka_unit_test(test_dp_n22),
