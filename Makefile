@@ -30,6 +30,8 @@ bench:
 	cmake --build build-bench -j$(JOBS)
 
 # libFuzzer binaries (clang) in build-fuzz/.
+# Run one, e.g.: build-fuzz/fuzz/fuzz_round -max_total_time=60 NEW_DIR fuzz/corpus/round
+# (a new directory first, so found inputs do not spill into the committed corpus).
 fuzz:
 	@scripts/deps.sh fuzz
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DEO_FUZZ=ON >/dev/null
