@@ -31,4 +31,22 @@ function M.delay()
   return math.max(0, math.floor(M.conns * 1000 / M.rate - M.service_ms))
 end
 
+-- Installs wrk's setup (numbers the threads: global `tid`), delay (pacing) and response (counts
+-- non-200 answers and prints the first three, prefixed with `name`) callbacks.
+function M.install(name)
+  local next_thread = 0
+  setup = function(thread)
+    thread:set("tid", next_thread)
+    next_thread = next_thread + 1
+  end
+  delay = M.delay
+  local bad = 0
+  response = function(status, headers, body)
+    if status ~= 200 then
+      bad = bad + 1
+      if bad <= 3 then io.stderr:write(name .. ": HTTP " .. status .. " " .. body .. "\n") end
+    end
+  end
+end
+
 return M

@@ -3,11 +3,7 @@
 package.path = package.path .. ";" .. (os.getenv("EO_WRK_DIR") or "bench/wrk") .. "/?.lua"
 local c = require("common")
 
-local next_thread = 0
-function setup(thread)
-  thread:set("tid", next_thread)
-  next_thread = next_thread + 1
-end
+c.install("rounds")
 
 local counter = 0
 local run = os.getenv("EO_RUN") or tostring(os.time())
@@ -27,16 +23,4 @@ function request()
     run, tid or 0, counter, winner, a, b)
   return wrk.format("POST", "/v1/pools/" .. c.pool .. "/rounds",
     {["Authorization"] = "Bearer " .. c.key, ["Content-Type"] = "application/json"}, body)
-end
-
-function delay()
-  return c.delay()
-end
-
-local bad = 0
-function response(status, headers, body)
-  if status ~= 200 then
-    bad = bad + 1
-    if bad <= 3 then io.stderr:write("rounds: HTTP " .. status .. " " .. body .. "\n") end
-  end
 end
