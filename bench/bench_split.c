@@ -4,7 +4,8 @@
  *   bench_split [instances-per-row [typical]]     (default 1000; "typical": no pathological rows)
  *
  * Realistic rows draw ratings from a normal distribution around 1000 (sd 300, rounded, clamped
- * to >= 100), as a SynElo pool looks. Pathological rows show the worst cases users can meet. */
+ * to >= 100), as a settled SynElo pool looks, and from a young pool's mixture (most players
+ * within ~40 of R0, one in eight spread by 200). Pathological rows show the worst cases. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,10 +43,10 @@ static double rng_normal(rng *r)
     return sqrt(-2.0 * log(rng_unit(r))) * cos(6.283185307179586 * rng_unit(r));
 }
 
-enum dist { NORMAL, UNIFORM_1M, UNIFORM_2_40, EQUAL, POW2, POW2_NOISE };
+enum dist { NORMAL, YOUNG, UNIFORM_1M, UNIFORM_2_40, EQUAL, POW2, POW2_NOISE };
 
 static const char *dist_name[] = {
-    "normal(1000,300)>=100", "uniform[100,1e6]", "uniform[0,2^40]",
+    "normal(1000,300)>=100", "young pool mixture", "uniform[100,1e6]", "uniform[0,2^40]",
     "all equal (1500)", "2^(i mod 41)", "2^(i mod 20)+noise"};
 
 static void gen(rng *r, enum dist d, eo_split_player *p, size_t n)
@@ -57,6 +58,10 @@ static void gen(rng *r, enum dist d, eo_split_player *p, size_t n)
             v = (int64_t)llround(1000.0 + 300.0 * rng_normal(r));
             if (v < 100)
                 v = 100;
+            break;
+        case YOUNG: /* a young pool: most players a few rounds (steps of ~36) from R0, a few
+                     * regulars far from it (seen in a service benchmark's pool) */
+            v = (int64_t)llround(1000.0 + (rng_range(r, 0, 7) == 0 ? 200.0 : 40.0) * rng_normal(r));
             break;
         case UNIFORM_1M: v = rng_range(r, 100, 1000000); break;
         case UNIFORM_2_40: v = rng_range(r, 0, INT64_C(1) << 40); break;
@@ -152,6 +157,11 @@ int main(int argc, char **argv)
         bad |= row(42 + sizes[i], NORMAL, sizes[i], EO_BENCH_SOLVER, count, 0);
     for (size_t i = 0; i < 4; i++)
         bad |= row(42 + sizes[i], NORMAL, sizes[i], EO_BENCH_QUEUE, count, 0);
+    /* A young pool's mixture is realistic and, today, far slower in its tail (see
+     * docs/BALANCER.md): bounded like the pathological rows, N=64 on fewer requests. */
+    for (size_t i = 0; i < 4; i++)
+        bad |= row(42 + sizes[i], YOUNG, sizes[i], EO_BENCH_SOLVER,
+                   sizes[i] < 64 ? count : (count < 20 ? count : 20), UINT64_C(100000000));
     if (argc > 2 && strcmp(argv[2], "typical") == 0)
         return bad;
     printf("# pathological\n");
