@@ -34,6 +34,10 @@ typedef struct eo__split_prob {
     uint64_t work;               /* search nodes visited so far (accumulates across calls) */
     uint64_t work_limit;         /* 0 = none */
     uint64_t try_limit;          /* 0 = none; else one search gives up after this many nodes */
+    uint64_t dp_budget;          /* 0 = the default; nodes one search spends before split_dp.c
+                                  * answers (tests set it small to send questions there) */
+    uint64_t dp_words;           /* 0 = the default; memory cap of split_dp.c in 64-bit words
+                                  * (tests set it small to make it recompute or give up) */
     struct eo__split_scratch *scratch; /* work space of split_mitm.c */
 } eo__split_prob;
 
@@ -53,6 +57,19 @@ typedef struct eo__split_sol {
  */
 #define EO__SPLIT_GAVE_UP 2
 int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol);
+
+/*
+ * The least gap over the completions of p's statuses by dynamic programming (split_dp.c): a
+ * bitset of the reachable differences per (players added to A, players added to B); a split is
+ * read back from tables kept at checkpoints (or by halving) within a memory cap. Returns 1
+ * with *sol a completion of least gap when that gap is <= max_gap, 0 when no completion has
+ * gap <= max_gap, -1 when the answer is unknown (too wide for the cap, out of
+ * memory, or a "yes" without the tables to read the split back). Exact.
+ * eo__split_dp_cost() is its word operations (0 when it would not run), to weigh against the
+ * search: O(F k^2 range / 64) for F undecided players.
+ */
+int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol);
+uint64_t eo__split_dp_cost(const eo__split_prob *p);
 
 /*
  * Cheap witness for the decision just made on player i (status A, or PLAY), given a split w with

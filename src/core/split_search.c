@@ -25,9 +25,13 @@ typedef struct search {
     int64_t stop;
     int found, done, err;
     uint64_t try_end;               /* p->work value where a heuristic try gives up; 0 = none */
+    uint64_t budget_end;            /* p->work value where the table is asked instead; 0 = none */
     uint64_t cur_a, cur_b;
     eo__split_sol best;
 } search;
+
+/* Internal status of run(): the node budget before the table is asked ran out. */
+#define OVER_BUDGET 3
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
@@ -64,6 +68,11 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
     }
     if (s->try_end && p->work >= s->try_end) {
         s->err = EO__SPLIT_GAVE_UP;
+        s->done = 1;
+        return;
+    }
+    if (s->budget_end && p->work >= s->budget_end) {
+        s->err = OVER_BUDGET;
         s->done = 1;
         return;
     }
@@ -155,7 +164,8 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
     }
 }
 
-int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol)
+static int run(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol,
+               uint64_t budget)
 {
     search s;
     int64_t d = 0;
@@ -218,6 +228,7 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
     s.done = 0;
     s.err = 0;
     s.try_end = p->try_limit ? p->work + p->try_limit : 0;
+    s.budget_end = budget ? p->work + budget : 0;
     s.best.a = s.best.b = 0;
     s.best.gap = 0;
     dfs(&s, 0, d, na, nb);
@@ -226,4 +237,35 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
     if (s.found)
         *sol = s.best;
     return s.found;
+}
+
+/* Nodes the search may spend on one question before the table of split_dp.c answers it. Most
+ * questions settle within it. The ones that do not are proofs that no completion reaches the
+ * gap, or hunts for one of the rare completions that do, over ratings crowded in a narrow band
+ * (a young pool), where the search's interval bound cuts little; the table's time depends on
+ * the range of the differences, not on the number of subtrees. The budget grows with the
+ * table's cost (a node costs roughly as much as 8 word operations) so the table never costs
+ * much more than the search already spent. */
+#define DP_BUDGET 20000
+#define DP_WORDS_PER_NODE 8
+
+int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol)
+{
+    uint64_t cost = p->try_limit ? 0 : eo__split_dp_cost(p);
+    if (cost == 0)
+        return run(p, max_gap, stop_gap, sol, 0);
+    uint64_t budget = cost / DP_WORDS_PER_NODE;
+    if (budget < DP_BUDGET)
+        budget = DP_BUDGET;
+    if (p->dp_budget)
+        budget = p->dp_budget;
+    int rc = run(p, max_gap, stop_gap, sol, budget);
+    if (rc != OVER_BUDGET)
+        return rc;
+    rc = eo__split_dp(p, max_gap, sol);
+    if (rc == 1 && !eo__split_check(p, max_gap, sol))
+        return EO_EINTERNAL; /* the read-back split must keep every status */
+    if (rc >= 0)
+        return rc; /* a completion of least gap: within the contract whatever stop_gap is */
+    return run(p, max_gap, stop_gap, sol, 0);
 }

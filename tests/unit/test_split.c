@@ -22,6 +22,8 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_split.h"
+/* The internal question API, for the search's table fallback (test_search_table_fallback). */
+#include "core/split_internal.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -774,6 +776,161 @@ static void test_small_n_and_errors(void **state)
     eo_splits_free(NULL);
 }
 
+/* ---- one search question through the table fallback (split_dp.c) -------------------------- */
+
+/* The least |ΣA - ΣB| over every completion of the statuses with k a side, by listing each
+ * undecided player's three choices (A, B, out; PLAY players not out); INT64_MAX when none. */
+static int64_t brute_question(const int64_t *q, const uint8_t *st, int n, int k)
+{
+    int64_t bestg = INT64_MAX;
+    int und[EO__SPLIT_N], m = 0, na0 = 0, nb0 = 0;
+    int64_t d0 = 0;
+    for (int i = 0; i < n; i++) {
+        if (st[i] == EO__SP_A) {
+            d0 += q[i];
+            na0++;
+        } else if (st[i] == EO__SP_B) {
+            d0 -= q[i];
+            nb0++;
+        } else if (st[i] != EO__SP_BENCH) {
+            und[m++] = i;
+        }
+    }
+    int64_t total = 1;
+    for (int j = 0; j < m; j++)
+        total *= 3;
+    for (int64_t c = 0; c < total; c++) {
+        int64_t x = c, d = d0;
+        int na = na0, nb = nb0, ok = 1;
+        for (int j = 0; j < m && ok; j++) {
+            int ch = (int)(x % 3); /* 0 out, 1 A, 2 B */
+            x /= 3;
+            if (ch == 0 && st[und[j]] == EO__SP_PLAY)
+                ok = 0;
+            else if (ch == 1) {
+                d += q[und[j]];
+                na++;
+            } else if (ch == 2) {
+                d -= q[und[j]];
+                nb++;
+            }
+        }
+        if (ok && na == k && nb == k) {
+            int64_t g = d < 0 ? -d : d;
+            if (g < bestg)
+                bestg = g;
+        }
+    }
+    return bestg;
+}
+
+/* sol keeps every status, has k a side, and its gap is its own |ΣA - ΣB|: checked here from
+ * the bits, independently of eo__split_check(). */
+static void check_question_sol(const int64_t *q, const uint8_t *st, int n, int k,
+                               const eo__split_sol *sol)
+{
+    int na = 0, nb = 0;
+    int64_t d = 0;
+    assert_int_equal(sol->a & sol->b, 0);
+    for (int i = 0; i < n; i++) {
+        int ina = (int)(sol->a >> i & 1), inb = (int)(sol->b >> i & 1);
+        if (st[i] == EO__SP_A)
+            assert_true(ina);
+        if (st[i] == EO__SP_B)
+            assert_true(inb);
+        if (st[i] == EO__SP_BENCH)
+            assert_false(ina || inb);
+        if (st[i] == EO__SP_PLAY)
+            assert_true(ina || inb);
+        na += ina;
+        nb += inb;
+        d += ina ? q[i] : inb ? -q[i] : 0;
+    }
+    assert_true((sol->a | sol->b) >> n == 0);
+    assert_int_equal(na, k);
+    assert_int_equal(nb, k);
+    assert_int_equal(sol->gap, d < 0 ? -d : d);
+}
+
+/* Random questions (statuses, max_gap, stop_gap) on up to 9 players with crowded ratings,
+ * asked with a node budget of 1, so that nearly every one goes to the table (with the default
+ * memory cap, and with tiny caps that make it read the split back by checkpoints, by halving,
+ * or not at all), and with the default budget (the search alone); each against the least gap
+ * listed by brute force: 0 when it is above max_gap, else a valid split with gap <= stop_gap
+ * or with the least gap. (Checked to bite: reading back from the wrong checkpoint, or halving
+ * without recomputing the middle table, fails it.) */
+static void test_search_table_fallback(void **state)
+{
+    (void)state;
+    uint64_t s = 31;
+    int via_table = 0;
+    for (int t = 0; t < 400; t++) {
+        int n = (int)rng_range(&s, 4, 9);
+        int k = (int)rng_range(&s, 1, n / 2);
+        int64_t q[EO__SPLIT_N];
+        uint8_t order[EO__SPLIT_N];
+        /* a young pool's shape: most ratings in a narrow band, some far off */
+        for (int i = 0; i < n; i++)
+            q[i] = rng_range(&s, 0, 7) == 0 ? rng_range(&s, 0, 200) : rng_range(&s, 90, 110);
+        for (int i = 0; i < n; i++)
+            order[i] = (uint8_t)i;
+        for (int x = 1; x < n; x++) /* q descending, ties by index ascending */
+            for (int y = x; y > 0 && q[order[y]] > q[order[y - 1]]; y--) {
+                uint8_t tmp = order[y];
+                order[y] = order[y - 1];
+                order[y - 1] = tmp;
+            }
+        eo__split_prob p;
+        memset(&p, 0, sizeof p);
+        p.n = n;
+        p.k = k;
+        p.q = q;
+        p.order = order;
+        for (int i = 0; i < n; i++) {
+            int r = (int)rng_range(&s, 0, 9); /* mostly undecided */
+            p.status[i] = r < 5 ? EO__SP_FREE : r < 7 ? EO__SP_PLAY : r == 7 ? EO__SP_BENCH
+                          : r == 8 ? EO__SP_A : EO__SP_B;
+        }
+        static const int64_t gaps[] = {0, 1, 2, 5, 20};
+        int64_t max_gap = rng_range(&s, 0, 5) == 5 ? EO__SPLIT_INF : gaps[rng_range(&s, 0, 4)];
+        int64_t stop_gap = rng_range(&s, 0, 1) ? max_gap : 0;
+        if (max_gap == EO__SPLIT_INF && stop_gap == max_gap)
+            stop_gap = 0;
+        int64_t least = brute_question(q, p.status, n, k);
+        uint64_t work[2];
+        /* passes 2..: tiny memory caps (a grid of ratio ~1.2), so that for some of them the
+         * tables are recomputed segment by segment on the way back, for smaller ones only
+         * "no" is answered or the search goes on */
+        int passes = 2 + 24;
+        for (int pass = 0; pass < passes; pass++) {
+            eo__split_sol sol;
+            memset(&sol, 0, sizeof sol);
+            p.dp_budget = pass != 1 ? 1 : 0;
+            p.dp_words = pass >= 2 ? (uint64_t)(16.0 * pow(1.2, pass - 2)) : 0;
+            p.work = 0;
+            int rc = eo__split_search(&p, max_gap, stop_gap, &sol);
+            if (least > max_gap) {
+                assert_int_equal(rc, 0);
+            } else {
+                assert_int_equal(rc, 1);
+                check_question_sol(q, p.status, n, k, &sol);
+                assert_true(sol.gap <= max_gap);
+                if (sol.gap > stop_gap)
+                    assert_int_equal(sol.gap, least);
+            }
+            if (pass < 2)
+                work[pass] = p.work;
+        }
+        /* with a budget of 1 the search stops at its second node: when the search alone
+         * needed more, the table answered */
+        if (work[0] <= 1 && work[1] > 1)
+            via_table++;
+    }
+    /* 214 of the 400 (counted once with a print); the rest settle at the root or cannot go
+     * to the table (more than k decided on a side) */
+    assert_true(via_table > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -795,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_dp_n32),
         cmocka_unit_test(test_dp_n22),
         cmocka_unit_test(test_dp_n64),
+        cmocka_unit_test(test_search_table_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
