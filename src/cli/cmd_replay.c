@@ -58,22 +58,10 @@ static int parse_args(int argc, char **argv, replay_opts *o)
                 fprintf(stderr, "evenodds replay: --model: unknown model '%s' (known: synelo)\n", val);
                 return -1;
             }
-        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--kmax-team", &val)) != 0) {
-            int64_t k;
-            if (r < 0 || eo_opt_int("replay", "--kmax-team", val, 1, 128, &k) != 0)
+        } else if ((r = eo_opt_theta("replay", argc, argv, &i, &o->cfg.synelo.theta,
+                                     &have_theta)) != 0) {
+            if (r < 0)
                 return -1;
-            if (have_theta++) {
-                fputs("evenodds replay: give --kmax-team or --theta, not both\n", stderr);
-                return -1;
-            }
-            eo_synelo_theta_from_kmax((int)k, &o->cfg.synelo.theta);
-        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--theta", &val)) != 0) {
-            if (r < 0 || eo_opt_real("replay", "--theta", val, 1e-3, 1e9, &o->cfg.synelo.theta) != 0)
-                return -1;
-            if (have_theta++) {
-                fputs("evenodds replay: give --kmax-team or --theta, not both\n", stderr);
-                return -1;
-            }
         } else if ((r = eo_opt_value("replay", argc, argv, &i, "--eval-from", &val)) != 0) {
             if (r < 0 || eo_opt_real("replay", "--eval-from", val, 0.0, 0.999999, &o->eval_from) != 0)
                 return -1;
@@ -169,7 +157,6 @@ int eo_cmd_replay(int argc, char **argv)
     size_t total = 0;
     eo_pool *pool = NULL;
     eo_jsonl_reader *rd = NULL;
-    eo_member_result *members = NULL;
     eo_round round;
     memset(&round, 0, sizeof round);
     char msg[512];
@@ -181,9 +168,8 @@ int eo_cmd_replay(int argc, char **argv)
     int rc = eo_pool_create(&o.cfg, &pool);
     if (rc == 0)
         rc = eo_jsonl_open(in, o.input, o.skip_duplicates, &rd);
-    members = malloc(EO_PLAYERS_MAX * sizeof *members);
-    if (rc != 0 || !members) {
-        fprintf(stderr, "evenodds replay: %s\n", eo_strerror(rc ? rc : EO_ENOMEM));
+    if (rc != 0) {
+        fprintf(stderr, "evenodds replay: %s\n", eo_strerror(rc));
         goto done;
     }
 
@@ -205,7 +191,7 @@ int eo_cmd_replay(int argc, char **argv)
         /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
         size_t pos = rounds + eo_jsonl_skipped(rd);
         eo_round_result res;
-        rc = eo_pool_apply(pool, &round, &res, members);
+        rc = eo_pool_apply(pool, &round, &res, NULL);
         if (rc != 0) {
             fprintf(stderr, "evenodds replay: %s:%zu: %s\n", o.input, eo_jsonl_line(rd),
                     eo_strerror(rc));
@@ -241,7 +227,6 @@ int eo_cmd_replay(int argc, char **argv)
     json_decref(out);
 done:
     eo_round_free(&round);
-    free(members);
     eo_jsonl_close(rd);
     eo_pool_destroy(pool);
     fclose(in);

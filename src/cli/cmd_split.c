@@ -55,21 +55,9 @@ int eo_cmd_split(int argc, char **argv)
                 return 2;
             }
             bench = val;
-        } else if ((r = eo_opt_value("split", argc, argv, &i, "--kmax-team", &val)) != 0) {
-            int64_t k;
-            if (r < 0 || have_theta++ || eo_opt_int("split", "--kmax-team", val, 1, 128, &k) != 0 ||
-                eo_synelo_theta_from_kmax((int)k, &params.theta) != 0) {
-                if (have_theta > 1)
-                    fputs("evenodds split: give --kmax-team or --theta, not both\n", stderr);
+        } else if ((r = eo_opt_theta("split", argc, argv, &i, &params.theta, &have_theta)) != 0) {
+            if (r < 0)
                 return 2;
-            }
-        } else if ((r = eo_opt_value("split", argc, argv, &i, "--theta", &val)) != 0) {
-            if (r < 0 || have_theta++ ||
-                eo_opt_real("split", "--theta", val, 1e-3, 1e9, &params.theta) != 0) {
-                if (have_theta > 1)
-                    fputs("evenodds split: give --kmax-team or --theta, not both\n", stderr);
-                return 2;
-            }
         } else {
             fprintf(stderr, "evenodds split: unknown argument '%s'\n%s", argv[i], split_usage);
             return 2;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evenodds/eo_synelo.h"
+
 int eo_opt_int(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi,
                int64_t *out)
 {
@@ -56,6 +58,28 @@ int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt
     }
     *i += 1;
     *val = argv[*i];
+    return 1;
+}
+
+int eo_opt_theta(const char *cmd, int argc, char **argv, int *i, double *theta, int *seen)
+{
+    const char *val = NULL;
+    int r = eo_opt_value(cmd, argc, argv, i, "--kmax-team", &val);
+    bool kmax = r != 0;
+    if (r == 0)
+        r = eo_opt_value(cmd, argc, argv, i, "--theta", &val);
+    if (r <= 0)
+        return r;
+    if (++*seen > 1) {
+        fprintf(stderr, "evenodds %s: give --kmax-team or --theta, not both\n", cmd);
+        return -1;
+    }
+    if (!kmax)
+        return eo_opt_real(cmd, "--theta", val, 1e-3, 1e9, theta) == 0 ? 1 : -1;
+    int64_t k;
+    if (eo_opt_int(cmd, "--kmax-team", val, 1, 128, &k) != 0)
+        return -1;
+    eo_synelo_theta_from_kmax((int)k, theta); /* cannot fail for k in [1, 128] */
     return 1;
 }
 

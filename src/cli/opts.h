@@ -21,6 +21,11 @@ int eo_opt_real(const char *cmd, const char *opt, const char *s, double lo, doub
 int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt,
                  const char **val);
 
+/* If argv[*i] is --kmax-team K (Θ by seed 000 F1's rule) or --theta T, sets *theta and returns
+ * 1; returns 0 for another argument, and -1 (after a message) for a bad or missing value or
+ * when both options are given (*seen counts them; start it at 0). */
+int eo_opt_theta(const char *cmd, int argc, char **argv, int *i, double *theta, int *seen);
+
 /* True when stderr is a terminal (progress is shown only then). */
 bool eo_opt_tty(void);
 

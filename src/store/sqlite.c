@@ -355,6 +355,18 @@ static int sq_rollback(eo_store *s)
     return run_simple(q, Q_ROLLBACK, "rollback");
 }
 
+/* Runs an INSERT … RETURNING of one integer column: SQLITE_DONE with *out set, or the
+ * statement's error code (constraint codes included) for the caller to word. */
+static int step_returning(sqlite3_stmt *st, int64_t *out)
+{
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        src = sqlite3_step(st);
+    }
+    return src;
+}
+
 static int sq_pool_create(eo_store *s, const char *name, const char *model,
                           const char *params_json, int64_t created_at, int64_t *id)
 {
@@ -367,11 +379,7 @@ static int sq_pool_create(eo_store *s, const char *name, const char *model,
     bind_text(st, 2, model);
     bind_text(st, 3, params_json);
     sqlite3_bind_int64(st, 4, created_at);
-    int src = sqlite3_step(st);
-    if (src == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        src = sqlite3_step(st);
-    }
+    int src = step_returning(st, id);
     if (src == SQLITE_DONE) {
         rc = 0;
     } else if (src == SQLITE_CONSTRAINT_UNIQUE) {
@@ -472,11 +480,7 @@ static int sq_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const c
     bind_text(st, 4, body);
     bind_text(st, 5, response);
     sqlite3_bind_int64(st, 6, at);
-    int src = sqlite3_step(st);
-    if (src == SQLITE_ROW) {
-        *seq = sqlite3_column_int64(st, 0);
-        src = sqlite3_step(st);
-    }
+    int src = step_returning(st, seq);
     if (src == SQLITE_DONE) {
         rc = 0;
     } else if (src == SQLITE_CONSTRAINT_UNIQUE) {
