@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/strmap.h"
-#include "core/synelo_gtab.h"
+#include "core/models/synelo_gtab.h"
 
 typedef struct pslot {
     eo_synelo_player st;

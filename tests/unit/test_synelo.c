@@ -11,7 +11,7 @@
 
 #include "evenodds/eo_synelo.h"
 #include "core/numeric.h"
-#include "core/synelo_gtab.h"
+#include "core/models/synelo_gtab.h"
 
 static eo_synelo_params defaults(void)
 {
@@ -483,7 +483,7 @@ static void rate_rejects(void **state)
     assert_int_equal(x.rating, 1000);
 }
 
-/* The pool rates through a table of G for ratings near R0 (core/synelo_gtab.h). Its entries
+/* The pool rates through a table of G for ratings near R0 (core/models/synelo_gtab.h). Its entries
  * must be the direct formula's values at the right ratings, and rating through it must give
  * the same bits as eo_synelo_rate(), also for ratings at and past the table's ends. */
 static void gauss_table_same_bits(void **state)

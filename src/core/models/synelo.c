@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/numeric.h"
-#include "core/synelo_gtab.h"
+#include "core/models/synelo_gtab.h"
 
 void eo_synelo_params_default(eo_synelo_params *p)
 {
