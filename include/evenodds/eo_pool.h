@@ -18,20 +18,12 @@
 
 #include "eo_common.h"
 #include "eo_round.h"
+#include "eo_model.h"
 #include "eo_synelo.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Rating models. Only SynElo exists yet; the models issue adds the others behind this enum. */
-typedef enum { EO_MODEL_SYNELO = 0 } eo_model;
-
-/** Name of a model ("synelo"); NULL for an unknown value. */
-const char *eo_model_name(eo_model m);
-
-/** Parses a model name. Returns 0 or EO_EINVAL. */
-int eo_model_parse(const char *name, eo_model *out);
 
 /** A pool's model and parameters. */
 typedef struct eo_pool_config {

@@ -36,20 +36,6 @@ struct eo_pool {
     eo__gtab gtab;
 };
 
-const char *eo_model_name(eo_model m)
-{
-    return m == EO_MODEL_SYNELO ? "synelo" : NULL;
-}
-
-int eo_model_parse(const char *name, eo_model *out)
-{
-    if (name != NULL && strcmp(name, "synelo") == 0) {
-        *out = EO_MODEL_SYNELO;
-        return 0;
-    }
-    return EO_EINVAL;
-}
-
 void eo_pool_config_default(eo_pool_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -171,7 +157,7 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, eo_winner winner,
     for (size_t i = 0; i < n; i++)
         pool->ptr[i] = &pool->players[pool->idx[i]].st;
     int rc = eo__synelo_rate_tab(&pool->cfg.synelo, &pool->gtab, pool->ptr, na, pool->ptr + na,
-                                 nb, winner, ended_at, pool->upd);
+                                 nb, winner, 0.0, ended_at, pool->upd);
     if (rc != 0)
         return rc;
     double p_a = pool->upd[0].expected;

@@ -540,7 +540,7 @@ static void gauss_table_same_bits(void **state)
         eo_synelo_player *ya[2] = {&y[pick[0]], &y[pick[1]]};
         eo_synelo_player *yb[2] = {&y[pick[2]], &y[pick[3]]};
         eo_synelo_update ux[4], uy[4];
-        assert_int_equal(eo__synelo_rate_tab(&p, &t, xa, 2, xb, 2, w, 1, ux), 0);
+        assert_int_equal(eo__synelo_rate_tab(&p, &t, xa, 2, xb, 2, w, 0.0, 1, ux), 0);
         assert_int_equal(eo_synelo_rate(&p, ya, 2, yb, 2, w, 1, uy), 0);
         for (int j = 0; j < 4; j++) {
             past += ux[j].before > 1000 + EO__GTAB_HALF;

@@ -5,9 +5,11 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/numeric.h"
+#include "core/models/model_internal.h"
 #include "core/models/synelo_gtab.h"
 
 void eo_synelo_params_default(eo_synelo_params *p)
@@ -84,6 +86,13 @@ void eo_synelo_player_free(eo_synelo_player *pl)
 double eo_synelo_p_a(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b)
 {
     double x = (double)(sum_a - sum_b) / p->theta;
+    return 1.0 / (1.0 + eo__exp(-x));
+}
+
+/* F1 with a field term added to the logit. */
+static double p_a_field(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b, double field)
+{
+    double x = (double)(sum_a - sum_b) / p->theta + field;
     return 1.0 / (1.0 + eo__exp(-x));
 }
 
@@ -307,12 +316,12 @@ int eo_synelo_rate(const eo_synelo_params *p, eo_synelo_player *const *a, size_t
                    eo_synelo_player *const *b, size_t nb, eo_winner winner, int64_t ended_at,
                    eo_synelo_update *out)
 {
-    return eo__synelo_rate_tab(p, NULL, a, na, b, nb, winner, ended_at, out);
+    return eo__synelo_rate_tab(p, NULL, a, na, b, nb, winner, 0.0, ended_at, out);
 }
 
 int eo__synelo_rate_tab(const eo_synelo_params *p, const eo__gtab *t, eo_synelo_player *const *a,
                         size_t na, eo_synelo_player *const *b, size_t nb, eo_winner winner,
-                        int64_t ended_at, eo_synelo_update *out)
+                        double field, int64_t ended_at, eo_synelo_update *out)
 {
     if (p == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
         na + nb > EO_PLAYERS_MAX ||
@@ -343,7 +352,7 @@ int eo__synelo_rate_tab(const eo_synelo_params *p, const eo__gtab *t, eo_synelo_
         __builtin_prefetch(win_at(w, len < w->capacity ? len : 0));
         sum[i >= na] += pl->rating;
     }
-    double p_a = eo_synelo_p_a(p, sum[0], sum[1]);
+    double p_a = field == 0.0 ? eo_synelo_p_a(p, sum[0], sum[1]) : p_a_field(p, sum[0], sum[1], field);
     double p_b = 1.0 - p_a;
     uint8_t o_a = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     uint8_t o_b = (uint8_t)(2 - o_a);
@@ -373,3 +382,185 @@ bool eo_synelo_stale(const eo_synelo_params *p, const eo_synelo_player *pl, int6
         return false;
     return now - pl->last_ended_at > (int64_t)p->t_stale_days * 86400;
 }
+
+/* ---- SynElo behind the model interface (eo_model.h) ---- */
+
+/* Parameter indices: the order of synelo_params[]. */
+enum {
+    SP_R0, SP_R_MIN, SP_R_GRAD_CAP, SP_T_SHADOW, SP_T_STALE_DAYS, SP_K_MIN, SP_K_MAX,
+    SP_THETA, SP_KMAX_TEAM, SP_WINDOW, SP_W_VEL, SP_W_WRE, SP_W_VOL, SP_SIGMA, SP_COUNT
+};
+
+static const eo_param_spec synelo_params[SP_COUNT] = {
+    [SP_R0] = {"r0", "starting rating R0", 1000, 1, EO_SYNELO_RATING_MAX, true, NULL},
+    [SP_R_MIN] = {"r_min", "rating floor", 100, 1, EO_SYNELO_RATING_MAX, true, NULL},
+    [SP_R_GRAD_CAP] = {"r_grad_cap", "cap on the rating at shadow graduation", 2200, 1,
+                       EO_SYNELO_RATING_MAX, true, NULL},
+    [SP_T_SHADOW] = {"t_shadow", "rounds before the rating is visible", 50, 0, 1e6, true, NULL},
+    [SP_T_STALE_DAYS] = {"t_stale_days", "days without a round before a lookup says stale", 30,
+                         0, 36500, true, NULL},
+    [SP_K_MIN] = {"k_min", "minimum K", 2, 0, 1e6, false, NULL},
+    [SP_K_MAX] = {"k_max", "maximum K", 72, 1e-9, 1e6, false, NULL},
+    [SP_THETA] = {"theta", "logistic scale; default from kmax_team 12 by F1's median rule", 2400,
+                  1e-9, 1e12, false, NULL},
+    [SP_KMAX_TEAM] = {"kmax_team", "largest team size: sets theta by F1's median rule (0: unset)",
+                      0, 0, 128, true, NULL},
+    [SP_WINDOW] = {"window", "window size W", 500, 2, EO_SYNELO_WINDOW_MAX, true, NULL},
+    [SP_W_VEL] = {"w_vel", "velocity weight", 0.25, 0, 1e6, false, NULL},
+    [SP_W_WRE] = {"w_wre", "win-rate-excess weight", 0.25, 0, 1e6, false, NULL},
+    [SP_W_VOL] = {"w_vol", "volatility weight", 0.50, 0, 1e6, false, NULL},
+    [SP_SIGMA] = {"sigma", "Gaussian K compression width", 400, 1e-9, 1e12, false, NULL},
+};
+
+static void params_of(const eo_model_config *c, eo_synelo_params *p)
+{
+    p->r0 = eo__param_int(c, SP_R0);
+    p->r_min = eo__param_int(c, SP_R_MIN);
+    p->r_grad_cap = eo__param_int(c, SP_R_GRAD_CAP);
+    p->t_shadow = eo__param_int(c, SP_T_SHADOW);
+    p->t_stale_days = eo__param_int(c, SP_T_STALE_DAYS);
+    p->k_min = c->v[SP_K_MIN];
+    p->k_max = c->v[SP_K_MAX];
+    p->theta = c->v[SP_THETA];
+    p->window = eo__param_int(c, SP_WINDOW);
+    p->w_vel = c->v[SP_W_VEL];
+    p->w_wre = c->v[SP_W_WRE];
+    p->w_vol = c->v[SP_W_VOL];
+    p->sigma = c->v[SP_SIGMA];
+}
+
+static int synelo_check(eo_model_config *c, eo_round_error *err)
+{
+    const char *field = NULL, *msg = NULL;
+    if (c->v[SP_KMAX_TEAM] != 0) {
+        if (c->given & (1u << SP_THETA)) {
+            field = "kmax_team";
+            msg = "give either theta or kmax_team, not both";
+        } else {
+            eo_synelo_theta_from_kmax(eo__param_int(c, SP_KMAX_TEAM), &c->v[SP_THETA]);
+            c->v[SP_KMAX_TEAM] = 0;
+            c->given = (c->given & ~(1u << SP_KMAX_TEAM)) | (1u << SP_THETA);
+        }
+    } else if (c->v[SP_R_MIN] > c->v[SP_R0] || c->v[SP_R0] > c->v[SP_R_GRAD_CAP]) {
+        field = c->v[SP_R_MIN] > c->v[SP_R0] ? "r_min" : "r_grad_cap";
+        msg = "need r_min <= r0 <= r_grad_cap";
+    } else if (c->v[SP_K_MIN] > c->v[SP_K_MAX]) {
+        field = "k_min";
+        msg = "need k_min <= k_max";
+    }
+    if (field == NULL)
+        return 0;
+    if (err != NULL) {
+        snprintf(err->field, sizeof err->field, "%s", field);
+        snprintf(err->message, sizeof err->message, "%s", msg);
+    }
+    return EO_EINVAL;
+}
+
+/* Prepared SynElo: the typed parameters and the G table. */
+typedef struct synelo_impl {
+    eo_synelo_params p;
+    eo__gtab gtab;
+} synelo_impl;
+
+static int synelo_prepare(const eo_model_config *c, void *impl)
+{
+    synelo_impl *s = impl;
+    params_of(c, &s->p);
+    eo__gtab_init(&s->gtab, &s->p);
+    return 0;
+}
+
+static void synelo_player_init(const void *impl, void *st)
+{
+    memset(st, 0, sizeof(eo_synelo_player));
+    eo_synelo_player_init(st, &((const synelo_impl *)impl)->p);
+}
+
+static void synelo_player_free(void *st)
+{
+    eo_synelo_player_free(st);
+}
+
+static void synelo_strength(const void *impl, const void *st, int64_t now, eo_strength *out)
+{
+    (void)impl;
+    (void)now;
+    out->mu = ((const eo_synelo_player *)st)->rating;
+    out->var = 0.0;
+}
+
+static double synelo_predict(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
+                             double field)
+{
+    /* F1 on the team sums (the weights are not used: SynElo rates whole rounds). */
+    const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
+    double x = (a->mu - b->mu) / p->theta + field;
+    return 1.0 / (1.0 + eo__exp(-x));
+}
+
+static int synelo_rate(const void *impl, const eo_participant *a, size_t na,
+                       const eo_participant *b, size_t nb, eo_winner winner, double field,
+                       int64_t at, double *p_a, eo_model_update *out)
+{
+    const synelo_impl *s = impl;
+    eo_synelo_player *pl[EO_PLAYERS_MAX];
+    eo_synelo_update u[EO_PLAYERS_MAX];
+    for (size_t i = 0; i < na + nb; i++)
+        pl[i] = i < na ? a[i].st : b[i - na].st;
+    int rc = eo__synelo_rate_tab(&s->p, &s->gtab, pl, na, pl + na, nb, winner, field, at, u);
+    if (rc != 0)
+        return rc;
+    if (p_a != NULL)
+        *p_a = u[0].expected;
+    for (size_t i = 0; out != NULL && i < na + nb; i++) {
+        out[i].before = u[i].before;
+        out[i].after = u[i].after;
+        out[i].expected = u[i].expected;
+        out[i].k = u[i].k;
+        out[i].mu = u[i].after;
+        out[i].sigma = 0.0;
+    }
+    return 0;
+}
+
+static void synelo_view(const void *impl, const void *st, int64_t now, eo_rating_view *out)
+{
+    const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
+    const eo_synelo_player *pl = st;
+    memset(out, 0, sizeof *out);
+    out->display = pl->rating;
+    out->mu = pl->rating;
+    out->rounds = pl->rounds;
+    out->visible = eo_synelo_visible(p, pl);
+    out->stale = eo_synelo_stale(p, pl, now);
+    out->last_ended_at = pl->last_ended_at;
+}
+
+static int synelo_set(const void *impl, void *st, double mu, double sigma)
+{
+    (void)sigma;
+    const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
+    double r = mu < p->r_min ? p->r_min : mu > EO_SYNELO_RATING_MAX ? EO_SYNELO_RATING_MAX : mu;
+    ((eo_synelo_player *)st)->rating = (int32_t)eo__round_half_even(r);
+    return 0;
+}
+
+const eo__model_ops eo__synelo_ops = {
+    .id = EO_MODEL_SYNELO,
+    .name = "synelo",
+    .params = synelo_params,
+    .n_params = SP_COUNT,
+    .state_size = (sizeof(eo_synelo_player) + 7) & ~(size_t)7,
+    .impl_size = sizeof(synelo_impl),
+    .integer_display = true,
+    .check = synelo_check,
+    .prepare = synelo_prepare,
+    .player_init = synelo_player_init,
+    .player_free = synelo_player_free,
+    .strength = synelo_strength,
+    .predict = synelo_predict,
+    .rate = synelo_rate,
+    .view = synelo_view,
+    .set = synelo_set,
+};

@@ -23,10 +23,11 @@ typedef struct eo__gtab {
 /* Fills @p t for @p p (checked parameters). */
 void eo__gtab_init(eo__gtab *t, const eo_synelo_params *p);
 
-/* eo_synelo_rate() with G taken from @p t (built for the same @p p); @p t NULL computes every G
- * directly. Same contract and same results as eo_synelo_rate(). */
+/* eo_synelo_rate() with G taken from @p t (built for the same @p p; NULL computes every G
+ * directly) and a field term @p field added to F1's logit in A's favour. With field 0 the same
+ * contract and the same bits as eo_synelo_rate(). */
 int eo__synelo_rate_tab(const eo_synelo_params *p, const eo__gtab *t, eo_synelo_player *const *a,
                         size_t na, eo_synelo_player *const *b, size_t nb, eo_winner winner,
-                        int64_t ended_at, eo_synelo_update *out);
+                        double field, int64_t ended_at, eo_synelo_update *out);
 
 #endif

@@ -1,0 +1,231 @@
+/**
+ * @file eo_model.h
+ * One interface for every rating model (SynElo, TrueSkill, Glicko-2, Elo, Weng-Lin; the NS2
+ * hive model follows). A pool picks its model and parameters when it is created; everything
+ * above the core (pool, engine, service, CLI, balancer) talks to models only through this
+ * header, so a model is one source file under src/core/models/ plus its entry in the registry.
+ *
+ * What a model does:
+ *  - parameters: a table of named numbers (eo_param_spec) with defaults and bounds, so the
+ *    codec, `--param name=value` and the docs handle every model alike; eo_model_prepare()
+ *    checks them and derives what the hot path needs (tables, draw margins, ...);
+ *  - predict: P(A wins) for two proposed teams from per-player strengths (eo_strength) summed
+ *    into team aggregates (eo_team_agg), plus a field term (map/side bias in A's favour);
+ *  - update: new state for every participant of a round from round-start state, each member
+ *    with a partial-play weight in [0, 1];
+ *  - display: the number players see, visibility, rounds, the model's own state (eo_rating_view).
+ *
+ * Pure: no I/O, no clock (times are parameters), no globals but constant tables.
+ * Thread safety: a prepared model (eo_model_ctx) is immutable after eo_model_prepare() and may
+ * be shared by threads; player states belong to one thread at a time.
+ */
+#ifndef EO_MODEL_H
+#define EO_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eo_common.h"
+#include "eo_round.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The models. Values are stable (they are not stored: pools store the model's name). */
+typedef enum {
+    EO_MODEL_SYNELO = 0,
+    EO_MODEL_TRUESKILL = 1,
+    EO_MODEL_GLICKO2 = 2,
+    EO_MODEL_ELO = 3,
+    EO_MODEL_WENGLIN = 4,
+    EO_MODEL_COUNT
+} eo_model;
+
+/** Name of a model ("synelo", "trueskill", "glicko2", "elo", "wenglin"); NULL if unknown. */
+const char *eo_model_name(eo_model m);
+
+/** Parses a model name. Returns 0 or EO_EINVAL. */
+int eo_model_parse(const char *name, eo_model *out);
+
+/** Most parameters any model has. */
+#define EO_PARAMS_MAX 24
+
+/**
+ * One parameter of a model. Every parameter is a number; a choice (e.g. Elo's team strength
+ * "sum" | "mean") is the index of its name in @c choices, written as the name in JSON and on
+ * the command line.
+ */
+typedef struct eo_param_spec {
+    const char *name;           /**< e.g. "beta" */
+    const char *help;           /**< one line for --help and the docs */
+    double def;                 /**< default value */
+    double min, max;            /**< inclusive bounds */
+    bool integer;               /**< the value must be an integer */
+    const char *const *choices; /**< NULL, or the names of values 0, 1, ... (NULL-terminated) */
+} eo_param_spec;
+
+/** The parameter table of a model: @p n receives its length. NULL for an unknown model. */
+const eo_param_spec *eo_model_params(eo_model m, size_t *n);
+
+/**
+ * A model and its parameter values, indexed like its table. @c given marks the parameters a
+ * user set explicitly (bit i for parameter i); models use it for rules between parameters
+ * (SynElo: "kmax_team" and "theta" are exclusive).
+ */
+typedef struct eo_model_config {
+    eo_model model;
+    double v[EO_PARAMS_MAX];
+    uint32_t given;
+} eo_model_config;
+
+/** Fills @p c with model @p m and its defaults (nothing given). Returns 0 or EO_EINVAL. */
+int eo_model_config_default(eo_model m, eo_model_config *c);
+
+/**
+ * Sets parameter @p name from @p text: a number, or for a choice the choice's name. Checks the
+ * name, integrality and bounds, and marks the parameter given. On error returns EO_EINVAL and
+ * fills @p err (may be NULL: field = the name, message = what is allowed); @p c is unchanged.
+ */
+int eo_model_config_set(eo_model_config *c, const char *name, const char *text,
+                        eo_round_error *err);
+
+/** The same with a number (a choice by its index). */
+int eo_model_config_set_number(eo_model_config *c, const char *name, double value,
+                               eo_round_error *err);
+
+/** Index of parameter @p name in the model's table, or -1. */
+int eo_model_param_index(eo_model m, const char *name);
+
+/**
+ * Checks @p c as a whole (each value's bounds and the rules between parameters) and resolves
+ * derived parameters in place (SynElo: "theta" from "kmax_team", which then reads 0), so that
+ * @p c can be stored and read back unchanged. On error returns EO_EINVAL and fills @p err
+ * (may be NULL): field = the parameter's name, message = what is wrong and what is allowed.
+ */
+int eo_model_config_check(eo_model_config *c, eo_round_error *err);
+
+/** A prepared model: the parameters checked and what the hot path derives from them. */
+typedef struct eo_model_ctx eo_model_ctx;
+
+/**
+ * Prepares the model of @p c (checked by eo_model_config_check() on a copy first; the context
+ * keeps the resolved copy). Returns 0, EO_EINVAL (with @p err filled as there) or EO_ENOMEM;
+ * *out is owned by the caller (eo_model_release()).
+ */
+int eo_model_prepare(const eo_model_config *c, eo_model_ctx **out, eo_round_error *err);
+
+/** Releases a prepared model. NULL is a no-op. */
+void eo_model_release(eo_model_ctx *ctx);
+
+/** The configuration a context was prepared from. */
+const eo_model_config *eo_model_ctx_config(const eo_model_ctx *ctx);
+
+/** Bytes of one player's state (opaque, aligned to 8) for this model. */
+size_t eo_model_state_size(const eo_model_ctx *ctx);
+
+/** Sets a new player's state in @p st (eo_model_state_size() bytes; need not be zeroed). */
+void eo_model_player_init(const eo_model_ctx *ctx, void *st);
+
+/** Releases what a player's state owns (e.g. SynElo's window) and leaves it invalid. */
+void eo_model_player_free(const eo_model_ctx *ctx, void *st);
+
+/**
+ * A player's strength as predictions use it: a mean and a variance on the model's own
+ * performance scale (SynElo and Elo: the rating, variance 0; TrueSkill and Weng-Lin: μ and σ²;
+ * Glicko-2: rating and RD²).
+ */
+typedef struct eo_strength {
+    double mu;
+    double var;
+} eo_strength;
+
+/** A player's strength at time @p now (Unix seconds; Glicko-2 grows RD over idle periods). */
+void eo_model_strength(const eo_model_ctx *ctx, const void *st, int64_t now, eo_strength *out);
+
+/**
+ * A team as predictions use it: sums over its members of count, weight w (partial play, 1 for
+ * a full round), w², w·μ and w²·σ². Build it with eo_team_agg_add() from zero.
+ */
+typedef struct eo_team_agg {
+    double n, w, w2, mu, var;
+} eo_team_agg;
+
+/** Adds one member of weight @p w with strength @p s to @p t. */
+static inline void eo_team_agg_add(eo_team_agg *t, const eo_strength *s, double w)
+{
+    t->n += 1.0;
+    t->w += w;
+    t->w2 += w * w;
+    t->mu += w * s->mu;
+    t->var += w * w * s->var;
+}
+
+/**
+ * P(A wins) for teams @p a and @p b (each with n >= 1). @p field is the field term in A's
+ * favour (logit offset for the logistic models, performance offset for the Gaussian ones; 0 for
+ * none). A draw counts as half a win where the model has draws.
+ */
+double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                        double field);
+
+/** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
+typedef struct eo_participant {
+    void *st;
+    double w;
+} eo_participant;
+
+/** What one round did to one participant. */
+typedef struct eo_model_update {
+    double before;    /**< display value at round start */
+    double after;     /**< display value after the round */
+    double expected;  /**< P(this member's team wins) at round start */
+    double k;         /**< the step size used (SynElo and Elo K; 0 for other models) */
+    double mu;        /**< state after: mean (rating for SynElo, Elo, Glicko-2) */
+    double sigma;     /**< state after: deviation (RD for Glicko-2; 0 for SynElo and Elo) */
+} eo_model_update;
+
+/**
+ * Rates one round: team A @p a[0..na), team B @p b[0..nb) (distinct players, na, nb >= 1,
+ * na + nb <= EO_PLAYERS_MAX), @p winner, @p field as in eo_model_predict(), @p at the round's
+ * end in Unix seconds (0: unknown; then last_ended_at is kept and Glicko-2 counts no time).
+ * Every participant is updated from round-start state and its rounds count grows by one
+ * (also at weight 0, which otherwise leaves the state as it was). @p out is NULL or receives
+ * na + nb updates, A's then B's. @p p_a receives P(A wins) at round start (may be NULL).
+ * Returns 0, EO_EINVAL (bad arguments) or EO_ENOMEM; on error no player is changed.
+ */
+int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
+                  const eo_participant *b, size_t nb, eo_winner winner, double field,
+                  int64_t at, double *p_a, eo_model_update *out);
+
+/** What a lookup shows of a player. */
+typedef struct eo_rating_view {
+    double display;         /**< the number players see (SynElo and Elo: rating; TrueSkill and
+                                 Weng-Lin: μ − kσ; Glicko-2: rating) */
+    double mu;              /**< mean (rating for SynElo, Elo and Glicko-2) */
+    double sigma;           /**< deviation (Glicko-2: RD); 0 for SynElo and Elo */
+    double volatility;      /**< Glicko-2's σ; 0 for the others */
+    uint32_t rounds;        /**< rated rounds */
+    bool visible;           /**< shown to the player (SynElo: past the shadow period) */
+    bool stale;             /**< no round in the pool's stale period before @c now */
+    int64_t last_ended_at;  /**< end of the last rated round, 0 if none */
+} eo_rating_view;
+
+/** Fills @p out for a player's state at time @p now (Unix seconds). */
+void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rating_view *out);
+
+/** True when the model's display values are integers (SynElo), to print them as such. */
+bool eo_model_integer_display(const eo_model_ctx *ctx);
+
+/**
+ * Admin: sets a player's rating. @p mu is the new mean (rating); @p sigma the new deviation, or
+ * negative to keep it (ignored by models without one). Values are clamped to the model's range;
+ * rounds and history are kept. Returns 0 or EO_EINVAL (non-finite value).
+ */
+int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,283 @@
+/* The model registry and everything generic about models: names, parameter tables, bounds,
+ * prepared contexts, argument checks. Each model's own work is in its ops
+ * (model_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/models/model_internal.h"
+
+/* Indexed by eo_model. A model is added here and in the eo_model enum. */
+static const eo__model_ops *const registry[EO_MODEL_COUNT] = {
+    [EO_MODEL_SYNELO] = &eo__synelo_ops,
+    /* [EO_MODEL_TRUESKILL] = &eo__trueskill_ops, (uncommented when the model lands) */
+    /* [EO_MODEL_GLICKO2] = &eo__glicko2_ops, (uncommented when the model lands) */
+    /* [EO_MODEL_ELO] = &eo__elo_ops, (uncommented when the model lands) */
+    /* [EO_MODEL_WENGLIN] = &eo__wenglin_ops, (uncommented when the model lands) */
+};
+
+static const eo__model_ops *ops_of(eo_model m)
+{
+    return (unsigned)m < EO_MODEL_COUNT ? registry[m] : NULL;
+}
+
+const char *eo_model_name(eo_model m)
+{
+    const eo__model_ops *o = ops_of(m);
+    return o != NULL ? o->name : NULL;
+}
+
+int eo_model_parse(const char *name, eo_model *out)
+{
+    for (unsigned m = 0; name != NULL && m < EO_MODEL_COUNT; m++) {
+        if (registry[m] != NULL && strcmp(registry[m]->name, name) == 0) {
+            *out = (eo_model)m;
+            return 0;
+        }
+    }
+    return EO_EINVAL;
+}
+
+const eo_param_spec *eo_model_params(eo_model m, size_t *n)
+{
+    const eo__model_ops *o = ops_of(m);
+    if (o == NULL)
+        return NULL;
+    *n = o->n_params;
+    return o->params;
+}
+
+int eo_model_param_index(eo_model m, const char *name)
+{
+    const eo__model_ops *o = ops_of(m);
+    for (size_t i = 0; o != NULL && name != NULL && i < o->n_params; i++)
+        if (strcmp(o->params[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int eo_model_config_default(eo_model m, eo_model_config *c)
+{
+    const eo__model_ops *o = ops_of(m);
+    if (o == NULL || c == NULL)
+        return EO_EINVAL;
+    memset(c, 0, sizeof *c);
+    c->model = m;
+    for (size_t i = 0; i < o->n_params; i++)
+        c->v[i] = o->params[i].def;
+    return 0;
+}
+
+static int fail(eo_round_error *err, const char *field, const char *fmt, const char *arg)
+{
+    if (err != NULL) {
+        snprintf(err->field, sizeof err->field, "%s", field);
+        snprintf(err->message, sizeof err->message, fmt, arg);
+    }
+    return EO_EINVAL;
+}
+
+/* "one of \"a\", \"b\"" into buf. */
+static void choice_list(const eo_param_spec *s, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; s->choices[i] != NULL && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s\"%s\"", i ? ", " : "", s->choices[i]);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+/* Checks one value against its spec; fills err on failure. */
+static int check_value(const eo_param_spec *s, double v, eo_round_error *err)
+{
+    char msg[128];
+    if (s->choices != NULL) {
+        size_t n = 0;
+        while (s->choices[n] != NULL)
+            n++;
+        if (!(v >= 0 && v < (double)n && v == floor(v))) {
+            choice_list(s, msg, sizeof msg);
+            return fail(err, s->name, "expected one of %s", msg);
+        }
+        return 0;
+    }
+    if (!isfinite(v))
+        return fail(err, s->name, "expected a finite number%s", "");
+    if (s->integer && v != floor(v))
+        return fail(err, s->name, "expected an integer%s", "");
+    if (v < s->min || v > s->max) {
+        if (s->integer)
+            snprintf(msg, sizeof msg, "%.0f to %.0f", s->min, s->max);
+        else
+            snprintf(msg, sizeof msg, "%.17g to %.17g", s->min, s->max);
+        return fail(err, s->name, "out of range (allowed: %s)", msg);
+    }
+    return 0;
+}
+
+int eo_model_config_set_number(eo_model_config *c, const char *name, double value,
+                               eo_round_error *err)
+{
+    if (c == NULL || name == NULL)
+        return EO_EINVAL;
+    int i = eo_model_param_index(c->model, name);
+    if (i < 0) {
+        const char *mname = eo_model_name(c->model);
+        char msg[80];
+        snprintf(msg, sizeof msg, "unknown parameter of model \"%s\"", mname ? mname : "?");
+        return fail(err, name, "%s", msg);
+    }
+    const eo_param_spec *s = &ops_of(c->model)->params[i];
+    int rc = check_value(s, value, err);
+    if (rc != 0)
+        return rc;
+    c->v[i] = value;
+    c->given |= 1u << i;
+    return 0;
+}
+
+int eo_model_config_set(eo_model_config *c, const char *name, const char *text,
+                        eo_round_error *err)
+{
+    if (c == NULL || name == NULL || text == NULL)
+        return EO_EINVAL;
+    int i = eo_model_param_index(c->model, name);
+    if (i >= 0 && ops_of(c->model)->params[i].choices != NULL) {
+        const eo_param_spec *s = &ops_of(c->model)->params[i];
+        for (size_t k = 0; s->choices[k] != NULL; k++)
+            if (strcmp(s->choices[k], text) == 0)
+                return eo_model_config_set_number(c, name, (double)k, err);
+        char msg[128];
+        choice_list(s, msg, sizeof msg);
+        return fail(err, name, "expected one of %s", msg);
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0') {
+        if (i < 0)
+            return eo_model_config_set_number(c, name, 0, err); /* names the unknown parameter */
+        return fail(err, name, "expected a number, got \"%s\"", text);
+    }
+    return eo_model_config_set_number(c, name, v, err);
+}
+
+int eo_model_config_check(eo_model_config *c, eo_round_error *err)
+{
+    const eo__model_ops *o = c != NULL ? ops_of(c->model) : NULL;
+    if (o == NULL)
+        return fail(err, "model", "unknown model%s", "");
+    for (size_t i = 0; i < o->n_params; i++) {
+        int rc = check_value(&o->params[i], c->v[i], err);
+        if (rc != 0)
+            return rc;
+    }
+    for (size_t i = o->n_params; i < EO_PARAMS_MAX; i++)
+        c->v[i] = 0;
+    return o->check != NULL ? o->check(c, err) : 0;
+}
+
+int eo_model_prepare(const eo_model_config *c, eo_model_ctx **out, eo_round_error *err)
+{
+    if (c == NULL || out == NULL)
+        return EO_EINVAL;
+    eo_model_config cfg = *c;
+    int rc = eo_model_config_check(&cfg, err);
+    if (rc != 0)
+        return rc;
+    const eo__model_ops *o = ops_of(cfg.model);
+    eo_model_ctx *ctx = calloc(1, sizeof *ctx);
+    void *impl = calloc(1, o->impl_size);
+    if (ctx == NULL || impl == NULL || o->prepare(&cfg, impl) != 0) {
+        free(ctx);
+        free(impl);
+        return EO_ENOMEM;
+    }
+    ctx->ops = o;
+    ctx->cfg = cfg;
+    ctx->impl = impl;
+    *out = ctx;
+    return 0;
+}
+
+void eo_model_release(eo_model_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    if (ctx->ops->release != NULL)
+        ctx->ops->release(ctx->impl);
+    free(ctx->impl);
+    free(ctx);
+}
+
+const eo_model_config *eo_model_ctx_config(const eo_model_ctx *ctx)
+{
+    return &ctx->cfg;
+}
+
+size_t eo_model_state_size(const eo_model_ctx *ctx)
+{
+    return ctx->ops->state_size;
+}
+
+void eo_model_player_init(const eo_model_ctx *ctx, void *st)
+{
+    ctx->ops->player_init(ctx->impl, st);
+}
+
+void eo_model_player_free(const eo_model_ctx *ctx, void *st)
+{
+    if (ctx->ops->player_free != NULL)
+        ctx->ops->player_free(st);
+}
+
+void eo_model_strength(const eo_model_ctx *ctx, const void *st, int64_t now, eo_strength *out)
+{
+    ctx->ops->strength(ctx->impl, st, now, out);
+}
+
+double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                        double field)
+{
+    return ctx->ops->predict(ctx->impl, a, b, isfinite(field) ? field : 0.0);
+}
+
+static bool weights_ok(const eo_participant *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].st == NULL || !(p[i].w >= 0.0 && p[i].w <= 1.0))
+            return false;
+    return true;
+}
+
+int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
+                  const eo_participant *b, size_t nb, eo_winner winner, double field,
+                  int64_t at, double *p_a, eo_model_update *out)
+{
+    if (ctx == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
+        na + nb > EO_PLAYERS_MAX || (winner != EO_WIN_A && winner != EO_WIN_B &&
+                                     winner != EO_DRAW) ||
+        !isfinite(field) || !weights_ok(a, na) || !weights_ok(b, nb))
+        return EO_EINVAL;
+    return ctx->ops->rate(ctx->impl, a, na, b, nb, winner, field, at, p_a, out);
+}
+
+void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rating_view *out)
+{
+    ctx->ops->view(ctx->impl, st, now, out);
+}
+
+bool eo_model_integer_display(const eo_model_ctx *ctx)
+{
+    return ctx->ops->integer_display;
+}
+
+int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma)
+{
+    if (ctx == NULL || st == NULL || !isfinite(mu) || isnan(sigma))
+        return EO_EINVAL;
+    return ctx->ops->set(ctx->impl, st, mu, sigma);
+}

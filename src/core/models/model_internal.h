@@ -1,0 +1,76 @@
+/* What each model implements behind eo_model.h (internal to the core).
+ *
+ * A model is one file src/core/models/<name>.c that defines `const eo__model_ops eo__<name>_ops`
+ * and is listed in the registry (src/core/models/model.c). model.c does everything generic
+ * (parameter tables, names, bounds, the context); the ops do the model's own work. Every op is
+ * pure and deterministic for the same inputs on the same build.
+ *
+ * "impl" is the model's prepared parameters: a struct of impl_size bytes that prepare() fills
+ * from the checked configuration (typed values, derived constants, tables). */
+#ifndef EO_MODEL_INTERNAL_H
+#define EO_MODEL_INTERNAL_H
+
+#include <stdint.h>
+
+#include "evenodds/eo_model.h"
+
+typedef struct eo__model_ops {
+    eo_model id;
+    const char *name;
+    const eo_param_spec *params; /* the parameter table */
+    size_t n_params;
+    size_t state_size;           /* bytes of one player's state (a multiple of 8) */
+    size_t impl_size;            /* bytes of the prepared parameters */
+    bool integer_display;
+
+    /* Rules between parameters beyond each value's own bounds (which model.c has checked),
+     * resolving derived ones in c->v in place. NULL when there are none. On error: EO_EINVAL
+     * with err->field = the parameter's name (err may be NULL). */
+    int (*check)(eo_model_config *c, eo_round_error *err);
+    /* Fills impl from a checked configuration. Returns 0 or EO_ENOMEM. */
+    int (*prepare)(const eo_model_config *c, void *impl);
+    /* Releases what prepare() allocated inside impl; NULL when nothing. */
+    void (*release)(void *impl);
+
+    void (*player_init)(const void *impl, void *st);
+    /* Releases what the state owns; NULL when nothing. */
+    void (*player_free)(void *st);
+
+    void (*strength)(const void *impl, const void *st, int64_t now, eo_strength *out);
+    double (*predict)(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
+                      double field);
+    /* As eo_model_rate(); model.c has checked the arguments (non-empty teams, sizes, winner,
+     * weights in [0, 1]). */
+    int (*rate)(const void *impl, const eo_participant *a, size_t na, const eo_participant *b,
+                size_t nb, eo_winner winner, double field, int64_t at, double *p_a,
+                eo_model_update *out);
+    void (*view)(const void *impl, const void *st, int64_t now, eo_rating_view *out);
+    /* As eo_model_set(); model.c has checked that mu is finite. */
+    int (*set)(const void *impl, void *st, double mu, double sigma);
+} eo__model_ops;
+
+struct eo_model_ctx {
+    const eo__model_ops *ops;
+    eo_model_config cfg; /* checked and resolved */
+    void *impl;          /* ops->impl_size bytes, owned */
+};
+
+/* Parameter value i of a checked configuration, as an int (for integer parameters). */
+static inline int32_t eo__param_int(const eo_model_config *c, size_t i)
+{
+    return (int32_t)c->v[i];
+}
+
+/* True when the last round ended more than @p days before @p now (false with no known end). */
+static inline bool eo__stale(int64_t last_ended_at, int64_t now, int32_t days)
+{
+    return last_ended_at != 0 && now - last_ended_at > (int64_t)days * 86400;
+}
+
+extern const eo__model_ops eo__synelo_ops;
+extern const eo__model_ops eo__trueskill_ops;
+extern const eo__model_ops eo__glicko2_ops;
+extern const eo__model_ops eo__elo_ops;
+extern const eo__model_ops eo__wenglin_ops;
+
+#endif
