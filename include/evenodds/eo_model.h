@@ -170,6 +170,14 @@ static inline void eo_team_agg_add(eo_team_agg *t, const eo_strength *s, double 
 double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
                         double field);
 
+/**
+ * Match quality of teams @p a and @p b in [0, 1] (1: the fairest match). Gaussian models
+ * (TrueSkill, Weng-Lin) give TrueSkill's two-team quality (the draw probability relative to
+ * equal teams); the others 1 − |2·P(A) − 1| from eo_model_predict().
+ */
+double eo_model_quality(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                        double field);
+
 /** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
 typedef struct eo_participant {
     void *st;
@@ -190,8 +198,10 @@ typedef struct eo_model_update {
  * Rates one round: team A @p a[0..na), team B @p b[0..nb) (distinct players, na, nb >= 1,
  * na + nb <= EO_PLAYERS_MAX), @p winner, @p field as in eo_model_predict(), @p at the round's
  * end in Unix seconds (0: unknown; then last_ended_at is kept and Glicko-2 counts no time).
- * Every participant is updated from round-start state and its rounds count grows by one
- * (also at weight 0, which otherwise leaves the state as it was). @p out is NULL or receives
+ * Every participant is updated from round-start state: its rounds count grows by one and its
+ * last round end becomes @p at. A participant of weight 0 is left entirely unchanged (it still
+ * counts where the model counts players, e.g. TrueSkill's draw margin). SynElo does not use
+ * weights: it rates every participant in full, as seed 000 does. @p out is NULL or receives
  * na + nb updates, A's then B's. @p p_a receives P(A wins) at round start (may be NULL).
  * Returns 0, EO_EINVAL (bad arguments) or EO_ENOMEM; on error no player is changed.
  */

@@ -245,6 +245,15 @@ double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_
     return ctx->ops->predict(ctx->impl, a, b, isfinite(field) ? field : 0.0);
 }
 
+double eo_model_quality(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                        double field)
+{
+    field = isfinite(field) ? field : 0.0;
+    if (ctx->ops->quality != NULL)
+        return ctx->ops->quality(ctx->impl, a, b, field);
+    return 1.0 - fabs(2.0 * ctx->ops->predict(ctx->impl, a, b, field) - 1.0);
+}
+
 static bool weights_ok(const eo_participant *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -39,6 +39,9 @@ typedef struct eo__model_ops {
     void (*strength)(const void *impl, const void *st, int64_t now, eo_strength *out);
     double (*predict)(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
                       double field);
+    /* As eo_model_quality(); NULL: model.c gives 1 - |2 P(A) - 1|. */
+    double (*quality)(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
+                      double field);
     /* As eo_model_rate(); model.c has checked the arguments (non-empty teams, sizes, winner,
      * weights in [0, 1]). */
     int (*rate)(const void *impl, const eo_participant *a, size_t na, const eo_participant *b,
