@@ -230,8 +230,9 @@ bool eo_model_integer_display(const eo_model_ctx *ctx);
 
 /**
  * Admin: sets a player's rating. @p mu is the new mean (rating); @p sigma the new deviation, or
- * negative to keep it (ignored by models without one). Values are clamped to the model's range;
- * rounds and history are kept. Returns 0 or EO_EINVAL (non-finite value).
+ * negative to keep it (ignored by models without one); rounds and history are kept. Returns 0,
+ * EO_EINVAL (non-finite value) or EO_ERANGE (outside the model's range, documented per model:
+ * SynElo needs an integer in [r_min, EO_SYNELO_RATING_MAX]); on error nothing changes.
  */
 int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma);
 
