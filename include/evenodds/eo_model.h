@@ -178,6 +178,21 @@ double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_
 double eo_model_quality(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
                         double field);
 
+/**
+ * P(A wins) for teams given as indices into @p s (players' strengths): A is s[a[0..na)], B is
+ * s[b[0..nb)], every member at weight 1 (the balancer's proposed teams).
+ */
+double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const uint16_t *a,
+                            size_t na, const uint16_t *b, size_t nb, double field);
+
+/**
+ * The balancer splits integer ratings: a player's mean in units of 1/eo_model_split_unit()
+ * (1 for integer-display models, 100 otherwise: hundredths of μ). eo_model_split_rating()
+ * gives round(μ · unit), ties to even, clamped to the solver's ±2^40.
+ */
+int64_t eo_model_split_unit(const eo_model_ctx *ctx);
+int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu);
+
 /** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
 typedef struct eo_participant {
     void *st;
@@ -230,8 +245,9 @@ bool eo_model_integer_display(const eo_model_ctx *ctx);
 
 /**
  * Admin: sets a player's rating. @p mu is the new mean (rating); @p sigma the new deviation, or
- * negative to keep it (ignored by models without one). Values are clamped to the model's range;
- * rounds and history are kept. Returns 0 or EO_EINVAL (non-finite value).
+ * negative to keep it (ignored by models without one); rounds and history are kept. Returns 0,
+ * EO_EINVAL (non-finite value) or EO_ERANGE (outside the model's range, documented per model:
+ * SynElo needs an integer in [r_min, EO_SYNELO_RATING_MAX]); on error nothing changes.
  */
 int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma);
 

@@ -48,7 +48,8 @@ typedef struct eo__model_ops {
                 size_t nb, eo_winner winner, double field, int64_t at, double *p_a,
                 eo_model_update *out);
     void (*view)(const void *impl, const void *st, int64_t now, eo_rating_view *out);
-    /* As eo_model_set(); model.c has checked that mu is finite. */
+    /* As eo_model_set(): EO_ERANGE, state unchanged, for a value outside the model's range
+     * (documented in its section of docs/MODELS.md); model.c has checked that mu is finite. */
     int (*set)(const void *impl, void *st, double mu, double sigma);
 } eo__model_ops;
 
