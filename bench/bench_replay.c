@@ -1,4 +1,4 @@
-/* Replay benchmark: SynElo over generated rounds, in memory.
+/* Replay benchmark: a rating model over generated rounds, in memory.
  *
  * Prints rounds/s (and ns per player update) for three ways of feeding the pool:
  *   apply     eo_pool_apply() on eo_round values (ids hashed per member): the path of
@@ -8,6 +8,7 @@
  * Each figure is the best of --reps runs over a fresh pool. Usage:
  *   bench_replay [--rounds N] [--players P] [--team K] [--reps R] [--seed S]
  * --only runs one of the three (for profiling); --cpu times with the thread's CPU clock.
+ * --model and --param pick the model (default SynElo with its defaults).
  * Defaults: 100000 rounds of 12v12 among 5000 players, 3 reps. */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,9 +51,13 @@ static uint64_t checksum(const eo_pool *pool, const eo_gen_log *log)
     for (size_t i = 0; i < log->n; i++) {
         for (int t = 0; t < 2; t++) {
             for (size_t j = 0; j < log->rounds[i].n[t]; j++) {
-                eo_player_view v;
+                eo_rating_view v;
                 eo_pool_lookup(pool, log->rounds[i].team[t][j].id, 0, &v);
-                h = (h ^ (uint64_t)(uint32_t)v.rating) * 1099511628211u;
+                uint64_t bits[2];
+                memcpy(&bits[0], &v.mu, sizeof v.mu);
+                memcpy(&bits[1], &v.sigma, sizeof v.sigma);
+                h = (h ^ bits[0]) * 1099511628211u;
+                h = (h ^ bits[1]) * 1099511628211u;
             }
         }
         if (i > 1000)
@@ -61,12 +66,13 @@ static uint64_t checksum(const eo_pool *pool, const eo_gen_log *log)
     return h;
 }
 
+/* The pool configuration of every run (--model, --param). */
+static eo_pool_config pool_cfg;
+
 static eo_pool *fresh_pool(void)
 {
-    eo_pool_config cfg;
     eo_pool *pool;
-    eo_pool_config_default(&cfg);
-    if (eo_pool_create(&cfg, &pool) != 0) {
+    if (eo_pool_create(&pool_cfg, &pool) != 0) {
         fprintf(stderr, "bench_replay: pool create failed\n");
         exit(1);
     }
@@ -154,8 +160,22 @@ int main(int argc, char **argv)
 {
     unsigned long long rounds = 100000, players = 5000, team = 12, reps = 3, seed = 1;
     const char *only = NULL;
+    const char *params[32];
+    int nparams = 0;
+    eo_model model = EO_MODEL_SYNELO;
     for (int i = 1; i < argc; i++) {
         unsigned long long *dst = NULL;
+        if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+            if (eo_model_parse(argv[++i], &model) != 0) {
+                fprintf(stderr, "bench_replay: unknown model '%s'\n", argv[i]);
+                return 2;
+            }
+            continue;
+        }
+        if (strcmp(argv[i], "--param") == 0 && i + 1 < argc && nparams < 32) {
+            params[nparams++] = argv[++i];
+            continue;
+        }
         if (strcmp(argv[i], "--cpu") == 0) {
             bench_clock = CLOCK_THREAD_CPUTIME_ID;
             continue;
@@ -170,8 +190,25 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--reps") == 0) dst = &reps;
         else if (strcmp(argv[i], "--seed") == 0) dst = &seed;
         if (dst == NULL || i + 1 >= argc || parse_u(argv[++i], dst) != 0 || *dst == 0) {
-            fprintf(stderr, "usage: bench_replay [--rounds N] [--players P] [--team K] "
-                            "[--reps R] [--seed S] [--only apply|handles|json] [--cpu]\n");
+            fprintf(stderr, "usage: bench_replay [--model M] [--param NAME=VALUE]... "
+                            "[--rounds N] [--players P] [--team K] [--reps R] [--seed S] "
+                            "[--only apply|handles|json] [--cpu]\n");
+            return 2;
+        }
+    }
+    eo_model_config_default(model, &pool_cfg.model);
+    for (int i = 0; i < nparams; i++) {
+        char name[64];
+        const char *eq = strchr(params[i], '=');
+        eo_round_error err;
+        if (eq == NULL || (size_t)(eq - params[i]) >= sizeof name) {
+            fprintf(stderr, "bench_replay: --param: expected NAME=VALUE\n");
+            return 2;
+        }
+        memcpy(name, params[i], (size_t)(eq - params[i]));
+        name[eq - params[i]] = '\0';
+        if (eo_model_config_set(&pool_cfg.model, name, eq + 1, &err) != 0) {
+            fprintf(stderr, "bench_replay: --param %s: %s\n", err.field, err.message);
             return 2;
         }
     }
@@ -223,8 +260,9 @@ int main(int argc, char **argv)
     }
     const char *names[3] = {"apply", "handles", "json"};
     double updates = (double)rounds * 2.0 * (double)team;
-    printf("replay: %llu rounds of %llu v %llu, %llu players, seed %llu, best of %llu, %s time\n",
-           rounds, team, team, players, seed, reps,
+    printf("replay: %s, %llu rounds of %llu v %llu, %llu players, seed %llu, best of %llu, "
+           "%s time\n",
+           eo_model_name(model), rounds, team, team, players, seed, reps,
            bench_clock == CLOCK_MONOTONIC ? "wall" : "thread CPU");
     /* The digest of the final ratings: equal before and after a speed change of the model
      * shows that the change kept the results (bit-identical ratings). */

@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     eo_pool_request pool;
     (void)eo_pool_request_from_json(obj, &pool, &err);
-    int64_t rating;
-    (void)eo_rating_request_from_json(obj, &rating, &err);
+    double rating, sigma;
+    (void)eo_rating_request_from_json(obj, &rating, &sigma, &err);
     json_decref(obj);
     return 0;
 }

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        .nbench = req.n - 2 * k, .gap = 0,
                        .p_a = req.has_rating[0] ? 0.5 : NAN};
         eo_splits s = {.count = 1, .split = &sp};
-        json_t *out = eo_splits_to_json(&s, (const char *const *)req.ids);
+        json_t *out = eo_splits_to_json(&s, (const char *const *)req.ids, 1);
         if (out == NULL)
             abort(); /* every decoded id is valid UTF-8, so encoding cannot fail */
         json_decref(out);

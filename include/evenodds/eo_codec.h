@@ -133,21 +133,27 @@ void eo_split_request_free(eo_split_request *req);
 
 /**
  * Encodes splits as {"splits":[{"k":…,"A":[ids],"B":[ids],"bench":[ids],"gap":…,"p_a":…},…]}
- * (gap an integer, p_a a real or null when NaN). @p ids maps request indices to ids; every
- * index in @p s must be valid for it. Returns a new reference or NULL (out of memory, or a
- * NULL argument).
+ * (p_a a real or null when NaN). The solver's integer gap is divided by @p unit (the scale of
+ * the integer ratings it split: 1 for integer-rated models, an integer when the gap is
+ * integral, else a real). @p ids maps request indices to ids; every index in @p s must be
+ * valid for it. Returns a new reference or NULL (out of memory, or a NULL argument).
  */
-json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids);
+json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t unit);
+
+/**
+ * A player's view as JSON: {"id", the model's state, "display", "rounds", "visible"} and, when
+ * @p with_stale, "stale". The state is "rating" for SynElo and Elo; "rating", "rd" and
+ * "volatility" for Glicko-2; "mu" and "sigma" for TrueSkill and Weng-Lin. Values of models
+ * with integer display (SynElo) print as integers. Returns a new reference or NULL.
+ */
+json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_rating_view *v,
+                               bool with_stale);
 
 /* ---- Request bodies of the service -------------------------------------------------------- */
 
 /** Default cap on a request body in bytes, and on its nesting depth (objects and arrays). */
 #define EO_REQUEST_BODY_MAX ((size_t)1 << 20)
 #define EO_REQUEST_DEPTH_MAX 32
-
-/** Range of a rating set by an admin (PUT /v1/pools/{pool}/players/{id}). */
-#define EO_SET_RATING_MIN 100
-#define EO_SET_RATING_MAX 1000000
 
 /**
  * A request error for the service's error body {"error":{"code","message","field"}}.
@@ -185,30 +191,33 @@ typedef struct eo_pool_request {
 int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err);
 
 /**
- * Decodes {"rating": integer} with EO_SET_RATING_MIN <= rating <= EO_SET_RATING_MAX; unknown
- * fields are rejected. Returns 0 or EO_EINVAL with @p err ("invalid_request").
+ * Decodes {"rating": number, "sigma": number} (PUT /v1/pools/{pool}/players/{id}): "rating" is
+ * required, "sigma" optional (>= 0; *sigma is -1 when absent); both finite with magnitude at
+ * most 1e9 (the model checks its own range). Unknown fields are rejected. Returns 0 or EO_EINVAL
+ * with @p err ("invalid_request").
  */
-int eo_rating_request_from_json(const json_t *obj, int64_t *rating, eo_request_error *err);
+int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma,
+                                eo_request_error *err);
 
 /* ---- Pool configuration (src/codec/pool_json.c) ------------------------------------------ */
 
 /**
- * Maps a pool's model name and parameters object to a configuration: the model's defaults, then
- * each given parameter. For "synelo" the names are those of eo_synelo_params (r0, r_min,
- * r_grad_cap, t_shadow, t_stale_days, window: integers; k_min, k_max, theta, w_vel, w_wre,
- * w_vol, sigma: numbers) plus "kmax_team" (an integer; Θ by F1's rule, not with "theta").
- * @p params may be NULL (all defaults). The result passes eo_synelo_params_check().
- * On failure returns EO_EINVAL with @p err (when not NULL): field "model" (unknown model),
- * "params" (not an object, or values inconsistent with each other) or "params.NAME" (unknown
- * name, wrong type, out of range).
+ * Maps a pool's model name and parameters object to a configuration: the model's defaults
+ * (eo_model_params()), then each given parameter: a number (an integer where the table says
+ * so), or for a choice its name as a string. @p params may be NULL (all defaults). The result
+ * has passed eo_model_config_check() (derived values resolved: SynElo's "kmax_team" sets
+ * "theta"). On failure returns EO_EINVAL with @p err (when not NULL): field "model" (unknown
+ * model), "params" (not an object) or "params.NAME" (unknown name, wrong type, out of range,
+ * or inconsistent with another parameter).
  */
 int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
                              eo_round_error *err);
 
 /**
- * The complete parameters object of @p cfg: every parameter with its value (Θ as "theta", never
- * "kmax_team"), so that a stored pool does not change when a default changes. Reals print with
- * 17 significant digits and read back to the same double. Returns a new reference or NULL.
+ * The complete parameters object of @p cfg: every parameter with its value, so that a stored
+ * pool does not change when a default changes (SynElo's "kmax_team" is written as 0: "theta"
+ * holds its effect). Integers print as integers, choices as their names, reals with 17
+ * significant digits (they read back to the same double). Returns a new reference or NULL.
  */
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
 

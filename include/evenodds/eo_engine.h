@@ -80,18 +80,20 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  * round id: the same id with the same canonical content gives the first answer again (and
  * *replayed = 1, nothing written); a different content gives EO_ECONFLICT (409).
  * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd): per member, A's
- * then B's, {"id","rating","delta","expected","k","rounds","visible"}. The same id twice inside
+ * then B's, {"id","rating","delta","expected","k","rounds","visible"}, and "mu" and "sigma" for the
+ * models with a deviation. The same id twice inside
  * one batch is detected too (the second is a replay or a conflict). Errors: 404 "unknown_pool",
  * 400 "invalid_round" (field from the codec), 409 "round_conflict" (field "id"), 500 "storage".
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);
 
-/** Admin: sets a player's rating (logged). The rating must lie in [r_min, EO_SYNELO_RATING_MAX]
- *  (400, field "rating"); the player id passes eo_id_check() (400, field "player").
+/** Admin: sets a player's rating (logged): @p rating the mean, @p sigma the deviation or
+ *  negative to keep it (eo_model_set()). A value outside the model's range is 400 (field
+ *  "rating"); the player id passes eo_id_check() (400, field "player").
  *  Returns 0, EO_ENOTFOUND (404 pool), EO_ERANGE, EO_EINVAL, EO_EIO. */
-int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, int64_t rating,
-                         int64_t now, eo_engine_error *err);
+int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, double rating,
+                         double sigma, int64_t now, eo_engine_error *err);
 
 /** Admin: resets a player to R0 and shadow (logged). Unknown players are not an error. */
 int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, int64_t now,

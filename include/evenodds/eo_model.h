@@ -178,6 +178,21 @@ double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_
 double eo_model_quality(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
                         double field);
 
+/**
+ * P(A wins) for teams given as indices into @p s (players' strengths): A is s[a[0..na)], B is
+ * s[b[0..nb)], every member at weight 1 (the balancer's proposed teams).
+ */
+double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const uint16_t *a,
+                            size_t na, const uint16_t *b, size_t nb, double field);
+
+/**
+ * The balancer splits integer ratings: a player's mean in units of 1/eo_model_split_unit()
+ * (1 for integer-display models, 100 otherwise: hundredths of μ). eo_model_split_rating()
+ * gives round(μ · unit), ties to even, clamped to the solver's ±2^40.
+ */
+int64_t eo_model_split_unit(const eo_model_ctx *ctx);
+int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu);
+
 /** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
 typedef struct eo_participant {
     void *st;

@@ -1,7 +1,7 @@
 /**
  * @file eo_pool.h
- * A rating pool in memory: its model and parameters, every player's state by id, and the
- * pool's quality counters (F6). Folding a round log through eo_pool_apply() in order gives the
+ * A rating pool in memory: its model and parameters (eo_model.h), every player's state by id,
+ * and the pool's quality counters (F6). Folding a round log through eo_pool_apply() in order gives the
  * pool's ratings; `evenodds replay`, `evenodds import` and the service's writer all do exactly
  * that, so they agree bit for bit. Pure: no I/O, no clock (times are parameters).
  *
@@ -19,16 +19,14 @@
 #include "eo_common.h"
 #include "eo_round.h"
 #include "eo_model.h"
-#include "eo_synelo.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** A pool's model and parameters. */
+/** A pool's configuration: its model and the model's parameters. */
 typedef struct eo_pool_config {
-    eo_model model;
-    eo_synelo_params synelo;
+    eo_model_config model;
 } eo_pool_config;
 
 /** Defaults: SynElo with the seed's table. */
@@ -36,39 +34,39 @@ void eo_pool_config_default(eo_pool_config *cfg);
 
 typedef struct eo_pool eo_pool;
 
-/** Creates an empty pool. @p cfg is copied. Returns 0, EO_EINVAL (bad parameters) or EO_ENOMEM. */
+/** Creates an empty pool. @p cfg is copied, its model configuration checked and resolved
+ *  (eo_model_config_check()). Returns 0, EO_EINVAL (bad parameters) or EO_ENOMEM. */
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out);
 
 /** Destroys the pool and everything it owns. NULL is a no-op. */
 void eo_pool_destroy(eo_pool *pool);
 
-/** The pool's configuration. */
+/** The pool's configuration (the model's part resolved). */
 const eo_pool_config *eo_pool_get_config(const eo_pool *pool);
 
-/** What a lookup shows of a player. */
-typedef struct eo_player_view {
-    int32_t rating;
-    uint32_t rounds;
-    bool visible;
-    bool stale;
-    int64_t last_ended_at; /**< 0 if the player has no rated round */
-} eo_player_view;
+/** The pool's prepared model (owned by the pool; valid for its life). */
+const eo_model_ctx *eo_pool_model(const eo_pool *pool);
 
 /**
- * Looks a player up. An unknown player gets R0, 0 rounds, not visible, not stale, and the pool
- * is not changed. @p now is Unix seconds, for the stale flag. Returns 0 (known) or
- * EO_ENOTFOUND (unknown; @p out is still filled).
+ * Looks a player up at time @p now (Unix seconds). An unknown player gets a new player's view
+ * (the model's start values, 0 rounds, not visible, not stale) and the pool is not changed.
+ * Returns 0 (known) or EO_ENOTFOUND (unknown; @p out is still filled).
  */
-int eo_pool_lookup(const eo_pool *pool, const char *id, int64_t now, eo_player_view *out);
+int eo_pool_lookup(const eo_pool *pool, const char *id, int64_t now, eo_rating_view *out);
+
+/** A new player's view at @p now, as eo_pool_lookup() gives it for an unknown id. */
+void eo_pool_new_player_view(const eo_pool *pool, int64_t now, eo_rating_view *out);
 
 /** What one round did to one member: same order as the round, A's members then B's. */
 typedef struct eo_member_result {
     const char *id;    /**< points into the round passed to eo_pool_apply() */
-    int32_t before;
-    int32_t rating;    /**< after the round */
-    int32_t delta;     /**< rating - before */
-    double expected;   /**< P_i */
-    double k;
+    double before;     /**< display value at round start */
+    double rating;     /**< display value after the round */
+    double delta;      /**< rating - before */
+    double expected;   /**< P(the member's team wins) */
+    double k;          /**< step size (SynElo, Elo; 0 for the others) */
+    double mu;         /**< mean after the round (eo_model_update) */
+    double sigma;      /**< deviation after the round (0 for SynElo and Elo) */
     uint32_t rounds;   /**< after the round */
     bool visible;      /**< after the round */
 } eo_member_result;
@@ -84,7 +82,8 @@ typedef struct eo_round_result {
  * eo_pool_apply() itself checks what the model relies on: both teams non-empty, at most
  * EO_PLAYERS_MAX players, a valid winner, valid ids, no player twice; the rest of the record
  * (times, parties, ...) is the caller's to validate. The players' last round end is
- * r->ended_at, or r->started_at when ended_at is 0 (kept as it was when both are 0).
+ * r->ended_at, or r->started_at when ended_at is 0 (kept as it was when both are 0). Each
+ * member's partial-play weight is eo_round_member_weight().
  * @p members is NULL, or has room for r->n[0] + r->n[1] entries. On error the pool is
  * unchanged. Returns 0, EO_EINVAL or EO_ENOMEM.
  */
@@ -110,20 +109,21 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h);
 /**
  * Rates one round given by handles: team A @p a[0..na), team B @p b[0..nb), @p ended_at the
  * players' last round end (0: kept as it was). Gives exactly what eo_pool_apply() gives for
- * the same round. @p updates is NULL or has room for na + nb entries (A's then B's).
+ * the same round with every member playing the whole round (weight 1). @p updates is NULL or
+ * has room for na + nb entries (A's then B's).
  * Returns 0, EO_EINVAL (empty team, too many players, bad winner, unknown or repeated handle)
  * or EO_ENOMEM; on error the pool is unchanged.
  */
 int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
                           const eo_player_handle *b, size_t nb, eo_winner winner,
-                          int64_t ended_at, eo_round_result *res, eo_synelo_update *updates);
+                          int64_t ended_at, eo_round_result *res, eo_model_update *updates);
 
-/** Admin: sets a player's rating, clamped to [r_min, EO_SYNELO_RATING_MAX]; rounds and window
- *  are kept. Creates the player if unknown. Returns 0, EO_EINVAL / EO_ELIMIT (invalid id) or
- *  EO_ENOMEM. */
-int eo_pool_set_rating(eo_pool *pool, const char *id, int32_t rating);
+/** Admin: sets a player's rating (eo_model_set(): @p mu the mean, @p sigma the deviation or
+ *  negative to keep it; clamped to the model's range); rounds and history are kept. Creates the
+ *  player if unknown. Returns 0, EO_EINVAL / EO_ELIMIT (invalid id or value) or EO_ENOMEM. */
+int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma);
 
-/** Admin: resets a player to a new player (R0, 0 rounds, shadow). Returns 0 or EO_ENOTFOUND. */
+/** Admin: resets a player to a new player (start values, 0 rounds). Returns 0 or EO_ENOTFOUND. */
 int eo_pool_reset_player(eo_pool *pool, const char *id);
 
 /** Number of players the pool knows. */
@@ -134,7 +134,7 @@ size_t eo_pool_player_count(const eo_pool *pool);
  * value is returned). @p now is for the stale flag.
  */
 int eo_pool_each_player(const eo_pool *pool, int64_t now,
-                        int (*fn)(void *ctx, const char *id, const eo_player_view *v), void *ctx);
+                        int (*fn)(void *ctx, const char *id, const eo_rating_view *v), void *ctx);
 
 /** Pool quality (F6 and balance indicators). Draws count with outcome 0.5. */
 typedef struct eo_pool_quality {
@@ -149,8 +149,8 @@ typedef struct eo_pool_quality {
 /** Window of the "recent" quality figures. */
 #define EO_POOL_RECENT 500
 
-/** Fills @p q. */
-void eo_pool_get_quality(const eo_pool *pool, eo_pool_quality *q);
+/** Fills @p q; @p now (Unix seconds) is for the models whose visibility depends on time. */
+void eo_pool_get_quality(const eo_pool *pool, int64_t now, eo_pool_quality *q);
 
 #ifdef __cplusplus
 }

@@ -73,6 +73,14 @@ typedef struct eo_round_error {
  */
 int eo_round_validate(const eo_round *r, eo_round_error *err);
 
+/**
+ * A member's partial-play weight: its share of the round in [0, 1]. `time` when given; else,
+ * when the member has `joined` or `left` and the round has both started_at and ended_at with
+ * ended_at > started_at, (min(left, length) − joined) / length with left defaulting to the
+ * round's length and joined to 0; otherwise 1 (the whole round). Pure.
+ */
+double eo_round_member_weight(const eo_round *r, const eo_member *m);
+
 #ifdef __cplusplus
 }
 #endif

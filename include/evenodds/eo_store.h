@@ -26,7 +26,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 1
+#define EO_STORE_SCHEMA_VERSION 2
 
 /** eo_store_open() flags. */
 enum {
@@ -132,10 +132,15 @@ int eo_store_log_each(eo_store *s, int64_t pool_id, int64_t after,
 /** Number of rounds in a pool's log. */
 int eo_store_round_count(eo_store *s, int64_t pool_id, int64_t *n);
 
-/** Current state of one player, as lookups read it. */
+/** Current state of one player, as lookups read it (eo_rating_view at the last update; the
+ *  stale flag is computed at read time from last_ended_at). */
 typedef struct eo_player_row {
-    int32_t rating;
+    double rating;         /**< display value */
+    double mu;
+    double sigma;
+    double volatility;
     uint32_t rounds;
+    bool visible;
     int64_t last_ended_at;
 } eo_player_row;
 

@@ -15,7 +15,7 @@
 #include "evenodds/eo_pool.h"
 
 static const char replay_usage[] =
-    "usage: evenodds replay [--model synelo] [--kmax-team K | --theta T] [--eval-from F]\n"
+    "usage: evenodds replay [--model M] [--param NAME=VALUE]... [--eval-from F]\n"
     "                       [--ratings-out FILE] [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Folds the round log through the model in memory, in file order, and prints one JSON line:\n"
@@ -23,15 +23,16 @@ static const char replay_usage[] =
     "Metrics are one step ahead (each round predicted before it is rated), over the rounds from\n"
     "fraction F of the file on; draws are left out, and a prediction of exactly 0.5 counts half.\n"
     "\n"
-    "  --model synelo      the rating model (only synelo in this version)\n"
-    "  --kmax-team K       Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"
-    "  --theta T           Θ given directly (default 2400)\n"
+EO_OPT_MODEL_HELP
     "  --eval-from F       fraction of the file, in [0, 1), after which rounds are scored (default 0)\n"
-    "  --ratings-out FILE  write one JSON object per player, sorted by id:\n"
-    "                      {\"id\":…,\"rating\":…,\"rounds\":…,\"visible\":…}\n"
+    "  --ratings-out FILE  write one JSON object per player, sorted by id: {\"id\":…, the\n"
+    "                      model's state (\"rating\"; \"mu\",\"sigma\"; or \"rating\",\"rd\",\n"
+    "                      \"volatility\"), \"display\":…,\"rounds\":…,\"visible\":…}, as of the\n"
+    "                      last round's end\n"
     "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n";
 
 typedef struct replay_opts {
+    eo_opt_model model;
     eo_pool_config cfg;
     double eval_from;
     const char *ratings_out;
@@ -42,7 +43,6 @@ typedef struct replay_opts {
 static int parse_args(int argc, char **argv, replay_opts *o)
 {
     const char *val = NULL;
-    int have_theta = 0;
     eo_pool_config_default(&o->cfg);
     for (int i = 1; i < argc; i++) {
         int r = 0;
@@ -51,15 +51,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
             return 1;
         } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
             o->skip_duplicates = true;
-        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--model", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            if (eo_model_parse(val, &o->cfg.model) != 0) {
-                fprintf(stderr, "evenodds replay: --model: unknown model '%s' (known: synelo)\n", val);
-                return -1;
-            }
-        } else if ((r = eo_opt_theta("replay", argc, argv, &i, &o->cfg.synelo.theta,
-                                     &have_theta)) != 0) {
+        } else if ((r = eo_opt_model_arg("replay", argc, argv, &i, &o->model)) != 0) {
             if (r < 0)
                 return -1;
         } else if ((r = eo_opt_value("replay", argc, argv, &i, "--eval-from", &val)) != 0) {
@@ -84,7 +76,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
         fprintf(stderr, "evenodds replay: missing ROUNDS.jsonl\n%s", replay_usage);
         return -1;
     }
-    return 0;
+    return eo_opt_model_finish("replay", &o->model, &o->cfg.model);
 }
 
 /* Non-blank lines of the file: the rounds' positions that --eval-from refers to. */
@@ -108,26 +100,32 @@ static int count_lines(FILE *f, size_t *n)
     return 0;
 }
 
-static int write_player(void *ctx, const char *id, const eo_player_view *v)
+typedef struct write_ctx {
+    FILE *f;
+    const eo_model_ctx *model;
+} write_ctx;
+
+static int write_player(void *ctx, const char *id, const eo_rating_view *v)
 {
-    json_t *o = json_pack("{s:s, s:i, s:I, s:b}", "id", id, "rating", (int)v->rating, "rounds",
-                          (json_int_t)v->rounds, "visible", (int)v->visible);
-    int rc = (!o || json_dumpf(o, (FILE *)ctx, JSON_COMPACT) != 0 || fputc('\n', (FILE *)ctx) == EOF)
+    write_ctx *w = ctx;
+    json_t *o = eo_rating_view_to_json(w->model, id, v, false);
+    int rc = (!o || json_dumpf(o, w->f, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0 ||
+              fputc('\n', w->f) == EOF)
                  ? -1
                  : 0;
     json_decref(o);
     return rc;
 }
 
-static int write_ratings(const eo_pool *pool, const char *path)
+static int write_ratings(const eo_pool *pool, const char *path, int64_t now)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "evenodds replay: --ratings-out: cannot create '%s'\n", path);
         return -1;
     }
-    /* Lookups for the stale flag are not part of this output: any time will do. */
-    int rc = eo_pool_each_player(pool, 0, write_player, f);
+    write_ctx w = {f, eo_pool_model(pool)};
+    int rc = eo_pool_each_player(pool, now, write_player, &w);
     if (fclose(f) != 0 || rc != 0) {
         fprintf(stderr, "evenodds replay: --ratings-out: cannot write '%s'\n", path);
         return -1;
@@ -175,6 +173,7 @@ int eo_cmd_replay(int argc, char **argv)
 
     size_t eval_start = (size_t)floor(o.eval_from * (double)total);
     size_t rounds = 0;
+    int64_t last_end = 0;
     eo_metrics m;
     eo_metrics_init(&m);
     bool tty = eo_opt_tty();
@@ -191,6 +190,8 @@ int eo_cmd_replay(int argc, char **argv)
         /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
         size_t pos = rounds + eo_jsonl_skipped(rd);
         eo_round_result res;
+        int64_t end = round.ended_at != 0 ? round.ended_at : round.started_at;
+        last_end = end > last_end ? end : last_end;
         rc = eo_pool_apply(pool, &round, &res, NULL);
         if (rc != 0) {
             fprintf(stderr, "evenodds replay: %s:%zu: %s\n", o.input, eo_jsonl_line(rd),
@@ -209,7 +210,7 @@ int eo_cmd_replay(int argc, char **argv)
         fputc('\n', stderr);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 
-    if (o.ratings_out && write_ratings(pool, o.ratings_out) != 0)
+    if (o.ratings_out && write_ratings(pool, o.ratings_out, last_end) != 0)
         goto done;
 
     eo_metrics_result mr;

@@ -9,34 +9,27 @@
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_split.h"
-#include "evenodds/eo_synelo.h"
 
 static const char split_usage[] =
-    "usage: evenodds split [--file FILE] [--bench solver|queue] [--kmax-team K | --theta T]\n"
+    "usage: evenodds split [--file FILE] [--bench solver|queue] [--model M] [--param NAME=VALUE]...\n"
     "\n"
     "Reads {\"players\":[{\"id\":\"…\",\"rating\":1234}, …]} from FILE or standard input and prints\n"
     "{\"splits\":[{\"k\":2,\"A\":[ids],\"B\":[ids],\"bench\":[ids],\"gap\":…,\"p_a\":…}, …]}: for every\n"
     "team size k from 2 to N/2, the two teams of k players with the least rating-sum gap (exact),\n"
-    "the players who sit out, and P(A wins) under SynElo with the given Θ (default 2400).\n"
+    "the players who sit out, and P(A wins) under the model (default SynElo, Θ 2400), each\n"
+    "player's rating taken as the model's mean with no deviation.\n"
     "\n"
     "  --file FILE          read the request from FILE instead of standard input\n"
     "  --bench solver|queue who sits out: the solver chooses, benching later-listed players on\n"
     "                       ties (default), or the first 2k listed players play (arena queue);\n"
     "                       overrides the request's \"bench\"\n"
-    "  --kmax-team K        Θ = 400·floor(median{1..K}) (seed 000 F1)\n"
-    "  --theta T            Θ given directly\n";
-
-static double predict(void *ctx, int64_t sum_a, int64_t sum_b)
-{
-    return eo_synelo_p_a((const eo_synelo_params *)ctx, sum_a, sum_b);
-}
+EO_OPT_MODEL_HELP;
 
 int eo_cmd_split(int argc, char **argv)
 {
     const char *file = NULL, *bench = NULL, *val = NULL;
-    eo_synelo_params params;
-    eo_synelo_params_default(&params);
-    int have_theta = 0;
+    eo_opt_model mopt;
+    memset(&mopt, 0, sizeof mopt);
 
     for (int i = 1; i < argc; i++) {
         int r;
@@ -55,7 +48,7 @@ int eo_cmd_split(int argc, char **argv)
                 return 2;
             }
             bench = val;
-        } else if ((r = eo_opt_theta("split", argc, argv, &i, &params.theta, &have_theta)) != 0) {
+        } else if ((r = eo_opt_model_arg("split", argc, argv, &i, &mopt)) != 0) {
             if (r < 0)
                 return 2;
         } else {
@@ -64,6 +57,14 @@ int eo_cmd_split(int argc, char **argv)
         }
     }
 
+    eo_model_config mcfg;
+    eo_model_ctx *model = NULL;
+    if (eo_opt_model_finish("split", &mopt, &mcfg) != 0)
+        return 2;
+    if (eo_model_prepare(&mcfg, &model, NULL) != 0) {
+        fputs("evenodds split: out of memory\n", stderr);
+        return 1;
+    }
     const char *name = file ? file : "<stdin>";
     json_error_t jerr;
     json_t *req = file ? json_load_file(file, EO_JSON_DECODE_FLAGS, &jerr)
@@ -71,6 +72,7 @@ int eo_cmd_split(int argc, char **argv)
     if (!req) {
         fprintf(stderr, "evenodds split: %s:%d:%d: invalid JSON: %s\n", name, jerr.line,
                 jerr.column, jerr.text);
+        eo_model_release(model);
         return 1;
     }
 
@@ -79,6 +81,7 @@ int eo_cmd_split(int argc, char **argv)
     eo_round_error err;
     eo_splits *splits = NULL;
     eo_split_player *players = NULL;
+    eo_strength *strength = NULL;
     json_t *out = NULL;
     memset(&sr, 0, sizeof sr);
     if (eo_split_request_from_json(req, &sr, &err) != 0) {
@@ -88,7 +91,8 @@ int eo_cmd_split(int argc, char **argv)
     if (bench)
         sr.bench = strcmp(bench, "queue") == 0 ? EO_BENCH_QUEUE : EO_BENCH_SOLVER;
     players = calloc(sr.n, sizeof *players);
-    if (!players) {
+    strength = calloc(sr.n, sizeof *strength);
+    if (!players || !strength) {
         fputs("evenodds split: out of memory\n", stderr);
         goto done;
     }
@@ -99,14 +103,20 @@ int eo_cmd_split(int argc, char **argv)
             goto done;
         }
         players[i].rating = sr.rating[i];
+        strength[i].mu = (double)sr.rating[i];
     }
-    eo_split_options opt = {.bench = sr.bench, .predict = predict, .predict_ctx = &params};
+    eo_split_options opt = {.bench = sr.bench};
     int rc = eo_split_solve(players, sr.n, &opt, &splits);
     if (rc != 0) {
         fprintf(stderr, "evenodds split: %s: %s\n", name, eo_strerror(rc));
         goto done;
     }
-    out = eo_splits_to_json(splits, (const char *const *)sr.ids);
+    for (size_t k = 0; k < splits->count; k++) {
+        eo_split *sp = &splits->split[k];
+        sp->p_a = eo_model_predict_idx(model, strength, sp->a, (size_t)sp->k, sp->b,
+                                       (size_t)sp->k, 0.0);
+    }
+    out = eo_splits_to_json(splits, (const char *const *)sr.ids, 1);
     if (!out || json_dumpf(out, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0) {
         fputs("evenodds split: cannot write the answer\n", stderr);
         goto done;
@@ -117,6 +127,8 @@ done:
     json_decref(out);
     eo_splits_free(splits);
     free(players);
+    free(strength);
+    eo_model_release(model);
     eo_split_request_free(&sr);
     json_decref(req);
     return status;

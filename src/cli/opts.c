@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evenodds/eo_synelo.h"
 
 int eo_opt_int(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi,
                int64_t *out)
@@ -61,26 +60,87 @@ int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt
     return 1;
 }
 
-int eo_opt_theta(const char *cmd, int argc, char **argv, int *i, double *theta, int *seen)
+int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_model *m)
 {
+    static const struct {
+        const char *opt, *name;
+    } opts[] = {{"--param", NULL}, {"--kmax-team", "kmax_team"}, {"--theta", "theta"}};
     const char *val = NULL;
-    int r = eo_opt_value(cmd, argc, argv, i, "--kmax-team", &val);
-    bool kmax = r != 0;
-    if (r == 0)
-        r = eo_opt_value(cmd, argc, argv, i, "--theta", &val);
-    if (r <= 0)
+    int r = eo_opt_value(cmd, argc, argv, i, "--model", &val);
+    if (r != 0) {
+        if (r > 0)
+            m->model = val;
         return r;
-    if (++*seen > 1) {
-        fprintf(stderr, "evenodds %s: give --kmax-team or --theta, not both\n", cmd);
+    }
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        r = eo_opt_value(cmd, argc, argv, i, opts[k].opt, &val);
+        if (r == 0)
+            continue;
+        if (r < 0)
+            return r;
+        if (m->nparam == EO_OPT_PARAMS_MAX) {
+            fprintf(stderr, "evenodds %s: at most %d model parameters\n", cmd, EO_OPT_PARAMS_MAX);
+            return -1;
+        }
+        m->param[m->nparam].name = opts[k].name;
+        m->param[m->nparam].text = val;
+        m->nparam++;
+        return 1;
+    }
+    return 0;
+}
+
+/* NAME and VALUE of one collected parameter; 0 or -1 (after a message). */
+static int split_param(const char *cmd, const eo_opt_model *m, int k, char *name, size_t len,
+                       const char **value)
+{
+    const char *arg = m->param[k].text;
+    if (m->param[k].name != NULL) {
+        snprintf(name, len, "%s", m->param[k].name);
+        *value = arg;
+        return 0;
+    }
+    const char *eq = strchr(arg, '=');
+    if (eq == NULL || eq == arg || (size_t)(eq - arg) >= len) {
+        fprintf(stderr, "evenodds %s: --param: expected NAME=VALUE, got '%s'\n", cmd, arg);
         return -1;
     }
-    if (!kmax)
-        return eo_opt_real(cmd, "--theta", val, 1e-3, 1e9, theta) == 0 ? 1 : -1;
-    int64_t k;
-    if (eo_opt_int(cmd, "--kmax-team", val, 1, 128, &k) != 0)
+    memcpy(name, arg, (size_t)(eq - arg));
+    name[eq - arg] = '\0';
+    *value = eq + 1;
+    return 0;
+}
+
+int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out)
+{
+    eo_model model = EO_MODEL_SYNELO;
+    if (m->model != NULL && eo_model_parse(m->model, &model) != 0) {
+        fprintf(stderr, "evenodds %s: --model: unknown model '%s' (known:", cmd, m->model);
+        for (int k = 0; k < EO_MODEL_COUNT; k++)
+            if (eo_model_name((eo_model)k) != NULL)
+                fprintf(stderr, " %s", eo_model_name((eo_model)k));
+        fputs(")\n", stderr);
         return -1;
-    eo_synelo_theta_from_kmax((int)k, theta); /* cannot fail for k in [1, 128] */
-    return 1;
+    }
+    eo_model_config_default(model, out);
+    eo_round_error err;
+    for (int k = 0; k < m->nparam; k++) {
+        char name[64];
+        const char *value;
+        if (split_param(cmd, m, k, name, sizeof name, &value) != 0)
+            return -1;
+        memset(&err, 0, sizeof err);
+        if (eo_model_config_set(out, name, value, &err) != 0) {
+            fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
+            return -1;
+        }
+    }
+    memset(&err, 0, sizeof err);
+    if (eo_model_config_check(out, &err) != 0) {
+        fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
+        return -1;
+    }
+    return 0;
 }
 
 bool eo_opt_tty(void)

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "evenodds/eo_model.h"
+
 /* Parses @p s as a whole integer in [lo, hi]. On error prints "evenodds CMD: OPT: …" and
  * returns -1. */
 int eo_opt_int(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi,
@@ -21,10 +23,34 @@ int eo_opt_real(const char *cmd, const char *opt, const char *s, double lo, doub
 int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt,
                  const char **val);
 
-/* If argv[*i] is --kmax-team K (Θ by seed 000 F1's rule) or --theta T, sets *theta and returns
- * 1; returns 0 for another argument, and -1 (after a message) for a bad or missing value or
- * when both options are given (*seen counts them; start it at 0). */
-int eo_opt_theta(const char *cmd, int argc, char **argv, int *i, double *theta, int *seen);
+/* The model options every modelling command takes, collected while parsing: --model M,
+ * --param NAME=VALUE (repeatable) and SynElo's shorthands --kmax-team K and --theta T. */
+#define EO_OPT_PARAMS_MAX 32
+typedef struct eo_opt_model {
+    const char *model;                     /* NULL: synelo */
+    struct {
+        const char *name;  /* a shorthand's parameter name, or NULL for --param */
+        const char *text;  /* the shorthand's VALUE, or --param's "NAME=VALUE" (into argv) */
+    } param[EO_OPT_PARAMS_MAX];
+    int nparam;
+} eo_opt_model;
+
+/* If argv[*i] is one of the model options, records it, advances *i past what it used and
+ * returns 1; returns 0 for another argument, and -1 (after a message) for a missing value or
+ * too many --param. */
+int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_model *m);
+
+/* Builds the configuration from what eo_opt_model_arg() collected: the model's defaults, then
+ * each parameter in order, then eo_model_config_check(). Errors name the option and the
+ * parameter ("evenodds CMD: --param beta: …"); returns 0 or -1. */
+int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out);
+
+/* Help lines for the model options, for the commands' usage texts. */
+#define EO_OPT_MODEL_HELP                                                                        \
+    "  --model M           synelo (default), trueskill, glicko2, elo or wenglin\n"                \
+    "  --param NAME=VALUE  a model parameter (repeatable; docs/MODELS.md lists them per model)\n"  \
+    "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
+    "  --theta T           synelo: Θ given directly (default 2400)\n"
 
 /* True when stderr is a terminal (progress is shown only then). */
 bool eo_opt_tty(void);

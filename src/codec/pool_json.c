@@ -1,34 +1,11 @@
-/* A pool's model parameters as JSON: the admin request's partial object in, the complete object
- * (every value, so later default changes never alter a stored pool) out. */
-#include <stddef.h>
-#include <stdint.h>
+/* A pool's model parameters as JSON, driven by the model's parameter table (eo_model.h): the
+ * admin request's partial object in, the complete object (every value, so later default
+ * changes never alter a stored pool) out. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "evenodds/eo_codec.h"
-
-typedef enum { P_INT, P_REAL } ptype;
-
-static const struct {
-    const char *name;
-    ptype type;
-    size_t off;
-} synelo_fields[] = {
-    {"r0", P_INT, offsetof(eo_synelo_params, r0)},
-    {"r_min", P_INT, offsetof(eo_synelo_params, r_min)},
-    {"r_grad_cap", P_INT, offsetof(eo_synelo_params, r_grad_cap)},
-    {"t_shadow", P_INT, offsetof(eo_synelo_params, t_shadow)},
-    {"t_stale_days", P_INT, offsetof(eo_synelo_params, t_stale_days)},
-    {"k_min", P_REAL, offsetof(eo_synelo_params, k_min)},
-    {"k_max", P_REAL, offsetof(eo_synelo_params, k_max)},
-    {"theta", P_REAL, offsetof(eo_synelo_params, theta)},
-    {"window", P_INT, offsetof(eo_synelo_params, window)},
-    {"w_vel", P_REAL, offsetof(eo_synelo_params, w_vel)},
-    {"w_wre", P_REAL, offsetof(eo_synelo_params, w_wre)},
-    {"w_vol", P_REAL, offsetof(eo_synelo_params, w_vol)},
-    {"sigma", P_REAL, offsetof(eo_synelo_params, sigma)},
-};
-#define NFIELDS (sizeof synelo_fields / sizeof synelo_fields[0])
 
 static int fail(eo_round_error *err, const char *field, const char *msg)
 {
@@ -39,51 +16,33 @@ static int fail(eo_round_error *err, const char *field, const char *msg)
     return EO_EINVAL;
 }
 
-static int fail_param(eo_round_error *err, const char *name, const char *msg)
+/* Prefixes "params." to the parameter name a model function put in err->field. */
+static int param_error(eo_round_error *err)
 {
-    char field[64];
-    snprintf(field, sizeof field, "params.%s", name);
-    return fail(err, field, msg);
-}
-
-/* Stores one JSON value into the field; checks its type and that an integer fits int32_t. */
-static int set_field(eo_synelo_params *p, size_t i, const json_t *v, eo_round_error *err)
-{
-    char *base = (char *)p + synelo_fields[i].off;
-    if (synelo_fields[i].type == P_INT) {
-        if (!json_is_integer(v))
-            return fail_param(err, synelo_fields[i].name, "expected an integer");
-        json_int_t x = json_integer_value(v);
-        if (x < INT32_MIN || x > INT32_MAX)
-            return fail_param(err, synelo_fields[i].name, "out of range");
-        int32_t y = (int32_t)x;
-        memcpy(base, &y, sizeof y);
-    } else {
-        if (!json_is_number(v))
-            return fail_param(err, synelo_fields[i].name, "expected a number");
-        double y = json_number_value(v);
-        memcpy(base, &y, sizeof y);
+    if (err != NULL) {
+        /* Parameter names are short (at most 31 bytes here), so the prefix always fits. */
+        char name[32];
+        size_t len = strnlen(err->field, sizeof name - 1);
+        memcpy(name, err->field, len);
+        name[len] = '\0';
+        snprintf(err->field, sizeof err->field, "params.%s", name);
     }
-    return 0;
+    return EO_EINVAL;
 }
 
-static int find_field(const char *name)
+static void known_models(char *buf, size_t len)
 {
-    for (size_t i = 0; i < NFIELDS; i++)
-        if (strcmp(synelo_fields[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
-/* Θ from "kmax_team": F1's median rule. */
-static int theta_of(const json_t *v, double *theta, eo_round_error *err)
-{
-    if (!json_is_integer(v))
-        return fail_param(err, "kmax_team", "expected an integer");
-    json_int_t k = json_integer_value(v);
-    if (k < 1 || k > 128 || eo_synelo_theta_from_kmax((int)k, theta) != 0)
-        return fail_param(err, "kmax_team", "must be an integer from 1 to 128");
-    return 0;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int m = 0; m < EO_MODEL_COUNT && at < len; m++) {
+        const char *name = eo_model_name((eo_model)m);
+        if (name == NULL)
+            continue;
+        int w = snprintf(buf + at, len - at, "%s\"%s\"", at ? ", " : "", name);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
 }
 
 int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
@@ -92,73 +51,103 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
     if (out == NULL)
         return EO_EINVAL;
     eo_pool_config cfg;
-    eo_pool_config_default(&cfg);
-    if (model == NULL || eo_model_parse(model, &cfg.model) != 0)
-        return fail(err, "model", "unknown model (known: \"synelo\")");
+    memset(&cfg, 0, sizeof cfg);
+    eo_model m;
+    if (model == NULL || eo_model_parse(model, &m) != 0) {
+        char known[160], msg[200];
+        known_models(known, sizeof known);
+        snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
+        return fail(err, "model", msg);
+    }
+    eo_model_config_default(m, &cfg.model);
     if (params != NULL && !json_is_object(params))
         return fail(err, "params", "expected an object");
-    if (params != NULL && json_object_get(params, "theta") != NULL &&
-        json_object_get(params, "kmax_team") != NULL)
-        return fail(err, "params.kmax_team", "give either theta or kmax_team, not both");
-
     const char *key;
     const json_t *v;
     if (params != NULL) {
         json_object_foreach((json_t *)params, key, v) {
+            int i = eo_model_param_index(m, key);
+            size_t n;
+            const eo_param_spec *spec = eo_model_params(m, &n);
             int rc;
-            if (strcmp(key, "kmax_team") == 0) {
-                rc = theta_of(v, &cfg.synelo.theta, err);
-            } else {
-                int i = find_field(key);
-                rc = i < 0 ? fail_param(err, key, "unknown parameter")
-                           : set_field(&cfg.synelo, (size_t)i, v, err);
-            }
-            if (rc)
-                return rc;
+            if (i >= 0 && spec[i].choices != NULL && json_is_string(v))
+                rc = eo_model_config_set(&cfg.model, key, json_string_value(v), err);
+            else if (i >= 0 && spec[i].choices != NULL)
+                rc = eo_model_config_set(&cfg.model, key, "", err); /* names the choices */
+            else if (i >= 0 && spec[i].integer && !json_is_integer(v))
+                rc = fail(err, key, "expected an integer");
+            else if (i >= 0 && !json_is_number(v))
+                rc = fail(err, key, "expected a number");
+            else
+                rc = eo_model_config_set_number(&cfg.model, key,
+                                                i >= 0 ? json_number_value(v) : 0.0, err);
+            if (rc != 0)
+                return param_error(err);
         }
     }
-    if (eo_synelo_params_check(&cfg.synelo) == 0) {
-        *out = cfg;
-        return 0;
-    }
-    /* Name the culprit without repeating the model's rules: a value that fails on its own,
-     * among the defaults, is out of range; otherwise the values disagree with each other. */
-    json_object_foreach((json_t *)params, key, v) {
-        eo_synelo_params alone;
-        eo_synelo_params_default(&alone);
-        int i = find_field(key);
-        int rc = strcmp(key, "kmax_team") == 0 ? theta_of(v, &alone.theta, NULL)
-                                               : set_field(&alone, (size_t)i, v, NULL);
-        if (rc == 0 && eo_synelo_params_check(&alone) != 0)
-            return fail_param(err, key, "out of range");
-    }
-    return fail(err, "params",
-                "inconsistent values (need r_min <= r0 <= r_grad_cap and k_min <= k_max)");
+    if (eo_model_config_check(&cfg.model, err) != 0)
+        return param_error(err);
+    *out = cfg;
+    return 0;
 }
 
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
 {
-    if (cfg == NULL || cfg->model != EO_MODEL_SYNELO)
+    size_t n;
+    const eo_param_spec *spec = cfg != NULL ? eo_model_params(cfg->model.model, &n) : NULL;
+    if (spec == NULL)
         return NULL;
     json_t *o = json_object();
-    if (o == NULL)
-        return NULL;
-    for (size_t i = 0; i < NFIELDS; i++) {
-        const char *base = (const char *)&cfg->synelo + synelo_fields[i].off;
-        json_t *v;
-        if (synelo_fields[i].type == P_INT) {
-            int32_t x;
-            memcpy(&x, base, sizeof x);
-            v = json_integer(x);
-        } else {
-            double x;
-            memcpy(&x, base, sizeof x);
-            v = json_real(x);
-        }
-        if (v == NULL || json_object_set_new(o, synelo_fields[i].name, v) != 0) {
+    for (size_t i = 0; o != NULL && i < n; i++) {
+        double x = cfg->model.v[i];
+        json_t *v = spec[i].choices != NULL ? json_string(spec[i].choices[(size_t)x])
+                    : spec[i].integer       ? json_integer((json_int_t)x)
+                                            : json_real(x);
+        if (v == NULL || json_object_set_new(o, spec[i].name, v) != 0) {
             json_decref(o);
             return NULL;
         }
+    }
+    return o;
+}
+
+/* A display or state value: an integer for integer-display models. */
+static json_t *number(double x, bool integer)
+{
+    return integer && x == floor(x) && fabs(x) < 9e15 ? json_integer((json_int_t)x) : json_real(x);
+}
+
+json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_rating_view *v,
+                               bool with_stale)
+{
+    if (m == NULL || id == NULL || v == NULL)
+        return NULL;
+    bool integer = eo_model_integer_display(m);
+    json_t *o = json_object();
+    int bad = o == NULL || json_object_set_new(o, "id", json_string(id)) != 0;
+    switch (eo_model_ctx_config(m)->model) {
+    case EO_MODEL_TRUESKILL:
+    case EO_MODEL_WENGLIN:
+        bad |= json_object_set_new(o, "mu", json_real(v->mu));
+        bad |= json_object_set_new(o, "sigma", json_real(v->sigma));
+        break;
+    case EO_MODEL_GLICKO2:
+        bad |= json_object_set_new(o, "rating", json_real(v->mu));
+        bad |= json_object_set_new(o, "rd", json_real(v->sigma));
+        bad |= json_object_set_new(o, "volatility", json_real(v->volatility));
+        break;
+    default:
+        bad |= json_object_set_new(o, "rating", number(v->mu, integer));
+        break;
+    }
+    bad |= json_object_set_new(o, "display", number(v->display, integer));
+    bad |= json_object_set_new(o, "rounds", json_integer(v->rounds));
+    bad |= json_object_set_new(o, "visible", json_boolean(v->visible));
+    if (with_stale)
+        bad |= json_object_set_new(o, "stale", json_boolean(v->stale));
+    if (bad) {
+        json_decref(o);
+        return NULL;
     }
     return o;
 }

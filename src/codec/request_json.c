@@ -162,26 +162,44 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
     return rc;
 }
 
-int eo_rating_request_from_json(const json_t *obj, int64_t *rating, eo_request_error *err)
+/* A finite number of magnitude at most 1e9 from @p v (field @p name), into *out. */
+static int number_field(const json_t *v, const char *name, double *out, eo_request_error *err)
 {
-    static const char *const keys[] = {"rating"};
-    if (rating == NULL)
+    if (!json_is_number(v))
+        return fail(err, EO_EINVAL, "invalid_request", name, "expected a number");
+    double x = json_number_value(v);
+    if (!(x >= -1e9 && x <= 1e9))
+        return fail(err, EO_EINVAL, "invalid_request", name,
+                    "out of range: expected a number in [-1e9, 1e9]");
+    *out = x;
+    return 0;
+}
+
+int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma,
+                                eo_request_error *err)
+{
+    static const char *const keys[] = {"rating", "sigma"};
+    if (rating == NULL || sigma == NULL)
         return fail(err, EO_EINVAL, "invalid_request", "", "no output");
     if (!json_is_object(obj))
         return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, keys, 1, err);
+    int rc = only_keys(obj, keys, 2, err);
     if (rc != 0)
         return rc;
     const json_t *v = json_object_get(obj, "rating");
     if (v == NULL)
         return fail(err, EO_EINVAL, "invalid_request", "rating", "required field missing");
-    if (!json_is_integer(v))
-        return fail(err, EO_EINVAL, "invalid_request", "rating", "expected an integer");
-    json_int_t r = json_integer_value(v);
-    if (r < EO_SET_RATING_MIN || r > EO_SET_RATING_MAX)
-        return fail(err, EO_EINVAL, "invalid_request", "rating",
-                    "out of range: expected an integer in [%d, %d]", EO_SET_RATING_MIN,
-                    EO_SET_RATING_MAX);
-    *rating = (int64_t)r;
+    double r, sd = -1.0;
+    rc = number_field(v, "rating", &r, err);
+    const json_t *sv = json_object_get(obj, "sigma");
+    if (rc == 0 && sv != NULL) {
+        rc = number_field(sv, "sigma", &sd, err);
+        if (rc == 0 && sd < 0)
+            rc = fail(err, EO_EINVAL, "invalid_request", "sigma", "must be >= 0");
+    }
+    if (rc != 0)
+        return rc;
+    *rating = r;
+    *sigma = sd;
     return 0;
 }

@@ -125,7 +125,7 @@ static json_t *id_array(const uint16_t *idx, size_t n, const char *const *ids)
     return a;
 }
 
-static json_t *split_to_json(const eo_split *s, const char *const *ids)
+static json_t *split_to_json(const eo_split *s, const char *const *ids, int64_t unit)
 {
     json_t *o = json_object();
     if (o == NULL)
@@ -139,7 +139,9 @@ static json_t *split_to_json(const eo_split *s, const char *const *ids)
     bad |= json_object_set_new(o, "A", a);
     bad |= json_object_set_new(o, "B", b);
     bad |= json_object_set_new(o, "bench", bench);
-    bad |= json_object_set_new(o, "gap", json_integer(s->gap));
+    bad |= json_object_set_new(o, "gap", unit == 1 || s->gap % unit == 0
+                                             ? json_integer(s->gap / unit)
+                                             : json_real((double)s->gap / (double)unit));
     bad |= json_object_set_new(o, "p_a", p);
     if (bad) {
         json_decref(o);
@@ -148,9 +150,9 @@ static json_t *split_to_json(const eo_split *s, const char *const *ids)
     return o;
 }
 
-json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids)
+json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t unit)
 {
-    if (s == NULL || ids == NULL || (s->count > 0 && s->split == NULL))
+    if (s == NULL || ids == NULL || unit < 1 || (s->count > 0 && s->split == NULL))
         return NULL;
     json_t *arr = json_array();
     json_t *root = json_object();
@@ -161,7 +163,7 @@ json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids)
     }
     json_decref(arr); /* root holds it now */
     for (size_t i = 0; i < s->count; i++) {
-        if (json_array_append_new(arr, split_to_json(&s->split[i], ids)) != 0) {
+        if (json_array_append_new(arr, split_to_json(&s->split[i], ids, unit)) != 0) {
             json_decref(root);
             return NULL;
         }

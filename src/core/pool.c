@@ -1,5 +1,5 @@
-/* The in-memory pool: players interned by id (strmap index = player index), SynElo state per
- * player, and the F6 quality counters. Both apply paths (by id and by handle) end in
+/* The in-memory pool: players interned by id (strmap index = player index), the model's state
+ * per player, and the F6 quality counters. Both apply paths (by id and by handle) end in
  * apply_resolved(), so they give identical results. */
 #include "evenodds/eo_pool.h"
 
@@ -8,17 +8,15 @@
 #include <string.h>
 
 #include "core/strmap.h"
-#include "core/models/synelo_gtab.h"
 
-typedef struct pslot {
-    eo_synelo_player st;
-    uint64_t stamp; /* apply serial that last saw this player: duplicate detection in O(1) */
-} pslot;
-
+/* Player states live in one array of stride bytes (the model's state size), stamps beside. */
 struct eo_pool {
     eo_pool_config cfg;
+    eo_model_ctx *model;
+    size_t stride;
     eo__strmap *ids;
-    pslot *players;
+    unsigned char *states;
+    uint64_t *stamps; /* apply serial that last saw each player: duplicate detection in O(1) */
     size_t cap;
     uint64_t serial;
     uint64_t rounds;
@@ -29,32 +27,40 @@ struct eo_pool {
     uint32_t recent_head;
     uint32_t recent_len;
     /* Scratch for one round. */
-    eo_synelo_player *ptr[EO_PLAYERS_MAX];
-    eo_synelo_update upd[EO_PLAYERS_MAX];
+    eo_participant part[EO_PLAYERS_MAX];
+    eo_model_update upd[EO_PLAYERS_MAX];
     uint32_t idx[EO_PLAYERS_MAX];
-    /* G for the ratings near R0, built once: one exp less per player update. */
-    eo__gtab gtab;
 };
+
+static inline void *state_of(const eo_pool *pool, size_t i)
+{
+    return pool->states + i * pool->stride;
+}
 
 void eo_pool_config_default(eo_pool_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->model = EO_MODEL_SYNELO;
-    eo_synelo_params_default(&cfg->synelo);
+    eo_model_config_default(EO_MODEL_SYNELO, &cfg->model);
 }
 
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
 {
-    if (cfg == NULL || out == NULL || cfg->model != EO_MODEL_SYNELO ||
-        eo_synelo_params_check(&cfg->synelo) != 0)
+    if (cfg == NULL || out == NULL)
         return EO_EINVAL;
     eo_pool *p = calloc(1, sizeof *p);
     if (p == NULL)
         return EO_ENOMEM;
+    int rc = eo_model_prepare(&cfg->model, &p->model, NULL);
+    if (rc != 0) {
+        free(p);
+        return rc;
+    }
     p->cfg = *cfg;
-    eo__gtab_init(&p->gtab, &p->cfg.synelo);
+    p->cfg.model = *eo_model_ctx_config(p->model);
+    p->stride = eo_model_state_size(p->model);
     p->ids = eo__strmap_create();
     if (p->ids == NULL) {
+        eo_model_release(p->model);
         free(p);
         return EO_ENOMEM;
     }
@@ -68,9 +74,11 @@ void eo_pool_destroy(eo_pool *pool)
         return;
     size_t n = eo__strmap_size(pool->ids);
     for (size_t i = 0; i < n; i++)
-        eo_synelo_player_free(&pool->players[i].st);
-    free(pool->players);
+        eo_model_player_free(pool->model, state_of(pool, i));
+    free(pool->states);
+    free(pool->stamps);
     eo__strmap_destroy(pool->ids);
+    eo_model_release(pool->model);
     free(pool);
 }
 
@@ -79,14 +87,9 @@ const eo_pool_config *eo_pool_get_config(const eo_pool *pool)
     return &pool->cfg;
 }
 
-static void fill_view(const eo_pool *pool, const eo_synelo_player *pl, int64_t now,
-                      eo_player_view *v)
+const eo_model_ctx *eo_pool_model(const eo_pool *pool)
 {
-    v->rating = pl->rating;
-    v->rounds = pl->rounds;
-    v->visible = eo_synelo_visible(&pool->cfg.synelo, pl);
-    v->stale = eo_synelo_stale(&pool->cfg.synelo, pl, now);
-    v->last_ended_at = pl->last_ended_at;
+    return pool->model;
 }
 
 static int64_t find(const eo_pool *pool, const char *id, size_t *len_out, uint64_t *hash_out)
@@ -102,16 +105,27 @@ static int64_t find(const eo_pool *pool, const char *id, size_t *len_out, uint64
     return eo__strmap_find(pool->ids, id, len, h);
 }
 
-int eo_pool_lookup(const eo_pool *pool, const char *id, int64_t now, eo_player_view *out)
+void eo_pool_new_player_view(const eo_pool *pool, int64_t now, eo_rating_view *out)
+{
+    /* A model state is at most a few hundred bytes; 8-byte aligned scratch on the stack. */
+    uint64_t fresh[64];
+    if (pool->stride > sizeof fresh) {
+        memset(out, 0, sizeof *out);
+        return;
+    }
+    eo_model_player_init(pool->model, fresh);
+    eo_model_view(pool->model, fresh, now, out);
+    eo_model_player_free(pool->model, fresh);
+}
+
+int eo_pool_lookup(const eo_pool *pool, const char *id, int64_t now, eo_rating_view *out)
 {
     int64_t i = id != NULL ? find(pool, id, NULL, NULL) : -1;
     if (i < 0) {
-        eo_synelo_player fresh;
-        eo_synelo_player_init(&fresh, &pool->cfg.synelo);
-        fill_view(pool, &fresh, now, out);
+        eo_pool_new_player_view(pool, now, out);
         return EO_ENOTFOUND;
     }
-    fill_view(pool, &pool->players[i].st, now, out);
+    eo_model_view(pool->model, state_of(pool, (size_t)i), now, out);
     return 0;
 }
 
@@ -123,10 +137,14 @@ static int reserve_players(eo_pool *pool, size_t extra, size_t bytes)
         size_t cap = pool->cap ? pool->cap : 64;
         while (cap < need)
             cap *= 2;
-        pslot *pl = realloc(pool->players, cap * sizeof *pl);
-        if (pl == NULL)
+        unsigned char *st = realloc(pool->states, cap * pool->stride);
+        if (st == NULL)
             return EO_ENOMEM;
-        pool->players = pl;
+        pool->states = st;
+        uint64_t *stamps = realloc(pool->stamps, cap * sizeof *stamps);
+        if (stamps == NULL)
+            return EO_ENOMEM;
+        pool->stamps = stamps;
         pool->cap = cap;
     }
     return eo__strmap_reserve(pool->ids, extra, bytes) == 0 ? 0 : EO_ENOMEM;
@@ -136,8 +154,8 @@ static int reserve_players(eo_pool *pool, size_t extra, size_t bytes)
 static uint32_t add_player(eo_pool *pool, const char *id, size_t len, uint64_t h)
 {
     uint32_t i = (uint32_t)eo__strmap_insert(pool->ids, id, len, h);
-    memset(&pool->players[i], 0, sizeof pool->players[i]);
-    eo_synelo_player_init(&pool->players[i].st, &pool->cfg.synelo);
+    pool->stamps[i] = 0;
+    eo_model_player_init(pool->model, state_of(pool, i));
     return i;
 }
 
@@ -145,22 +163,23 @@ static uint32_t add_player(eo_pool *pool, const char *id, size_t len, uint64_t h
 static void drop_players_from(eo_pool *pool, size_t n)
 {
     for (size_t i = n; i < eo__strmap_size(pool->ids); i++)
-        eo_synelo_player_free(&pool->players[i].st);
+        eo_model_player_free(pool->model, state_of(pool, i));
     eo__strmap_truncate(pool->ids, n);
 }
 
-/* Rates a round whose players are resolved to pool->idx[0 .. na+nb) and checked distinct. */
+/* Rates a round whose players are resolved to pool->idx[0 .. na+nb) and checked distinct, with
+ * weights already in pool->part[].w. */
 static int apply_resolved(eo_pool *pool, size_t na, size_t nb, eo_winner winner,
                           int64_t ended_at, eo_round_result *res)
 {
     size_t n = na + nb;
     for (size_t i = 0; i < n; i++)
-        pool->ptr[i] = &pool->players[pool->idx[i]].st;
-    int rc = eo__synelo_rate_tab(&pool->cfg.synelo, &pool->gtab, pool->ptr, na, pool->ptr + na,
-                                 nb, winner, 0.0, ended_at, pool->upd);
+        pool->part[i].st = state_of(pool, pool->idx[i]);
+    double p_a;
+    int rc = eo_model_rate(pool->model, pool->part, na, pool->part + na, nb, winner, 0.0,
+                           ended_at, &p_a, pool->upd);
     if (rc != 0)
         return rc;
-    double p_a = pool->upd[0].expected;
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     double d = p_a - 0.5 * o_half;
     pool->brier_sum += d * d;
@@ -213,7 +232,7 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
         const char *id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
         found[i] = len[i] <= EO_ID_MAX ? eo__strmap_find(pool->ids, id, len[i], hash[i]) : -1;
         if (found[i] >= 0)
-            __builtin_prefetch(&pool->players[found[i]]);
+            __builtin_prefetch(state_of(pool, (size_t)found[i]));
     }
     /* Unknown ids: their positions, to add them once all checks passed. */
     uint16_t newpos[EO_PLAYERS_MAX];
@@ -221,10 +240,9 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
     size_t newbytes = 0;
     for (size_t i = 0; i < n; i++) {
         if (found[i] >= 0) {
-            pslot *s = &pool->players[found[i]];
-            if (s->stamp == serial)
+            if (pool->stamps[found[i]] == serial)
                 return EO_EINVAL; /* the same player twice in the round */
-            s->stamp = serial;
+            pool->stamps[found[i]] = serial;
             pool->idx[i] = (uint32_t)found[i];
             continue;
         }
@@ -250,6 +268,8 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
             pool->idx[i] = add_player(pool, id, len[i], hash[i]);
         }
     }
+    for (size_t i = 0; i < n; i++)
+        pool->part[i].w = eo_round_member_weight(r, i < na ? &r->team[0][i] : &r->team[1][i - na]);
     int64_t ended = r->ended_at != 0 ? r->ended_at : r->started_at;
     int rc = apply_resolved(pool, na, r->n[1], r->winner, ended, res);
     if (rc != 0) {
@@ -257,19 +277,21 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
         return rc;
     }
     if (members != NULL) {
-        const eo_synelo_params *sp = &pool->cfg.synelo;
         for (size_t i = 0; i < n; i++) {
-            const eo_synelo_update *u = &pool->upd[i];
-            const eo_synelo_player *pl = pool->ptr[i];
+            const eo_model_update *u = &pool->upd[i];
             eo_member_result *m = &members[i];
+            eo_rating_view v;
+            eo_model_view(pool->model, pool->part[i].st, ended, &v);
             m->id = i < na ? r->team[0][i].id : r->team[1][i - na].id;
             m->before = u->before;
             m->rating = u->after;
             m->delta = u->after - u->before;
             m->expected = u->expected;
             m->k = u->k;
-            m->rounds = pl->rounds;
-            m->visible = eo_synelo_visible(sp, pl);
+            m->mu = u->mu;
+            m->sigma = u->sigma;
+            m->rounds = v.rounds;
+            m->visible = v.visible;
         }
     }
     return 0;
@@ -296,7 +318,7 @@ int eo_pool_handle(eo_pool *pool, const char *id, eo_player_handle *out)
 
 int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
                           const eo_player_handle *b, size_t nb, eo_winner winner,
-                          int64_t ended_at, eo_round_result *res, eo_synelo_update *updates)
+                          int64_t ended_at, eo_round_result *res, eo_model_update *updates)
 {
     if (pool == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
         na + nb > EO_PLAYERS_MAX || !winner_ok(winner))
@@ -306,14 +328,15 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
     for (size_t i = 0; i < na + nb; i++) {
         eo_player_handle h = i < na ? a[i] : b[i - na];
         if (h < count)
-            __builtin_prefetch(&pool->players[h]);
+            __builtin_prefetch(state_of(pool, h));
     }
     for (size_t i = 0; i < na + nb; i++) {
         eo_player_handle h = i < na ? a[i] : b[i - na];
-        if (h >= count || pool->players[h].stamp == serial)
+        if (h >= count || pool->stamps[h] == serial)
             return EO_EINVAL;
-        pool->players[h].stamp = serial;
+        pool->stamps[h] = serial;
         pool->idx[i] = h;
+        pool->part[i].w = 1.0;
     }
     int rc = apply_resolved(pool, na, nb, winner, ended_at, res);
     if (rc == 0 && updates != NULL)
@@ -328,18 +351,15 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h)
     return eo__strmap_key(pool->ids, h);
 }
 
-int eo_pool_set_rating(eo_pool *pool, const char *id, int32_t rating)
+int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma)
 {
+    if (pool == NULL || !isfinite(mu) || isnan(sigma))
+        return EO_EINVAL;
     eo_player_handle h;
     int rc = eo_pool_handle(pool, id, &h);
     if (rc != 0)
         return rc;
-    if (rating < pool->cfg.synelo.r_min)
-        rating = pool->cfg.synelo.r_min;
-    if (rating > EO_SYNELO_RATING_MAX)
-        rating = EO_SYNELO_RATING_MAX;
-    pool->players[h].st.rating = rating;
-    return 0;
+    return eo_model_set(pool->model, state_of(pool, h), mu, sigma);
 }
 
 int eo_pool_reset_player(eo_pool *pool, const char *id)
@@ -349,9 +369,9 @@ int eo_pool_reset_player(eo_pool *pool, const char *id)
     int64_t at = find(pool, id, NULL, NULL);
     if (at < 0)
         return EO_ENOTFOUND;
-    eo_synelo_player *pl = &pool->players[at].st;
-    eo_synelo_player_free(pl);
-    eo_synelo_player_init(pl, &pool->cfg.synelo);
+    void *st = state_of(pool, (size_t)at);
+    eo_model_player_free(pool->model, st);
+    eo_model_player_init(pool->model, st);
     return 0;
 }
 
@@ -371,7 +391,7 @@ static int cmp_keyed(const void *x, const void *y)
 }
 
 int eo_pool_each_player(const eo_pool *pool, int64_t now,
-                        int (*fn)(void *ctx, const char *id, const eo_player_view *v), void *ctx)
+                        int (*fn)(void *ctx, const char *id, const eo_rating_view *v), void *ctx)
 {
     size_t n = eo__strmap_size(pool->ids);
     if (n == 0)
@@ -386,21 +406,24 @@ int eo_pool_each_player(const eo_pool *pool, int64_t now,
     qsort(order, n, sizeof *order, cmp_keyed); /* ids are unique: the order is total */
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        eo_player_view v;
-        fill_view(pool, &pool->players[order[i].idx].st, now, &v);
+        eo_rating_view v;
+        eo_model_view(pool->model, state_of(pool, order[i].idx), now, &v);
         rc = fn(ctx, order[i].id, &v);
     }
     free(order);
     return rc;
 }
 
-void eo_pool_get_quality(const eo_pool *pool, eo_pool_quality *q)
+void eo_pool_get_quality(const eo_pool *pool, int64_t now, eo_pool_quality *q)
 {
     memset(q, 0, sizeof *q);
     q->rounds = pool->rounds;
     q->players = eo__strmap_size(pool->ids);
-    for (size_t i = 0; i < q->players; i++)
-        q->visible_players += eo_synelo_visible(&pool->cfg.synelo, &pool->players[i].st);
+    for (size_t i = 0; i < q->players; i++) {
+        eo_rating_view v;
+        eo_model_view(pool->model, state_of(pool, i), now, &v);
+        q->visible_players += v.visible;
+    }
     q->brier_all = pool->rounds ? pool->brier_sum / (double)pool->rounds : NAN;
     if (pool->recent_len == 0) {
         q->brier_recent = NAN;

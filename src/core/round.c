@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numeric.h"
 #include "core/round_internal.h"
 #include "evenodds/eo_round.h"
 
@@ -239,4 +240,17 @@ int eo_round_validate(const eo_round *r, eo_round_error *err)
             if ((rc = check_member(&r->team[t][i], t, i, err)) != 0)
                 return rc;
     return check_repeats(r, err);
+}
+
+double eo_round_member_weight(const eo_round *r, const eo_member *m)
+{
+    if (m->has & EO_MEMBER_TIME)
+        return eo__clamp01(m->time);
+    if (!(m->has & (EO_MEMBER_JOINED | EO_MEMBER_LEFT)) || r->ended_at <= r->started_at ||
+        r->started_at <= 0)
+        return 1.0;
+    double len = (double)(r->ended_at - r->started_at);
+    double joined = (m->has & EO_MEMBER_JOINED) ? m->joined : 0.0;
+    double left = (m->has & EO_MEMBER_LEFT) && m->left < len ? m->left : len;
+    return eo__clamp01((left - joined) / len);
 }

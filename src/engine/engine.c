@@ -36,13 +36,14 @@ static int fold_edit(fold_ctx *c, const eo_log_entry *le)
     json_t *o = json_loads(le->body, EO_JSON_DECODE_FLAGS, &jerr);
     const char *player = o ? json_string_value(json_object_get(o, "player")) : NULL;
     json_t *rating = o ? json_object_get(o, "rating") : NULL;
+    json_t *sigma = o ? json_object_get(o, "sigma") : NULL;
     int rc = 0;
-    if (player == NULL || (le->kind == EO_LOG_SET && !json_is_integer(rating))) {
+    if (player == NULL || (le->kind == EO_LOG_SET && !json_is_number(rating)) ||
+        (sigma != NULL && !json_is_number(sigma))) {
         rc = EO_EINVAL;
     } else if (le->kind == EO_LOG_SET) {
-        json_int_t r = json_integer_value(rating);
-        rc = (r < INT32_MIN || r > INT32_MAX) ? EO_ERANGE
-                                             : eo_pool_set_rating(c->pool, player, (int32_t)r);
+        rc = eo_pool_set_rating(c->pool, player, json_number_value(rating),
+                                sigma != NULL ? json_number_value(sigma) : -1.0);
     } else {
         rc = eo_pool_reset_player(c->pool, player);
         if (rc == EO_ENOTFOUND)
@@ -360,9 +361,11 @@ int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo_engine_er
 
 int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int64_t now)
 {
-    eo_player_view v;
+    eo_rating_view v;
     if (eo_pool_lookup(p->pool, id, now, &v) == EO_ENOTFOUND)
         return eo_store_player_delete(e->store, p->id, id);
-    eo_player_row row = {.rating = v.rating, .rounds = v.rounds, .last_ended_at = v.last_ended_at};
+    eo_player_row row = {.rating = v.display, .mu = v.mu, .sigma = v.sigma,
+                         .volatility = v.volatility, .rounds = v.rounds, .visible = v.visible,
+                         .last_ended_at = v.last_ended_at};
     return eo_store_player_put(e->store, p->id, id, &row);
 }

@@ -1,5 +1,6 @@
 /* Admin requests through the engine: new pools, and set / reset of a player, each logged so
  * that a fold of the log gives the same state. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
         return rc;
     }
     int64_t id = 0;
-    const char *mname = eo_model_name(cfg.model);
+    const char *mname = eo_model_name(cfg.model.model);
     rc = eo_store_pool_create(e->store, name, mname ? mname : model, text, now, &id);
     free(text);
     if (rc == EO_EEXIST) {
@@ -92,12 +93,22 @@ static int edit_target(eo_engine *e, const char *pool, const char *player, eo__e
     return 0;
 }
 
-/* Logs the edit, applies it (set when @p set) and writes the player's row. */
-static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, int32_t rating,
-                int64_t now, eo_engine_error *err)
+/* Logs the edit, applies it (set when @p set: mean @p rating, deviation @p sigma or < 0 to keep
+ * it) and writes the player's row. */
+static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double rating,
+                double sigma, int64_t now, eo_engine_error *err)
 {
-    json_t *body = set ? json_pack("{s:s,s:i}", "player", player, "rating", (int)rating)
-                       : json_pack("{s:s}", "player", player);
+    json_t *body = json_pack("{s:s}", "player", player);
+    if (body != NULL && set) {
+        /* Integral values as JSON integers: logs of integer-rated models read as before. */
+        json_t *r = rating == floor(rating) && fabs(rating) < 9e15 ? json_integer((json_int_t)rating)
+                                                                  : json_real(rating);
+        if (json_object_set_new(body, "rating", r) != 0 ||
+            (sigma >= 0 && json_object_set_new(body, "sigma", json_real(sigma)) != 0)) {
+            json_decref(body);
+            body = NULL;
+        }
+    }
     char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(body);
     if (text == NULL)
@@ -114,7 +125,7 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, int32_
                              now, NULL);
     free(text);
     if (rc == 0) {
-        int prc = set ? eo_pool_set_rating(p->pool, player, rating)
+        int prc = set ? eo_pool_set_rating(p->pool, player, rating, sigma)
                       : eo_pool_reset_player(p->pool, player);
         if (prc != 0 && !(prc == EO_ENOTFOUND && !set))
             rc = eo__engine_err(err, prc, 500, "internal", "", "%s", eo_strerror(prc));
@@ -127,8 +138,8 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, int32_
     return eo__engine_op_end(e, own, rc, mutated, err);
 }
 
-int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, int64_t rating,
-                         int64_t now, eo_engine_error *err)
+int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, double rating,
+                         double sigma, int64_t now, eo_engine_error *err)
 {
     if (err != NULL)
         memset(err, 0, sizeof *err);
@@ -136,13 +147,20 @@ int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, int
     int rc = edit_target(e, pool, player, &p, err);
     if (rc)
         return rc;
-    /* The model would clamp; an admin asking for a value it cannot hold is told instead. */
-    int32_t lo = eo_pool_get_config(p->pool)->synelo.r_min;
-    if (rating < lo || rating > EO_SYNELO_RATING_MAX)
+    /* Ask the model on a scratch player first: an admin asking for a value the model cannot
+     * hold is told so, and nothing is logged. */
+    const eo_model_ctx *m = eo_pool_model(p->pool);
+    uint64_t scratch[64];
+    if (eo_model_state_size(m) > sizeof scratch)
+        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "model state too large");
+    eo_model_player_init(m, scratch);
+    rc = eo_model_set(m, scratch, rating, sigma);
+    eo_model_player_free(m, scratch);
+    if (rc)
         return eo__engine_err(err, EO_ERANGE, 400, "invalid_request", "rating",
-                              "the rating must be from %ld to %ld", (long)lo,
-                              (long)EO_SYNELO_RATING_MAX);
-    return edit(e, p, player, true, (int32_t)rating, now, err);
+                              "outside the range of model \"%s\" (docs/MODELS.md)",
+                              eo_model_name(eo_model_ctx_config(m)->model));
+    return edit(e, p, player, true, rating, sigma, now, err);
 }
 
 int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, int64_t now,
@@ -154,5 +172,5 @@ int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, i
     int rc = edit_target(e, pool, player, &p, err);
     if (rc)
         return rc;
-    return edit(e, p, player, false, 0, now, err);
+    return edit(e, p, player, false, 0, -1, now, err);
 }

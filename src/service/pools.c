@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evenodds/eo_codec.h"
 #include "service/service.h"
 
 int eo__pools_init(eo__pools *p)
@@ -17,6 +18,8 @@ void eo__pools_destroy(eo__pools *p)
     if (!p)
         return;
     pthread_rwlock_destroy(&p->lock);
+    for (size_t i = 0; i < p->n; i++)
+        eo_model_release((eo_model_ctx *)p->v[i].model);
     free(p->v);
     p->v = NULL;
     p->n = p->cap = 0;
@@ -54,13 +57,14 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out)
 
 int eo__pools_put(eo__pools *p, const eo__pool_info *in)
 {
-    int rc = 0;
+    eo_model_ctx *model = NULL;
+    int rc = eo_model_prepare(&in->cfg.model, &model, NULL);
+    if (rc)
+        return rc;
     pthread_rwlock_wrlock(&p->lock);
     long i = find(p, in->name);
-    if (i >= 0) {
-        p->v[i] = *in;
-        goto out;
-    }
+    if (i >= 0)
+        goto out; /* published already; model released below */
     if (p->n == p->cap) {
         size_t ncap = p->cap ? p->cap * 2 : 8;
         eo__pool_info *nv = realloc(p->v, ncap * sizeof *nv);
@@ -74,9 +78,12 @@ int eo__pools_put(eo__pools *p, const eo__pool_info *in)
     size_t pos = (size_t)(-i - 1);
     memmove(p->v + pos + 1, p->v + pos, (p->n - pos) * sizeof *p->v);
     p->v[pos] = *in;
+    p->v[pos].model = model;
+    model = NULL;
     p->n++;
 out:
     pthread_rwlock_unlock(&p->lock);
+    eo_model_release(model);
     return rc;
 }
 
@@ -99,15 +106,8 @@ int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n)
 
 json_t *eo__pool_json(const eo__pool_info *pi)
 {
-    const eo_synelo_params *s = &pi->cfg.synelo;
-    const char *model = eo_model_name(pi->cfg.model);
-    json_t *params = json_pack("{s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:i,s:f,s:f,s:f,s:f}",
-                               "r0", (json_int_t)s->r0, "r_min", (json_int_t)s->r_min,
-                               "r_grad_cap", (json_int_t)s->r_grad_cap, "t_shadow",
-                               (json_int_t)s->t_shadow, "t_stale_days",
-                               (json_int_t)s->t_stale_days, "k_min", s->k_min, "k_max", s->k_max,
-                               "theta", s->theta, "window", (json_int_t)s->window, "w_vel",
-                               s->w_vel, "w_wre", s->w_wre, "w_vol", s->w_vol, "sigma", s->sigma);
+    const char *model = eo_model_name(pi->cfg.model.model);
+    json_t *params = eo_pool_config_to_json(&pi->cfg);
     if (!params)
         return NULL;
     return json_pack("{s:s,s:s,s:o}", "name", pi->name, "model", model ? model : "unknown",

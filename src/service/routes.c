@@ -8,7 +8,6 @@
 
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_split.h"
-#include "evenodds/eo_synelo.h"
 #include "service/service.h"
 
 static const struct {
@@ -221,6 +220,36 @@ static int need_pool(eo__call *c, eo__pool_info *pi, eo__answer *a)
     return 0;
 }
 
+/* A new player's view from the pool's model (what an unknown id gets; nothing is written). */
+static void new_player_view(const eo_model_ctx *m, int64_t now, eo_rating_view *v)
+{
+    uint64_t fresh[64];
+    memset(v, 0, sizeof *v);
+    if (eo_model_state_size(m) > sizeof fresh)
+        return;
+    eo_model_player_init(m, fresh);
+    eo_model_view(m, fresh, now, v);
+    eo_model_player_free(m, fresh);
+}
+
+/* The view a player row holds, with the stale flag for @p now from the pool's t_stale_days. */
+static void view_of_row(const eo__pool_info *pi, const eo_player_row *row, int64_t now,
+                        eo_rating_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->display = row->rating;
+    v->mu = row->mu;
+    v->sigma = row->sigma;
+    v->volatility = row->volatility;
+    v->rounds = row->rounds;
+    v->visible = row->visible;
+    v->last_ended_at = row->last_ended_at;
+    int i = eo_model_param_index(pi->cfg.model.model, "t_stale_days");
+    int64_t days = i >= 0 ? (int64_t)pi->cfg.model.v[i] : 30;
+    /* A player without a rated round has no age to be stale by. */
+    v->stale = row->last_ended_at != 0 && now - row->last_ended_at > days * 86400;
+}
+
 static void h_player_get(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -232,35 +261,21 @@ static void h_player_get(eo__call *c, eo__answer *a)
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
         return;
     }
+    int64_t now = wall_now();
+    eo_rating_view v;
     int rc = eo_store_player_get(rs, pi.id, c->m->player, &row);
     if (rc == EO_ENOTFOUND) {
-        row.rating = pi.cfg.synelo.r0;
-        row.rounds = 0;
-        row.last_ended_at = 0;
+        new_player_view(pi.model, now, &v);
     } else if (rc != 0) {
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
         return;
+    } else {
+        view_of_row(&pi, &row, now, &v);
     }
-    eo_synelo_player pl;
-    memset(&pl, 0, sizeof pl);
-    pl.rating = row.rating;
-    pl.rounds = row.rounds;
-    pl.last_ended_at = row.last_ended_at;
-    bool visible = eo_synelo_visible(&pi.cfg.synelo, &pl);
-    /* A player without a rated round has no age to be stale by. */
-    bool stale = row.last_ended_at != 0 && eo_synelo_stale(&pi.cfg.synelo, &pl, wall_now());
-    eo__answer_json(a, 200,
-                    json_pack("{s:s,s:I,s:I,s:b,s:b}", "id", c->m->player, "rating",
-                              (json_int_t)row.rating, "rounds", (json_int_t)row.rounds,
-                              "visible", visible, "stale", stale));
+    eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, c->m->player, &v, true));
 }
 
 #define SPLIT_WORK_LIMIT 20000000u
-
-static double predict(void *ctx, int64_t sum_a, int64_t sum_b)
-{
-    return eo_synelo_p_a((const eo_synelo_params *)ctx, sum_a, sum_b);
-}
 
 static void h_splits(eo__call *c, eo__answer *a)
 {
@@ -268,6 +283,7 @@ static void h_splits(eo__call *c, eo__answer *a)
     eo_split_request req;
     eo_round_error rerr;
     eo_split_player players[EO_SPLIT_EXACT_MAX];
+    eo_strength strength[EO_SPLIT_EXACT_MAX];
     eo_splits *s = NULL;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return;
@@ -284,9 +300,14 @@ static void h_splits(eo__call *c, eo__answer *a)
     }
     eo_store *rs = NULL;
     bool in_txn = false;
+    int64_t now = wall_now();
+    int64_t unit = eo_model_split_unit(pi.model);
+    eo_rating_view fresh;
+    new_player_view(pi.model, now, &fresh);
     for (size_t i = 0; i < req.n; i++) {
         if (req.has_rating[i]) {
-            players[i].rating = req.rating[i];
+            strength[i].mu = (double)req.rating[i];
+            strength[i].var = 0.0;
             continue;
         }
         eo_player_row row;
@@ -300,11 +321,13 @@ static void h_splits(eo__call *c, eo__answer *a)
             in_txn = eo_store_begin(rs) == 0;
         }
         int rc = eo_store_player_get(rs, pi.id, req.ids[i], &row);
-        if (rc == EO_ENOTFOUND)
-            players[i].rating = pi.cfg.synelo.r0;
-        else if (rc == 0)
-            players[i].rating = row.rating;
-        else {
+        if (rc == EO_ENOTFOUND) {
+            strength[i].mu = fresh.mu;
+            strength[i].var = fresh.sigma * fresh.sigma;
+        } else if (rc == 0) {
+            strength[i].mu = row.mu;
+            strength[i].var = row.sigma * row.sigma;
+        } else {
             if (in_txn)
                 eo_store_rollback(rs);
             eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
@@ -313,9 +336,16 @@ static void h_splits(eo__call *c, eo__answer *a)
     }
     if (in_txn)
         eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+    for (size_t i = 0; i < req.n; i++)
+        players[i].rating = eo_model_split_rating(pi.model, strength[i].mu);
     /* A bound on the search keeps one pathological request from holding an HTTP thread. */
-    eo_split_options opt = {req.bench, predict, &pi.cfg.synelo, SPLIT_WORK_LIMIT};
+    eo_split_options opt = {req.bench, NULL, NULL, SPLIT_WORK_LIMIT};
     int rc = eo_split_solve(players, req.n, &opt, &s);
+    for (size_t k = 0; rc == 0 && k < s->count; k++) {
+        eo_split *sp = &s->split[k];
+        sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
+                                       (size_t)sp->k, 0.0);
+    }
     if (rc == EO_ENOMEM) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
     } else if (rc == EO_ELIMIT) {
@@ -324,7 +354,7 @@ static void h_splits(eo__call *c, eo__answer *a)
     } else if (rc != 0) {
         eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
     } else {
-        eo__answer_json(a, 200, eo_splits_to_json(s, (const char *const *)req.ids));
+        eo__answer_json(a, 200, eo_splits_to_json(s, (const char *const *)req.ids, unit));
     }
 out:
     eo_splits_free(s);
@@ -394,32 +424,12 @@ static int prep_player_put(eo__call *c, eo__answer *a)
     eo__pool_info pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return -1;
-    const char *key;
-    json_t *val;
-    json_t *rating = NULL;
-    json_object_foreach(c->json, key, val) {
-        if (strcmp(key, "rating") != 0) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "unknown field (only \"rating\" is accepted)");
-            eo__answer_error(a, 400, "invalid_request", msg, key);
-            return -1;
-        }
-        rating = val;
-    }
-    if (!rating || !json_is_integer(rating)) {
-        eo__answer_error(a, 400, "invalid_request", "expected an integer rating", "rating");
-        return -1;
-    }
-    json_int_t r = json_integer_value(rating);
-    if (r < pi.cfg.synelo.r_min || r > EO_SYNELO_RATING_MAX) {
-        char msg[120];
-        snprintf(msg, sizeof msg, "rating must be in [%d, %d]", (int)pi.cfg.synelo.r_min,
-                 EO_SYNELO_RATING_MAX);
-        eo__answer_error(a, 400, "invalid_request", msg, "rating");
+    eo_request_error rerr;
+    if (eo_rating_request_from_json(c->json, &c->w.rating, &c->w.sigma, &rerr) != 0) {
+        eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
         return -1;
     }
     c->w.kind = EO__W_SET;
-    c->w.rating = (int64_t)r;
     return 0;
 }
 

@@ -115,6 +115,9 @@ typedef struct eo__pool_info {
     char name[EO_ID_MAX + 1];
     int64_t id;
     eo_pool_config cfg;
+    /* The prepared model, owned by the table (a pool's configuration never changes, so it
+     * lives until eo__pools_destroy()); NULL in an info not read from the table. */
+    const eo_model_ctx *model;
 } eo__pool_info;
 
 typedef struct eo__pools {
@@ -127,7 +130,8 @@ int eo__pools_init(eo__pools *p);
 void eo__pools_destroy(eo__pools *p);
 /* Copies the pool named @p name into @p out. 0 or EO_ENOTFOUND. */
 int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out);
-/* Inserts or replaces by name. 0 or EO_ENOMEM. */
+/* Inserts a pool (preparing its model) unless its name is there already (then nothing
+ * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
 int eo__pools_put(eo__pools *p, const eo__pool_info *in);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n);
@@ -150,7 +154,8 @@ struct eo__wreq {
     char player[EO_ID_MAX + 1];
     char model[32];
     const json_t *body; /* round object or pool params (may be NULL for params) */
-    int64_t rating;
+    double rating;      /* admin set: mean */
+    double sigma;       /* admin set: deviation, < 0 to keep */
     int64_t now;
     /* answer, final when done() runs */
     int status;      /* HTTP status */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "evenodds/eo_codec.h"
 #include "service/service.h"
 
 struct eo__writer {
@@ -55,24 +56,23 @@ static void set_error(eo__wreq *w, int rc)
 static char *player_view(eo_engine *e, const char *pool, const char *player, int64_t now)
 {
     const eo_pool *p = eo_engine_pool(e, pool);
-    eo_player_view v;
+    eo_rating_view v;
     if (!p)
         return NULL;
     eo_pool_lookup(p, player, now, &v);
-    json_t *o = json_pack("{s:s,s:I,s:I,s:b,s:b}", "id", player, "rating", (json_int_t)v.rating,
-                          "rounds", (json_int_t)v.rounds, "visible", v.visible, "stale", v.stale);
+    json_t *o = eo_rating_view_to_json(eo_pool_model(p), player, &v, true);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return s;
 }
 
-static char *quality_json(eo_engine *e, const char *pool)
+static char *quality_json(eo_engine *e, const char *pool, int64_t now)
 {
     const eo_pool *p = eo_engine_pool(e, pool);
     eo_pool_quality q;
     if (!p)
         return NULL;
-    eo_pool_get_quality(p, &q);
+    eo_pool_get_quality(p, now, &q);
 #define NUM_OR_NULL(x) (isfinite(x) ? json_real(x) : json_null())
     json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "pool", pool, "rounds",
                           (json_int_t)q.rounds, "players", (json_int_t)q.players,
@@ -97,7 +97,8 @@ static void apply(eo__writer *wr, eo__wreq *w)
         w->status = 200;
         break;
     case EO__W_SET:
-        rc = eo_engine_set_rating(wr->e, w->pool, w->player, w->rating, w->now, &w->err);
+        rc = eo_engine_set_rating(wr->e, w->pool, w->player, w->rating, w->sigma, w->now,
+                                  &w->err);
         w->status = 200;
         break;
     case EO__W_RESET:
@@ -117,7 +118,7 @@ static void apply(eo__writer *wr, eo__wreq *w)
             w->err.status = 404;
             rc = EO_ENOTFOUND;
         } else {
-            w->resp = quality_json(wr->e, w->pool);
+            w->resp = quality_json(wr->e, w->pool, w->now);
         }
         break;
     }

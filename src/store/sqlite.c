@@ -47,12 +47,14 @@ static const char *const query_sql[Q_COUNT] = {
     [Q_LOG_EACH] = "SELECT seq, kind, round_id, body, at FROM log WHERE pool_id = ?1 AND seq > ?2 "
                    "ORDER BY seq",
     [Q_ROUND_COUNT] = "SELECT count(*) FROM log WHERE pool_id = ?1 AND round_id IS NOT NULL",
-    [Q_PLAYER_PUT] = "INSERT INTO players (pool_id, player_id, rating, rounds, last_ended_at) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (pool_id, player_id) DO UPDATE SET "
-                     "rating = excluded.rating, rounds = excluded.rounds, "
+    [Q_PLAYER_PUT] = "INSERT INTO players (pool_id, player_id, rating, mu, sigma, volatility, "
+                     "rounds, visible, last_ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                     "ON CONFLICT (pool_id, player_id) DO UPDATE SET rating = excluded.rating, "
+                     "mu = excluded.mu, sigma = excluded.sigma, volatility = excluded.volatility, "
+                     "rounds = excluded.rounds, visible = excluded.visible, "
                      "last_ended_at = excluded.last_ended_at",
-    [Q_PLAYER_GET] = "SELECT rating, rounds, last_ended_at FROM players "
-                     "WHERE pool_id = ?1 AND player_id = ?2",
+    [Q_PLAYER_GET] = "SELECT rating, mu, sigma, volatility, rounds, visible, last_ended_at "
+                     "FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [Q_PLAYER_DELETE] = "DELETE FROM players WHERE pool_id = ?1 AND player_id = ?2",
 };
 
@@ -593,9 +595,13 @@ static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, id);
-    sqlite3_bind_int64(st, 3, row->rating);
-    sqlite3_bind_int64(st, 4, row->rounds);
-    sqlite3_bind_int64(st, 5, row->last_ended_at);
+    sqlite3_bind_double(st, 3, row->rating);
+    sqlite3_bind_double(st, 4, row->mu);
+    sqlite3_bind_double(st, 5, row->sigma);
+    sqlite3_bind_double(st, 6, row->volatility);
+    sqlite3_bind_int64(st, 7, row->rounds);
+    sqlite3_bind_int(st, 8, row->visible);
+    sqlite3_bind_int64(st, 9, row->last_ended_at);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;
@@ -620,9 +626,13 @@ static int sq_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player
     bind_text(st, 2, id);
     int src = sqlite3_step(st);
     if (src == SQLITE_ROW) {
-        out->rating = (int32_t)sqlite3_column_int64(st, 0);
-        out->rounds = (uint32_t)sqlite3_column_int64(st, 1);
-        out->last_ended_at = sqlite3_column_int64(st, 2);
+        out->rating = sqlite3_column_double(st, 0);
+        out->mu = sqlite3_column_double(st, 1);
+        out->sigma = sqlite3_column_double(st, 2);
+        out->volatility = sqlite3_column_double(st, 3);
+        out->rounds = (uint32_t)sqlite3_column_int64(st, 4);
+        out->visible = sqlite3_column_int(st, 5) != 0;
+        out->last_ended_at = sqlite3_column_int64(st, 6);
     } else if (src == SQLITE_DONE) {
         rc = EO_ENOTFOUND;
     } else {

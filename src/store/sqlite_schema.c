@@ -39,6 +39,26 @@ const char *const eo__sqlite_migrations[] = {
     "  last_ended_at INTEGER NOT NULL,\n"
     "  PRIMARY KEY (pool_id, player_id)\n"
     ") WITHOUT ROWID;\n",
+    /* 2: player rows for every model: the display value as a real, the model's mean, deviation
+     * and volatility, and visibility as the model decided it at the last update. Version 1
+     * knew only SynElo (mean = rating, no deviation; visible from the pool's t_shadow). */
+    "CREATE TABLE players_v2 (\n"
+    "  pool_id       INTEGER NOT NULL REFERENCES pools(id),\n"
+    "  player_id     TEXT    NOT NULL,\n"
+    "  rating        REAL    NOT NULL,\n"
+    "  mu            REAL    NOT NULL,\n"
+    "  sigma         REAL    NOT NULL,\n"
+    "  volatility    REAL    NOT NULL,\n"
+    "  rounds        INTEGER NOT NULL,\n"
+    "  visible       INTEGER NOT NULL,\n"
+    "  last_ended_at INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (pool_id, player_id)\n"
+    ") WITHOUT ROWID;\n"
+    "INSERT INTO players_v2 SELECT p.pool_id, p.player_id, p.rating, p.rating, 0, 0, p.rounds,\n"
+    "  p.rounds >= coalesce(json_extract(pools.params, '$.t_shadow'), 50), p.last_ended_at\n"
+    "  FROM players AS p JOIN pools ON pools.id = p.pool_id;\n"
+    "DROP TABLE players;\n"
+    "ALTER TABLE players_v2 RENAME TO players;\n",
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

@@ -876,7 +876,7 @@ static void test_splits_to_json(void **state)
         {.k = 2, .a = a1, .b = b1, .bench = bench1, .nbench = 1, .gap = 0, .p_a = NAN},
     };
     eo_splits s = {.count = 2, .split = sp};
-    json_t *o = eo_splits_to_json(&s, ids);
+    json_t *o = eo_splits_to_json(&s, ids, 1);
     assert_non_null(o);
     char *t = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     assert_string_equal(t, "{\"splits\":[{\"A\":[\"p0\",\"p3\"],\"B\":[\"p1\",\"p2\"],\"bench\":"
@@ -886,12 +886,24 @@ static void test_splits_to_json(void **state)
     free(t);
     json_decref(o);
     eo_splits none = {.count = 0, .split = NULL};
-    o = eo_splits_to_json(&none, ids);
+    o = eo_splits_to_json(&none, ids, 1);
     t = json_dumps(o, JSON_COMPACT);
     assert_string_equal(t, "{\"splits\":[]}");
     free(t);
     json_decref(o);
-    assert_null(eo_splits_to_json(NULL, ids));
+    assert_null(eo_splits_to_json(&s, ids, 0));
+    /* A gap in hundredths (models with real-valued means): integral → integer, else a real. */
+    sp[0].gap = 250;
+    sp[1].gap = 300;
+    o = eo_splits_to_json(&s, ids, 100);
+    assert_non_null(o);
+    json_t *g0 = json_object_get(json_array_get(json_object_get(o, "splits"), 0), "gap");
+    json_t *g1 = json_object_get(json_array_get(json_object_get(o, "splits"), 1), "gap");
+    assert_true(json_is_real(g0));
+    assert_true(json_real_value(g0) == 2.5);
+    assert_true(json_is_integer(g1));
+    assert_int_equal(json_integer_value(g1), 3);
+    json_decref(o);
 }
 
 /* ---- other request bodies ----------------------------------------------------------------- */
@@ -992,12 +1004,12 @@ static void test_pool_request(void **state)
     assert_string_equal(p.name, ""); /* zeroed on failure */
 }
 
-static int rating_decode(const char *text, int64_t *r, eo_request_error *e)
+static int rating_decode(const char *text, double *r, double *sd, eo_request_error *e)
 {
     json_error_t jerr;
     json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
     assert_non_null(o);
-    int rc = eo_rating_request_from_json(o, r, e);
+    int rc = eo_rating_request_from_json(o, r, sd, e);
     json_decref(o);
     return rc;
 }
@@ -1005,26 +1017,28 @@ static int rating_decode(const char *text, int64_t *r, eo_request_error *e)
 static void test_rating_request(void **state)
 {
     (void)state;
-    int64_t r = 0;
+    double r = 0, sd = 0;
     eo_request_error e;
-    assert_int_equal(rating_decode("{\"rating\":1500}", &r, &e), 0);
-    assert_int_equal(r, 1500);
-    assert_int_equal(rating_decode("{\"rating\":100}", &r, &e), 0);
-    assert_int_equal(rating_decode("{\"rating\":1000000}", &r, &e), 0);
-    assert_int_equal(r, 1000000);
-    expect_req(rating_decode("{\"rating\":99}", &r, &e), EO_EINVAL, &e, "invalid_request",
-               "rating", "[100, 1000000]");
-    expect_req(rating_decode("{\"rating\":1000001}", &r, &e), EO_EINVAL, &e, "invalid_request",
-               "rating", "out of range");
-    expect_req(rating_decode("{\"rating\":1500.0}", &r, &e), EO_EINVAL, &e, "invalid_request",
-               "rating", "expected an integer");
-    expect_req(rating_decode("{\"rating\":\"1500\"}", &r, &e), EO_EINVAL, &e, "invalid_request",
-               "rating", "expected an integer");
-    expect_req(rating_decode("{}", &r, &e), EO_EINVAL, &e, "invalid_request", "rating",
+    assert_int_equal(rating_decode("{\"rating\":1500}", &r, &sd, &e), 0);
+    assert_true(r == 1500 && sd == -1);
+    assert_int_equal(rating_decode("{\"rating\":27.5,\"sigma\":4.25}", &r, &sd, &e), 0);
+    assert_true(r == 27.5 && sd == 4.25);
+    assert_int_equal(rating_decode("{\"rating\":-1e9,\"sigma\":0}", &r, &sd, &e), 0);
+    assert_true(r == -1e9 && sd == 0);
+    assert_int_equal(rating_decode("{\"rating\":1000000}", &r, &sd, &e), 0);
+    expect_req(rating_decode("{\"rating\":1e10}", &r, &sd, &e), EO_EINVAL, &e,
+               "invalid_request", "rating", "out of range");
+    expect_req(rating_decode("{\"rating\":1500,\"sigma\":-1}", &r, &sd, &e), EO_EINVAL, &e,
+               "invalid_request", "sigma", ">= 0");
+    expect_req(rating_decode("{\"rating\":1500,\"sigma\":\"2\"}", &r, &sd, &e), EO_EINVAL,
+               &e, "invalid_request", "sigma", "expected a number");
+    expect_req(rating_decode("{\"rating\":\"1500\"}", &r, &sd, &e), EO_EINVAL, &e,
+               "invalid_request", "rating", "expected a number");
+    expect_req(rating_decode("{}", &r, &sd, &e), EO_EINVAL, &e, "invalid_request", "rating",
                "required field missing");
-    expect_req(rating_decode("{\"rating\":1500,\"reason\":\"x\"}", &r, &e), EO_EINVAL, &e,
-               "invalid_request", "reason", "unknown field");
-    assert_int_equal(r, 1000000); /* unchanged by the failures */
+    expect_req(rating_decode("{\"rating\":1500,\"reason\":\"x\"}", &r, &sd, &e), EO_EINVAL,
+               &e, "invalid_request", "reason", "unknown field");
+    assert_true(r == 1000000 && sd == -1); /* unchanged by the failures */
 }
 
 int main(void)

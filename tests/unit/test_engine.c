@@ -18,6 +18,7 @@
 
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_engine.h"
+#include "evenodds/eo_synelo.h"
 #include "gen.h"
 
 #define NOW 1763900000
@@ -141,9 +142,9 @@ static int64_t round_count(eo_engine *e, const char *name)
 static void expect_player(eo_engine *e, const char *pool, const char *id, int32_t rating,
                           uint32_t rounds)
 {
-    eo_player_view v;
+    eo_rating_view v;
     assert_int_equal(eo_pool_lookup(eo_engine_pool(e, pool), id, NOW, &v), 0);
-    assert_int_equal(v.rating, rating);
+    assert_int_equal(v.display, rating);
     assert_int_equal(v.rounds, rounds);
     eo_player_row row;
     assert_int_equal(eo_store_player_get(eo_engine_store(e), pool_id(e, pool), id, &row), 0);
@@ -343,7 +344,7 @@ static void test_storage_failure(void **state)
     assert_int_equal(eo_engine_commit(f->e), EO_EIO);
     expect_player(f->e, "arena", "a", 1036, 1);
     assert_true(round_count(f->e, "arena") == 1);
-    eo_player_view v;
+    eo_rating_view v;
     assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "arena"), "c", NOW, &v), EO_ENOTFOUND);
     /* and the engine goes on working */
     assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
@@ -361,12 +362,12 @@ typedef struct snap {
     char line[4096][96];
 } snap;
 
-static int snap_one(void *ctx, const char *id, const eo_player_view *v)
+static int snap_one(void *ctx, const char *id, const eo_rating_view *v)
 {
     snap *s = ctx;
     if (s->n >= 4096)
         return -1;
-    snprintf(s->line[s->n++], sizeof s->line[0], "%s %d %u %d %lld", id, (int)v->rating,
+    snprintf(s->line[s->n++], sizeof s->line[0], "%s %d %u %d %lld", id, (int)v->display,
              (unsigned)v->rounds, (int)v->visible, (long long)v->last_ended_at);
     return 0;
 }
@@ -404,7 +405,7 @@ static void test_reopen_fold(void **state)
         }
         /* admin edits between rounds, so the fold must replay them in place */
         assert_int_equal(eo_engine_set_rating(f->e, "arena", eo_gen_player_id(g, (uint32_t)b),
-                                              1500 + b, NOW, &err), 0);
+                                              1500 + b, -1, NOW, &err), 0);
         assert_int_equal(eo_engine_reset_player(f->e, "arena",
                                                 eo_gen_player_id(g, (uint32_t)(b + 20)), NOW,
                                                 &err), 0);
@@ -420,7 +421,7 @@ static void test_reopen_fold(void **state)
     for (size_t i = 0; i < live.n; i++)
         assert_string_equal(live.line[i], folded.line[i]);
     eo_pool_quality q;
-    eo_pool_get_quality(eo_engine_pool(f->e, "arena"), &q);
+    eo_pool_get_quality(eo_engine_pool(f->e, "arena"), NOW, &q);
     assert_true(q.rounds == 400);
 }
 
@@ -448,20 +449,22 @@ static void test_set_reset(void **state)
     eo_engine_error err;
     assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
     free(resp);
-    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 1500, NOW, &err), 0);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 1500, -1, NOW, &err), 0);
     expect_player(f->e, "arena", "a", 1500, 1); /* rounds are kept */
     assert_int_equal(eo_engine_reset_player(f->e, "arena", "b", NOW, &err), 0);
     expect_player(f->e, "arena", "b", 1000, 0); /* R0, no rounds */
     assert_int_equal(eo_engine_reset_player(f->e, "arena", "never-seen", NOW, &err), 0);
     /* range and target checks; R_min is 100 by default */
-    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 99, NOW, &err), EO_ERANGE);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 99, -1, NOW, &err), EO_ERANGE);
     assert_int_equal(err.status, 400);
     assert_string_equal(err.field, "rating");
-    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", EO_SYNELO_RATING_MAX + 1, NOW, &err),
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", EO_SYNELO_RATING_MAX + 1, -1, NOW,
+                                          &err),
                      EO_ERANGE);
-    assert_int_equal(eo_engine_set_rating(f->e, "nope", "a", 1500, NOW, &err), EO_ENOTFOUND);
+    assert_int_equal(eo_engine_set_rating(f->e, "nope", "a", 1500, -1, NOW, &err), EO_ENOTFOUND);
     assert_int_equal(err.status, 404);
-    assert_int_equal(eo_engine_set_rating(f->e, "arena", "bad\x01id", 1500, NOW, &err), EO_EINVAL);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "bad\x01id", 1500, -1, NOW, &err),
+                     EO_EINVAL);
     assert_int_equal(err.status, 400);
     assert_int_equal(eo_engine_reset_player(f->e, "nope", "a", NOW, &err), EO_ENOTFOUND);
     /* logged as edits in order: round, set, reset, reset */
@@ -497,7 +500,7 @@ static void test_pool_create(void **state)
     fixture *f = *state;
     expect_create_fails(f->e, "arena", "synelo", NULL, EO_EEXIST, 409, "name");
     expect_create_fails(f->e, "", "synelo", NULL, EO_EINVAL, 400, "name");
-    expect_create_fails(f->e, "x", "trueskill", NULL, EO_EINVAL, 400, "model");
+    expect_create_fails(f->e, "x", "nosuchmodel", NULL, EO_EINVAL, 400, "model");
     expect_create_fails(f->e, "x", "synelo", "[1]", EO_EINVAL, 400, "params");
     expect_create_fails(f->e, "x", "synelo", "{\"bogus\":1}", EO_EINVAL, 400, "params.bogus");
     expect_create_fails(f->e, "x", "synelo", "{\"theta\":2400,\"kmax_team\":12}", EO_EINVAL, 400,
@@ -505,11 +508,13 @@ static void test_pool_create(void **state)
     expect_create_fails(f->e, "x", "synelo", "{\"window\":1}", EO_EINVAL, 400, "params.window");
     expect_create_fails(f->e, "x", "synelo", "{\"window\":\"500\"}", EO_EINVAL, 400,
                         "params.window");
-    expect_create_fails(f->e, "x", "synelo", "{\"kmax_team\":0}", EO_EINVAL, 400,
+    expect_create_fails(f->e, "x", "synelo", "{\"kmax_team\":129}", EO_EINVAL, 400,
+                        "params.kmax_team");
+    expect_create_fails(f->e, "x", "synelo", "{\"kmax_team\":2.5}", EO_EINVAL, 400,
                         "params.kmax_team");
     /* each fine alone (default r0 1000), wrong together: r_min 900 > r0 800 */
     expect_create_fails(f->e, "x", "synelo", "{\"r_min\":900,\"r0\":800}", EO_EINVAL, 400,
-                        "params");
+                        "params.r_min");
     assert_null(eo_engine_pool(f->e, "x"));
 
     /* kmax_team 4: Θ = 400 * floor(median{1,2,3,4}) = 400 * floor(2.5) = 800 (F1's rule) */
@@ -517,23 +522,26 @@ static void test_pool_create(void **state)
     eo_engine_error err;
     assert_int_equal(eo_engine_pool_create(f->e, "small", "synelo", p, NOW, &err), 0);
     json_decref(p);
-    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->synelo.theta == 800.0);
+    int theta = eo_model_param_index(EO_MODEL_SYNELO, "theta");
+    int shadow = eo_model_param_index(EO_MODEL_SYNELO, "t_shadow");
+    assert_true(theta >= 0 && shadow >= 0);
+    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->model.v[theta] == 800.0);
     eo_pool_row row;
     assert_int_equal(eo_store_pool_get(eo_engine_store(f->e), "small", &row), 0);
     assert_string_equal(row.model, "synelo");
     assert_true(row.created_at == NOW);
     json_t *stored = js(row.params_json);
     eo_pool_row_free(&row);
-    /* all thirteen parameters of eo_synelo_params, Θ as theta, no kmax_team */
-    assert_int_equal(json_object_size(stored), 13);
-    assert_null(json_object_get(stored, "kmax_team"));
+    /* all fourteen parameters of SynElo's table, Θ as theta, kmax_team spent (0) */
+    assert_int_equal(json_object_size(stored), 14);
+    assert_int_equal(json_integer_value(json_object_get(stored, "kmax_team")), 0);
     assert_true(json_number_value(json_object_get(stored, "theta")) == 800.0);
     assert_int_equal(json_integer_value(json_object_get(stored, "t_shadow")), 10);
     assert_int_equal(json_integer_value(json_object_get(stored, "window")), 500);
     json_decref(stored);
     reopen(f);
-    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->synelo.theta == 800.0);
-    assert_int_equal(eo_pool_get_config(eo_engine_pool(f->e, "small"))->synelo.t_shadow, 10);
+    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->model.v[theta] == 800.0);
+    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->model.v[shadow] == 10);
 }
 
 static void test_open_bad_log(void **state)

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_pool.h"
+#include "evenodds/eo_synelo.h"
 #include "gen.h"
 
 static eo_pool *new_pool(void)
@@ -49,9 +50,9 @@ static void unknown_lookup(void **state)
 {
     (void)state;
     eo_pool *p = new_pool();
-    eo_player_view v;
+    eo_rating_view v;
     assert_int_equal(eo_pool_lookup(p, "76561198000000001", 100, &v), EO_ENOTFOUND);
-    assert_int_equal(v.rating, 1000);
+    assert_int_equal(v.display, 1000);
     assert_int_equal(v.rounds, 0);
     assert_false(v.visible);
     assert_false(v.stale);
@@ -83,13 +84,13 @@ static void apply_and_lookup(void **state)
     assert_true(m[0].expected == 0.5 && m[0].k == 72.0);
     assert_int_equal(m[0].rounds, 1);
     assert_false(m[0].visible);
-    eo_player_view v;
+    eo_rating_view v;
     assert_int_equal(eo_pool_lookup(p, "x", 1000, &v), 0);
-    assert_int_equal(v.rating, 1036);
+    assert_int_equal(v.display, 1036);
     assert_int_equal(v.rounds, 1);
     assert_int_equal(v.last_ended_at, 1000);
     assert_int_equal(eo_pool_lookup(p, "y", 1000, &v), 0);
-    assert_int_equal(v.rating, 964);
+    assert_int_equal(v.display, 964);
     assert_int_equal(eo_pool_player_count(p), 2);
     /* Stale: more than 30 days after the last round's end, not at exactly 30 days. */
     assert_int_equal(eo_pool_lookup(p, "x", 1000 + 30 * 86400, &v), 0);
@@ -99,7 +100,8 @@ static void apply_and_lookup(void **state)
     eo_pool_destroy(p);
 }
 
-/* Admin: set clamps to [R_min, RATING_MAX] and keeps rounds; reset makes the player new. */
+/* Admin: set accepts integers in [R_min, RATING_MAX] (else EO_ERANGE, nothing changed) and
+ * keeps rounds; reset makes the player new. */
 static void set_and_reset(void **state)
 {
     (void)state;
@@ -108,26 +110,31 @@ static void set_and_reset(void **state)
     const char *b[] = {"y"};
     test_round t;
     assert_int_equal(eo_pool_apply(p, mk(&t, a, 1, b, 1, EO_WIN_A, 5), NULL, NULL), 0);
-    eo_player_view v;
-    assert_int_equal(eo_pool_set_rating(p, "x", 50), 0);
+    eo_rating_view v;
     eo_pool_lookup(p, "x", 5, &v);
-    assert_int_equal(v.rating, 100);
+    double before = v.display;
+    assert_int_equal(eo_pool_set_rating(p, "x", 99, -1), EO_ERANGE);
+    assert_int_equal(eo_pool_set_rating(p, "x", EO_SYNELO_RATING_MAX + 1, -1), EO_ERANGE);
+    assert_int_equal(eo_pool_set_rating(p, "x", 1500.5, -1), EO_ERANGE);
+    assert_int_equal(eo_pool_set_rating(p, "x", NAN, -1), EO_EINVAL);
+    eo_pool_lookup(p, "x", 5, &v);
+    assert_true(v.display == before);
     assert_int_equal(v.rounds, 1);
-    assert_int_equal(eo_pool_set_rating(p, "x", 2000000), 0);
+    assert_int_equal(eo_pool_set_rating(p, "x", 100, -1), 0);
     eo_pool_lookup(p, "x", 5, &v);
-    assert_int_equal(v.rating, EO_SYNELO_RATING_MAX);
-    assert_int_equal(eo_pool_set_rating(p, "x", 1500), 0);
+    assert_true(v.display == 100);
+    assert_int_equal(eo_pool_set_rating(p, "x", 1500, 3.0), 0); /* SynElo has no deviation */
     eo_pool_lookup(p, "x", 5, &v);
-    assert_int_equal(v.rating, 1500);
+    assert_int_equal(v.display, 1500);
     /* Set on an unknown player creates it. */
-    assert_int_equal(eo_pool_set_rating(p, "z", 1234), 0);
+    assert_int_equal(eo_pool_set_rating(p, "z", 1234, -1), 0);
     assert_int_equal(eo_pool_lookup(p, "z", 5, &v), 0);
-    assert_int_equal(v.rating, 1234);
+    assert_int_equal(v.display, 1234);
     assert_int_equal(v.rounds, 0);
-    assert_int_equal(eo_pool_set_rating(p, "bad\x01id", 1234), EO_EINVAL);
+    assert_int_equal(eo_pool_set_rating(p, "bad\x01id", 1234, -1), EO_EINVAL);
     assert_int_equal(eo_pool_reset_player(p, "x"), 0);
     assert_int_equal(eo_pool_lookup(p, "x", 5, &v), 0);
-    assert_int_equal(v.rating, 1000);
+    assert_int_equal(v.display, 1000);
     assert_int_equal(v.rounds, 0);
     assert_int_equal(v.last_ended_at, 0);
     /* After the reset x is new again: C = 1, G = 1, K = 72 (vs y at 964: P_x > 0.5). */
@@ -163,7 +170,7 @@ static void apply_rejects(void **state)
     const char *h[] = {"x"};
     assert_int_equal(eo_pool_apply(p, mk(&t, g, 2, h, 1, EO_WIN_A, 1), NULL, NULL), EO_EINVAL);
     assert_int_equal(eo_pool_player_count(p), 2);
-    eo_player_view v;
+    eo_rating_view v;
     eo_pool_lookup(p, "x", 1, &v);
     assert_int_equal(v.rounds, 1);
     eo_pool_destroy(p);
@@ -175,7 +182,7 @@ typedef struct collect {
     int stop_at;
 } collect;
 
-static int collect_fn(void *ctx, const char *id, const eo_player_view *v)
+static int collect_fn(void *ctx, const char *id, const eo_rating_view *v)
 {
     collect *c = ctx;
     (void)v;
@@ -192,7 +199,7 @@ static void each_player_order(void **state)
     eo_pool *p = new_pool();
     const char *ids[] = {"b", "ab", "a", "B"};
     for (int i = 0; i < 4; i++)
-        assert_int_equal(eo_pool_set_rating(p, ids[i], 1000 + i), 0);
+        assert_int_equal(eo_pool_set_rating(p, ids[i], 1000 + i, -1), 0);
     collect c = {.n = 0, .stop_at = -1};
     assert_int_equal(eo_pool_each_player(p, 0, collect_fn, &c), 0);
     assert_int_equal(c.n, 4);
@@ -217,7 +224,7 @@ static void quality(void **state)
     (void)state;
     eo_pool *p = new_pool();
     eo_pool_quality q;
-    eo_pool_get_quality(p, &q);
+    eo_pool_get_quality(p, 0, &q);
     assert_int_equal(q.rounds, 0);
     assert_true(isnan(q.brier_all) && isnan(q.brier_recent) && isnan(q.balance_recent));
     test_round t;
@@ -228,7 +235,7 @@ static void quality(void **state)
     assert_int_equal(eo_pool_apply(p, mk(&t, x, 1, z, 1, EO_WIN_B, 3), &res, NULL), 0);
     double pa = 1.0 / (1.0 + exp(-36.0 / 2400.0));
     assert_true(fabs(res.p_a - pa) < 1e-15);
-    eo_pool_get_quality(p, &q);
+    eo_pool_get_quality(p, 0, &q);
     assert_int_equal(q.rounds, 3);
     assert_int_equal(q.players, 5);
     assert_int_equal(q.visible_players, 0);
@@ -255,7 +262,7 @@ static void quality_recent(void **state)
                                        NULL, NULL), 0);
     }
     eo_pool_quality q;
-    eo_pool_get_quality(p, &q);
+    eo_pool_get_quality(p, 0, &q);
     assert_true(fabs(q.brier_all - 25.0 / 600.0) < 1e-15);
     assert_true(q.brier_recent == 0.0);
     assert_true(q.balance_recent == 0.0);
@@ -278,7 +285,7 @@ static void visible_after_50(void **state)
         assert_true(m[0].visible == (i == 49));
     }
     eo_pool_quality q;
-    eo_pool_get_quality(p, &q);
+    eo_pool_get_quality(p, 0, &q);
     assert_int_equal(q.visible_players, 1);
     eo_pool_destroy(p);
 }
@@ -288,12 +295,12 @@ typedef struct cmp_ctx {
     int n;
 } cmp_ctx;
 
-static int same_as_other(void *ctx, const char *id, const eo_player_view *v)
+static int same_as_other(void *ctx, const char *id, const eo_rating_view *v)
 {
     cmp_ctx *c = ctx;
-    eo_player_view w;
+    eo_rating_view w;
     assert_int_equal(eo_pool_lookup(c->other, id, 0, &w), 0);
-    assert_int_equal(v->rating, w.rating);
+    assert_true(v->display == w.display);
     assert_int_equal(v->rounds, w.rounds);
     assert_int_equal(v->last_ended_at, w.last_ended_at);
     c->n++;
@@ -319,7 +326,7 @@ static void handles_match_apply(void **state)
         eo_gen_next(g, &r);
         eo_round_result r1, r2;
         eo_member_result m[16];
-        eo_synelo_update u[16];
+        eo_model_update u[16];
         assert_int_equal(eo_pool_apply(p1, &r, &r1, m), 0);
         eo_player_handle h[16];
         size_t n = r.n[0] + r.n[1];
@@ -332,7 +339,7 @@ static void handles_match_apply(void **state)
                                                r.ended_at, &r2, u), 0);
         assert_true(r1.p_a == r2.p_a);
         for (size_t j = 0; j < n; j++) {
-            assert_int_equal(m[j].rating, u[j].after);
+            assert_true(m[j].rating == u[j].after);
             assert_true(m[j].k == u[j].k);
         }
     }
@@ -345,8 +352,8 @@ static void handles_match_apply(void **state)
     assert_int_equal(eo_pool_each_player(p1, 0, same_as_other, &c), 0);
     assert_int_equal((size_t)c.n, eo_pool_player_count(p2));
     eo_pool_quality q1, q2;
-    eo_pool_get_quality(p1, &q1);
-    eo_pool_get_quality(p2, &q2);
+    eo_pool_get_quality(p1, 0, &q1);
+    eo_pool_get_quality(p2, 0, &q2);
     assert_true(q1.brier_all == q2.brier_all && q1.brier_recent == q2.brier_recent);
     eo_pool_destroy(p1);
     eo_pool_destroy(p2);
@@ -360,10 +367,10 @@ static void model_names(void **state)
     assert_int_equal(eo_model_parse("synelo", &m), 0);
     assert_int_equal(m, EO_MODEL_SYNELO);
     assert_string_equal(eo_model_name(EO_MODEL_SYNELO), "synelo");
-    assert_int_equal(eo_model_parse("elo", &m), EO_EINVAL);
+    assert_int_equal(eo_model_parse("nosuchmodel", &m), EO_EINVAL);
     eo_pool_config cfg;
     eo_pool_config_default(&cfg);
-    cfg.synelo.window = 0;
+    cfg.model.v[eo_model_param_index(EO_MODEL_SYNELO, "window")] = 0;
     eo_pool *p = NULL;
     assert_int_equal(eo_pool_create(&cfg, &p), EO_EINVAL);
     assert_null(p);

@@ -278,14 +278,17 @@ static void test_pools_table(void **state)
         memset(&pi, 0, sizeof pi);
         snprintf(pi.name, sizeof pi.name, "%s", names[i]);
         pi.id = (int64_t)i + 1;
+        eo_pool_config_default(&pi.cfg);
         assert_int_equal(eo__pools_put(&p, &pi), 0);
     }
     eo__pool_info pi;
     assert_int_equal(eo__pools_get(&p, "zulu", &pi), 0);
     assert_int_equal(pi.id, 3);
     assert_int_equal(eo__pools_get(&p, "zul", &pi), EO_ENOTFOUND);
+    assert_non_null(pi.model); /* prepared when published */
+    const eo_model_ctx *model = pi.model;
     pi.id = 99;
-    assert_int_equal(eo__pools_put(&p, &pi), 0); /* replaces */
+    assert_int_equal(eo__pools_put(&p, &pi), 0); /* a pool is fixed at creation: kept */
     eo__pool_info *v;
     size_t n;
     assert_int_equal(eo__pools_list(&p, &v, &n), 0);
@@ -293,7 +296,8 @@ static void test_pools_table(void **state)
     const char *sorted[] = {"a", "alpha", "b", "beta", "c", "d", "e", "f", "mid", "zulu"};
     for (size_t i = 0; i < n; i++)
         assert_string_equal(v[i].name, sorted[i]);
-    assert_int_equal(v[9].id, 99);
+    assert_int_equal(v[9].id, 3);
+    assert_ptr_equal(v[9].model, model);
     free(v);
     eo__pools_destroy(&p);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/models/model_internal.h"
+#include "core/numeric.h"
 
 /* Indexed by eo_model. A model is added here and in the eo_model enum. */
 static const eo__model_ops *const registry[EO_MODEL_COUNT] = {
@@ -243,6 +244,30 @@ double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_
                         double field)
 {
     return ctx->ops->predict(ctx->impl, a, b, isfinite(field) ? field : 0.0);
+}
+
+double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const uint16_t *a,
+                            size_t na, const uint16_t *b, size_t nb, double field)
+{
+    eo_team_agg ta = {0}, tb = {0};
+    for (size_t i = 0; i < na; i++)
+        eo_team_agg_add(&ta, &s[a[i]], 1.0);
+    for (size_t i = 0; i < nb; i++)
+        eo_team_agg_add(&tb, &s[b[i]], 1.0);
+    return eo_model_predict(ctx, &ta, &tb, field);
+}
+
+int64_t eo_model_split_unit(const eo_model_ctx *ctx)
+{
+    return ctx->ops->integer_display ? 1 : 100;
+}
+
+int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu)
+{
+    double x = mu * (double)eo_model_split_unit(ctx);
+    const double lim = 1099511627776.0; /* the solver's |rating| <= 2^40 */
+    x = x < -lim ? -lim : x > lim ? lim : x;
+    return eo__round_half_even(x);
 }
 
 double eo_model_quality(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,

@@ -541,8 +541,9 @@ static int synelo_set(const void *impl, void *st, double mu, double sigma)
 {
     (void)sigma;
     const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
-    double r = mu < p->r_min ? p->r_min : mu > EO_SYNELO_RATING_MAX ? EO_SYNELO_RATING_MAX : mu;
-    ((eo_synelo_player *)st)->rating = (int32_t)eo__round_half_even(r);
+    if (mu != floor(mu) || mu < p->r_min || mu > EO_SYNELO_RATING_MAX)
+        return EO_ERANGE;
+    ((eo_synelo_player *)st)->rating = (int32_t)mu;
     return 0;
 }
 
