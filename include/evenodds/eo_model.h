@@ -243,6 +243,9 @@ void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rati
 /** True when the model's display values are integers (SynElo), to print them as such. */
 bool eo_model_integer_display(const eo_model_ctx *ctx);
 
+/** True when the model's players have a deviation (TrueSkill, Weng-Lin, Glicko-2). */
+bool eo_model_has_deviation(const eo_model_ctx *ctx);
+
 /**
  * Admin: sets a player's rating. @p mu is the new mean (rating); @p sigma the new deviation, or
  * negative to keep it (ignored by models without one); rounds and history are kept. Returns 0,

@@ -54,7 +54,7 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
     memset(&cfg, 0, sizeof cfg);
     eo_model m;
     if (model == NULL || eo_model_parse(model, &m) != 0) {
-        char known[160], msg[200];
+        char known[100], msg[160];
         known_models(known, sizeof known);
         snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
         return fail(err, "model", msg);

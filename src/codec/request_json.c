@@ -189,7 +189,7 @@ int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma
     const json_t *v = json_object_get(obj, "rating");
     if (v == NULL)
         return fail(err, EO_EINVAL, "invalid_request", "rating", "required field missing");
-    double r, sd = -1.0;
+    double r = 0.0, sd = -1.0;
     rc = number_field(v, "rating", &r, err);
     const json_t *sv = json_object_get(obj, "sigma");
     if (rc == 0 && sv != NULL) {

@@ -170,14 +170,14 @@ static void drop_players_from(eo_pool *pool, size_t n)
 /* Rates a round whose players are resolved to pool->idx[0 .. na+nb) and checked distinct, with
  * weights already in pool->part[].w. */
 static int apply_resolved(eo_pool *pool, size_t na, size_t nb, eo_winner winner,
-                          int64_t ended_at, eo_round_result *res)
+                          int64_t ended_at, eo_round_result *res, eo_model_update *upd)
 {
     size_t n = na + nb;
     for (size_t i = 0; i < n; i++)
         pool->part[i].st = state_of(pool, pool->idx[i]);
     double p_a;
     int rc = eo_model_rate(pool->model, pool->part, na, pool->part + na, nb, winner, 0.0,
-                           ended_at, &p_a, pool->upd);
+                           ended_at, &p_a, upd);
     if (rc != 0)
         return rc;
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
@@ -271,7 +271,8 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
     for (size_t i = 0; i < n; i++)
         pool->part[i].w = eo_round_member_weight(r, i < na ? &r->team[0][i] : &r->team[1][i - na]);
     int64_t ended = r->ended_at != 0 ? r->ended_at : r->started_at;
-    int rc = apply_resolved(pool, na, r->n[1], r->winner, ended, res);
+    int rc = apply_resolved(pool, na, r->n[1], r->winner, ended, res,
+                            members != NULL ? pool->upd : NULL);
     if (rc != 0) {
         drop_players_from(pool, before);
         return rc;
@@ -338,9 +339,7 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
         pool->idx[i] = h;
         pool->part[i].w = 1.0;
     }
-    int rc = apply_resolved(pool, na, nb, winner, ended_at, res);
-    if (rc == 0 && updates != NULL)
-        memcpy(updates, pool->upd, (na + nb) * sizeof *updates);
+    int rc = apply_resolved(pool, na, nb, winner, ended_at, res, updates);
     return rc;
 }
 

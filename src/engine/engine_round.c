@@ -98,9 +98,22 @@ static void sb_real(sbuf *b, double v)
     sb_put(b, t, (size_t)n);
 }
 
-/* {"round":id,"players":[{"id","rating","delta","expected","k","rounds","visible"},…]} */
-static int build_response(const eo_round *r, const eo_member_result *m, size_t n, char **out)
+/* A display value: an integer for integer-rated models, else a real. */
+static void sb_display(sbuf *b, double v, bool integer)
 {
+    if (integer)
+        sb_int(b, (long long)v);
+    else
+        sb_real(b, v);
+}
+
+/* {"round":id,"players":[{"id","rating","delta","expected","k",["mu","sigma",]"rounds",
+ * "visible"},…]}; "mu" and "sigma" for the models with a deviation. */
+static int build_response(const eo_model_ctx *model, const eo_round *r,
+                          const eo_member_result *m, size_t n, char **out)
+{
+    bool integer = eo_model_integer_display(model);
+    bool deviation = eo_model_has_deviation(model);
     sbuf b = {0};
     sb_lit(&b, "{\"round\":");
     sb_str(&b, r->id);
@@ -109,13 +122,19 @@ static int build_response(const eo_round *r, const eo_member_result *m, size_t n
         sb_lit(&b, i ? ",{\"id\":" : "{\"id\":");
         sb_str(&b, m[i].id);
         sb_lit(&b, ",\"rating\":");
-        sb_int(&b, m[i].rating);
+        sb_display(&b, m[i].rating, integer);
         sb_lit(&b, ",\"delta\":");
-        sb_int(&b, m[i].delta);
+        sb_display(&b, m[i].delta, integer);
         sb_lit(&b, ",\"expected\":");
         sb_real(&b, m[i].expected);
         sb_lit(&b, ",\"k\":");
         sb_real(&b, m[i].k);
+        if (deviation) {
+            sb_lit(&b, ",\"mu\":");
+            sb_real(&b, m[i].mu);
+            sb_lit(&b, ",\"sigma\":");
+            sb_real(&b, m[i].sigma);
+        }
         sb_lit(&b, ",\"rounds\":");
         sb_int(&b, (long long)m[i].rounds);
         sb_lit(&b, m[i].visible ? ",\"visible\":true}" : ",\"visible\":false}");
@@ -170,7 +189,7 @@ static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *
                               rc == EO_EINVAL ? "invalid_round" : "internal", "", "%s",
                               eo_strerror(rc));
     char *resp = NULL;
-    rc = build_response(r, e->members, res.n, &resp);
+    rc = build_response(eo_pool_model(p->pool), r, e->members, res.n, &resp);
     if (rc)
         return eo__engine_err(err, rc, 500, "internal", "", "out of memory");
     rc = eo_store_log_append(e->store, p->id, EO_LOG_ROUND, r->id, canon, resp, now, NULL);

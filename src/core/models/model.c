@@ -309,6 +309,11 @@ bool eo_model_integer_display(const eo_model_ctx *ctx)
     return ctx->ops->integer_display;
 }
 
+bool eo_model_has_deviation(const eo_model_ctx *ctx)
+{
+    return ctx->cfg.model != EO_MODEL_SYNELO && ctx->cfg.model != EO_MODEL_ELO;
+}
+
 int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma)
 {
     if (ctx == NULL || st == NULL || !isfinite(mu) || isnan(sigma))
