@@ -340,6 +340,40 @@ static void test_free_null_and_partial(void **state)
     assert_int_equal(eo_round_validate(NULL, NULL), EO_EINVAL);
 }
 
+/* Partial-play weights (eo_round_member_weight): time first, then joined/left over the round's
+ * length, else the whole round. */
+static void test_member_weight(void **state)
+{
+    (void)state;
+    eo_round r;
+    eo_member m;
+    memset(&r, 0, sizeof r);
+    memset(&m, 0, sizeof m);
+    assert_true(eo_round_member_weight(&r, &m) == 1.0); /* nothing given */
+    m.has = EO_MEMBER_TIME;
+    m.time = 0.25;
+    assert_true(eo_round_member_weight(&r, &m) == 0.25);
+    m.has = EO_MEMBER_JOINED | EO_MEMBER_LEFT;
+    m.joined = 60;
+    m.left = 240;
+    assert_true(eo_round_member_weight(&r, &m) == 1.0); /* no round length known */
+    r.started_at = 1000;
+    r.ended_at = 1600; /* 600 s */
+    assert_true(eo_round_member_weight(&r, &m) == 0.3); /* (240 - 60) / 600 */
+    m.has = EO_MEMBER_JOINED; /* stayed to the end */
+    assert_true(eo_round_member_weight(&r, &m) == 0.9);
+    m.has = EO_MEMBER_LEFT; /* there from the start */
+    assert_true(eo_round_member_weight(&r, &m) == 0.4);
+    m.left = 900; /* past the end counts to the end */
+    assert_true(eo_round_member_weight(&r, &m) == 1.0);
+    m.has = EO_MEMBER_TIME | EO_MEMBER_JOINED | EO_MEMBER_LEFT;
+    m.time = 0.5; /* time wins over joined/left */
+    assert_true(eo_round_member_weight(&r, &m) == 0.5);
+    m.has = EO_MEMBER_JOINED;
+    m.joined = 700; /* joined after the end: nothing played */
+    assert_true(eo_round_member_weight(&r, &m) == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,7 +384,7 @@ int main(void)
         cmocka_unit_test(test_empty_team),        cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_times),             cmocka_unit_test(test_joined_left),
         cmocka_unit_test(test_started_ended),     cmocka_unit_test(test_players_max),
-        cmocka_unit_test(test_free_null_and_partial),
+        cmocka_unit_test(test_free_null_and_partial), cmocka_unit_test(test_member_weight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
