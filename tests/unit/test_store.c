@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "evenodds/eo_store.h"
+#include "store/store_internal.h"
 
 /* ---- openers ---------------------------------------------------------------------------- */
 
@@ -546,6 +547,54 @@ static void test_sqlite_empty_file_migrates(void **state)
     free(loc);
 }
 
+/* A version 1 store (SynElo's integer rows) opened by this build: migration 2 rebuilds the
+ * player rows with mean = rating, no deviation, and visibility from the pool's own t_shadow. */
+static void test_sqlite_migrates_v1_players(void **state)
+{
+    (void)state;
+    char *loc = sqlite_fresh();
+    assert_non_null(loc);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(loc, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, eo__sqlite_migrations[0], NULL, NULL, NULL), SQLITE_OK);
+    const char *v1 =
+        "INSERT INTO schema_version (version) VALUES (1);"
+        "INSERT INTO pools VALUES (1, 'fast', 'synelo', '{\"t_shadow\":10}', 5);"
+        "INSERT INTO pools VALUES (2, 'plain', 'synelo', '{}', 5);"
+        "INSERT INTO players VALUES (1, 'a', 1234, 12, 77), (1, 'b', 900, 9, 78),"
+        "                           (2, 'a', 1100, 49, 79), (2, 'c', 1500, 50, 80);";
+    assert_int_equal(sqlite3_exec(db, v1, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    eo_store *s = NULL;
+    char err[256] = "";
+    assert_int_equal(eo_store_open(loc, 0, &s, err, sizeof err), 0);
+    int v = 0;
+    assert_int_equal(eo_store_schema_version(s, &v), 0);
+    assert_int_equal(v, 2);
+    static const struct {
+        int64_t pool;
+        const char *id;
+        double rating;
+        uint32_t rounds;
+        bool visible;
+        int64_t ended;
+    } want[] = {{1, "a", 1234, 12, true, 77},  {1, "b", 900, 9, false, 78},
+                {2, "a", 1100, 49, false, 79}, {2, "c", 1500, 50, true, 80}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        eo_player_row row;
+        assert_int_equal(eo_store_player_get(s, want[i].pool, want[i].id, &row), 0);
+        assert_true(row.rating == want[i].rating && row.mu == want[i].rating);
+        assert_true(row.sigma == 0 && row.volatility == 0);
+        assert_int_equal(row.rounds, want[i].rounds);
+        assert_int_equal(row.visible, want[i].visible);
+        assert_int_equal(row.last_ended_at, want[i].ended);
+    }
+    eo_store_close(s);
+    sqlite_destroy(loc);
+    free(loc);
+}
+
 static void expect_open_fails(const char *loc, unsigned flags, const char *needle)
 {
     eo_store *s = (eo_store *)1;
@@ -673,6 +722,7 @@ int main(void)
     };
     const struct CMUnitTest sqlite_only[] = {
         cmocka_unit_test(test_sqlite_empty_file_migrates),
+        cmocka_unit_test(test_sqlite_migrates_v1_players),
         cmocka_unit_test(test_sqlite_not_a_database),
         cmocka_unit_test(test_sqlite_corrupt_header),
         cmocka_unit_test(test_sqlite_foreign_database),
