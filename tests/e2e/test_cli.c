@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "e2e.h"
+#include "evenodds/eo_model.h"
 #include "gen.h"
 
 /* Writes @p n generated rounds (team sizes 1..12, stalemates, 60 players so that many pass the
@@ -149,6 +150,145 @@ static void test_service_equals_replay(void **state)
     e2e_cleanup(&s);
 }
 
+/* Posts every line of @p path to pool @p pool; returns how many. */
+static size_t post_all(const e2e_server *s, const char *pool, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char url[128], line[16384];
+    snprintf(url, sizeof url, "/v1/pools/%s/rounds", pool);
+    size_t n = 0;
+    e2e_resp r;
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(e2e_call(s, "POST", url, s->server_key, line, &r), 0);
+        if (r.status != 200)
+            fail_msg("%s: %ld %s", url, r.status, r.body);
+        e2e_resp_free(&r);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* Exports pool @p pool, replays it with @p model and checks that every player's lookup shows
+ * exactly what the replay computed (every field of its --ratings-out line). */
+static void expect_service_equals_replay(const e2e_server *s, const char *pool, const char *model)
+{
+    char exported[400], ratings[400], err[512];
+    path_in(s, "m-exported.jsonl", exported, sizeof exported);
+    path_in(s, "m-ratings.jsonl", ratings, sizeof ratings);
+    const char *exp_argv[] = {"evenodds", "export", "--db", s->db, "--pool", pool, "--out",
+                              exported, NULL};
+    assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
+    const char *rep_argv[] = {"evenodds", "replay", "--model", model, "--ratings-out", ratings,
+                              exported, NULL};
+    if (e2e_run(rep_argv, NULL, err, sizeof err) != 0)
+        fail_msg("replay --model %s: %s", model, err);
+    FILE *f = fopen(ratings, "r");
+    assert_non_null(f);
+    char line[4096];
+    size_t players = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_error_t je;
+        json_t *want = json_loads(line, 0, &je);
+        assert_non_null(want);
+        const char *id = json_string_value(json_object_get(want, "id"));
+        char path[256];
+        snprintf(path, sizeof path, "/v1/pools/%s/players/%s", pool, id);
+        e2e_resp r;
+        assert_int_equal(e2e_call(s, "GET", path, s->server_key, NULL, &r), 0);
+        assert_int_equal(r.status, 200);
+        json_t *got = e2e_json(&r);
+        assert_non_null(got);
+        const char *key;
+        json_t *v;
+        json_object_foreach(want, key, v) {
+            if (!json_equal(v, json_object_get(got, key)))
+                fail_msg("model %s, player %s, \"%s\": service %s, replay %s", model, id, key,
+                         r.body, line);
+        }
+        json_decref(got);
+        json_decref(want);
+        e2e_resp_free(&r);
+        players++;
+    }
+    fclose(f);
+    assert_int_equal(players, 60);
+}
+
+/* A pool of every model through the service, with partial play and stalemates: the lookups
+ * equal `evenodds replay` of the exported log, before and after a restart (which folds the log
+ * again) and after more rounds on the folded state. */
+static void test_every_model(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    char log1[400], log2[400];
+    path_in(&s, "m-log1.jsonl", log1, sizeof log1);
+    path_in(&s, "m-log2.jsonl", log2, sizeof log2);
+    eo_gen_config c;
+    eo_gen_config_default(&c);
+    c.seed = 11;
+    c.players = 60;
+    c.team_min = 1;
+    c.team_max = 6;
+    c.draw_permille = 40;
+    c.partial_permille = 250;
+    eo_gen *g = NULL;
+    assert_int_equal(eo_gen_create(&c, &g), 0);
+    for (int part = 0; part < 2; part++) {
+        FILE *f = fopen(part ? log2 : log1, "w");
+        assert_non_null(f);
+        static char line[16384];
+        for (int i = 0; i < 150; i++) {
+            eo_round r;
+            eo_gen_next(g, &r);
+            int len = eo_gen_jsonl(&r, line, sizeof line);
+            assert_true(len > 0 && fwrite(line, 1, (size_t)len, f) == (size_t)len);
+        }
+        assert_int_equal(fclose(f), 0);
+    }
+    eo_gen_destroy(g);
+
+    int models = 0;
+    for (int m = 0; m < EO_MODEL_COUNT; m++) {
+        const char *name = eo_model_name((eo_model)m);
+        if (name == NULL)
+            continue;
+        char body[200];
+        snprintf(body, sizeof body, "{\"name\":\"m-%s\",\"model\":\"%s\"}", name, name);
+        e2e_resp r;
+        assert_int_equal(e2e_call(&s, "POST", "/v1/pools", s.admin_key, body, &r), 0);
+        assert_int_equal(r.status, 201);
+        e2e_resp_free(&r);
+        char pool[64];
+        snprintf(pool, sizeof pool, "m-%s", name);
+        assert_int_equal(post_all(&s, pool, log1), 150);
+        expect_service_equals_replay(&s, pool, name);
+        models++;
+    }
+    int status = -1;
+    assert_int_equal(e2e_stop(&s, 15, 10000, &status), 0);
+    assert_int_equal(status, 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    for (int m = 0; m < EO_MODEL_COUNT; m++) {
+        const char *name = eo_model_name((eo_model)m);
+        if (name == NULL)
+            continue;
+        char pool[64];
+        snprintf(pool, sizeof pool, "m-%s", name);
+        expect_service_equals_replay(&s, pool, name);
+        assert_int_equal(post_all(&s, pool, log2), 150);
+        expect_service_equals_replay(&s, pool, name);
+    }
+    assert_true(models >= 1);
+    assert_int_equal(e2e_stop(&s, 15, 10000, &status), 0);
+    assert_int_equal(status, 0);
+    e2e_cleanup(&s);
+}
+
 static void test_import_export(void **state)
 {
     (void)state;
@@ -203,6 +343,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
+        cmocka_unit_test(test_every_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

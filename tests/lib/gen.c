@@ -54,6 +54,7 @@ int eo_gen_create(const eo_gen_config *c, eo_gen **out)
     if (c == NULL || out == NULL || c->team_min < 1 || c->team_min > c->team_max ||
         c->team_max > TEAM_CAP || c->players < 2 * c->team_max || c->players > 999999999u ||
         c->regulars > c->players || c->regular_permille > 1000 || c->draw_permille > 1000 ||
+        c->partial_permille > 1000 ||
         c->spacing < 2)
         return EO_EINVAL;
     eo_gen *g = calloc(1, sizeof *g);
@@ -135,6 +136,14 @@ void eo_gen_next(eo_gen *g, eo_round *r)
             sum[t] += g->skill[p];
         }
     }
+    for (int t = 0; g->c.partial_permille > 0 && t < 2; t++) {
+        for (uint32_t i = 0; i < k; i++) {
+            if (below(g, 1000) < g->c.partial_permille) {
+                g->team[t][i].has = EO_MEMBER_TIME;
+                g->team[t][i].time = (double)(1 + below(g, 7)) / 8.0;
+            }
+        }
+    }
     /* True P(A wins): logistic of the mean skill difference on the Elo scale. */
     double x = (double)(sum[0] - sum[1]) / (400.0 * (double)k);
     double p_a = 1.0 / (1.0 + eo__exp(-x));
@@ -173,9 +182,16 @@ int eo_gen_jsonl(const eo_round *r, char *buf, size_t cap)
     for (int t = 0; t < 2; t++) {
         put(buf, cap, &len, t == 0 ? "{\"A\":[" : "],\"B\":[");
         for (size_t i = 0; i < r->n[t]; i++) {
-            put(buf, cap, &len, i ? ",\"" : "\"");
-            put(buf, cap, &len, r->team[t][i].id);
-            put(buf, cap, &len, "\"");
+            const eo_member *m = &r->team[t][i];
+            put(buf, cap, &len, i ? "," : "");
+            put(buf, cap, &len, (m->has & EO_MEMBER_TIME) ? "{\"id\":\"" : "\"");
+            put(buf, cap, &len, m->id);
+            if (m->has & EO_MEMBER_TIME) {
+                snprintf(num, sizeof num, "\",\"time\":%.3f}", m->time);
+                put(buf, cap, &len, num);
+            } else {
+                put(buf, cap, &len, "\"");
+            }
         }
     }
     snprintf(num, sizeof num, "],\"ended_at\":%lld,\"id\":\"", (long long)r->ended_at);

@@ -23,6 +23,9 @@ typedef struct eo_gen_config {
     uint32_t regular_permille; /* each seat goes to a regular with this chance, per mille */
     int64_t start;             /* started_at of the first round, Unix seconds */
     uint32_t spacing;          /* seconds between round starts (>= 2) */
+    uint32_t partial_permille; /* chance that a member played part of the round: its `time` is
+                                  then k/8 for k uniform in 1..7 (0: every member plays in full,
+                                  and no random draws are spent on it) */
 } eo_gen_config;
 
 /* 12v12, 2000 players, no regulars, 2% stalemates, seed 1. */
