@@ -141,13 +141,14 @@ void eo_split_request_free(eo_split_request *req);
 json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t unit);
 
 /**
- * A player's view as JSON: {"id", the model's state, "display", "rounds", "visible"} and, when
- * @p with_stale, "stale". The state is "rating" for SynElo and Elo; "rating", "rd" and
+ * A player's view as JSON: {"id", the model's state, "display", "division", "rounds",
+ * "visible"} and, when @p with_stale, "stale". "division" is @p division or null (callers give
+ * eo_pool_division() of visible players, NULL otherwise). The state is "rating" for SynElo and Elo; "rating", "rd" and
  * "volatility" for Glicko-2; "mu" and "sigma" for TrueSkill and Weng-Lin. Values of models
  * with integer display (SynElo) print as integers. Returns a new reference or NULL.
  */
 json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_rating_view *v,
-                               bool with_stale);
+                               const char *division, bool with_stale);
 
 /* ---- Request bodies of the service -------------------------------------------------------- */
 
@@ -206,9 +207,11 @@ int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma
  * (eo_model_params()), then each given parameter: a number (an integer where the table says
  * so), or for a choice its name as a string. @p params may be NULL (all defaults). The result
  * has passed eo_model_config_check() (derived values resolved: SynElo's "kmax_team" sets
- * "theta"). On failure returns EO_EINVAL with @p err (when not NULL): field "model" (unknown
- * model), "params" (not an object) or "params.NAME" (unknown name, wrong type, out of range,
- * or inconsistent with another parameter).
+ * "theta"). One name is the pool's, not the model's: "divisions", an array of at most
+ * EO_DIVISIONS_MAX objects {"name": 1..31 bytes without control characters, "from": number},
+ * strictly ascending in "from". On failure returns EO_EINVAL with @p err (when not NULL): field
+ * "model" (unknown model), "params" (not an object) or "params.NAME" (unknown name, wrong type,
+ * out of range, or inconsistent with another parameter; "params.divisions[2].from" and so on).
  */
 int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
                              eo_round_error *err);
@@ -216,7 +219,7 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
 /**
  * The complete parameters object of @p cfg: every parameter with its value, so that a stored
  * pool does not change when a default changes (SynElo's "kmax_team" is written as 0: "theta"
- * holds its effect). Integers print as integers, choices as their names, reals with 17
+ * holds its effect), and "divisions" when the pool has any. Integers print as integers, choices as their names, reals with 17
  * significant digits (they read back to the same double). Returns a new reference or NULL.
  */
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg);

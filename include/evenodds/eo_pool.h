@@ -24,10 +24,29 @@
 extern "C" {
 #endif
 
-/** A pool's configuration: its model and the model's parameters. */
+/** Most divisions a pool defines, and the longest division name (bytes, without the NUL). */
+#define EO_DIVISIONS_MAX 16
+#define EO_DIVISION_NAME_MAX 31
+
+/** A named tier of display ratings: from @c from (inclusive) up to the next tier's @c from. */
+typedef struct eo_division {
+    char name[EO_DIVISION_NAME_MAX + 1];
+    double from;
+} eo_division;
+
+/** A pool's configuration: its model and the model's parameters, and its divisions. */
 typedef struct eo_pool_config {
     eo_model_config model;
+    size_t ndivisions;                       /**< 0: the pool has no divisions */
+    eo_division divisions[EO_DIVISIONS_MAX]; /**< strictly ascending @c from */
 } eo_pool_config;
+
+/**
+ * The division of a display value: the last division whose @c from is <= @p display, or NULL
+ * when the pool has none or @p display lies below the first. Lookups show it for visible
+ * players only. Pure.
+ */
+const char *eo_pool_division(const eo_pool_config *cfg, double display);
 
 /** Defaults: SynElo with the seed's table. */
 void eo_pool_config_default(eo_pool_config *cfg);

@@ -102,13 +102,15 @@ static int count_lines(FILE *f, size_t *n)
 
 typedef struct write_ctx {
     FILE *f;
-    const eo_model_ctx *model;
+    const eo_pool *pool;
 } write_ctx;
 
 static int write_player(void *ctx, const char *id, const eo_rating_view *v)
 {
     write_ctx *w = ctx;
-    json_t *o = eo_rating_view_to_json(w->model, id, v, false);
+    const eo_pool_config *cfg = eo_pool_get_config(w->pool);
+    const char *division = v->visible ? eo_pool_division(cfg, v->display) : NULL;
+    json_t *o = eo_rating_view_to_json(eo_pool_model(w->pool), id, v, division, false);
     int rc = (!o || json_dumpf(o, w->f, JSON_COMPACT | JSON_PRESERVE_ORDER) != 0 ||
               fputc('\n', w->f) == EOF)
                  ? -1
@@ -124,7 +126,7 @@ static int write_ratings(const eo_pool *pool, const char *path, int64_t now)
         fprintf(stderr, "evenodds replay: --ratings-out: cannot create '%s'\n", path);
         return -1;
     }
-    write_ctx w = {f, eo_pool_model(pool)};
+    write_ctx w = {f, pool};
     int rc = eo_pool_each_player(pool, now, write_player, &w);
     if (fclose(f) != 0 || rc != 0) {
         fprintf(stderr, "evenodds replay: --ratings-out: cannot write '%s'\n", path);

@@ -45,6 +45,39 @@ static void known_models(char *buf, size_t len)
     }
 }
 
+/* "divisions": [{"name","from"}, ...] into cfg; err names the element and field. */
+static int divisions_from_json(const json_t *v, eo_pool_config *cfg, eo_round_error *err)
+{
+    char field[64];
+    if (!json_is_array(v))
+        return fail(err, "params.divisions", "expected an array of {\"name\",\"from\"}");
+    if (json_array_size(v) > EO_DIVISIONS_MAX)
+        return fail(err, "params.divisions", "too many divisions (at most 16)");
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        const json_t *d = json_array_get(v, i);
+        const json_t *name = json_object_get(d, "name");
+        const json_t *from = json_object_get(d, "from");
+        snprintf(field, sizeof field, "params.divisions[%zu]", i);
+        if (!json_is_object(d) || json_object_size(d) != 2)
+            return fail(err, field, "expected {\"name\":…,\"from\":…} and nothing else");
+        size_t len = json_is_string(name) ? json_string_length(name) : 0;
+        const char *text = json_is_string(name) ? json_string_value(name) : "";
+        snprintf(field, sizeof field, "params.divisions[%zu].name", i);
+        if (len == 0 || len > EO_DIVISION_NAME_MAX || strlen(text) != len ||
+            eo_id_check(text, len) != 0)
+            return fail(err, field, "expected 1 to 31 bytes of UTF-8 without control characters");
+        snprintf(field, sizeof field, "params.divisions[%zu].from", i);
+        if (!json_is_number(from) || !isfinite(json_number_value(from)))
+            return fail(err, field, "expected a number");
+        if (i > 0 && !(json_number_value(from) > cfg->divisions[i - 1].from))
+            return fail(err, field, "divisions must be in strictly ascending \"from\"");
+        memcpy(cfg->divisions[i].name, text, len + 1);
+        cfg->divisions[i].from = json_number_value(from);
+    }
+    cfg->ndivisions = json_array_size(v);
+    return 0;
+}
+
 int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
                              eo_round_error *err)
 {
@@ -66,6 +99,11 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
     const json_t *v;
     if (params != NULL) {
         json_object_foreach((json_t *)params, key, v) {
+            if (strcmp(key, "divisions") == 0) {
+                if (divisions_from_json(v, &cfg, err) != 0)
+                    return EO_EINVAL;
+                continue;
+            }
             int i = eo_model_param_index(m, key);
             size_t n;
             const eo_param_spec *spec = eo_model_params(m, &n);
@@ -108,6 +146,20 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
             return NULL;
         }
     }
+    if (o != NULL && cfg->ndivisions > 0) {
+        json_t *arr = json_array();
+        for (size_t i = 0; arr != NULL && i < cfg->ndivisions; i++) {
+            if (json_array_append_new(arr, json_pack("{s:s,s:f}", "name", cfg->divisions[i].name,
+                                                     "from", cfg->divisions[i].from)) != 0) {
+                json_decref(arr);
+                arr = NULL;
+            }
+        }
+        if (arr == NULL || json_object_set_new(o, "divisions", arr) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
     return o;
 }
 
@@ -118,7 +170,7 @@ static json_t *number(double x, bool integer)
 }
 
 json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_rating_view *v,
-                               bool with_stale)
+                               const char *division, bool with_stale)
 {
     if (m == NULL || id == NULL || v == NULL)
         return NULL;
@@ -141,6 +193,7 @@ json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_r
         break;
     }
     bad |= json_object_set_new(o, "display", number(v->display, integer));
+    bad |= json_object_set_new(o, "division", division ? json_string(division) : json_null());
     bad |= json_object_set_new(o, "rounds", json_integer(v->rounds));
     bad |= json_object_set_new(o, "visible", json_boolean(v->visible));
     if (with_stale)

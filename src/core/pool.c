@@ -43,9 +43,31 @@ void eo_pool_config_default(eo_pool_config *cfg)
     eo_model_config_default(EO_MODEL_SYNELO, &cfg->model);
 }
 
+const char *eo_pool_division(const eo_pool_config *cfg, double display)
+{
+    const char *name = NULL;
+    for (size_t i = 0; i < cfg->ndivisions && cfg->divisions[i].from <= display; i++)
+        name = cfg->divisions[i].name;
+    return name;
+}
+
+/* Divisions: at most EO_DIVISIONS_MAX, named, finite and strictly ascending. */
+static bool divisions_ok(const eo_pool_config *cfg)
+{
+    if (cfg->ndivisions > EO_DIVISIONS_MAX)
+        return false;
+    for (size_t i = 0; i < cfg->ndivisions; i++) {
+        const eo_division *d = &cfg->divisions[i];
+        if (d->name[0] == '\0' || memchr(d->name, '\0', sizeof d->name) == NULL ||
+            !isfinite(d->from) || (i > 0 && !(d->from > cfg->divisions[i - 1].from)))
+            return false;
+    }
+    return true;
+}
+
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
 {
-    if (cfg == NULL || out == NULL)
+    if (cfg == NULL || out == NULL || !divisions_ok(cfg))
         return EO_EINVAL;
     eo_pool *p = calloc(1, sizeof *p);
     if (p == NULL)

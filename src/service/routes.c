@@ -272,7 +272,8 @@ static void h_player_get(eo__call *c, eo__answer *a)
     } else {
         view_of_row(&pi, &row, now, &v);
     }
-    eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, c->m->player, &v, true));
+    const char *division = v.visible ? eo_pool_division(&pi.cfg, v.display) : NULL;
+    eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, c->m->player, &v, division, true));
 }
 
 #define SPLIT_WORK_LIMIT 20000000u

@@ -60,7 +60,8 @@ static char *player_view(eo_engine *e, const char *pool, const char *player, int
     if (!p)
         return NULL;
     eo_pool_lookup(p, player, now, &v);
-    json_t *o = eo_rating_view_to_json(eo_pool_model(p), player, &v, true);
+    const char *division = v.visible ? eo_pool_division(eo_pool_get_config(p), v.display) : NULL;
+    json_t *o = eo_rating_view_to_json(eo_pool_model(p), player, &v, division, true);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return s;

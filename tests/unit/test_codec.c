@@ -1041,6 +1041,95 @@ static void test_rating_request(void **state)
     assert_true(r == 1000000 && sd == -1); /* unchanged by the failures */
 }
 
+/* ---- pool configuration ------------------------------------------------------------------ */
+
+static int config_decode(const char *model, const char *params, eo_pool_config *cfg,
+                         eo_round_error *e)
+{
+    json_error_t jerr;
+    json_t *o = params ? json_loads(params, EO_JSON_DECODE_FLAGS, &jerr) : NULL;
+    assert_true(params == NULL || o != NULL);
+    memset(e, 0, sizeof *e);
+    int rc = eo_pool_config_from_json(model, o, cfg, e);
+    json_decref(o);
+    return rc;
+}
+
+static void expect_config_error(const char *model, const char *params, const char *field)
+{
+    eo_pool_config cfg;
+    eo_round_error e;
+    assert_int_equal(config_decode(model, params, &cfg, &e), EO_EINVAL);
+    if (strcmp(e.field, field) != 0)
+        fail_msg("%s: field '%s' (%s), expected '%s'", params, e.field, e.message, field);
+    assert_true(e.message[0] != '\0');
+}
+
+static void test_pool_config(void **state)
+{
+    (void)state;
+    eo_pool_config cfg;
+    eo_round_error e;
+    /* Defaults, then a round trip of every value (what the store keeps). */
+    assert_int_equal(config_decode("synelo", NULL, &cfg, &e), 0);
+    assert_int_equal(cfg.model.model, EO_MODEL_SYNELO);
+    assert_int_equal(config_decode("synelo", "{\"k_max\":64.25,\"window\":300,\"divisions\":"
+                                   "[{\"name\":\"Bronze\",\"from\":0},{\"name\":\"Silver\","
+                                   "\"from\":1100.5},{\"name\":\"Gold\",\"from\":1400}]}",
+                                   &cfg, &e), 0);
+    assert_int_equal(cfg.ndivisions, 3);
+    assert_string_equal(cfg.divisions[1].name, "Silver");
+    assert_true(cfg.divisions[1].from == 1100.5);
+    json_t *out = eo_pool_config_to_json(&cfg);
+    assert_non_null(out);
+    eo_pool_config back;
+    assert_int_equal(eo_pool_config_from_json("synelo", out, &back, &e), 0);
+    json_decref(out);
+    assert_memory_equal(back.model.v, cfg.model.v, sizeof cfg.model.v);
+    assert_int_equal(back.ndivisions, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(back.divisions[i].name, cfg.divisions[i].name);
+        assert_true(back.divisions[i].from == cfg.divisions[i].from);
+    }
+    /* The division of a display value: the last tier whose "from" it reaches. */
+    assert_null(eo_pool_division(&cfg, -0.5));
+    assert_string_equal(eo_pool_division(&cfg, 0), "Bronze");
+    assert_string_equal(eo_pool_division(&cfg, 1100.49), "Bronze");
+    assert_string_equal(eo_pool_division(&cfg, 1100.5), "Silver");
+    assert_string_equal(eo_pool_division(&cfg, 1e9), "Gold");
+    eo_pool_config none;
+    assert_int_equal(config_decode("synelo", "{}", &none, &e), 0);
+    assert_null(eo_pool_division(&none, 1000));
+
+    expect_config_error("nosuch", NULL, "model");
+    expect_config_error("synelo", "[1]", "params");
+    expect_config_error("synelo", "{\"bogus\":1}", "params.bogus");
+    expect_config_error("synelo", "{\"window\":2.5}", "params.window");
+    expect_config_error("synelo", "{\"k_max\":\"72\"}", "params.k_max");
+    expect_config_error("synelo", "{\"divisions\":{}}", "params.divisions");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"A\"}]}", "params.divisions[0]");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"\",\"from\":1}]}",
+                        "params.divisions[0].name");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"a\\nb\",\"from\":1}]}",
+                        "params.divisions[0].name");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"0123456789012345678901234567890"
+                        "12\",\"from\":1}]}", "params.divisions[0].name");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"A\",\"from\":\"1\"}]}",
+                        "params.divisions[0].from");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"A\",\"from\":5},"
+                        "{\"name\":\"B\",\"from\":5}]}", "params.divisions[1].from");
+    expect_config_error("synelo", "{\"divisions\":[{\"name\":\"A\",\"from\":1,\"x\":2}]}",
+                        "params.divisions[0]");
+    char many[2048] = "{\"divisions\":[";
+    for (int i = 0; i < 17; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s{\"name\":\"d%d\",\"from\":%d}", i ? "," : "", i, i);
+        strncat(many, one, sizeof many - strlen(many) - 1);
+    }
+    strncat(many, "]}", sizeof many - strlen(many) - 1);
+    expect_config_error("synelo", many, "params.divisions");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1066,6 +1155,7 @@ int main(void)
         cmocka_unit_test(test_splits_to_json),
         cmocka_unit_test(test_request_parse),
         cmocka_unit_test(test_pool_request),
+        cmocka_unit_test(test_pool_config),
         cmocka_unit_test(test_rating_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
