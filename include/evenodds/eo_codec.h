@@ -200,6 +200,19 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
 int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma,
                                 eo_request_error *err);
 
+/** A decoded season request {"name": …, "f": …, "s": …} (POST /v1/pools/{pool}/seasons). */
+typedef struct eo_season_request {
+    char name[EO_ID_MAX + 1]; /**< the season that ends: 1..128 bytes, eo_id_check() */
+    double f;                 /**< pull toward the start value, [0, 1]; default 0.5 */
+    double s;                 /**< deviation added, >= 0; -1 when absent (the engine's default) */
+} eo_season_request;
+
+/**
+ * Decodes a season request: "name" required, "f" and "s" optional numbers; unknown fields are
+ * rejected. Returns 0 or EO_EINVAL with @p err ("invalid_request", field named).
+ */
+int eo_season_request_from_json(const json_t *obj, eo_season_request *out, eo_request_error *err);
+
 /* ---- Pool configuration (src/codec/pool_json.c) ------------------------------------------ */
 
 /**

@@ -99,6 +99,18 @@ int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, dou
 int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, int64_t now,
                            eo_engine_error *err);
 
+/**
+ * Admin: ends season @p season of a pool and starts the next (logged): every player's state at
+ * @p now is archived under @p season (eo_store_standing_put), then eo_pool_season_reset(@p f,
+ * @p s) applies the soft reset and every player row is rewritten. @p season passes eo_id_check()
+ * (400, field "name"); f in [0, 1] (400, "f"); s >= 0 finite (400, "s"), or negative for the
+ * default, a third of a new player's deviation (0 for models without one); a season of that name
+ * exists already: EO_EEXIST (409, "season_exists"). *players receives the number archived (may
+ * be NULL). Returns 0, EO_ENOTFOUND (404 pool), EO_EINVAL, EO_EEXIST, EO_EIO.
+ */
+int eo_engine_season(eo_engine *e, const char *pool, const char *season, double f, double s,
+                     int64_t now, int64_t *players, eo_engine_error *err);
+
 /** The store handle the engine writes through (for reads in the same thread). */
 eo_store *eo_engine_store(eo_engine *e);
 

@@ -145,6 +145,15 @@ int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma);
 /** Admin: resets a player to a new player (start values, 0 rounds). Returns 0 or EO_ENOTFOUND. */
 int eo_pool_reset_player(eo_pool *pool, const char *id);
 
+/**
+ * Starts a new season: a soft reset of every player toward the model's start values at time
+ * @p now. Models without a deviation (SynElo, Elo): mean ← start + @p f·(mean − start), SynElo
+ * rounded half to even; models with one (TrueSkill, Weng-Lin, Glicko-2): deviation ←
+ * min(start deviation, √(deviation² + @p s²)), the mean kept. Rounds and histories are kept.
+ * @p f in [0, 1], @p s >= 0 and finite. Returns 0 or EO_EINVAL (then nothing changed).
+ */
+int eo_pool_season_reset(eo_pool *pool, double f, double s, int64_t now);
+
 /** Number of players the pool knows. */
 size_t eo_pool_player_count(const eo_pool *pool);
 

@@ -26,7 +26,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 2
+#define EO_STORE_SCHEMA_VERSION 3
 
 /** eo_store_open() flags. */
 enum {
@@ -93,7 +93,8 @@ int eo_store_pool_list(eo_store *s, eo_pool_row **rows, size_t *n);
 typedef enum {
     EO_LOG_ROUND = 0, /**< body: canonical round record */
     EO_LOG_SET = 1,   /**< body: {"player":…,"rating":…} */
-    EO_LOG_RESET = 2  /**< body: {"player":…} */
+    EO_LOG_RESET = 2, /**< body: {"player":…} */
+    EO_LOG_SEASON = 3 /**< body: {"season":…,"f":…,"s":…}: a new season (soft reset) */
 } eo_log_kind;
 
 /**
@@ -152,6 +153,37 @@ int eo_store_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player_
 
 /** Deletes a player's row (absent is not an error). */
 int eo_store_player_delete(eo_store *s, int64_t pool_id, const char *id);
+
+/* ---- Seasons: the final standings of a season, archived when the next one starts --------- */
+
+/** Records season @p name of a pool as ended at log entry @p seq, time @p at. Returns 0,
+ *  EO_EEXIST (the pool has a season of that name), EO_ENOTFOUND (no such pool) or EO_EIO. */
+int eo_store_season_create(eo_store *s, int64_t pool_id, const char *name, int64_t seq,
+                           int64_t at);
+
+/** Finds a season: 0 with *seq and *at (either may be NULL), EO_ENOTFOUND or EO_EIO. */
+int eo_store_season_get(eo_store *s, int64_t pool_id, const char *name, int64_t *seq,
+                        int64_t *at);
+
+/** Calls @p fn for each season of the pool in the order they ended, until it returns non-zero
+ *  (that value is returned); @p players is the number of archived standings. 0 or EO_EIO. */
+int eo_store_seasons_each(eo_store *s, int64_t pool_id,
+                          int (*fn)(void *ctx, const char *name, int64_t seq, int64_t at,
+                                    int64_t players),
+                          void *ctx);
+
+/** Archives one player's final state in season @p season (created first). 0, EO_EEXIST,
+ *  EO_ENOTFOUND (no such season) or EO_EIO. */
+int eo_store_standing_put(eo_store *s, int64_t pool_id, const char *season, const char *player,
+                          const eo_player_row *row);
+
+/** Calls @p fn for each archived player of a season, highest display rating first (ties by
+ *  id), from position @p offset, at most @p limit of them (0: all), until it returns non-zero
+ *  (that value is returned). 0 or EO_EIO (an unknown season simply has none). */
+int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, int64_t offset,
+                            int64_t limit,
+                            int (*fn)(void *ctx, const char *player, const eo_player_row *row),
+                            void *ctx);
 
 #ifdef __cplusplus
 }

@@ -19,5 +19,6 @@ int eo_cmd_replay(int argc, char **argv);
 int eo_cmd_split(int argc, char **argv);
 int eo_cmd_import(int argc, char **argv);
 int eo_cmd_export(int argc, char **argv);
+int eo_cmd_season(int argc, char **argv);
 
 #endif

@@ -17,7 +17,7 @@
 #include "evenodds/eo_engine.h"
 
 static const char import_usage[] =
-    "usage: evenodds import --db FILE --pool NAME [--create [--kmax-team K | --theta T]]\n"
+    "usage: evenodds import --db FILE --pool NAME [--create [--model M] [--param NAME=VALUE]...]\n"
     "                       [--skip-duplicates] [--batch N] ROUNDS.jsonl\n"
     "\n"
     "Rates every round of ROUNDS.jsonl (one canonical round record per line; '-' reads standard\n"
@@ -30,9 +30,8 @@ static const char import_usage[] =
     "\n"
     "  --db FILE          the SQLite store (created with --create if missing)\n"
     "  --pool NAME        the pool\n"
-    "  --create           create the pool (model synelo) if it does not exist\n"
-    "  --kmax-team K      with --create: Θ = 400·floor(median{1..K}) (seed 000 F1)\n"
-    "  --theta T          with --create: Θ given directly (default 2400)\n"
+    "  --create           create the pool if it does not exist, with the model options:\n"
+EO_OPT_MODEL_HELP
     "  --skip-duplicates  skip a round whose id appeared earlier in the file (counted as\n"
     "                     skipped) instead of stopping\n"
     "  --batch N          rounds per transaction (default 1000)\n"
@@ -42,7 +41,9 @@ static const char import_usage[] =
 typedef struct import_opts {
     const char *db, *pool, *input;
     bool create, skip_duplicates;
-    json_t *params; /* --kmax-team / --theta for --create */
+    eo_opt_model model; /* --model, --param, --kmax-team, --theta for --create */
+    const char *model_name;
+    json_t *params;     /* the complete parameters for --create */
     int64_t batch;
 } import_opts;
 
@@ -66,20 +67,9 @@ static int parse_args(int argc, char **argv, import_opts *o)
         } else if ((r = eo_opt_value("import", argc, argv, &i, "--batch", &val)) != 0) {
             if (r < 0 || eo_opt_int("import", "--batch", val, 1, 1000000, &o->batch) != 0)
                 return -1;
-        } else if ((r = eo_opt_value("import", argc, argv, &i, "--kmax-team", &val)) != 0) {
-            int64_t k;
-            if (r < 0 || eo_opt_int("import", "--kmax-team", val, 1, 128, &k) != 0)
+        } else if ((r = eo_opt_model_arg("import", argc, argv, &i, &o->model)) != 0) {
+            if (r < 0)
                 return -1;
-            if (o->params == NULL)
-                o->params = json_object();
-            json_object_set_new(o->params, "kmax_team", json_integer(k));
-        } else if ((r = eo_opt_value("import", argc, argv, &i, "--theta", &val)) != 0) {
-            double t;
-            if (r < 0 || eo_opt_real("import", "--theta", val, 1e-3, 1e9, &t) != 0)
-                return -1;
-            if (o->params == NULL)
-                o->params = json_object();
-            json_object_set_new(o->params, "theta", json_real(t));
         } else if (strcmp(argv[i], "--create") == 0) {
             o->create = true;
         } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
@@ -101,13 +91,21 @@ static int parse_args(int argc, char **argv, import_opts *o)
         fprintf(stderr, "evenodds import: %s is required (see --help)\n", missing);
         return -1;
     }
-    if (o->params != NULL && !o->create) {
-        fputs("evenodds import: --kmax-team and --theta need --create\n", stderr);
+    if ((o->model.model != NULL || o->model.nparam > 0) && !o->create) {
+        fputs("evenodds import: --model and the model parameters need --create\n", stderr);
         return -1;
     }
-    if (o->params != NULL && json_object_size(o->params) > 1) {
-        fputs("evenodds import: give --kmax-team or --theta, not both\n", stderr);
-        return -1;
+    if (o->create) {
+        eo_pool_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        if (eo_opt_model_finish("import", &o->model, &cfg.model) != 0)
+            return -1;
+        o->model_name = eo_model_name(cfg.model.model);
+        o->params = eo_pool_config_to_json(&cfg);
+        if (o->params == NULL) {
+            fputs("evenodds import: out of memory\n", stderr);
+            return -1;
+        }
     }
     return 0;
 }
@@ -216,7 +214,8 @@ static int apply_all(FILE *in, const import_opts *o, eo_engine *e, bool create, 
     int ok = eo_engine_begin(e) == 0 ? 0 : -1;
     if (ok != 0)
         fprintf(stderr, "evenodds import: %s\n", eo_store_errmsg(eo_engine_store(e)));
-    if (ok == 0 && create && eo_engine_pool_create(e, o->pool, "synelo", o->params, now, &err)) {
+    if (ok == 0 && create && eo_engine_pool_create(e, o->pool, o->model_name, o->params, now,
+                                                    &err)) {
         fprintf(stderr, "evenodds import: --create: %s%s%s\n", err.field,
                 err.field[0] ? ": " : "", err.message);
         ok = -1;

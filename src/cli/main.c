@@ -14,6 +14,7 @@ const eo_cmd eo_cli_commands[] = {
     {"split", "best teams for every team size from rated players (exact)", eo_cmd_split},
     {"import", "rate a JSONL round log into a pool of a store", eo_cmd_import},
     {"export", "write a pool's rounds from a store as JSONL", eo_cmd_export},
+    {"season", "end a pool's season (archive standings, soft reset) or list seasons", eo_cmd_season},
     {NULL, NULL, NULL},
 };
 

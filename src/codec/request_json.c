@@ -203,3 +203,34 @@ int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma
     *sigma = sd;
     return 0;
 }
+
+int eo_season_request_from_json(const json_t *obj, eo_season_request *out, eo_request_error *err)
+{
+    static const char *const keys[] = {"name", "f", "s"};
+    if (out == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+    if (!json_is_object(obj))
+        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = only_keys(obj, keys, 3, err);
+    if (rc != 0)
+        return rc;
+    const json_t *name = json_object_get(obj, "name");
+    if (name == NULL)
+        return fail(err, EO_EINVAL, "invalid_request", "name", "required field missing");
+    size_t len = json_is_string(name) ? json_string_length(name) : 0;
+    const char *text = json_is_string(name) ? json_string_value(name) : "";
+    if (len == 0 || len > EO_ID_MAX || strlen(text) != len || eo_id_check(text, len) != 0)
+        return fail(err, EO_EINVAL, "invalid_request", "name",
+                    "expected 1 to %d bytes of UTF-8 without control characters", EO_ID_MAX);
+    double f = 0.5, sd = -1.0;
+    const json_t *fv = json_object_get(obj, "f");
+    const json_t *sv = json_object_get(obj, "s");
+    if (fv != NULL && ((rc = number_field(fv, "f", &f, err)) != 0 || !(f >= 0.0 && f <= 1.0)))
+        return rc ? rc : fail(err, EO_EINVAL, "invalid_request", "f", "must be in [0, 1]");
+    if (sv != NULL && ((rc = number_field(sv, "s", &sd, err)) != 0 || sd < 0.0))
+        return rc ? rc : fail(err, EO_EINVAL, "invalid_request", "s", "must be >= 0");
+    memcpy(out->name, text, len + 1);
+    out->f = f;
+    out->s = sd;
+    return 0;
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/numeric.h"
 #include "core/strmap.h"
 
 /* Player states live in one array of stride bytes (the model's state size), stamps beside. */
@@ -393,6 +394,33 @@ int eo_pool_reset_player(eo_pool *pool, const char *id)
     void *st = state_of(pool, (size_t)at);
     eo_model_player_free(pool->model, st);
     eo_model_player_init(pool->model, st);
+    return 0;
+}
+
+int eo_pool_season_reset(eo_pool *pool, double f, double s, int64_t now)
+{
+    if (pool == NULL || !(f >= 0.0 && f <= 1.0) || !(s >= 0.0 && isfinite(s)))
+        return EO_EINVAL;
+    eo_rating_view start, v;
+    eo_pool_new_player_view(pool, now, &start);
+    bool deviation = eo_model_has_deviation(pool->model);
+    bool integer = eo_model_integer_display(pool->model);
+    size_t n = eo__strmap_size(pool->ids);
+    for (size_t i = 0; i < n; i++) {
+        void *st = state_of(pool, i);
+        eo_model_view(pool->model, st, now, &v);
+        double mu = v.mu, sigma = -1.0;
+        if (deviation) {
+            double grown = sqrt(v.sigma * v.sigma + s * s);
+            sigma = grown < start.sigma ? grown : start.sigma;
+        } else {
+            mu = start.mu + f * (v.mu - start.mu);
+            if (integer)
+                mu = (double)eo__round_half_even(mu);
+        }
+        /* Between the start value and the player's own one: inside the model's range. */
+        (void)eo_model_set(pool->model, st, mu, sigma);
+    }
     return 0;
 }
 

@@ -57,9 +57,30 @@ static int fold_edit(fold_ctx *c, const eo_log_entry *le)
     return 0;
 }
 
+/* A season's soft reset, as eo_engine_season() applied it. */
+static int fold_season(fold_ctx *c, const eo_log_entry *le)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(le->body, EO_JSON_DECODE_FLAGS, &jerr);
+    json_t *f = o ? json_object_get(o, "f") : NULL;
+    json_t *sd = o ? json_object_get(o, "s") : NULL;
+    int rc = json_is_number(f) && json_is_number(sd)
+                 ? eo_pool_season_reset(c->pool, json_number_value(f), json_number_value(sd),
+                                        le->at)
+                 : EO_EINVAL;
+    json_decref(o);
+    if (rc)
+        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+                              "pool '%s': log entry %lld: bad season entry", c->name,
+                              (long long)le->seq);
+    return 0;
+}
+
 static int fold_one(void *ctx, const eo_log_entry *le)
 {
     fold_ctx *c = ctx;
+    if (le->kind == EO_LOG_SEASON)
+        return fold_season(c, le);
     if (le->kind != EO_LOG_ROUND)
         return fold_edit(c, le);
     eo_round r;

@@ -174,3 +174,104 @@ int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, i
         return rc;
     return edit(e, p, player, false, 0, -1, now, err);
 }
+
+typedef struct archive_ctx {
+    eo_engine *e;
+    const eo__epool *p;
+    const char *season;
+    int64_t count;
+} archive_ctx;
+
+static int archive_one(void *ctx, const char *id, const eo_rating_view *v)
+{
+    archive_ctx *a = ctx;
+    eo_player_row row = {.rating = v->display, .mu = v->mu, .sigma = v->sigma,
+                         .volatility = v->volatility, .rounds = v->rounds, .visible = v->visible,
+                         .last_ended_at = v->last_ended_at};
+    a->count++;
+    return eo_store_standing_put(a->e->store, a->p->id, a->season, id, &row);
+}
+
+typedef struct rewrite_ctx {
+    eo_engine *e;
+    const eo__epool *p;
+    int64_t now;
+} rewrite_ctx;
+
+static int rewrite_one(void *ctx, const char *id, const eo_rating_view *v)
+{
+    rewrite_ctx *r = ctx;
+    (void)v;
+    return eo__engine_put_player(r->e, r->p, id, r->now);
+}
+
+int eo_engine_season(eo_engine *e, const char *pool, const char *season, double f, double s,
+                     int64_t now, int64_t *players, eo_engine_error *err)
+{
+    if (err != NULL)
+        memset(err, 0, sizeof *err);
+    if (e == NULL || pool == NULL)
+        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+    eo__epool *p = NULL;
+    int rc = eo__engine_target(e, pool, &p, err);
+    if (rc)
+        return rc;
+    if (season == NULL || eo_id_check(season, strlen(season)) != 0)
+        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "name",
+                              "a season name is 1 to %d bytes of UTF-8 without control "
+                              "characters",
+                              EO_ID_MAX);
+    if (!(f >= 0.0 && f <= 1.0))
+        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "f",
+                              "the pull toward the start value must be in [0, 1]");
+    if (s < 0.0 && isfinite(s)) {
+        eo_rating_view start;
+        eo_pool_new_player_view(p->pool, now, &start);
+        s = start.sigma / 3.0; /* the default: a third of a new player's deviation */
+    }
+    if (!(s >= 0.0 && isfinite(s)))
+        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "s",
+                              "the deviation added must be a finite number >= 0");
+    bool own = false;
+    rc = eo__engine_op_begin(e, &own, err);
+    if (rc)
+        return rc;
+    rc = eo_store_season_get(e->store, p->id, season, NULL, NULL);
+    if (rc != EO_ENOTFOUND) {
+        rc = rc == 0 ? eo__engine_err(err, EO_EEXIST, 409, "season_exists", "name",
+                                      "pool \"%.60s\" has a season \"%.60s\" already", pool,
+                                      season)
+                     : eo__engine_err(err, EO_EIO, 500, "storage", "", "%s",
+                                      eo_store_errmsg(e->store));
+        return eo__engine_op_end(e, own, rc, false, err);
+    }
+    json_t *body = json_pack("{s:s,s:f,s:f}", "season", season, "f", f, "s", s);
+    char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
+                      : NULL;
+    json_decref(body);
+    if (text == NULL)
+        return eo__engine_op_end(e, own, eo__engine_err(err, EO_ENOMEM, 500, "internal", "",
+                                                        "out of memory"),
+                                 false, err);
+    /* From the log append on, memory and store must move together. */
+    p->touched = true;
+    int64_t seq = 0;
+    rc = eo_store_log_append(e->store, p->id, EO_LOG_SEASON, NULL, text, NULL, now, &seq);
+    free(text);
+    if (rc == 0)
+        rc = eo_store_season_create(e->store, p->id, season, seq, now);
+    archive_ctx a = {e, p, season, 0};
+    if (rc == 0)
+        rc = eo_pool_each_player(p->pool, now, archive_one, &a);
+    if (rc == 0)
+        rc = eo_pool_season_reset(p->pool, f, s, now);
+    rewrite_ctx w = {e, p, now};
+    if (rc == 0)
+        rc = eo_pool_each_player(p->pool, now, rewrite_one, &w);
+    if (rc)
+        rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
+                            eo_store_errmsg(e->store));
+    else if (players != NULL)
+        *players = a.count;
+    return eo__engine_op_end(e, own, rc, true, err);
+}

@@ -252,6 +252,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->call.method = r->method;
     r->call.authz = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     r->call.ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    r->call.q_offset = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "offset");
+    r->call.q_limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
     r->call.body = r->body && r->len ? r->body : "";
     r->call.body_len = r->len;
     if (eo__route_run(&r->call, &a))

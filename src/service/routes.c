@@ -25,6 +25,9 @@ static const struct {
     [EO__R_ROUNDS] = {"/v1/pools/{pool}/rounds", "POST", EO__ROLE_SERVER},
     [EO__R_SPLITS] = {"/v1/pools/{pool}/splits", "POST", EO__ROLE_SERVER},
     [EO__R_QUALITY] = {"/v1/pools/{pool}/quality", "GET", EO__ROLE_ADMIN},
+    [EO__R_SEASONS_LIST] = {"/v1/pools/{pool}/seasons", "GET", EO__ROLE_SERVER},
+    [EO__R_SEASON_CREATE] = {"/v1/pools/{pool}/seasons", "POST", EO__ROLE_ADMIN},
+    [EO__R_SEASON_GET] = {"/v1/pools/{pool}/seasons/{season}", "GET", EO__ROLE_SERVER},
     [EO__R_UNMATCHED] = {"unmatched", "", EO__ROLE_NONE},
 };
 
@@ -136,6 +139,15 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
             m->allow = "GET";
             if (get)
                 r = EO__R_QUALITY;
+        } else if (nseg == 4 && SEG_IS(3, "seasons")) {
+            m->path_known = true;
+            m->allow = "GET, POST";
+            r = get ? EO__R_SEASONS_LIST : post ? EO__R_SEASON_CREATE : EO__R_UNMATCHED;
+        } else if (nseg == 5 && SEG_IS(3, "seasons")) {
+            m->path_known = true;
+            m->allow = "GET";
+            if (get)
+                r = EO__R_SEASON_GET;
         }
         if (m->path_known && nseg >= 4) {
             int rc = segment_id(seg[2], len[2], m->pool, sizeof m->pool);
@@ -145,7 +157,7 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
             } else if (nseg == 5 && (rc = segment_id(seg[4], len[4], m->player,
                                                      sizeof m->player)) != 0) {
                 m->seg_error = rc;
-                m->seg_field = "id";
+                m->seg_field = SEG_IS(3, "seasons") ? "season" : "id";
             }
         }
     }
@@ -380,6 +392,122 @@ static void h_pools_list(eo__call *c, eo__answer *a)
     eo__answer_json(a, 200, arr ? json_pack("{s:o}", "pools", arr) : NULL);
 }
 
+static int season_one(void *ctx, const char *name, int64_t seq, int64_t at, int64_t players)
+{
+    (void)seq;
+    return json_array_append_new(ctx, json_pack("{s:s,s:I,s:I}", "name", name, "at",
+                                                (json_int_t)at, "players", (json_int_t)players))
+               ? EO_ENOMEM
+               : 0;
+}
+
+/* GET /v1/pools/{pool}/seasons: the pool's ended seasons, oldest first. */
+static void h_seasons_list(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a))
+        return;
+    eo_store *rs = eo__reader(c->svc);
+    json_t *arr = json_array();
+    int rc = rs && arr ? eo_store_seasons_each(rs, pi.id, season_one, arr) : EO_EIO;
+    if (rc != 0) {
+        json_decref(arr);
+        eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+        return;
+    }
+    eo__answer_json(a, 200, json_pack("{s:o}", "seasons", arr));
+}
+
+typedef struct standings_ctx {
+    const eo__pool_info *pi;
+    json_t *arr;
+    int64_t rank;
+} standings_ctx;
+
+static int standing_one(void *ctx, const char *player, const eo_player_row *row)
+{
+    standings_ctx *sc = ctx;
+    eo_rating_view v;
+    view_of_row(sc->pi, row, 0, &v);
+    const char *division = v.visible ? eo_pool_division(&sc->pi->cfg, v.display) : NULL;
+    json_t *o = eo_rating_view_to_json(sc->pi->model, player, &v, division, false);
+    if (o == NULL || json_object_set_new(o, "rank", json_integer((json_int_t)++sc->rank)) != 0 ||
+        json_array_append_new(sc->arr, o) != 0)
+        return EO_ENOMEM;
+    return 0;
+}
+
+/* A query argument as an integer in [0, max], or @p def when absent. 0 or -1 (answered). */
+static int query_int(const char *text, const char *name, int64_t def, int64_t max,
+                     int64_t *out, eo__answer *a)
+{
+    if (text == NULL) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || v < 0 || v > max) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "expected an integer from 0 to %lld", (long long)max);
+        eo__answer_error(a, 400, "invalid_request", msg, name);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* GET /v1/pools/{pool}/seasons/{season}?offset=&limit=: final standings, best first. */
+static void h_season_get(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a))
+        return;
+    int64_t offset, limit;
+    if (query_int(c->q_offset, "offset", 0, INT32_MAX, &offset, a) ||
+        query_int(c->q_limit, "limit", 100, 10000, &limit, a))
+        return;
+    eo_store *rs = eo__reader(c->svc);
+    int64_t at = 0;
+    int rc = rs ? eo_store_season_get(rs, pi.id, c->m->player, NULL, &at) : EO_EIO;
+    if (rc == EO_ENOTFOUND) {
+        eo__answer_error(a, 404, "unknown_season", "the pool has no season of that name",
+                         "season");
+        return;
+    }
+    standings_ctx sc = {&pi, json_array(), offset};
+    if (rc == 0)
+        rc = sc.arr ? eo_store_standings_each(rs, pi.id, c->m->player, offset, limit,
+                                              standing_one, &sc)
+                    : EO_ENOMEM;
+    if (rc != 0) {
+        json_decref(sc.arr);
+        eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+        return;
+    }
+    eo__answer_json(a, 200, json_pack("{s:s,s:I,s:I,s:o}", "season", c->m->player, "at",
+                                      (json_int_t)at, "offset", (json_int_t)offset, "standings",
+                                      sc.arr));
+}
+
+static int prep_season_create(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return -1;
+    eo_season_request req;
+    eo_request_error rerr;
+    if (eo_season_request_from_json(c->json, &req, &rerr) != 0) {
+        eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
+        return -1;
+    }
+    c->w.kind = EO__W_SEASON;
+    memcpy(c->w.player, req.name, sizeof c->w.player);
+    c->w.f = req.f;
+    c->w.sigma = req.s;
+    return 0;
+}
+
 static void h_metrics(eo__call *c, eo__answer *a)
 {
     if (eo__metrics_render(&c->svc->metrics, &a->body, &a->len) != 0) {
@@ -550,7 +678,8 @@ int eo__route_run(eo__call *c, eo__answer *a)
         return 1;
     }
     if ((m->route == EO__R_POOLS_CREATE || m->route == EO__R_PLAYER_PUT ||
-         m->route == EO__R_ROUNDS || m->route == EO__R_SPLITS) &&
+         m->route == EO__R_ROUNDS || m->route == EO__R_SPLITS ||
+         m->route == EO__R_SEASON_CREATE) &&
         !is_json_ctype(c->ctype)) {
         eo__answer_error(a, 415, "unsupported_media_type", "expected Content-Type: application/json",
                          NULL);
@@ -570,6 +699,9 @@ int eo__route_run(eo__call *c, eo__answer *a)
     case EO__R_PLAYER_GET: h_player_get(c, a); return 1;
     case EO__R_SPLITS: h_splits(c, a); return 1;
     case EO__R_QUALITY: prep = prep_quality(c, a); break;
+    case EO__R_SEASONS_LIST: h_seasons_list(c, a); return 1;
+    case EO__R_SEASON_GET: h_season_get(c, a); return 1;
+    case EO__R_SEASON_CREATE: prep = prep_season_create(c, a); break;
     case EO__R_POOLS_CREATE: prep = prep_pools_create(c, a); break;
     case EO__R_PLAYER_PUT: prep = prep_player_put(c, a); break;
     case EO__R_PLAYER_DELETE: prep = prep_player_delete(c, a); break;

@@ -71,6 +71,9 @@ typedef enum {
     EO__R_ROUNDS,
     EO__R_SPLITS,
     EO__R_QUALITY,
+    EO__R_SEASONS_LIST,
+    EO__R_SEASON_CREATE,
+    EO__R_SEASON_GET,
     EO__R_UNMATCHED,
     EO__R_COUNT
 } eo__route;
@@ -144,7 +147,14 @@ int eo__pool_info_from_engine(eo_engine *e, const char *name, eo__pool_info *out
 
 /* EO__W_QUALITY reads the writer's in-memory pool: quality is O(players) to compute, so it is
  * computed on request (admin only) rather than after every batch. */
-typedef enum { EO__W_ROUND, EO__W_SET, EO__W_RESET, EO__W_POOL_CREATE, EO__W_QUALITY } eo__wkind;
+typedef enum {
+    EO__W_ROUND,
+    EO__W_SET,
+    EO__W_RESET,
+    EO__W_POOL_CREATE,
+    EO__W_QUALITY,
+    EO__W_SEASON
+} eo__wkind;
 
 typedef struct eo__wreq eo__wreq;
 struct eo__wreq {
@@ -155,7 +165,9 @@ struct eo__wreq {
     char model[32];
     const json_t *body; /* round object or pool params (may be NULL for params) */
     double rating;      /* admin set: mean */
-    double sigma;       /* admin set: deviation, < 0 to keep */
+    double sigma;       /* admin set: deviation, < 0 to keep; season: deviation added (< 0:
+                           the default) */
+    double f;           /* season: pull toward the start value */
     int64_t now;
     /* answer, final when done() runs */
     int status;      /* HTTP status */
@@ -250,6 +262,7 @@ typedef struct eo__call {
     const char *method;
     const char *authz; /* Authorization header or NULL */
     const char *ctype; /* Content-Type header or NULL */
+    const char *q_offset, *q_limit; /* query arguments "offset" and "limit", or NULL */
     const char *body;
     size_t body_len;
     json_t *json;     /* parsed body kept alive while the writer works */

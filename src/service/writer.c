@@ -110,6 +110,19 @@ static void apply(eo__writer *wr, eo__wreq *w)
         rc = eo_engine_pool_create(wr->e, w->pool, w->model, w->body, w->now, &w->err);
         w->status = 201;
         break;
+    case EO__W_SEASON: {
+        int64_t players = 0;
+        rc = eo_engine_season(wr->e, w->pool, w->player, w->f, w->sigma, w->now, &players,
+                              &w->err);
+        w->status = 201;
+        if (rc == 0) {
+            json_t *o = json_pack("{s:s,s:I,s:I}", "season", w->player, "players",
+                                  (json_int_t)players, "at", (json_int_t)w->now);
+            w->resp = o ? json_dumps(o, JSON_COMPACT) : NULL;
+            json_decref(o);
+        }
+        break;
+    }
     case EO__W_QUALITY:
         w->status = 200;
         if (!eo_engine_pool(wr->e, w->pool)) {

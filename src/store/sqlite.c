@@ -26,6 +26,11 @@ enum {
     Q_PLAYER_PUT,
     Q_PLAYER_GET,
     Q_PLAYER_DELETE,
+    Q_SEASON_INSERT,
+    Q_SEASON_GET,
+    Q_SEASONS_EACH,
+    Q_STANDING_PUT,
+    Q_STANDINGS_EACH,
     Q_COUNT
 };
 
@@ -56,6 +61,17 @@ static const char *const query_sql[Q_COUNT] = {
     [Q_PLAYER_GET] = "SELECT rating, mu, sigma, volatility, rounds, visible, last_ended_at "
                      "FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [Q_PLAYER_DELETE] = "DELETE FROM players WHERE pool_id = ?1 AND player_id = ?2",
+    [Q_SEASON_INSERT] = "INSERT INTO seasons (pool_id, name, seq, at) VALUES (?1, ?2, ?3, ?4)",
+    [Q_SEASON_GET] = "SELECT seq, at FROM seasons WHERE pool_id = ?1 AND name = ?2",
+    [Q_SEASONS_EACH] = "SELECT s.name, s.seq, s.at, (SELECT count(*) FROM standings AS t "
+                       "WHERE t.pool_id = s.pool_id AND t.season = s.name) FROM seasons AS s "
+                       "WHERE s.pool_id = ?1 ORDER BY s.seq",
+    [Q_STANDING_PUT] = "INSERT INTO standings (pool_id, season, player_id, rating, mu, sigma, "
+                       "volatility, rounds, visible, last_ended_at) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [Q_STANDINGS_EACH] = "SELECT player_id, rating, mu, sigma, volatility, rounds, visible, "
+                         "last_ended_at FROM standings WHERE pool_id = ?1 AND season = ?2 "
+                         "ORDER BY rating DESC, player_id LIMIT ?4 OFFSET ?3",
 };
 
 typedef struct sq_store {
@@ -552,7 +568,7 @@ static int sq_log_each(eo_store *s, int64_t pool_id, int64_t after,
         e.round_id = (const char *)sqlite3_column_text(st, 2);
         e.body = (const char *)sqlite3_column_text(st, 3);
         e.at = sqlite3_column_int64(st, 4);
-        if (kind < EO_LOG_ROUND || kind > EO_LOG_RESET || e.body == NULL) {
+        if (kind < EO_LOG_ROUND || kind > EO_LOG_SEASON || e.body == NULL) {
             eo__store_seterr(s, "%s: log entry %lld of pool %lld is damaged", q->path,
                              (long long)e.seq, (long long)pool_id);
             done(st);
@@ -584,6 +600,18 @@ static int sq_round_count(eo_store *s, int64_t pool_id, int64_t *n)
         rc = fail(q, src, "counting rounds");
     done(st);
     return rc;
+}
+
+/* A player row's columns from position @p col of a result row. */
+static void row_columns(sqlite3_stmt *st, int col, eo_player_row *out)
+{
+    out->rating = sqlite3_column_double(st, col);
+    out->mu = sqlite3_column_double(st, col + 1);
+    out->sigma = sqlite3_column_double(st, col + 2);
+    out->volatility = sqlite3_column_double(st, col + 3);
+    out->rounds = (uint32_t)sqlite3_column_int64(st, col + 4);
+    out->visible = sqlite3_column_int(st, col + 5) != 0;
+    out->last_ended_at = sqlite3_column_int64(st, col + 6);
 }
 
 static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row)
@@ -626,13 +654,7 @@ static int sq_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player
     bind_text(st, 2, id);
     int src = sqlite3_step(st);
     if (src == SQLITE_ROW) {
-        out->rating = sqlite3_column_double(st, 0);
-        out->mu = sqlite3_column_double(st, 1);
-        out->sigma = sqlite3_column_double(st, 2);
-        out->volatility = sqlite3_column_double(st, 3);
-        out->rounds = (uint32_t)sqlite3_column_int64(st, 4);
-        out->visible = sqlite3_column_int(st, 5) != 0;
-        out->last_ended_at = sqlite3_column_int64(st, 6);
+        row_columns(st, 0, out);
     } else if (src == SQLITE_DONE) {
         rc = EO_ENOTFOUND;
     } else {
@@ -657,6 +679,148 @@ static int sq_player_delete(eo_store *s, int64_t pool_id, const char *id)
     return rc;
 }
 
+static int sq_season_create(eo_store *s, int64_t pool_id, const char *name, int64_t seq,
+                            int64_t at)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_SEASON_INSERT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, name);
+    sqlite3_bind_int64(st, 3, seq);
+    sqlite3_bind_int64(st, 4, at);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_DONE) {
+        rc = 0;
+    } else if (src == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        eo__store_seterr(s, "%s: pool %lld has a season '%s' already", q->path,
+                         (long long)pool_id, name);
+        rc = EO_EEXIST;
+    } else if (src == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        eo__store_seterr(s, "%s: no pool with id %lld", q->path, (long long)pool_id);
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "recording a season");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_season_get(eo_store *s, int64_t pool_id, const char *name, int64_t *seq,
+                         int64_t *at)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_SEASON_GET, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, name);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        if (seq)
+            *seq = sqlite3_column_int64(st, 0);
+        if (at)
+            *at = sqlite3_column_int64(st, 1);
+    } else {
+        rc = src == SQLITE_DONE ? EO_ENOTFOUND : fail(q, src, "reading a season");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_seasons_each(eo_store *s, int64_t pool_id,
+                           int (*fn)(void *ctx, const char *name, int64_t seq, int64_t at,
+                                     int64_t players),
+                           void *ctx)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_SEASONS_EACH, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+                sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+        if (rc) {
+            done(st);
+            return rc;
+        }
+    }
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, "reading seasons");
+    done(st);
+    return rc;
+}
+
+static int sq_standing_put(eo_store *s, int64_t pool_id, const char *season, const char *player,
+                           const eo_player_row *row)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_STANDING_PUT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, season);
+    bind_text(st, 3, player);
+    sqlite3_bind_double(st, 4, row->rating);
+    sqlite3_bind_double(st, 5, row->mu);
+    sqlite3_bind_double(st, 6, row->sigma);
+    sqlite3_bind_double(st, 7, row->volatility);
+    sqlite3_bind_int64(st, 8, row->rounds);
+    sqlite3_bind_int(st, 9, row->visible);
+    sqlite3_bind_int64(st, 10, row->last_ended_at);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_DONE) {
+        rc = 0;
+    } else if (src == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        eo__store_seterr(s, "%s: '%s' is archived in season '%s' already", q->path, player,
+                         season);
+        rc = EO_EEXIST;
+    } else if (src == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        eo__store_seterr(s, "%s: pool %lld has no season '%s'", q->path, (long long)pool_id,
+                         season);
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "archiving a standing");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_standings_each(eo_store *s, int64_t pool_id, const char *season, int64_t offset,
+                             int64_t limit,
+                             int (*fn)(void *ctx, const char *player, const eo_player_row *row),
+                             void *ctx)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_STANDINGS_EACH, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, season);
+    sqlite3_bind_int64(st, 3, offset);
+    sqlite3_bind_int64(st, 4, limit > 0 ? limit : -1); /* SQLite: a negative LIMIT is none */
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_player_row row;
+        row_columns(st, 1, &row);
+        rc = fn(ctx, (const char *)sqlite3_column_text(st, 0), &row);
+        if (rc) {
+            done(st);
+            return rc;
+        }
+    }
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, "reading standings");
+    done(st);
+    return rc;
+}
+
 static const eo__store_ops sqlite_ops = {
     .name = "sqlite",
     .close = sq_close,
@@ -674,6 +838,11 @@ static const eo__store_ops sqlite_ops = {
     .player_put = sq_player_put,
     .player_get = sq_player_get,
     .player_delete = sq_player_delete,
+    .season_create = sq_season_create,
+    .season_get = sq_season_get,
+    .seasons_each = sq_seasons_each,
+    .standing_put = sq_standing_put,
+    .standings_each = sq_standings_each,
 };
 
 int eo__sqlite_open(const char *path, unsigned flags, eo_store **out, char *err, size_t errlen)

@@ -59,6 +59,47 @@ const char *const eo__sqlite_migrations[] = {
     "  FROM players AS p JOIN pools ON pools.id = p.pool_id;\n"
     "DROP TABLE players;\n"
     "ALTER TABLE players_v2 RENAME TO players;\n",
+    /* 3: seasons. The log gains kind 3 (a season's soft reset; SQLite cannot alter a CHECK, so
+     * the table is rebuilt with the same rows and ids). A season's row names it and the log
+     * entry that ended it; standings hold its players' final state, read highest first. */
+    "CREATE TABLE log_v3 (\n"
+    "  id       INTEGER PRIMARY KEY,\n"
+    "  pool_id  INTEGER NOT NULL REFERENCES pools(id),\n"
+    "  seq      INTEGER NOT NULL,\n"
+    "  kind     INTEGER NOT NULL CHECK (kind IN (0, 1, 2, 3)),\n"
+    "  round_id TEXT,\n"
+    "  body     TEXT    NOT NULL,\n"
+    "  response TEXT,\n"
+    "  at       INTEGER NOT NULL,\n"
+    "  UNIQUE (pool_id, seq),\n"
+    "  UNIQUE (pool_id, round_id),\n"
+    "  CHECK ((kind = 0) = (round_id IS NOT NULL))\n"
+    ");\n"
+    "INSERT INTO log_v3 SELECT id, pool_id, seq, kind, round_id, body, response, at FROM log;\n"
+    "DROP TABLE log;\n"
+    "ALTER TABLE log_v3 RENAME TO log;\n"
+    "CREATE TABLE seasons (\n"
+    "  pool_id INTEGER NOT NULL REFERENCES pools(id),\n"
+    "  name    TEXT    NOT NULL,\n"
+    "  seq     INTEGER NOT NULL,\n"
+    "  at      INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (pool_id, name)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE standings (\n"
+    "  pool_id       INTEGER NOT NULL,\n"
+    "  season        TEXT    NOT NULL,\n"
+    "  player_id     TEXT    NOT NULL,\n"
+    "  rating        REAL    NOT NULL,\n"
+    "  mu            REAL    NOT NULL,\n"
+    "  sigma         REAL    NOT NULL,\n"
+    "  volatility    REAL    NOT NULL,\n"
+    "  rounds        INTEGER NOT NULL,\n"
+    "  visible       INTEGER NOT NULL,\n"
+    "  last_ended_at INTEGER NOT NULL,\n"
+    "  PRIMARY KEY (pool_id, season, player_id),\n"
+    "  FOREIGN KEY (pool_id, season) REFERENCES seasons(pool_id, name)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX standings_rank ON standings (pool_id, season, rating DESC, player_id);\n",
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

@@ -120,7 +120,8 @@ int eo_store_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const ch
 {
     if (s == NULL || body == NULL)
         return EO_EINVAL;
-    if (kind != EO_LOG_ROUND && kind != EO_LOG_SET && kind != EO_LOG_RESET)
+    if (kind != EO_LOG_ROUND && kind != EO_LOG_SET && kind != EO_LOG_RESET &&
+        kind != EO_LOG_SEASON)
         return EO_EINVAL;
     /* Only rounds carry an id: it is the idempotency key, edits have none. */
     if ((kind == EO_LOG_ROUND) != (round_id != NULL))
@@ -176,4 +177,48 @@ int eo_store_player_delete(eo_store *s, int64_t pool_id, const char *id)
     if (s == NULL || id == NULL)
         return EO_EINVAL;
     return s->ops->player_delete(s, pool_id, id);
+}
+
+int eo_store_season_create(eo_store *s, int64_t pool_id, const char *name, int64_t seq,
+                           int64_t at)
+{
+    if (s == NULL || name == NULL)
+        return EO_EINVAL;
+    return s->ops->season_create(s, pool_id, name, seq, at);
+}
+
+int eo_store_season_get(eo_store *s, int64_t pool_id, const char *name, int64_t *seq,
+                        int64_t *at)
+{
+    if (s == NULL || name == NULL)
+        return EO_EINVAL;
+    return s->ops->season_get(s, pool_id, name, seq, at);
+}
+
+int eo_store_seasons_each(eo_store *s, int64_t pool_id,
+                          int (*fn)(void *ctx, const char *name, int64_t seq, int64_t at,
+                                    int64_t players),
+                          void *ctx)
+{
+    if (s == NULL || fn == NULL)
+        return EO_EINVAL;
+    return s->ops->seasons_each(s, pool_id, fn, ctx);
+}
+
+int eo_store_standing_put(eo_store *s, int64_t pool_id, const char *season, const char *player,
+                          const eo_player_row *row)
+{
+    if (s == NULL || season == NULL || player == NULL || row == NULL)
+        return EO_EINVAL;
+    return s->ops->standing_put(s, pool_id, season, player, row);
+}
+
+int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, int64_t offset,
+                            int64_t limit,
+                            int (*fn)(void *ctx, const char *player, const eo_player_row *row),
+                            void *ctx)
+{
+    if (s == NULL || season == NULL || fn == NULL || offset < 0 || limit < 0)
+        return EO_EINVAL;
+    return s->ops->standings_each(s, pool_id, season, offset, limit, fn, ctx);
 }

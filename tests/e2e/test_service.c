@@ -283,6 +283,102 @@ static void test_flow(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- seasons and divisions ------------------------------------------------------------- */
+
+/* t_shadow 1 so that players are visible (and get a division) after one round; p1, p2 beat
+ * p3, p4 once at 1000 each: P = 0.5, K = 72 (empty windows, G = 1), so p1, p2 reach 1036 and
+ * p3, p4 964. Ending season "S1" with f = 0.5 moves each halfway back: 1018 and 982. */
+static void test_seasons(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key,
+                       "{\"name\":\"ladder\",\"model\":\"synelo\",\"params\":{\"t_shadow\":1,"
+                       "\"divisions\":[{\"name\":\"Bronze\",\"from\":0},{\"name\":\"Silver\","
+                       "\"from\":1000},{\"name\":\"Gold\",\"from\":1030}]}}", 201);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(j, "params"), "divisions")),
+                     3);
+    json_decref(j);
+    char body[512];
+    round_json(body, sizeof body, "r1", "p1", "p2", "p3", "p4", "A");
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/rounds", s.server_key, body, 200));
+    j = expect(&s, "GET", "/v1/pools/ladder/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1036);
+    assert_string_equal(json_string_value(json_object_get(j, "division")), "Gold");
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/ladder/players/p3", s.server_key, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "division")), "Bronze");
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/ladder/players/nobody", s.server_key, NULL, 200);
+    assert_true(json_is_null(json_object_get(j, "division"))); /* not visible: no division */
+    json_decref(j);
+
+    /* Errors first: nothing may change. */
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/seasons", s.server_key, "{\"name\":\"S1\"}",
+                       403));
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/seasons", s.admin_key, "{\"name\":\"S1\","
+                       "\"f\":1.5}", 400));
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/seasons", s.admin_key, "{\"name\":\"\"}",
+                       400));
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/seasons", s.admin_key, "{\"f\":0.5}", 400));
+    json_decref(expect(&s, "POST", "/v1/pools/nope/seasons", s.admin_key, "{\"name\":\"S1\"}",
+                       404));
+    j = expect(&s, "GET", "/v1/pools/ladder/seasons", s.server_key, NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(j, "seasons")), 0);
+    json_decref(j);
+
+    j = expect(&s, "POST", "/v1/pools/ladder/seasons", s.admin_key,
+               "{\"name\":\"S1\",\"f\":0.5}", 201);
+    assert_string_equal(json_string_value(json_object_get(j, "season")), "S1");
+    assert_int_equal(jint(j, "players"), 4);
+    json_decref(j);
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/seasons", s.admin_key, "{\"name\":\"S1\"}",
+                       409));
+    j = expect(&s, "GET", "/v1/pools/ladder/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rating"), 1018);
+    assert_int_equal(jint(j, "rounds"), 1); /* kept */
+    assert_string_equal(json_string_value(json_object_get(j, "division")), "Silver");
+    json_decref(j);
+
+    /* The archive: final standings, best first, paged. */
+    j = expect(&s, "GET", "/v1/pools/ladder/seasons/S1?limit=2", s.server_key, NULL, 200);
+    json_t *st = json_object_get(j, "standings");
+    assert_int_equal(json_array_size(st), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(st, 0), "id")), "p1");
+    assert_int_equal(jint(json_array_get(st, 0), "rating"), 1036);
+    assert_int_equal(jint(json_array_get(st, 0), "rank"), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(st, 1), "id")), "p2");
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/ladder/seasons/S1?offset=2", s.server_key, NULL, 200);
+    st = json_object_get(j, "standings");
+    assert_int_equal(json_array_size(st), 2);
+    assert_int_equal(jint(json_array_get(st, 0), "rank"), 3);
+    assert_int_equal(jint(json_array_get(st, 1), "rating"), 964);
+    json_decref(j);
+    json_decref(expect(&s, "GET", "/v1/pools/ladder/seasons/S1?limit=x", s.server_key, NULL, 400));
+    json_decref(expect(&s, "GET", "/v1/pools/ladder/seasons/S2", s.server_key, NULL, 404));
+    j = expect(&s, "GET", "/v1/pools/ladder/seasons", s.server_key, NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(j, "seasons")), 1);
+    assert_int_equal(jint(json_array_get(json_object_get(j, "seasons"), 0), "players"), 4);
+    json_decref(j);
+
+    /* A restart folds the log, season included: the same state, and rating goes on from it. */
+    int st_code = -1;
+    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st_code), 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    round_json(body, sizeof body, "r2", "p1", "p2", "p3", "p4", "A");
+    j = expect(&s, "POST", "/v1/pools/ladder/rounds", s.server_key, body, 200);
+    /* 1018 + 1018 vs 982 + 982: P_A = 1 / (1 + e^(-72/2400)) = 0.5074994; one window entry,
+     * so C = 1; G(1018) = exp(-18² / (2·400²)) = 0.9989880, K = 2 + 70·G = 71.929;
+     * 1018 + 71.929 · (1 - 0.5074994) = 1053.43 -> 1053 (by hand, not with our code). */
+    json_t *m0 = json_array_get(json_object_get(j, "players"), 0);
+    assert_int_equal(jint(m0, "rating"), 1053);
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
 /* ---- malformed requests ------------------------------------------------------------------ */
 
 enum { K_NONE, K_SERVER, K_ADMIN, K_WRONG };
@@ -918,6 +1014,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_startup_errors),
         cmocka_unit_test(test_flow),
+        cmocka_unit_test(test_seasons),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_keepalive),
         cmocka_unit_test(test_concurrent_duplicates),

@@ -547,6 +547,105 @@ static void test_sqlite_empty_file_migrates(void **state)
     free(loc);
 }
 
+typedef struct standings_seen {
+    int n;
+    char id[8][16];
+    double rating[8];
+    uint32_t rounds[8];
+} standings_seen;
+
+static int see_standing(void *ctx, const char *player, const eo_player_row *row)
+{
+    standings_seen *c = ctx;
+    if (c->n == 8)
+        return -1;
+    snprintf(c->id[c->n], sizeof c->id[0], "%s", player);
+    c->rating[c->n] = row->rating;
+    c->rounds[c->n] = row->rounds;
+    c->n++;
+    return 0;
+}
+
+typedef struct seasons_seen {
+    int n;
+    char name[4][16];
+    int64_t seq[4], players[4];
+} seasons_seen;
+
+static int see_season(void *ctx, const char *name, int64_t seq, int64_t at, int64_t players)
+{
+    seasons_seen *c = ctx;
+    (void)at;
+    if (c->n == 4)
+        return -1;
+    snprintf(c->name[c->n], sizeof c->name[0], "%s", name);
+    c->seq[c->n] = seq;
+    c->players[c->n] = players;
+    c->n++;
+    return 0;
+}
+
+/* Seasons: unique names per pool, archived standings read highest first with offset and
+ * limit, the season log kind. */
+static void test_seasons(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    int64_t q = make_pool(f->s, "other");
+    int64_t seq = 0;
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_SEASON, NULL,
+                                         "{\"f\":0.5,\"s\":0,\"season\":\"S1\"}", NULL, 50,
+                                         &seq), 0);
+    assert_int_equal(eo_store_season_create(f->s, p, "S1", seq, 50), 0);
+    assert_int_equal(eo_store_season_create(f->s, p, "S1", seq, 51), EO_EEXIST);
+    assert_int_equal(eo_store_season_create(f->s, q, "S1", 1, 52), 0); /* per pool */
+    assert_int_equal(eo_store_season_create(f->s, 999, "S1", 1, 52), EO_ENOTFOUND);
+    int64_t got_seq = 0, at = 0;
+    assert_int_equal(eo_store_season_get(f->s, p, "S1", &got_seq, &at), 0);
+    assert_true(got_seq == seq && at == 50);
+    assert_int_equal(eo_store_season_get(f->s, p, "S2", NULL, NULL), EO_ENOTFOUND);
+
+    static const struct {
+        const char *id;
+        double rating;
+    } rows[] = {{"c", 1200}, {"a", 1500}, {"b", 1200}, {"d", 900.5}};
+    for (size_t i = 0; i < 4; i++) {
+        eo_player_row r = {.rating = rows[i].rating, .mu = rows[i].rating, .rounds = (uint32_t)i};
+        assert_int_equal(eo_store_standing_put(f->s, p, "S1", rows[i].id, &r), 0);
+    }
+    eo_player_row r = {.rating = 1};
+    assert_int_equal(eo_store_standing_put(f->s, p, "S1", "a", &r), EO_EEXIST);
+    assert_int_equal(eo_store_standing_put(f->s, p, "nope", "a", &r), EO_ENOTFOUND);
+
+    standings_seen c = {0};
+    assert_int_equal(eo_store_standings_each(f->s, p, "S1", 0, 0, see_standing, &c), 0);
+    assert_int_equal(c.n, 4); /* highest first, ties by id */
+    assert_string_equal(c.id[0], "a");
+    assert_string_equal(c.id[1], "b");
+    assert_string_equal(c.id[2], "c");
+    assert_string_equal(c.id[3], "d");
+    assert_true(c.rating[3] == 900.5 && c.rounds[3] == 3);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(eo_store_standings_each(f->s, p, "S1", 1, 2, see_standing, &c), 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.id[0], "b");
+    assert_string_equal(c.id[1], "c");
+    memset(&c, 0, sizeof c);
+    assert_int_equal(eo_store_standings_each(f->s, q, "S1", 0, 0, see_standing, &c), 0);
+    assert_int_equal(c.n, 0);
+
+    seasons_seen ss = {0};
+    assert_int_equal(eo_store_seasons_each(f->s, p, see_season, &ss), 0);
+    assert_int_equal(ss.n, 1);
+    assert_string_equal(ss.name[0], "S1");
+    assert_true(ss.seq[0] == seq && ss.players[0] == 4);
+
+    collected lc = {0};
+    assert_int_equal(eo_store_log_each(f->s, p, 0, collect, &lc), 0);
+    assert_int_equal(lc.n, 1);
+    assert_int_equal(lc.kind[0], EO_LOG_SEASON);
+}
+
 /* A version 1 store (SynElo's integer rows) opened by this build: migration 2 rebuilds the
  * player rows with mean = rating, no deviation, and visibility from the pool's own t_shadow. */
 static void test_sqlite_migrates_v1_players(void **state)
@@ -562,7 +661,9 @@ static void test_sqlite_migrates_v1_players(void **state)
         "INSERT INTO pools VALUES (1, 'fast', 'synelo', '{\"t_shadow\":10}', 5);"
         "INSERT INTO pools VALUES (2, 'plain', 'synelo', '{}', 5);"
         "INSERT INTO players VALUES (1, 'a', 1234, 12, 77), (1, 'b', 900, 9, 78),"
-        "                           (2, 'a', 1100, 49, 79), (2, 'c', 1500, 50, 80);";
+        "                           (2, 'a', 1100, 49, 79), (2, 'c', 1500, 50, 80);"
+        "INSERT INTO log VALUES (7, 1, 1, 0, 'r1', '{\"id\":\"r1\"}', '{}', 70),"
+        "                       (9, 1, 2, 1, NULL, '{\"player\":\"a\"}', NULL, 71);";
     assert_int_equal(sqlite3_exec(db, v1, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 
@@ -571,7 +672,15 @@ static void test_sqlite_migrates_v1_players(void **state)
     assert_int_equal(eo_store_open(loc, 0, &s, err, sizeof err), 0);
     int v = 0;
     assert_int_equal(eo_store_schema_version(s, &v), 0);
-    assert_int_equal(v, 2);
+    assert_int_equal(v, EO_STORE_SCHEMA_VERSION);
+    /* Migration 3 rebuilds the log: the same entries, in the same order. */
+    collected c = {0};
+    assert_int_equal(eo_store_log_each(s, 1, 0, collect, &c), 0);
+    assert_int_equal(c.n, 2);
+    assert_string_equal(c.body[0], "{\"id\":\"r1\"}");
+    assert_string_equal(c.id[0], "r1");
+    assert_int_equal(c.kind[1], EO_LOG_SET);
+    assert_true(c.seq[1] == 2);
     static const struct {
         int64_t pool;
         const char *id;
@@ -718,6 +827,7 @@ int main(void)
         CASE(test_players),               CASE(test_transaction_rollback),
         CASE(test_reader_sees_committed), CASE(test_reader_cannot_write),
         CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
+        CASE(test_seasons),
         cmocka_unit_test(test_bad_arguments),
     };
     const struct CMUnitTest sqlite_only[] = {
