@@ -16,6 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)eo_pool_request_from_json(obj, &pool, &err);
     double rating, sigma;
     (void)eo_rating_request_from_json(obj, &rating, &sigma, &err);
+    eo_season_request season;
+    (void)eo_season_request_from_json(obj, &season, &err);
     json_decref(obj);
     return 0;
 }

@@ -1041,6 +1041,45 @@ static void test_rating_request(void **state)
     assert_true(r == 1000000 && sd == -1); /* unchanged by the failures */
 }
 
+static int season_decode(const char *text, eo_season_request *r, eo_request_error *e)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    int rc = eo_season_request_from_json(o, r, e);
+    json_decref(o);
+    return rc;
+}
+
+static void test_season_request(void **state)
+{
+    (void)state;
+    eo_season_request r;
+    eo_request_error e;
+    assert_int_equal(season_decode("{\"name\":\"2026-autumn\"}", &r, &e), 0);
+    assert_string_equal(r.name, "2026-autumn");
+    assert_true(r.f == 0.5 && r.s == -1); /* defaults */
+    assert_int_equal(season_decode("{\"name\":\"S\",\"f\":0,\"s\":2.5}", &r, &e), 0);
+    assert_true(r.f == 0 && r.s == 2.5);
+    assert_int_equal(season_decode("{\"name\":\"S\",\"f\":1}", &r, &e), 0);
+    expect_req(season_decode("{}", &r, &e), EO_EINVAL, &e, "invalid_request", "name",
+               "required field missing");
+    expect_req(season_decode("{\"name\":7}", &r, &e), EO_EINVAL, &e, "invalid_request", "name",
+               "UTF-8");
+    expect_req(season_decode("{\"name\":\"\"}", &r, &e), EO_EINVAL, &e, "invalid_request",
+               "name", "UTF-8");
+    expect_req(season_decode("{\"name\":\"a\\u0001b\"}", &r, &e), EO_EINVAL, &e,
+               "invalid_request", "name", "control");
+    expect_req(season_decode("{\"name\":\"S\",\"f\":1.01}", &r, &e), EO_EINVAL, &e,
+               "invalid_request", "f", "[0, 1]");
+    expect_req(season_decode("{\"name\":\"S\",\"f\":\"0.5\"}", &r, &e), EO_EINVAL, &e,
+               "invalid_request", "f", "expected a number");
+    expect_req(season_decode("{\"name\":\"S\",\"s\":-1}", &r, &e), EO_EINVAL, &e,
+               "invalid_request", "s", ">= 0");
+    expect_req(season_decode("{\"name\":\"S\",\"reset\":true}", &r, &e), EO_EINVAL, &e,
+               "invalid_request", "reset", "unknown field");
+}
+
 /* ---- pool configuration ------------------------------------------------------------------ */
 
 static int config_decode(const char *model, const char *params, eo_pool_config *cfg,
@@ -1156,6 +1195,7 @@ int main(void)
         cmocka_unit_test(test_request_parse),
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
+        cmocka_unit_test(test_season_request),
         cmocka_unit_test(test_rating_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
