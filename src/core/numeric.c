@@ -55,3 +55,54 @@ double eo__exp(double x)
         return (p * pow2i(k + 600)) * pow2i(-600);
     return p * pow2i(k);
 }
+
+/* sqrt(2) rounded down to a double: mantissas above it are halved (k + 1) so that |f| stays
+ * below 0.4143 and |s| below 0.1716. */
+#define SQRT2 0x1.6a09e667f3bccp+0
+
+double eo__log(double x)
+{
+    if (x != x || x < 0.0)
+        return x != x ? x : NAN;
+    if (x == 0.0)
+        return -INFINITY;
+    if (x == INFINITY)
+        return x;
+    uint64_t bits;
+    int k = 0;
+    if (x < 0x1p-1022) { /* subnormal: make it normal, exactly */
+        x *= 0x1p54;
+        k = -54;
+    }
+    memcpy(&bits, &x, sizeof bits);
+    k += (int)((bits >> 52) & 0x7ff) - 1023;
+    bits = (bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL; /* m in [1, 2) */
+    double m;
+    memcpy(&m, &bits, sizeof m);
+    if (m > SQRT2) {
+        m *= 0.5; /* exact */
+        k += 1;
+    }
+    /* f is exact (Sterbenz: m and 1 are within a factor 2). ln(1 + f) = 2 atanh(s) and
+     * 2 s = f - s f, s f = f^2/2 - s f^2/2, so ln(1 + f) = f - hfsq + s (hfsq + R): the large
+     * term f is exact and everything after it is a small correction (fdlibm's arrangement of
+     * the same identity). R(z) = sum_{j=1..11} 2 z^j / (2j + 1), by Estrin's scheme. */
+    double f = m - 1.0;
+    double s = f / (2.0 + f);
+    double z = s * s;
+    double z2 = z * z;
+    double z4 = z2 * z2;
+    double z8 = z4 * z4;
+    double c0 = 2.0 / 3.0 + z * (2.0 / 5.0);
+    double c1 = 2.0 / 7.0 + z * (2.0 / 9.0);
+    double c2 = 2.0 / 11.0 + z * (2.0 / 13.0);
+    double c3 = 2.0 / 15.0 + z * (2.0 / 17.0);
+    double c4 = 2.0 / 19.0 + z * (2.0 / 21.0);
+    double d0 = c0 + z2 * c1;
+    double d1 = c2 + z2 * c3;
+    double d2 = c4 + z2 * (2.0 / 23.0);
+    double r = z * ((d0 + z4 * d1) + z8 * d2);
+    double hfsq = 0.5 * f * f;
+    double kd = (double)k;
+    return kd * LN2_HI + (f - (hfsq - (s * (hfsq + r) + kd * LN2_LO)));
+}

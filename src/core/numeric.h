@@ -14,6 +14,14 @@
  * NaN gives NaN, x > 709.78 gives +inf, x < -745.14 gives +0. */
 double eo__exp(double x);
 
+/* Natural logarithm. x = 2^k * m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^54
+ * first), f = m - 1, s = f / (2 + f), ln m = 2 atanh(s) = f - f^2/2 + s (f^2/2 + R(s^2)) with
+ * R the atanh series 2 z/3 + 2 z^2/5 + ... + 2 z^11/23 (truncation error < 1e-19 for
+ * |s| <= 0.172), plus k ln 2 in two parts (k * LN2_HI exact). Max error measured against glibc's
+ * log: see docs/MODELS.md (tests/unit/test_numeric.c checks <= 2 ulp over [1e-308, 1e308]).
+ * log(1) = +0, log(+0) = log(-0) = -inf, x < 0 gives NaN, log(+inf) = +inf, NaN gives NaN. */
+double eo__log(double x);
+
 /* Rounds to the nearest integer, ties to even (banker's rounding). |v| must be < 2^62 and
  * finite; the caller keeps it so. Exact: no rounding mode is read. Inline: it runs once per
  * player update. */
