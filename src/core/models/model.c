@@ -12,9 +12,9 @@
 /* Indexed by eo_model. A model is added here and in the eo_model enum. */
 static const eo__model_ops *const registry[EO_MODEL_COUNT] = {
     [EO_MODEL_SYNELO] = &eo__synelo_ops,
-    /* [EO_MODEL_TRUESKILL] = &eo__trueskill_ops, (uncommented when the model lands) */
-    /* [EO_MODEL_GLICKO2] = &eo__glicko2_ops, (uncommented when the model lands) */
-    /* [EO_MODEL_ELO] = &eo__elo_ops, (uncommented when the model lands) */
+    [EO_MODEL_TRUESKILL] = &eo__trueskill_ops,
+    [EO_MODEL_GLICKO2] = &eo__glicko2_ops,
+    [EO_MODEL_ELO] = &eo__elo_ops,
     /* [EO_MODEL_WENGLIN] = &eo__wenglin_ops, (uncommented when the model lands) */
 };
 
