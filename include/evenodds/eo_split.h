@@ -12,6 +12,10 @@
  *
  * Ownership: eo_split_solve() allocates one eo_splits block; eo_splits_free() releases it.
  * Pure, no globals: safe to call from several threads at once.
+ *
+ * Repeated calls (a service): eo_split_solve_ws() does the same work in a caller-owned work
+ * space (eo_split_ws_new(), one per thread, reused for every call of that thread, freed with
+ * eo_split_ws_free()), so a typical call allocates nothing; its result lives in the work space.
  */
 #ifndef EO_SPLIT_H
 #define EO_SPLIT_H
@@ -83,6 +87,41 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
 
 /** Releases a result of eo_split_solve(). NULL is a no-op. */
 void eo_splits_free(eo_splits *s);
+
+/**
+ * Work space of the solver, for callers that solve many requests (a service): everything the
+ * solver needs besides the caller's arrays, kept between calls so that a typical call makes no
+ * allocation. Opaque. About 220 KiB when created; while solving a hard instance (ratings crowded
+ * in a narrow band, docs/BALANCER.md) it may grow tables of up to 32 MiB for that call, and it
+ * keeps at most EO_SPLIT_WS_KEEP bytes of them for the next calls.
+ *
+ * Threads: a work space is used by one call at a time. Give each thread its own (create it
+ * once, e.g. at thread start, and reuse it); a work space may pass from one thread to another
+ * between calls. Different work spaces are independent: calls on different ones may run at once.
+ */
+typedef struct eo_split_ws eo_split_ws;
+
+/** Bytes of grown tables a work space keeps between calls (more is released after the call). */
+#define EO_SPLIT_WS_KEEP ((size_t)4 << 20)
+
+/** Creates a work space. Returns NULL when out of memory. Free it with eo_split_ws_free(). */
+eo_split_ws *eo_split_ws_new(void);
+
+/** Releases a work space and the result it holds. NULL is a no-op. */
+void eo_split_ws_free(eo_split_ws *ws);
+
+/**
+ * eo_split_solve() in the work space @p ws: same arguments, errors and answers (bit for bit),
+ * without allocating (except that a hard instance may grow the work space, see eo_split_ws;
+ * when that growth fails the solver takes a slower path, never a different answer).
+ * On success *out points to the result inside @p ws: the caller may read it and change its
+ * p_a fields, must not free it, and must not use it after the next eo_split_solve_ws() call
+ * with the same @p ws or after eo_split_ws_free(ws). On error *out is NULL. Returns 0,
+ * EO_EINVAL (ws or out NULL, n < 2, a rating out of range, an unknown bench mode),
+ * EO_ELIMIT (n > EO_SPLIT_EXACT_MAX, or opt->work_limit reached) or EO_EINTERNAL.
+ */
+int eo_split_solve_ws(eo_split_ws *ws, const eo_split_player *players, size_t n,
+                      const eo_split_options *opt, eo_splits **out);
 
 #ifdef __cplusplus
 }

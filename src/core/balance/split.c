@@ -318,16 +318,71 @@ static void fill(eo_split *s, const eo__split_prob *p, const eo_split_player *pl
     s->p_a = opt && opt->predict ? opt->predict(opt->predict_ctx, s->sum_a, s->sum_b) : NAN;
 }
 
-int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
-                   eo_splits **out)
+/* Largest result: count = EO_SPLIT_EXACT_MAX / 2 - 1 splits of EO_SPLIT_EXACT_MAX indices. */
+#define RES_MAX (EO_SPLIT_EXACT_MAX / 2 - 1)
+
+struct eo_split_ws {
+    eo__split_scratch *scratch; /* fixed tables (split_mitm.c, split_small.c) */
+    eo__split_buf dense;        /* split_dense.c's table, sized by the ratings */
+    eo__split_buf dp;           /* split_dp.c's tables, for hard questions only */
+    eo_splits res;              /* the last result */
+    eo_split split[RES_MAX];
+    uint16_t idx[RES_MAX * EO_SPLIT_EXACT_MAX];
+};
+
+void *eo__split_buf_get(eo__split_buf *b, size_t bytes)
 {
-    if (!out)
-        return EO_EINVAL;
-    *out = NULL;
-    if (n > EO_SPLIT_EXACT_MAX)
-        return EO_ELIMIT;
-    if (n < 2 || !players)
-        return EO_EINVAL;
+    if (bytes <= b->cap)
+        return b->p;
+    /* grow by half again at least, so a run of slightly larger requests reallocates rarely */
+    size_t want = b->cap + b->cap / 2 > bytes ? b->cap + b->cap / 2 : bytes;
+    void *np = malloc(want);
+    if (!np && want > bytes)
+        np = malloc(want = bytes);
+    if (!np)
+        return NULL;
+    free(b->p);
+    b->p = np;
+    b->cap = want;
+    return np;
+}
+
+static void buf_trim(eo__split_buf *b, size_t keep)
+{
+    if (b->cap > keep) {
+        free(b->p);
+        b->p = NULL;
+        b->cap = 0;
+    }
+}
+
+eo_split_ws *eo_split_ws_new(void)
+{
+    eo_split_ws *ws = calloc(1, sizeof *ws);
+    if (!ws)
+        return NULL;
+    ws->scratch = eo__split_scratch_new();
+    if (!ws->scratch) {
+        free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+void eo_split_ws_free(eo_split_ws *ws)
+{
+    if (!ws)
+        return;
+    eo__split_scratch_free(ws->scratch);
+    free(ws->dense.p);
+    free(ws->dp.p);
+    free(ws);
+}
+
+/* eo_split_solve_ws() into res, whose split and index arrays have room for n players. */
+static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
+                      const eo_split_options *opt, eo_splits *res, uint16_t *idx)
+{
     eo_bench_mode mode = opt ? opt->bench : EO_BENCH_SOLVER;
     if (mode != EO_BENCH_SOLVER && mode != EO_BENCH_QUEUE)
         return EO_EINVAL;
@@ -365,13 +420,7 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
     }
 
     size_t count = n / 2 - 1;
-    size_t bytes = sizeof(eo_splits) + count * sizeof(eo_split) + count * n * sizeof(uint16_t);
-    eo_splits *res = malloc(bytes);
-    if (!res)
-        return EO_ENOMEM;
     res->count = count;
-    res->split = count ? (eo_split *)(res + 1) : NULL;
-    uint16_t *idx = (uint16_t *)((eo_split *)(res + 1) + count);
 
     eo__split_prob p;
     memset(&p, 0, sizeof p);
@@ -379,32 +428,76 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
     p.q = q;
     p.order = order;
     p.work_limit = opt ? opt->work_limit : 0;
-    p.scratch = eo__split_scratch_new();
-    if (!p.scratch) {
-        free(res);
-        return EO_ENOMEM;
-    }
+    p.scratch = ws->scratch;
+    p.dp_buf = &ws->dp;
     /* NULL (too wide, or no memory for it) only means the general path answers every k */
-    eo__split_dense *dense = mode == EO_BENCH_SOLVER ? eo__split_dense_new(q, (int)n) : NULL;
+    eo__split_dense *dense =
+        mode == EO_BENCH_SOLVER ? eo__split_dense_new(q, (int)n, &ws->dense) : NULL;
     eo__split_sol last;
-    for (size_t c = 0; c < count; c++) {
+    int rc = 0;
+    for (size_t c = 0; c < count && rc == 0; c++) {
         int64_t gap_q;
         p.k = (int)c + 2;
-        int rc = solve_k(&p, mode, dense, c ? &last : NULL, &last, &gap_q);
+        rc = solve_k(&p, mode, dense, c ? &last : NULL, &last, &gap_q);
         if (rc == 0) {
             fill(&res->split[c], &p, players, idx + c * n, opt);
             if (res->split[c].gap != gap_q * g)
                 rc = EO_EINTERNAL;
         }
-        if (rc != 0) {
-            eo__split_dense_free(dense);
-            eo__split_scratch_free(p.scratch);
-            free(res);
-            return rc;
-        }
     }
-    eo__split_dense_free(dense);
-    eo__split_scratch_free(p.scratch);
+    /* a hard instance may have grown the tables: keep a bounded amount for the next calls */
+    buf_trim(&ws->dp, EO_SPLIT_WS_KEEP);
+    return rc;
+}
+
+int eo_split_solve_ws(eo_split_ws *ws, const eo_split_player *players, size_t n,
+                      const eo_split_options *opt, eo_splits **out)
+{
+    if (!out)
+        return EO_EINVAL;
+    *out = NULL;
+    if (!ws)
+        return EO_EINVAL;
+    if (n > EO_SPLIT_EXACT_MAX)
+        return EO_ELIMIT;
+    if (n < 2 || !players)
+        return EO_EINVAL;
+    ws->res.split = n >= 4 ? ws->split : NULL;
+    int rc = solve_into(ws, players, n, opt, &ws->res, ws->idx);
+    if (rc == 0)
+        *out = &ws->res;
+    return rc;
+}
+
+int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
+                   eo_splits **out)
+{
+    if (!out)
+        return EO_EINVAL;
+    *out = NULL;
+    if (n > EO_SPLIT_EXACT_MAX)
+        return EO_ELIMIT;
+    if (n < 2 || !players)
+        return EO_EINVAL;
+    /* one block for the result, as before: the caller frees it with eo_splits_free() */
+    size_t count = n / 2 - 1;
+    size_t bytes = sizeof(eo_splits) + count * sizeof(eo_split) + count * n * sizeof(uint16_t);
+    eo_splits *res = malloc(bytes);
+    if (!res)
+        return EO_ENOMEM;
+    res->split = count ? (eo_split *)(res + 1) : NULL;
+    uint16_t *idx = (uint16_t *)((eo_split *)(res + 1) + count);
+    eo_split_ws *ws = eo_split_ws_new();
+    if (!ws) {
+        free(res);
+        return EO_ENOMEM;
+    }
+    int rc = solve_into(ws, players, n, opt, res, idx);
+    eo_split_ws_free(ws);
+    if (rc != 0) {
+        free(res);
+        return rc;
+    }
     *out = res;
     return 0;
 }

@@ -14,7 +14,6 @@
  * gap 0, split.c takes the general path. */
 #include "split_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define DENSE_MAX_WORDS 32768 /* 256 KiB of bitsets: beyond, the table costs more than it saves */
@@ -44,7 +43,7 @@ struct eo__split_dense {
 
 static int words_of(int64_t bits) { return (int)(bits / 64 + 1); }
 
-eo__split_dense *eo__split_dense_new(const int64_t *q, int n)
+eo__split_dense *eo__split_dense_new(const int64_t *q, int n, eo__split_buf *buf)
 {
     /* split.c asks for k <= EO__SPLIT_MITM_HALF (team A then comes from split_mitm.c), so
      * counts up to k - 1 of prefixes up to 2k - 1 players: no work for larger k */
@@ -85,7 +84,8 @@ eo__split_dense *eo__split_dense_new(const int64_t *q, int n)
         banded += top[c] - base[c] + 1;
         snapw = top[c] - base[c] + 1 > snapw ? top[c] - base[c] + 1 : snapw;
     }
-    eo__split_dense *d = malloc(sizeof *d + (size_t)(banded + 5 * snapw) * sizeof(uint64_t));
+    eo__split_dense *d = eo__split_buf_get(buf, sizeof *d + (size_t)(banded + 5 * snapw) *
+                                                            sizeof(uint64_t));
     if (!d)
         return NULL;
     d->n = n;
@@ -111,11 +111,6 @@ eo__split_dense *eo__split_dense_new(const int64_t *q, int n)
     memset(d->bits, 0, (size_t)banded * sizeof(uint64_t));
     d->bits[0] = 1; /* the empty subset: count 0, sum 0 */
     return d;
-}
-
-void eo__split_dense_free(eo__split_dense *d)
-{
-    free(d);
 }
 
 /* to[t] |= the bits of from[t] (and from[t - 1], from[-1] included) moved up by bs, for t < n.

@@ -240,13 +240,16 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
             tabs = lv;
         }
     }
-    uint64_t *t = calloc(tabs * one, sizeof *t);
-    uint8_t *live = calloc(tabs * cells, 1);
-    if (!t || !live) {
-        free(t);
-        free(live);
+    /* the work space's buffer, or one of our own for callers without one (tests) */
+    eo__split_buf own = {NULL, 0}, *buf = p->dp_buf ? p->dp_buf : &own;
+    uint64_t *t = eo__split_buf_get(buf, tabs * one * sizeof *t + tabs * cells);
+    if (!t)
         return -1; /* the search answers instead: nothing is lost */
-    }
+    uint8_t *live = (uint8_t *)(t + tabs * one);
+    /* Only the first table needs clearing: every other one is a copy or a step of it, and a
+     * step leaves the cells it does not reach (live[c] == 0) all zero. */
+    memset(t, 0, one * sizeof *t);
+    memset(live, 0, cells);
     /* layout: checkpoints 0..nseg, then the segment's c + 1 tables; or the levels of the
      * recursive read-back (level 1 runs forward); or one table */
     uint64_t *seg = c ? t + (size_t)(nseg + 1) * one : rec ? t + one : t;
@@ -314,7 +317,6 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
         sol->gap = best;
         rc = 1;
     }
-    free(t);
-    free(live);
+    free(own.p);
     return rc;
 }

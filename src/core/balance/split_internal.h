@@ -9,9 +9,21 @@
 #ifndef EO_SPLIT_INTERNAL_H
 #define EO_SPLIT_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define EO__SPLIT_N 64
+
+/* A grow-only buffer of a work space (eo_split_ws): memory for tables whose size depends on the
+ * instance, reused from call to call. */
+typedef struct eo__split_buf {
+    void *p;
+    size_t cap; /* bytes */
+} eo__split_buf;
+
+/* At least `bytes` bytes of b (contents not kept), aligned for uint64_t; NULL when out of
+ * memory (b is then unchanged). */
+void *eo__split_buf_get(eo__split_buf *b, size_t bytes);
 
 /* What is known about one player. */
 enum {
@@ -39,6 +51,7 @@ typedef struct eo__split_prob {
     uint64_t dp_words;           /* 0 = the default; memory cap of split_dp.c in 64-bit words
                                   * (tests set it small to make it recompute or give up) */
     struct eo__split_scratch *scratch; /* work space of split_mitm.c */
+    eo__split_buf *dp_buf;             /* tables of split_dp.c */
 } eo__split_prob;
 
 /* A split found by the search: bit i of a (b) set when player i is on team A (B). */
@@ -132,9 +145,9 @@ int eo__split_table_ask(const eo__split_table *t, const eo__split_prob *p, int i
 int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo__split_prob *p,
                         int i, int r, int64_t g, eo__split_sol *w);
 
-/* Work space of one eo_split_solve() call, allocated once: the lists of the meet-in-the-middle
- * answers (three of 2^EO__SPLIT_MITM_HALF side assignments), team A's hash table and two tables
- * (~200 KiB). */
+/* Fixed work space of the solver, allocated with the eo_split_ws: the lists of the
+ * meet-in-the-middle answers (three of 2^EO__SPLIT_MITM_HALF side assignments), team A's hash
+ * table and two tables (~200 KiB). */
 #define EO__SPLIT_MITM_HALF 12
 typedef struct eo__split_scratch eo__split_scratch;
 eo__split_scratch *eo__split_scratch_new(void); /* NULL when out of memory */
@@ -166,12 +179,12 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g);
 /*
  * Fast exact "who plays" for dense ratings (split_dense.c): a table of the (count, sum) pairs
  * reachable by subsets of the first players, extended as k grows within one call.
- * eo__split_dense_new() returns NULL when the ratings are too wide for it (or out of memory:
- * the general path then runs, so nothing is lost); q must outlive the table.
+ * eo__split_dense_new() builds it in buf and returns NULL when the ratings are too wide for it
+ * (or out of memory: the general path then runs, so nothing is lost); q and buf must outlive
+ * the table, which needs no release.
  */
 typedef struct eo__split_dense eo__split_dense;
-eo__split_dense *eo__split_dense_new(const int64_t *q, int n);
-void eo__split_dense_free(eo__split_dense *d); /* NULL: no-op */
+eo__split_dense *eo__split_dense_new(const int64_t *q, int n, eo__split_buf *buf);
 /*
  * Solver mode, 2 <= k, 2k < n, called with k increasing: the lexicographically first playing
  * set of 2k players that splits with gap 0, when it is the first 2k - 1 players and one more,
