@@ -1,14 +1,20 @@
 /* Replay benchmark: a rating model over generated rounds, in memory.
  *
- * Prints rounds/s (and ns per player update) for three ways of feeding the pool:
+ * Prints rounds/s (and ns per player update) for four ways of feeding the pool:
  *   apply     eo_pool_apply() on eo_round values (ids hashed per member): the path of
- *             `evenodds replay` after parsing;
+ *             `evenodds replay` after parsing (parsing excluded);
  *   handles   eo_pool_apply_handles() with ids resolved beforehand;
- *   json      eo_round_from_text() on canonical JSONL lines, then eo_pool_apply().
+ *   json      eo_round_from_text() on canonical JSONL lines, then eo_pool_apply();
+ *   jsonl     the whole log as JSONL text through eo_jsonl_reader (an in-memory FILE), then
+ *             eo_pool_apply(): `evenodds replay`'s own loop without the disk (parsing included,
+ *             duplicate round ids checked as replay does).
  * Each figure is the best of --reps runs over a fresh pool. Usage:
- *   bench_replay [--rounds N] [--players P] [--team K] [--reps R] [--seed S]
- * --only runs one of the three (for profiling); --cpu times with the thread's CPU clock.
- * --model and --param pick the model (default SynElo with its defaults).
+ *   bench_replay [--rounds N] [--players P] [--team K] [--reps R] [--seed S] [--partial PM]
+ * --only runs one of the four (repeatable); --cpu times with the thread's CPU clock.
+ * --model and --param pick the model (default SynElo with its defaults); --model all runs every
+ * registered model with its defaults, one after the other, on the same rounds.
+ * --partial PM gives each member a partial-play `time` with chance PM per mille (default 0);
+ * the handles path, which takes no weights, is then left out.
  * Defaults: 100000 rounds of 12v12 among 5000 players, 3 reps. */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_pool.h"
@@ -131,6 +139,47 @@ static double run_handles(const eo_gen_log *log, uint64_t *sum)
     return dt;
 }
 
+/* `evenodds replay`'s loop (src/cli/cmd_replay.c) over the text in memory. */
+static double run_jsonl(const eo_gen_log *log, const char *text, size_t len, uint64_t *sum)
+{
+    eo_pool *pool = fresh_pool();
+    FILE *f = fmemopen((void *)text, len, "r");
+    eo_jsonl_reader *rd = NULL;
+    if (f == NULL || eo_jsonl_open(f, "bench", false, &rd) != 0) {
+        fprintf(stderr, "bench_replay: cannot read the text in memory\n");
+        exit(1);
+    }
+    char msg[256];
+    size_t n = 0;
+    double t0 = now_s();
+    for (;;) {
+        eo_round r;
+        int rc = eo_jsonl_next(rd, &r, NULL, msg, sizeof msg);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            fprintf(stderr, "bench_replay: %s\n", msg);
+            exit(1);
+        }
+        eo_round_result res;
+        rc = eo_pool_apply(pool, &r, &res, NULL);
+        eo_round_free(&r);
+        if (rc != 0)
+            exit(1);
+        n++;
+    }
+    double dt = now_s() - t0;
+    if (n != log->n) {
+        fprintf(stderr, "bench_replay: jsonl read %zu rounds of %zu\n", n, log->n);
+        exit(1);
+    }
+    eo_jsonl_close(rd);
+    fclose(f);
+    *sum = checksum(pool, log);
+    eo_pool_destroy(pool);
+    return dt;
+}
+
 static double run_json(const eo_gen_log *log, const char *text, const size_t *off,
                        uint64_t *sum)
 {
@@ -156,17 +205,87 @@ static double run_json(const eo_gen_log *log, const char *text, const size_t *of
     return dt;
 }
 
+#define PATHS 4
+static const char *const path_names[PATHS] = {"apply", "handles", "json", "jsonl"};
+
+/* The generated log and its JSONL text (built only when a parsing path runs). */
+typedef struct bench_input {
+    const eo_gen_log *log;
+    const char *text;
+    size_t len;
+    const size_t *off;
+    unsigned long long rounds, team, players, seed, reps;
+} bench_input;
+
+/* Runs the chosen paths for the model in pool_cfg and prints its block. Returns 0 or 1. */
+static int bench_model(const bench_input *in, const bool *run)
+{
+    double best[PATHS] = {1e300, 1e300, 1e300, 1e300};
+    uint64_t sums[PATHS] = {0, 0, 0, 0};
+    for (unsigned long long r = 0; r < in->reps; r++) {
+        for (int k = 0; k < PATHS; k++) {
+            if (!run[k])
+                continue;
+            double t = k == 0   ? run_apply(in->log, &sums[k])
+                       : k == 1 ? run_handles(in->log, &sums[k])
+                       : k == 2 ? run_json(in->log, in->text, in->off, &sums[k])
+                                : run_jsonl(in->log, in->text, in->len, &sums[k]);
+            if (t < best[k])
+                best[k] = t;
+        }
+    }
+    int first = -1;
+    for (int k = 0; k < PATHS; k++) {
+        if (!run[k])
+            continue;
+        if (first < 0)
+            first = k;
+        else if (sums[k] != sums[first]) {
+            fprintf(stderr, "bench_replay: %s: paths %s and %s disagree\n",
+                    eo_model_name(pool_cfg.model.model), path_names[first], path_names[k]);
+            return 1;
+        }
+    }
+    double updates = (double)in->rounds * 2.0 * (double)in->team;
+    printf("replay: %s, %llu rounds of %llu v %llu, %llu players, seed %llu, best of %llu, "
+           "%s time\n",
+           eo_model_name(pool_cfg.model.model), in->rounds, in->team, in->team, in->players,
+           in->seed, in->reps, bench_clock == CLOCK_MONOTONIC ? "wall" : "thread CPU");
+    /* The digest of the final ratings: equal before and after a speed change of the model
+     * shows that the change kept the results (bit-identical ratings). */
+    if (first >= 0)
+        printf("checksum %016" PRIx64 "\n", sums[first]);
+    for (int k = 0; k < PATHS; k++)
+        if (run[k])
+            printf("%-8s %12.0f rounds/s  %7.1f ns/player-update  (%.3f s)\n", path_names[k],
+                   (double)in->rounds / best[k], best[k] * 1e9 / updates, best[k]);
+    fflush(stdout);
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_replay [--model M|all] [--param NAME=VALUE]... "
+                    "[--rounds N] [--players P] [--team K] [--reps R] [--seed S] "
+                    "[--partial PERMILLE] [--only apply|handles|json|jsonl]... [--cpu]\n");
+}
+
 int main(int argc, char **argv)
 {
     unsigned long long rounds = 100000, players = 5000, team = 12, reps = 3, seed = 1;
-    const char *only = NULL;
+    unsigned long long partial = 0;
+    bool run[PATHS] = {false, false, false, false}, only = false;
     const char *params[32];
     int nparams = 0;
+    bool all = false;
     eo_model model = EO_MODEL_SYNELO;
     for (int i = 1; i < argc; i++) {
         unsigned long long *dst = NULL;
+        bool zero_ok = false;
         if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
-            if (eo_model_parse(argv[++i], &model) != 0) {
+            if (strcmp(argv[++i], "all") == 0) {
+                all = true;
+            } else if (eo_model_parse(argv[i], &model) != 0) {
                 fprintf(stderr, "bench_replay: unknown model '%s'\n", argv[i]);
                 return 2;
             }
@@ -181,7 +300,15 @@ int main(int argc, char **argv)
             continue;
         }
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-            only = argv[++i];
+            int k = 0;
+            while (k < PATHS && strcmp(argv[i + 1], path_names[k]) != 0)
+                k++;
+            if (k == PATHS) {
+                usage();
+                return 2;
+            }
+            run[k] = only = true;
+            i++;
             continue;
         }
         if (strcmp(argv[i], "--rounds") == 0) dst = &rounds;
@@ -189,12 +316,34 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--team") == 0) dst = &team;
         else if (strcmp(argv[i], "--reps") == 0) dst = &reps;
         else if (strcmp(argv[i], "--seed") == 0) dst = &seed;
-        if (dst == NULL || i + 1 >= argc || parse_u(argv[++i], dst) != 0 || *dst == 0) {
-            fprintf(stderr, "usage: bench_replay [--model M] [--param NAME=VALUE]... "
-                            "[--rounds N] [--players P] [--team K] [--reps R] [--seed S] "
-                            "[--only apply|handles|json] [--cpu]\n");
+        else if (strcmp(argv[i], "--partial") == 0) {
+            dst = &partial;
+            zero_ok = true;
+        }
+        if (dst == NULL || i + 1 >= argc || parse_u(argv[++i], dst) != 0 ||
+            (*dst == 0 && !zero_ok)) {
+            usage();
             return 2;
         }
+    }
+    if (!only)
+        for (int k = 0; k < PATHS; k++)
+            run[k] = true;
+    if (partial > 0 && run[1]) {
+        /* eo_pool_apply_handles() takes no weights: every member plays in full there */
+        if (only) {
+            fprintf(stderr, "bench_replay: --only handles has no partial play (--partial 0)\n");
+            return 2;
+        }
+        run[1] = false;
+    }
+    if (all && nparams > 0) {
+        fprintf(stderr, "bench_replay: --param needs one model, not --model all\n");
+        return 2;
+    }
+    if (partial > 1000) {
+        fprintf(stderr, "bench_replay: --partial is per mille (0..1000)\n");
+        return 2;
     }
     eo_model_config_default(model, &pool_cfg.model);
     for (int i = 0; i < nparams; i++) {
@@ -217,66 +366,49 @@ int main(int argc, char **argv)
     c.seed = seed;
     c.players = (uint32_t)players;
     c.team_min = c.team_max = (uint32_t)team;
+    c.partial_permille = (uint32_t)partial;
     eo_gen_log *log;
     if (eo_gen_log_create(&c, (size_t)rounds, &log) != 0) {
         fprintf(stderr, "bench_replay: bad configuration\n");
         return 2;
     }
-    /* The JSONL text of the whole log, one line per round. */
-    size_t cap = (size_t)rounds * (64 + 2 * team * 24) + 1, len = 0;
-    char *text = malloc(cap);
-    size_t *off = malloc(((size_t)rounds + 1) * sizeof *off);
-    if (text == NULL || off == NULL)
-        return 1;
-    for (size_t i = 0; i < log->n; i++) {
-        off[i] = len;
-        int n = eo_gen_jsonl(&log->rounds[i], text + len, cap - len);
-        if (n < 0)
+    /* The JSONL text of the whole log, one line per round, when a parsing path runs. Memory
+     * for 1,000,000 rounds of 12v12: ~1.5 GB for the rounds, ~0.7 GB more for the text. A
+     * member with a partial `time` is written as an object, longer than a plain id. */
+    char *text = NULL;
+    size_t *off = NULL, len = 0;
+    if (run[2] || run[3]) {
+        size_t cap = (size_t)rounds * (64 + 2 * team * (partial > 0 ? 48 : 24)) + 1;
+        text = malloc(cap);
+        off = malloc(((size_t)rounds + 1) * sizeof *off);
+        if (text == NULL || off == NULL) {
+            fprintf(stderr, "bench_replay: out of memory for the JSONL text\n");
             return 1;
-        len += (size_t)n;
+        }
+        for (size_t i = 0; i < log->n; i++) {
+            off[i] = len;
+            int n = eo_gen_jsonl(&log->rounds[i], text + len, cap - len);
+            if (n < 0) {
+                fprintf(stderr, "bench_replay: JSONL text larger than its buffer\n");
+                return 1;
+            }
+            len += (size_t)n;
+        }
+        off[log->n] = len;
     }
-    off[log->n] = len;
-
-    double best[3] = {1e300, 1e300, 1e300};
-    uint64_t sums[3] = {0, 0, 0};
-    for (unsigned long long r = 0; r < reps; r++) {
-        double t;
-        if (only == NULL || strcmp(only, "apply") == 0) {
-            t = run_apply(log, &sums[0]);
-            if (t < best[0]) best[0] = t;
+    bench_input in = {log, text, len, off, rounds, team, players, seed, reps};
+    int status = 0;
+    if (all) {
+        for (int m = 0; m < EO_MODEL_COUNT && status == 0; m++) {
+            if (eo_model_config_default((eo_model)m, &pool_cfg.model) != 0)
+                continue; /* not registered in this build */
+            status = bench_model(&in, run);
         }
-        if (only == NULL || strcmp(only, "handles") == 0) {
-            t = run_handles(log, &sums[1]);
-            if (t < best[1]) best[1] = t;
-        }
-        if (only == NULL || strcmp(only, "json") == 0) {
-            t = run_json(log, text, off, &sums[2]);
-            if (t < best[2]) best[2] = t;
-        }
+    } else {
+        status = bench_model(&in, run);
     }
-    if (only == NULL && (sums[0] != sums[1] || sums[0] != sums[2])) {
-        fprintf(stderr, "bench_replay: the three paths disagree\n");
-        return 1;
-    }
-    const char *names[3] = {"apply", "handles", "json"};
-    double updates = (double)rounds * 2.0 * (double)team;
-    printf("replay: %s, %llu rounds of %llu v %llu, %llu players, seed %llu, best of %llu, "
-           "%s time\n",
-           eo_model_name(model), rounds, team, team, players, seed, reps,
-           bench_clock == CLOCK_MONOTONIC ? "wall" : "thread CPU");
-    /* The digest of the final ratings: equal before and after a speed change of the model
-     * shows that the change kept the results (bit-identical ratings). */
-    for (int i = 0; i < 3; i++)
-        if (best[i] < 1e300) {
-            printf("checksum %016" PRIx64 "\n", sums[i]);
-            break;
-        }
-    for (int i = 0; i < 3; i++)
-        if (best[i] < 1e300)
-            printf("%-8s %12.0f rounds/s  %7.1f ns/player-update  (%.3f s)\n", names[i],
-               (double)rounds / best[i], best[i] * 1e9 / updates, best[i]);
     free(text);
     free(off);
     eo_gen_log_destroy(log);
-    return 0;
+    return status;
 }

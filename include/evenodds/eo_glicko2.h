@@ -38,7 +38,7 @@ extern "C" {
 /** Glickman's factor between the Glicko and Glicko-2 scales (step 2: mu = (r - 1500) / 173.7178). */
 #define EO_GLICKO2_SCALE 173.7178
 
-/** Lowest and highest rating an admin may set (eo_glicko2_set() clamps to them); r0 too. */
+/** Lowest and highest rating an admin may set (eo_glicko2_set() refuses others); r0 too. */
 #define EO_GLICKO2_RATING_MIN (-10000.0)
 #define EO_GLICKO2_RATING_MAX 10000.0
 
@@ -188,10 +188,10 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
 bool eo_glicko2_visible(const eo_glicko2_params *p, const eo_glicko2_player *pl);
 
 /**
- * Admin: rating @p rating (clamped to [EO_GLICKO2_RATING_MIN, _MAX]) and, when @p rd >= 0, RD
- * @p rd (clamped to [0, rd_max]); the pending games of the open period are dropped (they were
- * measured against the old rating); rounds, volatility and the open period are kept.
- * @p rating must be finite. Returns 0.
+ * Admin: rating @p rating in [EO_GLICKO2_RATING_MIN, _MAX] and, when @p rd >= 0, RD @p rd in
+ * [0, rd_max]; the pending games of the open period are dropped (they were measured against the
+ * old rating); rounds, volatility and the open period are kept. A negative @p rd keeps the RD.
+ * Returns 0, or EO_ERANGE (nothing changed) for a value outside those ranges or NaN.
  */
 int eo_glicko2_set(const eo_glicko2_params *p, eo_glicko2_player *pl, double rating, double rd);
 

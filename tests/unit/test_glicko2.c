@@ -710,8 +710,15 @@ static void parameters_and_view(void **state)
     eo_model_view(ctx, &st[0], T0 + 2 + 2 * DAY, &v);
     assert_true(v.stale);
 
-    /* Admin set: clamped to [-10000, 10000] and RD to [0, rd_max]; rounds kept. */
-    assert_int_equal(eo_model_set(ctx, &st[0], 12345, 9999), 0);
+    /* Admin set: a rating outside [-10000, 10000] or an RD outside [0, rd_max] is refused and
+     * changes nothing; within them it is taken as given; rounds kept. */
+    eo_rating_view was;
+    eo_model_view(ctx, &st[0], T0, &was);
+    assert_int_equal(eo_model_set(ctx, &st[0], 12345, 100), EO_ERANGE);
+    assert_int_equal(eo_model_set(ctx, &st[0], 1500, 9999), EO_ERANGE);
+    eo_model_view(ctx, &st[0], T0, &v);
+    assert_memory_equal(&v, &was, sizeof v);
+    assert_int_equal(eo_model_set(ctx, &st[0], 10000, 500), 0);
     eo_model_view(ctx, &st[0], T0, &v);
     near(v.display, 10000, 1e-9);
     near(v.sigma, 500, 1e-9);

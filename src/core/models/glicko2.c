@@ -356,12 +356,12 @@ bool eo_glicko2_visible(const eo_glicko2_params *p, const eo_glicko2_player *pl)
 
 int eo_glicko2_set(const eo_glicko2_params *p, eo_glicko2_player *pl, double rating, double rd)
 {
-    rating = rating < EO_GLICKO2_RATING_MIN ? EO_GLICKO2_RATING_MIN
-             : rating > EO_GLICKO2_RATING_MAX ? EO_GLICKO2_RATING_MAX
-                                               : rating;
+    if (!(rating >= EO_GLICKO2_RATING_MIN && rating <= EO_GLICKO2_RATING_MAX) ||
+        (rd >= 0.0 && !(rd <= p->rd_max)) || rd != rd)
+        return EO_ERANGE;
     pl->mu = eo_glicko2_mu(rating);
     if (rd >= 0.0)
-        pl->phi = (rd < p->rd_max ? rd : p->rd_max) / EO_GLICKO2_SCALE;
+        pl->phi = rd / EO_GLICKO2_SCALE;
     pl->s1 = 0.0;
     pl->s2 = 0.0;
     pl->games = 0;
