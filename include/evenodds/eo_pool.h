@@ -138,8 +138,9 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
                           int64_t ended_at, eo_round_result *res, eo_model_update *updates);
 
 /** Admin: sets a player's rating (eo_model_set(): @p mu the mean, @p sigma the deviation or
- *  negative to keep it; clamped to the model's range); rounds and history are kept. Creates the
- *  player if unknown. Returns 0, EO_EINVAL / EO_ELIMIT (invalid id or value) or EO_ENOMEM. */
+ *  negative to keep it); rounds and history are kept. Creates the player if unknown. Returns
+ *  0, EO_EINVAL / EO_ELIMIT (invalid id or value), EO_ERANGE (outside the model's range, as
+ *  eo_model_set(); the player is created but keeps its values) or EO_ENOMEM. */
 int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma);
 
 /** Admin: resets a player to a new player (start values, 0 rounds). Returns 0 or EO_ENOTFOUND. */

@@ -37,10 +37,10 @@
 extern "C" {
 #endif
 
-/** Largest |μ| a player can hold (updates and admin sets are clamped to it). */
+/** Largest |μ| a player can hold (updates are clamped to it; admin sets beyond it fail). */
 #define EO_TRUESKILL_MU_MAX 1e12
 
-/** Largest σ a player can hold (updates and admin sets are clamped to it). */
+/** Largest σ a player can hold (updates are clamped to it; admin sets beyond it fail). */
 #define EO_TRUESKILL_SIGMA_MAX 1e6
 
 /** Parameters of a TrueSkill pool (defaults from eo_trueskill_params_default()). */
@@ -136,10 +136,10 @@ double eo_trueskill_display(const eo_trueskill_params *p, const eo_trueskill_pla
 bool eo_trueskill_visible(const eo_trueskill_params *p, const eo_trueskill_player *pl);
 
 /**
- * Admin: sets μ to @p mu and, when @p sigma >= 0, σ to @p sigma, each clamped to the model's
- * range (|μ| <= EO_TRUESKILL_MU_MAX, σ <= EO_TRUESKILL_SIGMA_MAX; +inf clamps to the maximum).
- * Rounds and last end are kept. Returns 0, or EO_EINVAL for a NaN or infinite @p mu or a NaN
- * @p sigma (nothing changes).
+ * Admin: sets μ to @p mu and, when @p sigma >= 0, σ to @p sigma (a negative @p sigma keeps σ).
+ * Rounds and last end are kept. Returns 0; EO_EINVAL for a NULL @p pl, a NaN or infinite
+ * @p mu or a NaN @p sigma; EO_ERANGE when |@p mu| > EO_TRUESKILL_MU_MAX or @p sigma >
+ * EO_TRUESKILL_SIGMA_MAX (+inf included). Values are never clamped; on error nothing changes.
  */
 int eo_trueskill_set(eo_trueskill_player *pl, double mu, double sigma);
 

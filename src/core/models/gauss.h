@@ -4,7 +4,7 @@
  *
  * Deterministic: only + - * /, IEEE sqrt, fabs and eo__exp (numeric.h) are used, never libm's
  * exp or erfc, so the results are the same bits with every C library. How each function is
- * computed and its measured accuracy are in gauss.c and docs/MODELS.md ("Gaussian helpers").
+ * computed and its measured accuracy are in gauss.c and docs/MODELS.md ("TrueSkill", "Numerics").
  *
  * Conventions: NaN in gives NaN out. Finite arguments never give NaN; the only infinities are
  * true values beyond the double range (erfcx(x) for x < -26.6, eo__gauss_ppf(0) and (1)). */

@@ -303,9 +303,11 @@ int eo_trueskill_set(eo_trueskill_player *pl, double mu, double sigma)
 {
     if (pl == NULL || !isfinite(mu) || isnan(sigma))
         return EO_EINVAL;
-    pl->mu = clamp_mu(mu);
+    if (!(fabs(mu) <= EO_TRUESKILL_MU_MAX) || sigma > EO_TRUESKILL_SIGMA_MAX)
+        return EO_ERANGE; /* +inf σ too; never clamped: the caller learns the range */
+    pl->mu = mu;
     if (sigma >= 0.0)
-        pl->sigma = sigma < EO_TRUESKILL_SIGMA_MAX ? sigma : EO_TRUESKILL_SIGMA_MAX;
+        pl->sigma = sigma;
     return 0;
 }
 
