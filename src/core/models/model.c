@@ -15,7 +15,7 @@ static const eo__model_ops *const registry[EO_MODEL_COUNT] = {
     [EO_MODEL_TRUESKILL] = &eo__trueskill_ops,
     [EO_MODEL_GLICKO2] = &eo__glicko2_ops,
     [EO_MODEL_ELO] = &eo__elo_ops,
-    /* [EO_MODEL_WENGLIN] = &eo__wenglin_ops, (uncommented when the model lands) */
+    [EO_MODEL_WENGLIN] = &eo__wenglin_ops,
 };
 
 static const eo__model_ops *ops_of(eo_model m)
