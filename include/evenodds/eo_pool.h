@@ -140,7 +140,7 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
 /** Admin: sets a player's rating (eo_model_set(): @p mu the mean, @p sigma the deviation or
  *  negative to keep it); rounds and history are kept. Creates the player if unknown. Returns
  *  0, EO_EINVAL / EO_ELIMIT (invalid id or value), EO_ERANGE (outside the model's range, as
- *  eo_model_set(); the player is created but keeps its values) or EO_ENOMEM. */
+ *  eo_model_set(); the pool is unchanged: an unknown player is not created) or EO_ENOMEM. */
 int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma);
 
 /** Admin: resets a player to a new player (start values, 0 rounds). Returns 0 or EO_ENOTFOUND. */

@@ -126,7 +126,9 @@ static void set_and_reset(void **state)
     assert_int_equal(eo_pool_set_rating(p, "x", 1500, 3.0), 0); /* SynElo has no deviation */
     eo_pool_lookup(p, "x", 5, &v);
     assert_int_equal(v.display, 1500);
-    /* Set on an unknown player creates it. */
+    /* A refused set on an unknown player does not create it; an accepted one does. */
+    assert_int_equal(eo_pool_set_rating(p, "z", 99, -1), EO_ERANGE);
+    assert_int_equal(eo_pool_lookup(p, "z", 5, &v), EO_ENOTFOUND);
     assert_int_equal(eo_pool_set_rating(p, "z", 1234, -1), 0);
     assert_int_equal(eo_pool_lookup(p, "z", 5, &v), 0);
     assert_int_equal(v.display, 1234);
