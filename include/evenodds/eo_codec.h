@@ -20,6 +20,8 @@
 #include "eo_round.h"
 #include "eo_pool.h"
 #include "eo_split.h"
+#include "eo_autobalance.h"
+#include "eo_triggers.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,6 +238,106 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
  * significant digits (they read back to the same double). Returns a new reference or NULL.
  */
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
+
+/* ---- Autobalance and scramble triggers (src/codec/autobalance_json.c) ------------------- */
+
+/** Largest |rating|, strength_threshold and gap_tolerance in an autobalance request (the
+ *  model's scale), and the largest duration in seconds. */
+#define EO_AB_JSON_RATING_MAX 1000000
+#define EO_AB_JSON_DURATION_MAX 1000000000
+/** Largest work_limit a request may ask for. */
+#define EO_AB_JSON_WORK_MAX 10000000
+
+/**
+ * A decoded autobalance request (docs/SERVICE.md, "POST /v1/pools/{pool}/autobalance"):
+ * {"players":[{"id","team":"A"|"B","rating"?,"party"?,"protected"?,"dead"?,"joined_at"?,
+ * "last_moved"?,"score"?},…], "now"?, "time_left"?, "unbalanced_since"?, "policy"?{…},
+ * "joiner"?{"id","rating"?}}. Ratings are on the model's scale (numbers); the caller fills
+ * the missing ones (from the pool, or an error offline) and then calls
+ * eo_autobalance_request_resolve(), which makes the integer state the core takes.
+ */
+typedef struct eo_autobalance_request {
+    size_t n;               /**< players, 0 .. EO_AB_PLAYERS_MAX */
+    char **ids;             /**< n ids, owned */
+    eo_ab_player *players;  /**< n players, owned; id = index; rating set by resolve() */
+    double *rating;         /**< n ratings, owned; meaningful where has_rating[i] */
+    bool *has_rating;       /**< n flags, owned */
+    eo_ab_state state;      /**< players points into @c players; now is 0 unless has_now */
+    bool has_now;           /**< "now" was given (else the caller supplies the clock) */
+    eo_ab_policy policy;    /**< defaults with "policy" applied; thresholds set by resolve() */
+    double strength_threshold; /**< "policy.strength_threshold" (model scale), 0 = none */
+    double gap_tolerance;   /**< "policy.gap_tolerance" (model scale) */
+    bool has_joiner;        /**< "joiner" was given */
+    char *joiner_id;        /**< owned, when has_joiner */
+    bool joiner_has_rating;
+    double joiner_rating;
+    const eo_model_ctx *model; /**< set by resolve(): the predictor's model (borrowed) */
+    int64_t unit;           /**< set by resolve(): eo_model_split_unit() */
+} eo_autobalance_request;
+
+/**
+ * Decodes an autobalance request. Players: "id" (distinct, eo_id_check()), "team" "A" or "B"
+ * (required), "rating" a finite number with |rating| <= EO_AB_JSON_RATING_MAX, "party" an id
+ * string or null, "protected" and "dead" booleans, "joined_at" and "last_moved" integers in
+ * [0, EO_ROUND_TIME_MAX] (last_moved null: never), "score" an integer given for every player or
+ * for none. "now" and "unbalanced_since" (null: never) integers in [0, EO_ROUND_TIME_MAX];
+ * "time_left" an integer >= 0 or null (unknown). "policy": "enabled", "allow_party",
+ * "dead_only", "strength_swaps", "odd_extra" booleans; "mode" "normal", "sandbox",
+ * "tournament", "ffa" or "arena"; "size_rule" "gap" or "sectors_edge"; "size_gap_min" an
+ * integer in [2, 128]; "last_minutes", "delay" integers in [0, EO_AB_JSON_DURATION_MAX];
+ * "cooldown" the same or null (once per round); "strength_threshold", "gap_tolerance" numbers
+ * in [0, EO_AB_JSON_RATING_MAX]; "p_threshold" in [0, 0.5]; "work_limit" an integer in
+ * [0, EO_AB_JSON_WORK_MAX]. Unknown fields are rejected everywhere (a typo in a policy must not
+ * pass silently). @p out need not be initialised. Returns 0, EO_EINVAL with @p err (field
+ * such as "players[3].team", "policy.delay", "joiner.rating") and @p out zeroed, or EO_ENOMEM.
+ */
+int eo_autobalance_request_from_json(const json_t *obj, eo_autobalance_request *out,
+                                     eo_round_error *err);
+
+/**
+ * Makes the core's integer input once every rating is known (has_rating all true; else
+ * EO_EINVAL naming "players[i].rating"): players' ratings eo_model_split_rating(), the
+ * thresholds times eo_model_split_unit() (rounded), and the strength rule: the sum rule when
+ * strength_threshold > 0, else P(A) from @p model on the team means (variance 0) against
+ * p_threshold (the predictor reads @p req: do not move it). @p model is borrowed and must
+ * outlive the call to eo_autobalance_check().
+ * Returns 0 or EO_EINVAL (with @p err).
+ */
+int eo_autobalance_request_resolve(eo_autobalance_request *req, const eo_model_ctx *model,
+                                   eo_round_error *err);
+
+/** Releases what the request owns and zeroes it. NULL is a no-op. */
+void eo_autobalance_request_free(eo_autobalance_request *req);
+
+/**
+ * The answer as JSON: {"rule","action","act_at" (null unless delay),"size_a","size_b",
+ * "sum_a","sum_b","gap_before","gap_after" (model scale: integer sums divided by the unit),
+ * "p_before","p_after" (null without a predictor),"needed","short_by","eligible","exact",
+ * "moves":[{"id","from","to","reason"}]} plus "joiner":{"id","team" ("A", "B" or null),
+ * "action","by_size","gap_after"} when @p join is not NULL. Returns a new reference or NULL.
+ */
+json_t *eo_autobalance_to_json(const eo_autobalance_request *req, const eo_ab_result *res,
+                               const eo_ab_placement *join);
+
+/**
+ * Decodes a scramble trigger request (docs/SERVICE.md, "POST /v1/pools/{pool}/triggers"): the
+ * members of eo_trigger_state under their own names ("mode", "event", "tournament", "round",
+ * "winner" "A"|"B"|"draw", "wins" [A, B], "streak_team" "A"|"B"|null, "streak", "captured"
+ * [A, B], "attackers_timed_out", "full_rounds", "time_left" (null or < 0: no limit),
+ * "win_limit", "max_rounds", "players", "last_scramble_round" (null: none)), absent ones from
+ * eo_trigger_state_init(), and an optional "config" object with the members of
+ * eo_trigger_config (absent: the defaults). Counts are integers in [0, 2^31 − 1], the config's
+ * win_difference, arena_streak and ad_full_rounds in [1, 2^31 − 1]. Unknown fields are
+ * rejected. Consistency is eo_trigger_eval()'s: for a decoded request its field names are
+ * these top-level names. Returns
+ * 0 or EO_EINVAL with @p err ("mode", "wins[1]", "config.min_players" ...).
+ */
+int eo_trigger_request_from_json(const json_t *obj, eo_trigger_state *st, eo_trigger_config *cfg,
+                                 eo_round_error *err);
+
+/** {"scramble":bool,"rule":name,"guard":name,"reason":name} ("none" where nothing applies).
+ *  Returns a new reference or NULL. */
+json_t *eo_trigger_result_to_json(const eo_trigger_result *r);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,8 @@ const eo_cmd eo_cli_commands[] = {
     {"serve", "run the HTTP/JSON rating service", eo_cmd_serve},
     {"replay", "fold a JSONL round log through a model and score its predictions", eo_cmd_replay},
     {"split", "best teams for every team size from rated players (exact)", eo_cmd_split},
+    {"autobalance", "mid-round moves that even the current teams, with reasons", eo_cmd_autobalance},
+    {"triggers", "whether a game state calls for a scramble, and by which rule", eo_cmd_triggers},
     {"import", "rate a JSONL round log into a pool of a store", eo_cmd_import},
     {"export", "write a pool's rounds from a store as JSONL", eo_cmd_export},
     {"season", "end a pool's season (archive standings, soft reset) or list seasons", eo_cmd_season},
@@ -27,7 +29,7 @@ static void usage(FILE *out)
           "Commands:\n",
           out);
     for (const eo_cmd *c = eo_cli_commands; c->name; c++)
-        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+        fprintf(out, "  %-11s %s\n", c->name, c->summary);
     fputs("\n'evenodds COMMAND --help' describes a command.\n", out);
 }
 

@@ -338,12 +338,82 @@ static void test_import_export(void **state)
     e2e_cleanup(&s);
 }
 
+/* `evenodds autobalance` and `evenodds triggers` offline: seed 000 F11's joint choice for a
+ * 6v2 (ratings 1600 1400 1200 500 300 100 v 1400 1900, D = 1800: the pair 500 + 300 leaves
+ * gap 200; moving the closest to T twice would leave −800) and the arena round 2 scramble; bad
+ * input exits 1 with the field named, bad usage 2, and --help 0. */
+static void test_autobalance_triggers(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char in[400], out[400], bad[400], tin[400], tout[400], err[1024];
+    path_in(&s, "ab.json", in, sizeof in);
+    path_in(&s, "ab.out", out, sizeof out);
+    path_in(&s, "ab_bad.json", bad, sizeof bad);
+    path_in(&s, "tr.json", tin, sizeof tin);
+    path_in(&s, "tr.out", tout, sizeof tout);
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("{\"now\":1000,\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1600},"
+          "{\"id\":\"b\",\"team\":\"A\",\"rating\":1400},{\"id\":\"c\",\"team\":\"A\",\"rating\":1200},"
+          "{\"id\":\"d\",\"team\":\"A\",\"rating\":500},{\"id\":\"e\",\"team\":\"A\",\"rating\":300},"
+          "{\"id\":\"f\",\"team\":\"A\",\"rating\":100},{\"id\":\"g\",\"team\":\"B\",\"rating\":1400},"
+          "{\"id\":\"h\",\"team\":\"B\",\"rating\":1900}],\"policy\":{\"delay\":0}}",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *ab[] = {"evenodds", "autobalance", "--file", in, "--out", out, NULL};
+    assert_int_equal(e2e_run(ab, NULL, err, sizeof err), 0);
+    json_error_t jerr;
+    json_t *j = json_load_file(out, 0, &jerr);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "action")), "act");
+    assert_int_equal(json_integer_value(json_object_get(j, "gap_after")), 200);
+    json_t *moves = json_object_get(j, "moves");
+    assert_int_equal(json_array_size(moves), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "id")), "d");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 1), "id")), "e");
+    json_decref(j);
+
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1},{\"id\":\"b\",\"team\":\"A\"}]}", f);
+    assert_int_equal(fclose(f), 0);
+    const char *ab_bad[] = {"evenodds", "autobalance", "--file", bad, NULL};
+    assert_int_equal(e2e_run(ab_bad, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "\"players[1].rating\": required here"));
+
+    f = fopen(tin, "w");
+    assert_non_null(f);
+    fputs("{\"mode\":\"arena\",\"round\":1,\"winner\":\"A\",\"wins\":[1,0],\"streak_team\":\"A\","
+          "\"streak\":1,\"players\":8}",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *tr[] = {"evenodds", "triggers", "--file", tin, "--out", tout, NULL};
+    assert_int_equal(e2e_run(tr, NULL, err, sizeof err), 0);
+    j = json_load_file(tout, 0, &jerr);
+    assert_non_null(j);
+    assert_true(json_is_true(json_object_get(j, "scramble")));
+    assert_string_equal(json_string_value(json_object_get(j, "rule")), "arena_round2");
+    json_decref(j);
+    const char *tr_bad[] = {"evenodds", "triggers", "--file", bad, NULL};
+    assert_int_equal(e2e_run(tr_bad, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "\"players\": expected an integer")); /* a count there */
+
+    const char *usage[] = {"evenodds", "triggers", "--nope", NULL};
+    assert_int_equal(e2e_run(usage, NULL, err, sizeof err), 2);
+    const char *help[] = {"evenodds", "autobalance", "--help", NULL};
+    assert_int_equal(e2e_run(help, NULL, err, sizeof err), 0);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
         cmocka_unit_test(test_every_model),
+        cmocka_unit_test(test_autobalance_triggers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

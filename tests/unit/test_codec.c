@@ -1169,6 +1169,307 @@ static void test_pool_config(void **state)
     expect_config_error("synelo", many, "params.divisions");
 }
 
+/* ---- autobalance and scramble trigger requests (src/codec/autobalance_json.c) ------------ */
+
+#include "evenodds/eo_model.h"
+
+static int ab_decode(const char *text, eo_autobalance_request *req, eo_round_error *err)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    int rc = eo_autobalance_request_from_json(o, req, err);
+    json_decref(o);
+    return rc;
+}
+
+static eo_model_ctx *elo_model(void)
+{
+    eo_model m;
+    eo_model_config cfg;
+    eo_model_ctx *ctx = NULL;
+    assert_int_equal(eo_model_parse("elo", &m), 0);
+    assert_int_equal(eo_model_config_default(m, &cfg), 0);
+    assert_int_equal(eo_model_prepare(&cfg, &ctx, NULL), 0);
+    return ctx;
+}
+
+static void test_autobalance_request(void **state)
+{
+    (void)state;
+    eo_autobalance_request req;
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    const char *text =
+        "{\"now\":1000,\"time_left\":null,\"unbalanced_since\":990,"
+        "\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1600,\"party\":\"p\"},"
+        "{\"id\":\"b\",\"team\":\"A\",\"rating\":1500,\"dead\":true,\"joined_at\":900},"
+        "{\"id\":\"c\",\"team\":\"A\",\"rating\":1400.5,\"party\":\"p\",\"last_moved\":null},"
+        "{\"id\":\"d\",\"team\":\"A\",\"protected\":true,\"last_moved\":700},"
+        "{\"id\":\"e\",\"team\":\"B\",\"rating\":1450,\"party\":\"q\"}],"
+        "\"policy\":{\"mode\":\"normal\",\"delay\":20,\"cooldown\":null,\"size_rule\":"
+        "\"sectors_edge\",\"strength_threshold\":10,\"gap_tolerance\":0.5,\"odd_extra\":false},"
+        "\"joiner\":{\"id\":\"f\",\"rating\":1300}}";
+    assert_int_equal(ab_decode(text, &req, &err), 0);
+    assert_int_equal(req.n, 5);
+    assert_string_equal(req.ids[4], "e");
+    assert_int_equal(req.players[0].party, 1);
+    assert_int_equal(req.players[2].party, 1); /* same party string, same number */
+    assert_int_equal(req.players[4].party, 2);
+    assert_int_equal(req.players[1].party, 0);
+    assert_true(req.players[1].dead);
+    assert_int_equal(req.players[1].joined_at, 900);
+    assert_true(req.players[3].is_protected);
+    assert_int_equal(req.players[3].last_moved, 700);
+    assert_int_equal(req.players[2].last_moved, EO_AB_NEVER);
+    assert_int_equal(req.players[4].team, EO_AB_B);
+    assert_false(req.has_rating[3]);
+    assert_true(req.rating[2] == 1400.5);
+    assert_true(req.has_now);
+    assert_int_equal(req.state.now, 1000);
+    assert_int_equal(req.state.time_left, EO_AB_TIME_UNKNOWN);
+    assert_int_equal(req.state.unbalanced_since, 990);
+    assert_false(req.state.has_scores);
+    assert_int_equal(req.policy.delay, 20);
+    assert_int_equal(req.policy.cooldown, INT64_MAX);
+    assert_int_equal(req.policy.size_rule, EO_AB_SIZE_SECTORS_EDGE);
+    assert_false(req.policy.odd_extra);
+    assert_int_equal(req.policy.last_minutes, EO_AB_DEFAULT_LAST_MINUTES); /* default kept */
+    assert_true(req.has_joiner);
+    assert_string_equal(req.joiner_id, "f");
+    /* A missing rating: resolve() names it. */
+    eo_model_ctx *m = elo_model();
+    assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), EO_EINVAL);
+    assert_string_equal(err.field, "players[3].rating");
+    req.rating[3] = 1000;
+    req.has_rating[3] = true;
+    assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), 0);
+    int64_t unit = eo_model_split_unit(m); /* Elo splits hundredths of a point */
+    assert_int_equal(req.unit, unit);
+    assert_int_equal(req.players[0].rating, 1600 * unit);
+    assert_int_equal(req.players[2].rating, 140050 * unit / 100);
+    assert_int_equal(req.policy.strength_threshold, 10 * unit);
+    assert_int_equal(req.policy.gap_tolerance, unit / 2);
+    assert_null(req.policy.predict); /* a sum threshold: no predictor */
+    /* The answer: 4v1 (sectors edge 3v1 ... 4 or more v 1: size_3v1), one mover allowed:
+     * b (a and c in a party, d protected). */
+    eo_ab_result res;
+    req.state.unbalanced_since = 900;
+    assert_int_equal(eo_autobalance_check(&req.policy, &req.state, &res), 0);
+    eo_ab_placement pl;
+    assert_int_equal(eo_autobalance_place_joiner(&req.policy, req.players, req.n,
+                                                 eo_model_split_rating(m, req.joiner_rating), &pl),
+                     0);
+    json_t *out = eo_autobalance_to_json(&req, &res, &pl);
+    assert_non_null(out);
+    char *t = json_dumps(out, JSON_COMPACT);
+    assert_non_null(strstr(t, "\"rule\":\"size_3v1\""));
+    assert_non_null(strstr(t, "\"action\":\"act\""));
+    assert_non_null(strstr(t, "\"moves\":[{\"id\":\"b\",\"from\":\"A\",\"to\":\"B\","
+                              "\"reason\":\"size_gap\"}]"));
+    assert_non_null(strstr(t, "\"joiner\":{\"id\":\"f\",\"team\":\"B\""));
+    assert_non_null(strstr(t, "\"short_by\":0"));
+    assert_non_null(strstr(t, "\"p_before\":null"));
+    free(t);
+    json_decref(out);
+    eo_autobalance_request_free(&req);
+    assert_null(req.ids);
+    eo_autobalance_request_free(NULL);
+    /* Without a sum threshold the model predicts (Elo: P(A) of the team means). */
+    assert_int_equal(ab_decode("{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1700},"
+                               "{\"id\":\"b\",\"team\":\"B\",\"rating\":1500}]}",
+                               &req, &err),
+                     0);
+    assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), 0);
+    assert_non_null(req.policy.predict);
+    assert_int_equal(eo_autobalance_check(&req.policy, &req.state, &res), 0);
+    assert_true(res.p_before > 0.7 && res.p_before < 0.8); /* Elo 200 points: 0.76 */
+    assert_int_equal(res.rule, EO_AB_RULE_STRENGTH_GAP);
+    eo_autobalance_request_free(&req);
+    /* No players at all is a valid (balanced) request. */
+    assert_int_equal(ab_decode("{\"players\":[]}", &req, &err), 0);
+    assert_int_equal(req.n, 0);
+    eo_autobalance_request_free(&req);
+    eo_model_release(m);
+}
+
+static const bad_case bad_autobalance[] = {
+    {"[]", EO_EINVAL, "", "expected a JSON object"},
+    {"{}", EO_EINVAL, "players", "required field missing"},
+    {"{\"players\":{}}", EO_EINVAL, "players", "expected an array"},
+    {"{\"players\":[],\"polcy\":{}}", EO_EINVAL, "polcy", "unknown field"},
+    {"{\"players\":[\"a\"]}", EO_EINVAL, "players[0]", "expected a player object"},
+    {"{\"players\":[{\"team\":\"A\"}]}", EO_EINVAL, "players[0].id", "required"},
+    {"{\"players\":[{\"id\":\"a\"}]}", EO_EINVAL, "players[0].team", "required"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"C\"}]}", EO_EINVAL, "players[0].team",
+     "expected \"A\" or \"B\""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":null}]}", EO_EINVAL, "players[0].team", "\"B\""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\"},{\"id\":\"a\",\"team\":\"B\"}]}", EO_EINVAL,
+     "players[1].id", "already at players[0]"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":\"1\"}]}", EO_EINVAL,
+     "players[0].rating", "expected a number"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1000001}]}", EO_EINVAL,
+     "players[0].rating", "out of range"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"dead\":1}]}", EO_EINVAL, "players[0].dead",
+     "expected true or false"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"party\":\"\"}]}", EO_EINVAL,
+     "players[0].party", "must not be empty"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"party\":7}]}", EO_EINVAL, "players[0].party",
+     ""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"joined_at\":-1}]}", EO_EINVAL,
+     "players[0].joined_at", "out of range"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"last_moved\":1.5}]}", EO_EINVAL,
+     "players[0].last_moved", "expected an integer or null"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"score\":3},{\"id\":\"b\",\"team\":\"B\"}]}",
+     EO_EINVAL, "players[1].score", "for every player or for none"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"teem\":\"B\"}]}", EO_EINVAL, "players[0].teem",
+     "unknown field"},
+    {"{\"players\":[],\"now\":\"x\"}", EO_EINVAL, "now", "expected an integer"},
+    {"{\"players\":[],\"time_left\":-1}", EO_EINVAL, "time_left", "out of range"},
+    {"{\"players\":[],\"policy\":[]}", EO_EINVAL, "policy", "expected an object"},
+    {"{\"players\":[],\"policy\":{\"mode\":\"casual\"}}", EO_EINVAL, "policy.mode",
+     "\"tournament\""},
+    {"{\"players\":[],\"policy\":{\"delay\":-1}}", EO_EINVAL, "policy.delay", "out of range"},
+    {"{\"players\":[],\"policy\":{\"size_gap_min\":1}}", EO_EINVAL, "policy.size_gap_min",
+     "[2, 128]"},
+    {"{\"players\":[],\"policy\":{\"p_threshold\":0.6}}", EO_EINVAL, "policy.p_threshold",
+     "out of range"},
+    {"{\"players\":[],\"policy\":{\"size_rule\":\"sectors\"}}", EO_EINVAL, "policy.size_rule",
+     "\"sectors_edge\""},
+    {"{\"players\":[],\"policy\":{\"work_limit\":100000000}}", EO_EINVAL, "policy.work_limit",
+     "out of range"},
+    {"{\"players\":[],\"policy\":{\"dealy\":3}}", EO_EINVAL, "policy.dealy", "unknown field"},
+    {"{\"players\":[],\"joiner\":\"x\"}", EO_EINVAL, "joiner", "expected an object"},
+    {"{\"players\":[],\"joiner\":{}}", EO_EINVAL, "joiner.id", "required"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\"}],\"joiner\":{\"id\":\"a\"}}", EO_EINVAL,
+     "joiner.id", "already at players[0]"},
+    {"{\"players\":[],\"joiner\":{\"id\":\"x\",\"rating\":null}}", EO_EINVAL, "joiner.rating",
+     "expected a number"},
+};
+
+static void test_autobalance_request_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_autobalance / sizeof bad_autobalance[0]; i++) {
+        const bad_case *c = &bad_autobalance[i];
+        eo_autobalance_request req;
+        eo_round_error err;
+        memset(&err, 0, sizeof err);
+        int rc = ab_decode(c->text, &req, &err);
+        if (rc != c->rc || strcmp(err.field, c->field) != 0 || !strstr(err.message, c->frag))
+            fail_msg("case %zu %s: rc %d field \"%s\" message \"%s\"", i, c->text, rc, err.field,
+                     err.message);
+        assert_null(req.ids);
+        assert_null(req.players);
+        assert_int_equal(req.n, 0);
+    }
+    /* 65 on one team. */
+    sbuf b = {0};
+    sb_add(&b, "{\"players\":[");
+    for (int i = 0; i < EO_AB_TEAM_MAX + 1; i++)
+        sb_add(&b, "%s{\"id\":\"p%d\",\"team\":\"B\"}", i ? "," : "", i);
+    sb_add(&b, "]}");
+    eo_autobalance_request req;
+    eo_round_error err;
+    assert_int_equal(ab_decode(b.p, &req, &err), EO_EINVAL);
+    assert_string_equal(err.field, "players");
+    assert_string_equal(err.message, "more than 64 players on team B");
+    free(b.p);
+}
+
+static int trig_decode(const char *text, eo_trigger_state *st, eo_trigger_config *cfg,
+                       eo_round_error *err)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    assert_non_null(o);
+    int rc = eo_trigger_request_from_json(o, st, cfg, err);
+    json_decref(o);
+    return rc;
+}
+
+static void test_trigger_request(void **state)
+{
+    (void)state;
+    eo_trigger_state st;
+    eo_trigger_config cfg;
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    /* KOTH, B never captured before A won: koth_shutout (seed 000). */
+    assert_int_equal(trig_decode("{\"mode\":\"koth\",\"event\":\"round_end\",\"round\":4,"
+                                 "\"winner\":\"A\",\"wins\":[3,1],\"streak_team\":\"A\","
+                                 "\"streak\":2,\"captured\":[true,false],\"players\":16,"
+                                 "\"time_left\":null,\"last_scramble_round\":null,"
+                                 "\"config\":{\"win_difference_on\":false,\"min_players\":6}}",
+                                 &st, &cfg, &err),
+                     0);
+    assert_int_equal(st.mode, EO_TRIGGER_MODE_KOTH);
+    assert_int_equal(st.round, 4);
+    assert_int_equal(st.wins[0], 3);
+    assert_int_equal(st.wins[1], 1);
+    assert_true(st.captured[0]);
+    assert_false(st.captured[1]);
+    assert_int_equal(st.time_left, -1);
+    assert_int_equal(st.last_scramble_round, -1);
+    assert_false(cfg.win_difference_on);
+    assert_int_equal(cfg.min_players, 6);
+    assert_int_equal(cfg.arena_streak, 3); /* default kept */
+    eo_trigger_result r;
+    assert_int_equal(eo_trigger_eval(&st, &cfg, &r), 0);
+    json_t *o = eo_trigger_result_to_json(&r);
+    char *t = json_dumps(o, JSON_COMPACT);
+    assert_string_equal(t, "{\"scramble\":true,\"rule\":\"koth_shutout\",\"guard\":\"none\","
+                           "\"reason\":\"koth_shutout\"}");
+    free(t);
+    json_decref(o);
+    /* Empty object: the neutral record. */
+    assert_int_equal(trig_decode("{}", &st, &cfg, &err), 0);
+    assert_int_equal(st.mode, EO_TRIGGER_MODE_OTHER);
+    assert_int_equal(st.round, 1);
+}
+
+static const bad_case bad_triggers[] = {
+    {"[]", EO_EINVAL, "", "expected a JSON object"},
+    {"{\"mode\":\"dm\"}", EO_EINVAL, "mode", "\"koth\""},
+    {"{\"mode\":3}", EO_EINVAL, "mode", "expected"},
+    {"{\"event\":\"start\"}", EO_EINVAL, "event", "\"wfp_expired\""},
+    {"{\"winner\":\"C\"}", EO_EINVAL, "winner", "\"draw\""},
+    {"{\"round\":-1}", EO_EINVAL, "round", "out of range"},
+    {"{\"round\":2147483648}", EO_EINVAL, "round", "out of range"},
+    {"{\"wins\":[1]}", EO_EINVAL, "wins", "two integers"},
+    {"{\"wins\":[1,-2]}", EO_EINVAL, "wins[1]", "expected an integer"},
+    {"{\"captured\":[true,1]}", EO_EINVAL, "captured[1]", "true or false"},
+    {"{\"streak_team\":\"draw\"}", EO_EINVAL, "streak_team", "null"},
+    {"{\"time_left\":-2}", EO_EINVAL, "time_left", "out of range"},
+    {"{\"last_scramble_round\":-1}", EO_EINVAL, "last_scramble_round", "out of range"},
+    {"{\"tournament\":\"yes\"}", EO_EINVAL, "tournament", "true or false"},
+    {"{\"rounds\":3}", EO_EINVAL, "rounds", "unknown field"},
+    {"{\"config\":1}", EO_EINVAL, "config", "expected an object"},
+    {"{\"config\":{\"min_players\":1.5}}", EO_EINVAL, "config.min_players", "integer"},
+    {"{\"config\":{\"streak\":3}}", EO_EINVAL, "config.streak", "unknown field"},
+    {"{\"config\":{\"arena_streak\":0}}", EO_EINVAL, "config.arena_streak", "[1, 2147483647]"},
+};
+
+static void test_trigger_request_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_triggers / sizeof bad_triggers[0]; i++) {
+        const bad_case *c = &bad_triggers[i];
+        eo_trigger_state st;
+        eo_trigger_config cfg;
+        eo_round_error err;
+        memset(&err, 0, sizeof err);
+        int rc = trig_decode(c->text, &st, &cfg, &err);
+        if (rc != c->rc || strcmp(err.field, c->field) != 0 || !strstr(err.message, c->frag))
+            fail_msg("case %zu %s: rc %d field \"%s\" message \"%s\"", i, c->text, rc, err.field,
+                     err.message);
+        /* nothing kept: the neutral record */
+        eo_trigger_state neutral;
+        eo_trigger_state_init(&neutral);
+        assert_memory_equal(&st, &neutral, sizeof st);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1197,6 +1498,10 @@ int main(void)
         cmocka_unit_test(test_pool_config),
         cmocka_unit_test(test_season_request),
         cmocka_unit_test(test_rating_request),
+        cmocka_unit_test(test_autobalance_request),
+        cmocka_unit_test(test_autobalance_request_errors),
+        cmocka_unit_test(test_trigger_request),
+        cmocka_unit_test(test_trigger_request_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
