@@ -81,27 +81,18 @@ double eo_trueskill_draw_margin(const eo_trueskill_params *p, size_t n)
     return draw_quantile(p->draw_probability) * p->beta * sqrt((double)n);
 }
 
-/* P(A wins) from team aggregates (Σ w·μ, Σ w²σ², Σ w²): the one formula behind predict(),
- * rate()'s p_a and eo_trueskill_win_probability(), so all three give the same bits. Swapping
- * the teams and negating field negates x exactly, and Φ(−x) = 1 − Φ(x) by construction. */
+/* P(A wins) and quality from team aggregates: the one formula behind predict(), rate()'s p_a
+ * and the direct API, so all of them give the same bits (gauss.c). */
 static double p_agg(const ts_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
                     double var_b, double w2_b, double field)
 {
-    double var = (var_a + var_b) + s->beta2 * (w2_a + w2_b);
-    if (!(var > 0.0))
-        return 0.5; /* nobody's skill is at stake */
-    return eo__gauss_cdf(((mu_a - mu_b) + field) / sqrt(var));
+    return eo__gauss_team_p(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
 }
 
 static double quality_agg(const ts_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
                           double var_b, double w2_b, double field)
 {
-    double bw = s->beta2 * (w2_a + w2_b);
-    double den = bw + (var_a + var_b);
-    if (!(den > 0.0))
-        return 1.0;
-    double d = (mu_a - mu_b) + field;
-    return sqrt(bw / den) * eo__exp(-(d * d) / (2.0 * den));
+    return eo__gauss_team_quality(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
 }
 
 static double display_of(const ts_impl *s, double mu, double sigma)

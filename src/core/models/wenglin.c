@@ -72,27 +72,18 @@ static void impl_of(const eo_wenglin_params *p, wl_impl *s)
     s->tau2 = p->tau * p->tau;
 }
 
-/* P(A wins) from aggregates: the one formula behind predict(), rate()'s p_a and
- * eo_wenglin_predict(), so all three give the same bits. Swapping the teams and negating
- * field negates x exactly, and Φ(−x) = 1 − Φ(x) by construction of eo__gauss_cdf. */
+/* P(A wins) and quality from team aggregates: the one formula behind predict(), rate()'s p_a
+ * and the direct API, so all of them give the same bits (gauss.c). */
 static double p_agg(const wl_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
                     double var_b, double w2_b, double field)
 {
-    double var = (var_a + var_b) + s->beta2 * (w2_a + w2_b);
-    if (!(var > 0.0))
-        return 0.5; /* nobody's skill is at stake */
-    return eo__gauss_cdf(((mu_a - mu_b) + field) / sqrt(var));
+    return eo__gauss_team_p(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
 }
 
 static double quality_agg(const wl_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
                           double var_b, double w2_b, double field)
 {
-    double bw = s->beta2 * (w2_a + w2_b);
-    double den = bw + (var_a + var_b);
-    if (!(den > 0.0))
-        return 1.0;
-    double d = (mu_a - mu_b) + field;
-    return sqrt(bw / den) * eo__exp(-(d * d) / (2.0 * den));
+    return eo__gauss_team_quality(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
 }
 
 double eo_wenglin_predict(const eo_wenglin_params *p, const eo_team_agg *a,
