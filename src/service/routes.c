@@ -28,6 +28,8 @@ static const struct {
     [EO__R_SEASONS_LIST] = {"/v1/pools/{pool}/seasons", "GET", EO__ROLE_SERVER},
     [EO__R_SEASON_CREATE] = {"/v1/pools/{pool}/seasons", "POST", EO__ROLE_ADMIN},
     [EO__R_SEASON_GET] = {"/v1/pools/{pool}/seasons/{season}", "GET", EO__ROLE_SERVER},
+    [EO__R_AUTOBALANCE] = {"/v1/pools/{pool}/autobalance", "POST", EO__ROLE_SERVER},
+    [EO__R_TRIGGERS] = {"/v1/pools/{pool}/triggers", "POST", EO__ROLE_SERVER},
     [EO__R_UNMATCHED] = {"unmatched", "", EO__ROLE_NONE},
 };
 
@@ -134,6 +136,11 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
             m->allow = "POST";
             if (post)
                 r = SEG_IS(3, "rounds") ? EO__R_ROUNDS : EO__R_SPLITS;
+        } else if (nseg == 4 && (SEG_IS(3, "autobalance") || SEG_IS(3, "triggers"))) {
+            m->path_known = true;
+            m->allow = "POST";
+            if (post)
+                r = SEG_IS(3, "autobalance") ? EO__R_AUTOBALANCE : EO__R_TRIGGERS;
         } else if (nseg == 4 && SEG_IS(3, "quality")) {
             m->path_known = true;
             m->allow = "GET";
@@ -290,6 +297,19 @@ static void h_player_get(eo__call *c, eo__answer *a)
 
 #define SPLIT_WORK_LIMIT 20000000u
 
+/* The calling HTTP thread's solver work space, created on its first split and kept for the
+ * thread's later ones (freed by the key's destructor when the thread ends). NULL when out of
+ * memory: the caller then solves with eo_split_solve(). */
+static eo_split_ws *split_ws(struct eo_service *svc)
+{
+    eo_split_ws *ws = pthread_getspecific(svc->split_key);
+    if (!ws && (ws = eo_split_ws_new()) != NULL && pthread_setspecific(svc->split_key, ws) != 0) {
+        eo_split_ws_free(ws);
+        ws = NULL;
+    }
+    return ws;
+}
+
 static void h_splits(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -298,6 +318,7 @@ static void h_splits(eo__call *c, eo__answer *a)
     eo_split_player players[EO_SPLIT_EXACT_MAX];
     eo_strength strength[EO_SPLIT_EXACT_MAX];
     eo_splits *s = NULL;
+    eo_split_ws *ws = NULL; /* when set, s lives in it (not freed here) */
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return;
     memset(&req, 0, sizeof req);
@@ -353,7 +374,9 @@ static void h_splits(eo__call *c, eo__answer *a)
         players[i].rating = eo_model_split_rating(pi.model, strength[i].mu);
     /* A bound on the search keeps one pathological request from holding an HTTP thread. */
     eo_split_options opt = {req.bench, NULL, NULL, SPLIT_WORK_LIMIT};
-    int rc = eo_split_solve(players, req.n, &opt, &s);
+    ws = split_ws(c->svc);
+    int rc = ws ? eo_split_solve_ws(ws, players, req.n, &opt, &s)
+                : eo_split_solve(players, req.n, &opt, &s);
     for (size_t k = 0; rc == 0 && k < s->count; k++) {
         eo_split *sp = &s->split[k];
         sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
@@ -370,8 +393,105 @@ static void h_splits(eo__call *c, eo__answer *a)
         eo__answer_json(a, 200, eo_splits_to_json(s, (const char *const *)req.ids, unit));
     }
 out:
-    eo_splits_free(s);
+    if (!ws)
+        eo_splits_free(s);
     eo_split_request_free(&req);
+}
+
+/* POST /v1/pools/{pool}/autobalance (issue 3 §2): the current teams -> ordered moves with
+ * their reasons. Ratings not given come from the pool (its model's mean, or a new player's),
+ * read in one snapshot; the core sees them as eo_model_split_rating() integers. */
+static void h_autobalance(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    eo_autobalance_request req;
+    eo_round_error rerr;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return;
+    memset(&rerr, 0, sizeof rerr);
+    if (eo_autobalance_request_from_json(c->json, &req, &rerr) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
+                         : "invalid autobalance request", rerr.field);
+        return;
+    }
+    int64_t now = wall_now();
+    eo_rating_view fresh;
+    new_player_view(pi.model, now, &fresh);
+    eo_store *rs = NULL;
+    bool in_txn = false;
+    for (size_t i = 0; i <= req.n; i++) {
+        bool joiner = i == req.n;
+        if (joiner ? !req.has_joiner || req.joiner_has_rating : req.has_rating[i])
+            continue;
+        if (!rs) {
+            if (!(rs = eo__reader(c->svc))) {
+                eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+                goto out;
+            }
+            in_txn = eo_store_begin(rs) == 0; /* one snapshot for every lookup */
+        }
+        eo_player_row row;
+        int rc = eo_store_player_get(rs, pi.id, joiner ? req.joiner_id : req.ids[i], &row);
+        if (rc != 0 && rc != EO_ENOTFOUND) {
+            if (in_txn)
+                eo_store_rollback(rs);
+            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+            goto out;
+        }
+        double mu = rc == 0 ? row.mu : fresh.mu;
+        if (joiner) {
+            req.joiner_rating = mu;
+            req.joiner_has_rating = true;
+        } else {
+            req.rating[i] = mu;
+            req.has_rating[i] = true;
+        }
+    }
+    if (in_txn)
+        eo_store_rollback(rs);
+    if (!req.has_now)
+        req.state.now = now;
+    if (eo_autobalance_request_resolve(&req, pi.model, &rerr) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
+        goto out;
+    }
+    eo_ab_result res;
+    eo_ab_placement pl;
+    int rc = eo_autobalance_check(&req.policy, &req.state, &res);
+    if (rc == 0 && req.has_joiner)
+        rc = eo_autobalance_place_joiner(&req.policy, req.players, req.n,
+                                         eo_model_split_rating(pi.model, req.joiner_rating), &pl);
+    if (rc != 0)
+        eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
+    else
+        eo__answer_json(a, 200, eo_autobalance_to_json(&req, &res, req.has_joiner ? &pl : NULL));
+out:
+    eo_autobalance_request_free(&req);
+}
+
+/* POST /v1/pools/{pool}/triggers (issue 3 §3): a game state -> the scramble rule that fired,
+ * or none, with the guard that blocked it. Pure: the pool only scopes the route. */
+static void h_triggers(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    eo_trigger_state st;
+    eo_trigger_config cfg;
+    eo_trigger_result r;
+    eo_round_error rerr;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return;
+    memset(&rerr, 0, sizeof rerr);
+    if (eo_trigger_request_from_json(c->json, &st, &cfg, &rerr) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
+                         : "invalid trigger request", rerr.field);
+        return;
+    }
+    if (eo_trigger_eval(&st, &cfg, &r) != 0) {
+        eo__answer_error(a, 400, "invalid_request",
+                         "out of range or inconsistent with the other fields", r.field);
+        return;
+    }
+    eo__answer_json(a, 200, eo_trigger_result_to_json(&r));
 }
 
 static void h_pools_list(eo__call *c, eo__answer *a)
@@ -679,7 +799,8 @@ int eo__route_run(eo__call *c, eo__answer *a)
     }
     if ((m->route == EO__R_POOLS_CREATE || m->route == EO__R_PLAYER_PUT ||
          m->route == EO__R_ROUNDS || m->route == EO__R_SPLITS ||
-         m->route == EO__R_SEASON_CREATE) &&
+         m->route == EO__R_SEASON_CREATE || m->route == EO__R_AUTOBALANCE ||
+         m->route == EO__R_TRIGGERS) &&
         !is_json_ctype(c->ctype)) {
         eo__answer_error(a, 415, "unsupported_media_type", "expected Content-Type: application/json",
                          NULL);
@@ -698,6 +819,8 @@ int eo__route_run(eo__call *c, eo__answer *a)
     case EO__R_POOLS_LIST: h_pools_list(c, a); return 1;
     case EO__R_PLAYER_GET: h_player_get(c, a); return 1;
     case EO__R_SPLITS: h_splits(c, a); return 1;
+    case EO__R_AUTOBALANCE: h_autobalance(c, a); return 1;
+    case EO__R_TRIGGERS: h_triggers(c, a); return 1;
     case EO__R_QUALITY: prep = prep_quality(c, a); break;
     case EO__R_SEASONS_LIST: h_seasons_list(c, a); return 1;
     case EO__R_SEASON_GET: h_season_get(c, a); return 1;

@@ -6,6 +6,7 @@
 
 #include <microhttpd.h>
 
+#include "evenodds/eo_split.h"
 #include "service/service.h"
 
 static char *dupstr(const char *s)
@@ -90,6 +91,12 @@ static void destroy(struct eo_service *svc)
         pthread_setspecific(svc->req_key, NULL);
         pthread_key_delete(svc->req_key);
     }
+    if (svc->split_key_ok) {
+        /* The HTTP threads freed theirs when they ended; this thread's, if it solved any. */
+        eo_split_ws_free(pthread_getspecific(svc->split_key));
+        pthread_setspecific(svc->split_key, NULL);
+        pthread_key_delete(svc->split_key);
+    }
     eo__pools_destroy(&svc->pools);
     eo__auth_clear(&svc->auth);
     free(svc->db);
@@ -100,6 +107,11 @@ static void destroy(struct eo_service *svc)
 static void close_reader(void *p)
 {
     eo_store_close(p);
+}
+
+static void free_split_ws(void *p)
+{
+    eo_split_ws_free(p);
 }
 
 int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
@@ -140,6 +152,12 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
         return EO_ENOMEM;
     }
     svc->req_key_ok = true;
+    if (pthread_key_create(&svc->split_key, free_split_ws) != 0) {
+        destroy(svc);
+        snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
+    svc->split_key_ok = true;
 
     eo_engine *e = NULL;
     int rc = open_engine(svc, &e, err, errlen);

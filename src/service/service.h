@@ -74,6 +74,8 @@ typedef enum {
     EO__R_SEASONS_LIST,
     EO__R_SEASON_CREATE,
     EO__R_SEASON_GET,
+    EO__R_AUTOBALANCE,
+    EO__R_TRIGGERS,
     EO__R_UNMATCHED,
     EO__R_COUNT
 } eo__route;
@@ -212,6 +214,9 @@ struct eo_service {
     bool reader_key_ok;
     pthread_key_t req_key;    /* per HTTP thread cache of request blocks (http.c) */
     bool req_key_ok;
+    pthread_key_t split_key;  /* per HTTP thread eo_split_ws*, created on its first split
+                               * (routes.c), freed when the thread ends */
+    bool split_key_ok;
 };
 
 /* The calling thread's read-only store handle (opened on first use). NULL on failure. */

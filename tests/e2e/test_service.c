@@ -1009,12 +1009,119 @@ static void test_drain(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- autobalance and scramble triggers (issue 3 §2, §3) ---------------------------------- */
+
+static const char *err_field(const json_t *j)
+{
+    return json_string_value(json_object_get(json_object_get(j, "error"), "field"));
+}
+
+/* p1, p2 beat p3, p4 once (t_shadow 1): 1036 and 964 in the pool (test_seasons derives them).
+ * Autobalance with A = p1..p4 (ratings from the pool: ΣA = 4000) against B = p5 (new: R0 1000)
+ * and p6 (given 1000): 4v2, one move; D = 2000, T = 1000: 1036 and 964 tie at |gap| 72; p3 is
+ * dead, so p3 moves (gap 4000 − 964 − 2964 = 72). A joiner p7 cannot join A (5v2): B. */
+static void test_autobalance_triggers(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    json_decref(expect(&s, "POST", "/v1/pools", s.admin_key,
+                       "{\"name\":\"ladder\",\"model\":\"synelo\",\"params\":{\"t_shadow\":1}}",
+                       201));
+    char body[512];
+    round_json(body, sizeof body, "r1", "p1", "p2", "p3", "p4", "A");
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/rounds", s.server_key, body, 200));
+
+    const char *req =
+        "{\"players\":[{\"id\":\"p1\",\"team\":\"A\"},{\"id\":\"p2\",\"team\":\"A\"},"
+        "{\"id\":\"p3\",\"team\":\"A\",\"dead\":true},{\"id\":\"p4\",\"team\":\"A\"},"
+        "{\"id\":\"p5\",\"team\":\"B\"},{\"id\":\"p6\",\"team\":\"B\",\"rating\":1000}],"
+        "\"policy\":{\"delay\":0},\"joiner\":{\"id\":\"p7\"}}";
+    json_t *j = expect(&s, "POST", "/v1/pools/ladder/autobalance", s.server_key, req, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "rule")), "size_gap");
+    assert_string_equal(json_string_value(json_object_get(j, "action")), "act");
+    assert_int_equal(jint(j, "sum_a"), 4000);
+    assert_int_equal(jint(j, "sum_b"), 2000);
+    assert_int_equal(jint(j, "gap_after"), 72);
+    assert_true(jbool(j, "exact"));
+    json_t *moves = json_object_get(j, "moves");
+    assert_int_equal(json_array_size(moves), 1);
+    json_t *m = json_array_get(moves, 0);
+    assert_string_equal(json_string_value(json_object_get(m, "id")), "p3");
+    assert_string_equal(json_string_value(json_object_get(m, "from")), "A");
+    assert_string_equal(json_string_value(json_object_get(m, "to")), "B");
+    assert_string_equal(json_string_value(json_object_get(m, "reason")), "size_gap");
+    double pb = jnum(j, "p_before");
+    assert_true(pb > 0.5 && pb < 1.0);
+    json_t *jn = json_object_get(j, "joiner");
+    assert_string_equal(json_string_value(json_object_get(jn, "team")), "B");
+    assert_true(jbool(jn, "by_size"));
+    json_decref(j);
+
+    /* The default delay (10 s): first seen now, act at now + 10. */
+    j = expect(&s, "POST", "/v1/pools/ladder/autobalance", s.server_key,
+               "{\"now\":1763800000,\"players\":[{\"id\":\"p1\",\"team\":\"A\"},"
+               "{\"id\":\"p2\",\"team\":\"A\"},{\"id\":\"p3\",\"team\":\"A\"}]}",
+               200);
+    assert_string_equal(json_string_value(json_object_get(j, "action")), "delay");
+    assert_int_equal(jint(j, "act_at"), 1763800010);
+    assert_int_equal(json_array_size(json_object_get(j, "moves")), 0);
+    json_decref(j);
+
+    /* Errors name the field; nothing is written. */
+    j = expect(&s, "POST", "/v1/pools/ladder/autobalance", s.server_key,
+               "{\"players\":[],\"policy\":{\"dealy\":0}}", 400);
+    assert_string_equal(err_field(j), "policy.dealy");
+    json_decref(j);
+    j = expect(&s, "POST", "/v1/pools/ladder/autobalance", s.server_key,
+               "{\"players\":[{\"id\":\"p1\",\"team\":\"C\"}]}", 400);
+    assert_string_equal(err_field(j), "players[0].team");
+    json_decref(j);
+    json_decref(expect(&s, "POST", "/v1/pools/nope/autobalance", s.server_key, "{\"players\":[]}",
+                       404));
+    json_decref(expect(&s, "POST", "/v1/pools/ladder/autobalance", NULL, "{\"players\":[]}", 401));
+    json_decref(expect(&s, "GET", "/v1/pools/ladder/autobalance", s.server_key, NULL, 405));
+
+    /* Triggers: arena round 1 ended -> round 2 is always scrambled (seed 000). */
+    j = expect(&s, "POST", "/v1/pools/ladder/triggers", s.server_key,
+               "{\"mode\":\"arena\",\"round\":1,\"winner\":\"A\",\"wins\":[1,0],"
+               "\"streak_team\":\"A\",\"streak\":1,\"players\":8}",
+               200);
+    assert_true(jbool(j, "scramble"));
+    assert_string_equal(json_string_value(json_object_get(j, "rule")), "arena_round2");
+    assert_string_equal(json_string_value(json_object_get(j, "guard")), "none");
+    json_decref(j);
+    /* KOTH shutout blocked near the map's end (time left 100 s <= 300 s). */
+    j = expect(&s, "POST", "/v1/pools/ladder/triggers", s.server_key,
+               "{\"mode\":\"koth\",\"round\":3,\"winner\":\"B\",\"wins\":[1,2],"
+               "\"streak_team\":\"B\",\"streak\":1,\"captured\":[false,true],\"players\":12,"
+               "\"time_left\":100}",
+               200);
+    assert_false(jbool(j, "scramble"));
+    assert_string_equal(json_string_value(json_object_get(j, "rule")), "koth_shutout");
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "map_end");
+    json_decref(j);
+    /* An inconsistent record: a 5-round streak after 2 rounds. */
+    j = expect(&s, "POST", "/v1/pools/ladder/triggers", s.server_key,
+               "{\"mode\":\"arena\",\"round\":2,\"winner\":\"A\",\"wins\":[2,0],"
+               "\"streak_team\":\"A\",\"streak\":5,\"players\":8}",
+               400);
+    assert_string_equal(err_field(j), "streak");
+    json_decref(j);
+    j = expect(&s, "POST", "/v1/pools/ladder/triggers", s.server_key, "{\"mode\":\"dm\"}", 400);
+    assert_string_equal(err_field(j), "mode");
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_startup_errors),
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_seasons),
+        cmocka_unit_test(test_autobalance_triggers),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_keepalive),
         cmocka_unit_test(test_concurrent_duplicates),

@@ -931,6 +931,270 @@ static void test_search_table_fallback(void **state)
     assert_true(via_table > 100);
 }
 
+/* ---- eo_split_solve_ws: the same answers from one reused work space ---------------------- */
+
+/* Same splits, sums, gaps and predictor values (NaN or the same bits). */
+static void same_all(const eo_splits *x, const eo_splits *y, int n)
+{
+    same(x, y, n);
+    for (size_t c = 0; c < x->count; c++) {
+        const eo_split *a = &x->split[c], *b = &y->split[c];
+        assert_true(a->sum_b == b->sum_b && a->gap == b->gap);
+        if (isnan(a->p_a))
+            assert_true(isnan(b->p_a));
+        else
+            assert_memory_equal(&a->p_a, &b->p_a, sizeof a->p_a);
+    }
+}
+
+/* Every rating distribution the tests above use (gen()'s five shapes, the dense families'
+ * 100..400, dp_compare's small values shifted by 5000, test_lower_bound_large's sum of two
+ * uniforms, test_search_table_fallback's young pool, test_brute_dense_word_shifts' multiples
+ * of 64), as shapes 0..9. */
+#define WS_SHAPES 10
+static void ws_gen(uint64_t *s, int shape, eo_split_player *p, int n)
+{
+    if (shape < 5) {
+        gen(s, shape, p, n);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t v;
+        switch (shape) {
+        case 5: v = rng_range(s, 100, 400); break;
+        case 6: v = 5000 + rng_range(s, 0, 15); break;
+        case 7: v = 400 + rng_range(s, 0, 1200) + rng_range(s, 0, 1200); break;
+        case 8: v = rng_range(s, 0, 7) == 0 ? rng_range(s, 0, 200) : rng_range(s, 90, 110); break;
+        default: v = i % 4 ? rng_range(s, 101, 300) : 100 + 64 * rng_range(s, 1, 4); break;
+        }
+        p[i].rating = v;
+    }
+}
+
+/* One request through eo_split_solve() and through eo_split_solve_ws() on @p ws: the same
+ * return code and, on success, the same answer. Returns the return code. */
+static int ws_compare(eo_split_ws *ws, const eo_split_player *p, int n,
+                      const eo_split_options *opt)
+{
+    eo_splits *ref = NULL, *got = (eo_splits *)p;
+    int rc = eo_split_solve(p, (size_t)n, opt, &ref);
+    int rcw = eo_split_solve_ws(ws, p, (size_t)n, opt, &got);
+    if (rc != rcw)
+        fail_msg("n=%d: eo_split_solve %d, eo_split_solve_ws %d", n, rc, rcw);
+    if (rc != 0) {
+        assert_null(got);
+        return rc;
+    }
+    assert_non_null(got);
+    assert_int_equal(got->count, (size_t)(n >= 4 ? n / 2 - 1 : 0));
+    for (size_t c = 0; c < got->count; c++)
+        check_split(&got->split[c], p, n, (int)c + 2);
+    same_all(ref, got, n);
+    eo_splits_free(ref);
+    return 0;
+}
+
+/* Thousands of random requests, every shape, both bench modes, N from 2 to 64 in one random
+ * order, all through ONE work space (so each call finds the tables of a call of another N, mode
+ * and shape), each against eo_split_solve() (a fresh work space per call). Shape 3 (ratings up
+ * to 2^40) stays at N <= 14: beyond, the search needs far more than the work limit (both
+ * answer EO_ELIMIT, which is compared too, but slowly). N >= 28 on one request in eight:
+ * those are the slow ones under the sanitizers. */
+static void test_ws_equals_solve_random(void **state)
+{
+    (void)state;
+    uint64_t s = 2027;
+    eo_split_player p[EO_SPLIT_EXACT_MAX];
+    eo_split_ws *ws = eo_split_ws_new();
+    assert_non_null(ws);
+    int calls = 0, limited = 0, predicted = 0;
+    for (int t = 0; t < 3000; t++) {
+        int shape = t % WS_SHAPES;
+        int n = rng_range(&s, 0, 7) == 0 ? (int)rng_range(&s, 28, 64) : (int)rng_range(&s, 2, 27);
+        if (shape == 3 && n > 14)
+            n = (int)rng_range(&s, 2, 14);
+        ws_gen(&s, shape, p, n);
+        eo_split_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.bench = (t / WS_SHAPES) % 2 ? EO_BENCH_QUEUE : EO_BENCH_SOLVER;
+        opt.work_limit = 2000000;
+        if (t % 3 == 0) { /* p_a from the predictor, through both calls */
+            opt.predict = predict_diff;
+            opt.predict_ctx = &predicted;
+        }
+        int rc = ws_compare(ws, p, n, &opt);
+        assert_true(rc == 0 || rc == EO_ELIMIT);
+        limited += rc == EO_ELIMIT;
+        calls++;
+    }
+    assert_int_equal(calls, 3000);
+    assert_true(predicted > 0);
+    /* the limit is for time only: few requests reach it (shape 3 at N = 13, 14) */
+    assert_true(limited < 30);
+    eo_split_ws_free(ws);
+}
+
+/* Young-pool requests whose table fallback (split_dp.c) asks the work space for more than
+ * EO_SPLIT_WS_KEEP bytes (4,671,660 for the N = 32 one and 6,413,708 for the N = 40 one,
+ * measured by a scratch program wrapping eo__split_buf_get), so the call grows the buffer and
+ * releases it at its end; then small requests, an error, the hard ones again and n < 4, all
+ * in the same work space and each against eo_split_solve(). */
+static void test_ws_grow_and_shrink(void **state)
+{
+    (void)state;
+    static const int64_t hard32[] = {979, 952, 1003, 966, 967, 968, 1030, 1002, 1034, 964, 976,
+                                     970, 999, 1016, 1017, 1025, 961, 974, 1010, 1020, 809, 1036,
+                                     971, 981, 919, 1029, 976, 987, 1011, 988, 979, 965};
+    static const int64_t hard40[] = {980, 1027, 1017, 1011, 1008, 1006, 976, 1010, 980, 992,
+                                     1036, 1005, 973, 1014, 972, 978, 993, 961, 952, 1000,
+                                     986, 808, 1029, 973, 1059, 1130, 1013, 970, 995, 1039,
+                                     1076, 1023, 970, 1024, 1040, 989, 972, 1024, 964, 979};
+    eo_split_player h32[32], h40[40], p[EO_SPLIT_EXACT_MAX];
+    for (int i = 0; i < 32; i++)
+        h32[i].rating = hard32[i];
+    for (int i = 0; i < 40; i++)
+        h40[i].rating = hard40[i];
+    eo_split_ws *ws = eo_split_ws_new();
+    assert_non_null(ws);
+    uint64_t s = 5;
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(ws_compare(ws, round ? h40 : h32, round ? 40 : 32, NULL), 0);
+        for (int t = 0; t < 20; t++) { /* small ones after the large tables are gone */
+            int n = (int)rng_range(&s, 4, 16);
+            ws_gen(&s, t % WS_SHAPES, p, n);
+            assert_int_equal(ws_compare(ws, p, n, NULL), 0);
+        }
+        eo_splits *r = NULL;
+        assert_int_equal(eo_split_solve_ws(ws, p, EO_SPLIT_EXACT_MAX + 1, NULL, &r), EO_ELIMIT);
+        assert_int_equal(ws_compare(ws, round ? h32 : h40, round ? 32 : 40, NULL), 0);
+        for (int n = 2; n <= 3; n++) {
+            assert_int_equal(eo_split_solve_ws(ws, p, (size_t)n, NULL, &r), 0);
+            assert_int_equal(r->count, 0);
+        }
+    }
+    eo_split_ws_free(ws);
+    eo_split_ws_free(NULL);
+}
+
+/* The result lives in the work space until its next call; each work space keeps its own. */
+static void test_ws_result_lifetime(void **state)
+{
+    (void)state;
+    uint64_t s = 17;
+    eo_split_player p[24], q[24];
+    gen(&s, 2, p, 24);
+    gen(&s, 2, q, 24);
+    eo_split_ws *w1 = eo_split_ws_new(), *w2 = eo_split_ws_new();
+    assert_non_null(w1);
+    assert_non_null(w2);
+    eo_splits *r1 = NULL, *r2 = NULL;
+    assert_int_equal(eo_split_solve_ws(w1, p, 24, NULL, &r1), 0);
+    assert_int_equal(eo_split_solve_ws(w2, q, 24, NULL, &r2), 0);
+    eo_splits *ref = solve(p, 24, EO_BENCH_SOLVER);
+    same_all(ref, r1, 24); /* untouched by w2's call */
+    eo_splits_free(ref);
+    /* the caller may write p_a */
+    r1->split[0].p_a = 0.25;
+    assert_true(r1->split[0].p_a == 0.25);
+    eo_split_ws_free(w1);
+    eo_split_ws_free(w2);
+}
+
+typedef struct ws_job {
+    uint64_t seed;
+    int bad;
+} ws_job;
+
+/* A thread with its own work space: 150 requests, each against eo_split_solve(). */
+static void *ws_thread(void *arg)
+{
+    ws_job *j = arg;
+    eo_split_ws *ws = eo_split_ws_new();
+    if (!ws) {
+        j->bad = 1;
+        return NULL;
+    }
+    uint64_t s = j->seed;
+    eo_split_player p[EO_SPLIT_EXACT_MAX];
+    for (int t = 0; t < 150 && !j->bad; t++) {
+        int n = (int)rng_range(&s, 4, 26);
+        ws_gen(&s, t % WS_SHAPES == 3 ? 2 : t % WS_SHAPES, p, n);
+        eo_splits *ref = NULL, *got = NULL;
+        if (eo_split_solve(p, (size_t)n, NULL, &ref) != 0 ||
+            eo_split_solve_ws(ws, p, (size_t)n, NULL, &got) != 0) {
+            j->bad = 1;
+        } else {
+            for (size_t c = 0; c < ref->count && !j->bad; c++) {
+                const eo_split *a = &ref->split[c], *b = &got->split[c];
+                j->bad = a->gap != b->gap ||
+                         memcmp(a->a, b->a, (size_t)a->k * sizeof *a->a) != 0 ||
+                         memcmp(a->b, b->b, (size_t)a->k * sizeof *a->b) != 0;
+            }
+        }
+        eo_splits_free(ref);
+    }
+    eo_split_ws_free(ws);
+    return NULL;
+}
+
+/* Two threads, a work space each, at the same time (under TSan/ASan builds this also shows no
+ * shared state between work spaces). */
+static void test_ws_threads(void **state)
+{
+    (void)state;
+    ws_job jobs[2] = {{101, 0}, {202, 0}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, ws_thread, &jobs[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(jobs[i].bad, 0);
+    }
+}
+
+/* Errors: *out is NULL after each, and the work space still answers right afterwards. */
+static void test_ws_errors(void **state)
+{
+    (void)state;
+    eo_split_player p[EO_SPLIT_EXACT_MAX + 1];
+    for (int i = 0; i <= EO_SPLIT_EXACT_MAX; i++)
+        p[i].rating = 1000 + 3 * i;
+    eo_split_ws *ws = eo_split_ws_new();
+    assert_non_null(ws);
+    eo_splits *r = (eo_splits *)p; /* must be reset to NULL on error */
+    assert_int_equal(eo_split_solve_ws(NULL, p, 8, NULL, &r), EO_EINVAL);
+    assert_null(r);
+    assert_int_equal(eo_split_solve_ws(ws, p, 8, NULL, NULL), EO_EINVAL);
+    r = (eo_splits *)p;
+    assert_int_equal(eo_split_solve_ws(ws, p, EO_SPLIT_EXACT_MAX + 1, NULL, &r), EO_ELIMIT);
+    assert_null(r);
+    r = (eo_splits *)p;
+    assert_int_equal(eo_split_solve_ws(ws, p, 1, NULL, &r), EO_EINVAL);
+    assert_null(r);
+    assert_int_equal(eo_split_solve_ws(ws, p, 0, NULL, &r), EO_EINVAL);
+    assert_int_equal(eo_split_solve_ws(ws, NULL, 8, NULL, &r), EO_EINVAL);
+    assert_null(r);
+    eo_split_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.bench = (eo_bench_mode)7;
+    assert_int_equal(eo_split_solve_ws(ws, p, 8, &opt, &r), EO_EINVAL);
+    assert_null(r);
+    p[3].rating = (INT64_C(1) << 40) + 1;
+    assert_int_equal(eo_split_solve_ws(ws, p, 8, NULL, &r), EO_EINVAL);
+    assert_null(r);
+    p[3].rating = 1009;
+    /* work limit: EO_ELIMIT in the middle of the k loop, no result */
+    opt.bench = EO_BENCH_SOLVER;
+    opt.work_limit = 3;
+    r = (eo_splits *)p;
+    assert_int_equal(eo_split_solve_ws(ws, p, 64, &opt, &r), EO_ELIMIT);
+    assert_null(r);
+    /* after every error above, the same answers as a fresh solve */
+    assert_int_equal(ws_compare(ws, p, 64, NULL), 0);
+    assert_int_equal(ws_compare(ws, p, 10, NULL), 0);
+    eo_split_ws_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -953,6 +1217,11 @@ int main(void)
         cmocka_unit_test(test_dp_n22),
         cmocka_unit_test(test_dp_n64),
         cmocka_unit_test(test_search_table_fallback),
+        cmocka_unit_test(test_ws_errors),
+        cmocka_unit_test(test_ws_result_lifetime),
+        cmocka_unit_test(test_ws_grow_and_shrink),
+        cmocka_unit_test(test_ws_threads),
+        cmocka_unit_test(test_ws_equals_solve_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

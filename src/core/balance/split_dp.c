@@ -77,7 +77,13 @@ uint64_t eo__split_dp_cost(const eo__split_prob *p)
     dp_shape sh;
     if (!dp_shape_of(p, &sh))
         return 0;
-    return (uint64_t)sh.f * (uint64_t)(sh.ka + 1) * (uint64_t)(sh.kb + 1) * sh.nw * 2 + 1;
+    /* a step works on the live cells: na + nb within f - ka - kb + 1 consecutive values */
+    uint64_t cells = (uint64_t)(sh.ka + 1) * (uint64_t)(sh.kb + 1);
+    uint64_t band = (uint64_t)(sh.f - sh.ka - sh.kb + 1) *
+                    (uint64_t)((sh.ka < sh.kb ? sh.ka : sh.kb) + 1);
+    if (sh.f >= sh.ka + sh.kb && band < cells)
+        cells = band;
+    return (uint64_t)sh.f * cells * sh.nw * 2 + 1;
 }
 
 /* dst |= src shifted by s bits toward higher (up) or lower indices; bits leaving drop. */
@@ -109,28 +115,43 @@ static void or_shift_down(uint64_t *dst, const uint64_t *src, size_t nw, int64_t
     }
 }
 
+/* Least na + nb of a cell that can still reach (ka, kb) once undecided player v (0-based) is
+ * added: the f - v - 1 players after him add at most one each. */
+static int band_lo(int ka, int kb, int f, int v)
+{
+    return ka + kb - (f - v - 1);
+}
+
 /* The update of one table for undecided player u (rating q), in place: cells are visited by
- * (na, nb) descending, so each reads cells not yet updated for u. */
-static void dp_step(uint64_t *t, uint8_t *live, int ka, int kb, size_t nw, int play, int64_t q)
+ * (na, nb) descending, so each reads cells not yet updated for u. Only live cells hold
+ * meaningful words (a cell that is not live may hold anything: it is cleared when it becomes
+ * live), so copies and steps cost what the live cells cost. Cells with na + nb < lo cannot
+ * reach the full cell any more and are marked dead: no cell at or above lo, now or later, reads
+ * them (a cell reads itself and its two neighbours with one player less, all at or above the
+ * previous step's bound, lo - 1), and neither does the read-back, which only visits states on
+ * a path to the full cell. */
+static void dp_step(uint64_t *t, uint8_t *live, int ka, int kb, size_t nw, int play, int64_t q,
+                    int lo)
 {
     int w = kb + 1;
     for (int a = ka; a >= 0; a--)
         for (int b = kb; b >= 0; b--) {
             size_t c = (size_t)a * (size_t)w + (size_t)b;
+            if (a + b < lo) {
+                live[c] = 0;
+                continue;
+            }
             uint64_t *dst = t + c * nw;
             int from_a = a > 0 && live[c - (size_t)w];
             int from_b = b > 0 && live[c - 1];
-            if (play) {
-                if (live[c])
-                    memset(dst, 0, nw * sizeof *dst);
-                live[c] = 0;
-            }
+            int keep = !play && live[c]; /* u sits out: the cell's states stay */
+            if (!keep && (from_a || from_b))
+                memset(dst, 0, nw * sizeof *dst);
             if (from_a)
                 or_shift_up(dst, t + (c - (size_t)w) * nw, nw, q);
             if (from_b)
                 or_shift_down(dst, t + (c - 1) * nw, nw, q);
-            if (from_a || from_b)
-                live[c] = 1;
+            live[c] = (uint8_t)(keep || from_a || from_b);
         }
 }
 
@@ -139,11 +160,14 @@ static int bit_at(const uint64_t *t, int64_t x)
     return (int)(t[x / 64] >> (x % 64) & 1);
 }
 
-/* Copies table (words and live flags) from to to. */
+/* Copies a table (the live cells' words and every live flag) from to to. */
 static void copy_tab(uint64_t *tw, uint8_t *tl, const uint64_t *fw, const uint8_t *fl, size_t one,
                      size_t cells)
 {
-    memcpy(tw, fw, one * sizeof *tw);
+    size_t nw = one / cells;
+    for (size_t c = 0; c < cells; c++)
+        if (fl[c])
+            memcpy(tw + c * nw, fw + c * nw, nw * sizeof *tw);
     memcpy(tl, fl, cells);
 }
 
@@ -151,7 +175,7 @@ static void copy_tab(uint64_t *tw, uint8_t *tl, const uint64_t *fw, const uint8_
 typedef struct back {
     const eo__split_prob *p;
     const uint8_t *who;
-    int ka, kb;
+    int ka, kb, f;
     size_t nw, cells, one;
     uint64_t *tw; /* recursive read-back: one table per level */
     uint8_t *tl;
@@ -197,7 +221,7 @@ static void walk(back *k, int lvl, int lo, int hi)
     copy_tab(nxt, nl, cur, cl, k->one, k->cells);
     for (int v = lo; v < mid; v++)
         dp_step(nxt, nl, k->ka, k->kb, k->nw, k->p->status[k->who[v]] == EO__SP_PLAY,
-                k->p->q[k->who[v]]);
+                k->p->q[k->who[v]], band_lo(k->ka, k->kb, k->f, v));
     walk(k, lvl + 1, mid, hi);
     walk(k, lvl, lo, mid);
 }
@@ -246,9 +270,8 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     if (!t)
         return -1; /* the search answers instead: nothing is lost */
     uint8_t *live = (uint8_t *)(t + tabs * one);
-    /* Only the first table needs clearing: every other one is a copy or a step of it, and a
-     * step leaves the cells it does not reach (live[c] == 0) all zero. */
-    memset(t, 0, one * sizeof *t);
+    /* Only the first table's one live cell needs clearing (see dp_step). */
+    memset(t, 0, nw * sizeof *t);
     memset(live, 0, cells);
     /* layout: checkpoints 0..nseg, then the segment's c + 1 tables; or the levels of the
      * recursive read-back (level 1 runs forward); or one table */
@@ -260,7 +283,8 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     if (c || rec)
         copy_tab(seg, segl, t, live, one, cells);
     for (j = 0; j < f; j++) {
-        dp_step(seg, segl, ka, kb, nw, p->status[who[j]] == EO__SP_PLAY, p->q[who[j]]);
+        dp_step(seg, segl, ka, kb, nw, p->status[who[j]] == EO__SP_PLAY, p->q[who[j]],
+                band_lo(ka, kb, f, j));
         if (c && ((j + 1) % c == 0 || j + 1 == f)) {
             size_t sx = (size_t)((j + c) / c);
             copy_tab(t + sx * one, live + sx * cells, seg, segl, one, cells);
@@ -289,7 +313,7 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     } else {
         /* Back from the last player: each step takes a move whose earlier state was
          * reachable, so the walk ends at the decided players' state. */
-        back k = {p, who, ka, kb, nw, cells, one, t, live, ka, kb, bx, 0, 0};
+        back k = {p, who, ka, kb, f, nw, cells, one, t, live, ka, kb, bx, 0, 0};
         if (rec && f > 0)
             walk(&k, 0, 0, f);
         for (int sg = nseg - 1; c && sg >= 0; sg--) {
@@ -300,7 +324,7 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
                 copy_tab(seg + (o + 1) * one, segl + (o + 1) * cells, seg + o * one,
                          segl + o * cells, one, cells);
                 dp_step(seg + (o + 1) * one, segl + (o + 1) * cells, ka, kb, nw,
-                        p->status[who[v]] == EO__SP_PLAY, p->q[who[v]]);
+                        p->status[who[v]] == EO__SP_PLAY, p->q[who[v]], band_lo(ka, kb, f, v));
             }
             for (int v = end; v > start; v--)
                 step_back(&k, who[v - 1], seg + (size_t)(v - 1 - start) * one,
