@@ -107,8 +107,9 @@ static void sb_display(sbuf *b, double v, bool integer)
         sb_real(b, v);
 }
 
-/* {"round":id,"players":[{"id","rating","delta","expected","k",["mu","sigma",]"rounds",
- * "visible"},…]}; "mu" and "sigma" for the models with a deviation. */
+/* {"round":id,"players":[{"id","rating","delta","expected",["k",]["mu","sigma",]"rounds",
+ * "visible"},…]}; "k" (the K factor) for the Elo models, "mu" and "sigma" for the models with a
+ * deviation. */
 static int build_response(const eo_model_ctx *model, const eo_round *r,
                           const eo_member_result *m, size_t n, char **out)
 {
@@ -127,9 +128,10 @@ static int build_response(const eo_model_ctx *model, const eo_round *r,
         sb_display(&b, m[i].delta, integer);
         sb_lit(&b, ",\"expected\":");
         sb_real(&b, m[i].expected);
-        sb_lit(&b, ",\"k\":");
-        sb_real(&b, m[i].k);
-        if (deviation) {
+        if (!deviation) {
+            sb_lit(&b, ",\"k\":");
+            sb_real(&b, m[i].k);
+        } else {
             sb_lit(&b, ",\"mu\":");
             sb_real(&b, m[i].mu);
             sb_lit(&b, ",\"sigma\":");
