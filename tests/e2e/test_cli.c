@@ -172,6 +172,45 @@ static size_t post_all(const e2e_server *s, const char *pool, const char *path)
 
 /* Exports pool @p pool, replays it with @p model and checks that every player's lookup shows
  * exactly what the replay computed (every field of its --ratings-out line). */
+/* The other reads work for every model: quality counts the rounds and players and gives a
+ * Brier score in [0, 1]; a split of 8 known players gives k = 2, 3, 4 with P(A) in [0, 1]. */
+static void expect_reads(const e2e_server *s, const char *pool, const char *model,
+                         const char *ids)
+{
+    char path[256], body[640];
+    snprintf(path, sizeof path, "/v1/pools/%s/quality", pool);
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, "GET", path, s->admin_key, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    json_t *q = e2e_json(&r);
+    assert_non_null(q);
+    assert_true(json_integer_value(json_object_get(q, "rounds")) % 150 == 0);
+    assert_int_equal(json_integer_value(json_object_get(q, "players")), 60);
+    double brier = json_number_value(json_object_get(q, "brier_all"));
+    if (!(brier > 0.0 && brier < 1.0))
+        fail_msg("model %s: quality %s", model, r.body);
+    json_decref(q);
+    e2e_resp_free(&r);
+
+    snprintf(path, sizeof path, "/v1/pools/%s/splits", pool);
+    snprintf(body, sizeof body, "{\"players\":[%s]}", ids);
+    assert_int_equal(e2e_call(s, "POST", path, s->server_key, body, &r), 0);
+    if (r.status != 200)
+        fail_msg("model %s: splits %d %s", model, r.status, r.body);
+    json_t *j = e2e_json(&r);
+    json_t *splits = json_object_get(j, "splits");
+    assert_int_equal(json_array_size(splits), 3);
+    for (size_t i = 0; i < 3; i++) {
+        json_t *sp = json_array_get(splits, i);
+        assert_int_equal(json_integer_value(json_object_get(sp, "k")), (json_int_t)i + 2);
+        double pa = json_number_value(json_object_get(sp, "p_a"));
+        if (!(pa >= 0.0 && pa <= 1.0))
+            fail_msg("model %s: split %s", model, r.body);
+    }
+    json_decref(j);
+    e2e_resp_free(&r);
+}
+
 static void expect_service_equals_replay(const e2e_server *s, const char *pool, const char *model)
 {
     char exported[400], ratings[400], err[512];
@@ -188,11 +227,17 @@ static void expect_service_equals_replay(const e2e_server *s, const char *pool, 
     assert_non_null(f);
     char line[4096];
     size_t players = 0;
+    char first_ids[512] = "";
     while (fgets(line, sizeof line, f)) {
         json_error_t je;
         json_t *want = json_loads(line, 0, &je);
         assert_non_null(want);
         const char *id = json_string_value(json_object_get(want, "id"));
+        if (players < 8) {
+            size_t used = strlen(first_ids);
+            snprintf(first_ids + used, sizeof first_ids - used, "%s\"%s\"", players ? "," : "",
+                     id);
+        }
         char path[256];
         snprintf(path, sizeof path, "/v1/pools/%s/players/%s", pool, id);
         e2e_resp r;
@@ -214,6 +259,7 @@ static void expect_service_equals_replay(const e2e_server *s, const char *pool, 
     }
     fclose(f);
     assert_int_equal(players, 60);
+    expect_reads(s, pool, model, first_ids);
 }
 
 /* A pool of every model through the service, with partial play and stalemates: the lookups
