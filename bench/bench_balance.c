@@ -1,13 +1,22 @@
 /* Balancer timings (issue 3 §6): p50/p99/max per call of scramble mode with parties and locks and
  * of rebalance mode, N = 24, 32, 64, and how many answers were exact within the work limit.
  *
- *   bench_balance [instances] [work_limit] [all]
+ *   bench_balance [instances] [work_limit] [all] [n=N] [dump]
  *
  * Ratings normal(1000, 300) rounded (clamped >= 100), seeded. Scramble rows: a party of 2 or 3
  * for about a quarter of the players, two players locked (one per side), current teams ignored.
  * Rebalance rows: everyone on a current team (alternating by arrival), one party of 3, two
  * protected players, preferences for a third with weights 1..8. One team size per call, k = N/2
- * (a full server), unless "all" is given (every k). docs/BALANCER.md has the figures. */
+ * (a full server), unless "all" is given (every k). "n=32" runs one N only. "dump" writes one
+ * line per instance to stderr (N, mode, instance, exact answers, checksum, time) to find which
+ * answers changed. Times are wall clock per call, and the calling thread's CPU time ("cpu"
+ * columns: what the call costs when other jobs share the cores). Each row first solves its first
+ * instance twice untimed (the first large allocations' page faults, in mmap and then in the
+ * grown heap, are not a call's cost).
+ *
+ * The checksum column is an FNV-1a hash of every answer of the row (k, err, team A, team B,
+ * exact): a change of the solver that keeps the rules gives the same checksum, except where an
+ * answer that local search gave (exact 0) becomes exact. docs/BALANCER.md has the figures. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +43,17 @@ static int64_t normal_rating(uint64_t *s)
     return r < 100 ? 100 : r;
 }
 
-static double now_us(void)
+static double clock_us(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
+
+static double now_us(void) { return clock_us(CLOCK_MONOTONIC); }
+
+/* CPU time of this thread: not counting the time other jobs on a shared machine take the core */
+static double cpu_us(void) { return clock_us(CLOCK_THREAD_CPUTIME_ID); }
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -47,10 +61,20 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void row(int n, int scramble, int count, uint64_t work, int all)
+static uint64_t fnv(uint64_t h, uint64_t v)
 {
+    for (int x = 0; x < 8; x++) {
+        h ^= (v >> (8 * x)) & 0xff;
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static void row(int n, int scramble, int count, uint64_t work, int all, int dump)
+{
+    uint64_t sum = UINT64_C(0xcbf29ce484222325);
     uint64_t s = (uint64_t)n * 1000 + (uint64_t)scramble;
-    double *t = malloc(sizeof(double) * (size_t)count);
+    double *t = malloc(sizeof(double) * 2 * (size_t)count), *u = t + count;
     int exact = 0, total = 0, errs = 0;
     for (int c = 0; c < count; c++) {
         eo_balance_player p[64];
@@ -84,24 +108,43 @@ static void row(int n, int scramble, int count, uint64_t work, int all)
             p[5].protect = p[6].protect = 1;
         }
         eo_balance_result *res = NULL;
-        double t0 = now_us();
+        for (int w = 0; c == 0 && w < 2; w++) /* warm-up, untimed */
+            if (eo_balance_solve(p, (size_t)n, &r, &res, NULL) == 0)
+                eo_balance_free(res);
+        double t0 = now_us(), u0 = cpu_us();
         int rc = eo_balance_solve(p, (size_t)n, &r, &res, NULL);
         t[c] = now_us() - t0;
+        u[c] = cpu_us() - u0;
         if (rc) {
             errs++;
             continue;
         }
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        int ex = 0;
         for (size_t x = 0; x < res->count; x++) {
+            const eo_balance_split *sp = &res->split[x];
             total++;
-            exact += res->split[x].err == 0 && res->split[x].exact;
-            errs += res->split[x].err != 0;
+            ex += sp->err == 0 && sp->exact;
+            errs += sp->err != 0;
+            h = fnv(h, (uint64_t)sp->k);
+            h = fnv(h, (uint64_t)(int64_t)sp->err);
+            h = fnv(h, (uint64_t)sp->exact);
+            for (int y = 0; sp->err == 0 && y < sp->k; y++)
+                h = fnv(h, (uint64_t)sp->a[y] | (uint64_t)sp->b[y] << 16);
         }
+        exact += ex;
+        sum = fnv(sum, h);
+        if (dump)
+            fprintf(stderr, "%d %s %d exact %d hash %016llx us %.0f cpu %.0f\n", n,
+                    scramble ? "scramble" : "rebalance", c, ex, (unsigned long long)h, t[c], u[c]);
         eo_balance_free(res);
     }
     qsort(t, (size_t)count, sizeof *t, cmp_d);
-    printf("| %2d | %-9s | %10.0f | %10.0f | %10.0f | %d/%d | %d |\n", n,
-           scramble ? "scramble" : "rebalance", t[count / 2], t[(count * 99) / 100],
-           t[count - 1], exact, total, errs);
+    qsort(u, (size_t)count, sizeof *u, cmp_d);
+    printf("| %2d | %-9s | %10.0f | %10.0f | %10.0f | %10.0f | %10.0f | %d/%d | %d | %016llx |\n",
+           n, scramble ? "scramble" : "rebalance", t[count / 2], t[(count * 99) / 100],
+           t[count - 1], u[count / 2], u[(count * 99) / 100], exact, total, errs,
+           (unsigned long long)sum);
     free(t);
 }
 
@@ -109,17 +152,27 @@ int main(int argc, char **argv)
 {
     int count = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 100;
     uint64_t work = argc > 2 ? strtoull(argv[2], NULL, 10) : UINT64_C(10000000);
-    int all = argc > 3 && strcmp(argv[3], "all") == 0;
+    int all = 0, dump = 0, only = 0;
+    for (int x = 3; x < argc; x++) {
+        if (strncmp(argv[x], "n=", 2) == 0)
+            only = (int)strtol(argv[x] + 2, NULL, 10);
+        all |= strcmp(argv[x], "all") == 0;
+        dump |= strcmp(argv[x], "dump") == 0;
+    }
     if (count < 1)
         count = 1;
     printf("instances %d, work limit %llu nodes, %s\n", count, (unsigned long long)work,
            all ? "every k" : "k = N/2");
-    printf("| N  | mode      | p50 us     | p99 us     | max us     | exact | errors |\n");
-    printf("|----|-----------|-----------:|-----------:|-----------:|------:|-------:|\n");
+    printf("| N  | mode      | p50 us     | p99 us     | max us     | cpu p50    | cpu p99    "
+           "| exact | errors | checksum         |\n");
+    printf("|----|-----------|-----------:|-----------:|-----------:|-----------:|-----------:"
+           "|------:|-------:|------------------|\n");
     int ns[3] = {24, 32, 64};
     for (int x = 0; x < 3; x++) {
-        row(ns[x], 1, count, work, all);
-        row(ns[x], 0, count, work, all);
+        if (only && ns[x] != only)
+            continue;
+        row(ns[x], 1, count, work, all, dump);
+        row(ns[x], 0, count, work, all, dump);
     }
     return 0;
 }

@@ -412,6 +412,55 @@ static void test_brute_large(void **state)
     run_brute(11, 12, 12, 3, 0);
 }
 
+/* Scramble with everyone playing (2k = n), parties whole, no preference: the meet in the middle
+ * answers (balance_mitm.c). Against brute force for n <= 12, and against the search (test
+ * switch 2 turns the meet in the middle off) for n up to 20. */
+static void test_scramble_full(void **state)
+{
+    (void)state;
+    uint64_t s = 41;
+    for (int c = 0; c < 1500; c++) {
+        int n = c < 1200 ? 2 * (int)rng_range(&s, 2, 6) : 2 * (int)rng_range(&s, 7, 10);
+        eo_balance_player p[20];
+        eo_balance_request r;
+        gen(&s, n, p, &r, (int)rng_range(&s, 0, 127) & ~16);
+        r.mode = EO_BALANCE_SCRAMBLE;
+        r.allow_party_split = 0;
+        r.k_min = r.k_max = n / 2;
+        if (n > 12 && r.epsilon > 4)
+            r.epsilon = 4; /* a wide tolerance makes the search's comparison slow */
+        eo_balance_result *res = NULL, *ref_res = NULL;
+        int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, 1, 0);
+        if (rc == EO_EINVAL) /* a party pinned to both sides */
+            continue;
+        assert_int_equal(rc, 0);
+        const eo_balance_split *sp = &res->split[0];
+        uint8_t side[20];
+        if (n <= 12) {
+            ref want = brute(p, n, n / 2, &r);
+            if (!want.ok || sp->err == EO_EINVAL) {
+                assert_true(sp->err != 0);
+            } else {
+                assert_int_equal(sp->err, 0);
+                check_answer(sp, p, n, &r, side);
+                assert_memory_equal(side, want.side, (size_t)n);
+            }
+        } else {
+            assert_int_equal(eo__balance_solve(p, (size_t)n, &r, &ref_res, NULL, 3, 0), 0);
+            const eo_balance_split *w = &ref_res->split[0];
+            assert_int_equal(sp->err, w->err);
+            if (sp->err == 0) {
+                check_answer(sp, p, n, &r, side);
+                assert_int_equal(sp->exact, 1);
+                assert_memory_equal(sp->a, w->a, sizeof(uint16_t) * (size_t)sp->k);
+                assert_memory_equal(sp->b, w->b, sizeof(uint16_t) * (size_t)sp->k);
+            }
+            eo_balance_free(ref_res);
+        }
+        eo_balance_free(res);
+    }
+}
+
 /* ---- plain requests are the splitter's ------------------------------------------------------ */
 
 static void compare_plain(const eo_balance_player *p, int n, int no_plain)
@@ -625,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_brute_small),
         cmocka_unit_test(test_brute_medium),
         cmocka_unit_test(test_brute_large),
+        cmocka_unit_test(test_scramble_full),
         cmocka_unit_test(test_props_exact),
         cmocka_unit_test(test_props_local),
     };

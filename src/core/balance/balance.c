@@ -100,7 +100,24 @@ static int solve_k(eo__bal *b, int64_t eps, uint8_t *side)
         return rc;
     int64_t T = g[EO__BT_DEV] > eps ? g[EO__BT_DEV] : eps;
     eo__bal_vec cstar, v;
-    rc = eo__bal_search(b, T, 0, cstar, side);
+    rc = eo__bal_mitm(b, T, cstar, side);
+    if (rc != 2)
+        return rc == 0 ? EO_EINTERNAL : rc; /* step 1 found a split within T */
+    /* the least vector, seeded with the better of step 1's split and one local-search descent
+     * from the current teams (when within T) */
+    eo__bal_eval(b, side, cstar);
+    {
+        eo__bal_vec lv;
+        uint8_t ls[EO__BAL_N];
+        rc = eo__bal_local(b, T, 1, 0, ls, lv);
+        if (rc < 0)
+            return rc;
+        if (rc == 1 && lv[EO__BT_DEV] <= T && eo__bal_cmp(b, lv, cstar) < 0) {
+            memcpy(cstar, lv, sizeof lv);
+            memcpy(side, ls, (size_t)b->n);
+        }
+    }
+    rc = eo__bal_search(b, T, 2, cstar, side);
     if (rc <= 0)
         return rc < 0 ? rc : EO_EINTERNAL; /* step 1 found a split within T */
     uint8_t alt[EO__BAL_N];
@@ -214,6 +231,8 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
     b->allow_split = req.allow_party_split != 0;
     b->field = req.field;
     b->work_limit = req.work_limit;
+    b->no_mitm = (no_plain & 2) != 0;
+    no_plain &= 1;
     int64_t qmax = 0;
     for (size_t i = 0; i < n; i++) {
         b->q[i] = pl[i].rating - lo;
@@ -381,6 +400,10 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
             eo__bal_vec v;
             got = eo__bal_local(b, req.epsilon, req.seed + (uint64_t)k,
                                 req.restarts ? req.restarts : RESTARTS_DEFAULT, side, v);
+            if (got < 0) {
+                rc = got;
+                break;
+            }
         }
         if (!got) {
             s->err = EO_ERANGE;
@@ -389,6 +412,7 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
         fill(s, b, pl, side, &req, idx + c * n, mvs + c * n, exact);
     }
     eo_splits_free(plain);
+    eo__bal_search_free(b);
     free(b);
     if (rc) {
         free(res);

@@ -58,6 +58,10 @@ typedef struct eo__bal {
     uint8_t ist[EO__BAL_N]; /* EO__BS_* */
     int active[EO__BT_N];   /* 1 when the term counts in the objective */
     uint64_t work, work_limit;
+    int no_mitm;            /* test switch: eo__bal_mitm() declines */
+    /* eo__bal_search()'s tables, built at its first call; owned, released by
+     * eo__bal_search_free() */
+    struct eo__bal_bs *scratch;
 } eo__bal;
 
 typedef int64_t eo__bal_vec[EO__BT_N];
@@ -75,20 +79,35 @@ int eo__bal_cmp(const eo__bal *b, const eo__bal_vec x, const eo__bal_vec y);
  *            it), 0 when no split exists.
  * feas == 1: is there a split with vector <= *best (lexicographically over the active terms)?
  *            1 with side[] and *best set to its vector, 0 when none.
+ * feas == 2: as 0, seeded with an incumbent: *best is the vector of side[], a split keeping
+ *            every status with |D| <= dev_max; returns 1 with the least vector and a split.
  * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown).
  */
 int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side);
 
+/* Releases b->scratch (NULL is fine). */
+void eo__bal_search_free(eo__bal *b);
+
+/*
+ * Scramble mode with everyone playing (2k = n), parties kept whole and no side preference: the
+ * rules' answer for the statuses in b->ist (base pins only) among the splits with |D| <= T, by
+ * meet in the middle (balance_mitm.c). 1 with side[] and *best its vector, 0 when no split
+ * exists, 2 when the case does not fit (the caller asks the search), EO_ELIMIT when its work
+ * would pass b->work_limit, EO_ENOMEM.
+ */
+int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
+
 /*
  * Swap local search with restarts (seed 000 F10, bench-aware): minimises
  * (max(|D|, eps), the active terms...) from the current teams and from random starts. Returns 1
- * with side[] and *vec, 0 when no start filled both teams.
+ * with side[] and *vec, 0 when no start filled both teams, EO_ENOMEM.
  */
 int eo__bal_local(const eo__bal *b, int64_t eps, uint64_t seed, int restarts, uint8_t *side,
                   eo__bal_vec vec);
 
-/* eo_balance_solve() with test switches: no_plain answers plain requests by the general path;
- * force_local answers every k by local search. */
+/* eo_balance_solve() with test switches: no_plain bit 1 answers plain requests by the general
+ * path, bit 2 turns the meet in the middle off (the search answers); force_local answers every k
+ * by local search. */
 int eo__balance_solve(const eo_balance_player *players, size_t n, const eo_balance_request *req,
                       eo_balance_result **out, uint32_t *bad_party, int no_plain,
                       int force_local);

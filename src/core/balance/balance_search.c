@@ -20,7 +20,7 @@ typedef struct state {
     int na, nb;
 } state;
 
-typedef struct bs {
+typedef struct eo__bal_bs {
     eo__bal *b;
     int m;
     int order[NMAX]; /* items by q sum descending, ties by first member */
@@ -32,6 +32,12 @@ typedef struct bs {
      * A, B; who sat out last time */
     int mustp[NMAX + 1], musta[NMAX + 1], mustb[NMAX + 1];
     int cura[NMAX + 1], curb[NMAX + 1], prefa[NMAX + 1], prefb[NMAX + 1], sat[NMAX + 1];
+    /* rebalance, over the members of items order[j..]: Σq of those with current team A, B and
+     * none; 2q of the current-A (current-B) members, by q descending, as prefix sums */
+    int64_t qa[NMAX + 1], qb[NMAX + 1], qn[NMAX + 1];
+    int64_t ma2[NMAX + 1][NMAX + 1], mb2[NMAX + 1][NMAX + 1];
+    int64_t mod;    /* 2·gcd of every q: d ≡ Σq of the playing members (mod mod); 0 = none */
+    int spread_d;   /* 1: qs = q, so δ = d and |D| <= dev_max bounds δ */
     uint8_t side[NMAX];
     int pmask[NMAX];
     int64_t dev_max;
@@ -120,6 +126,38 @@ static int64_t least_abs(int64_t lo, int64_t hi)
     return lo > 0 ? lo : hi < 0 ? -hi : 0;
 }
 
+/* Least |x| over x in [lo, hi] with x ≡ r (mod m), m > 0; -1 when there is none. */
+static int64_t least_abs_mod(int64_t lo, int64_t hi, int64_t r, int64_t m)
+{
+    r %= m;
+    if (r < 0)
+        r += m;
+    if (lo > 0) {
+        int64_t x = lo + ((r - lo) % m + m) % m;
+        return x <= hi ? x : -1;
+    }
+    if (hi < 0) {
+        int64_t x = hi - ((hi - r) % m + m) % m;
+        return x >= lo ? -x : -1;
+    }
+    int64_t up = r, dn = r - m, best = -1; /* the nearest values >= 0 and < 0 */
+    if (up <= hi)
+        best = up;
+    if (dn >= lo && (best < 0 || -dn < best))
+        best = -dn;
+    return best;
+}
+
+/* Fewest entries of the prefix sums p[0..cnt] whose sum reaches need (> 0); cnt + 1 when even
+ * all of them fall short. */
+static int fewest(const int64_t *p, int cnt, int64_t need)
+{
+    int x = 0;
+    while (x < cnt && p[x] < need)
+        x++;
+    return p[x] >= need ? x : cnt + 1;
+}
+
 /* A lower bound of every term over the completions of node (j, c); 0 when none can have k
  * players a side or reach |D| <= dev_max. Each term is bounded separately; since each is a
  * lower bound of its own term, the vector is <= (lexicographically) that of every completion. */
@@ -137,13 +175,39 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
     int64_t lo = c->d + (P[cn] - P[cn - ka]) - P[kb] + b->field;
     if (hi < -s->dev_max || lo > s->dev_max)
         return 0;
-    L[EO__BT_DEV] = least_abs(lo, hi);
+    int64_t dev = least_abs(lo, hi);
+    if (need == cn && s->mod) {
+        /* every remaining member plays: each adds ±q ≡ q (mod 2·gcd), so D's residue is known
+         * (the parity bound of split.c, through the common factor) */
+        dev = least_abs_mod(lo, hi, c->d + P[cn] + b->field, s->mod);
+        if (dev < 0 || dev > s->dev_max)
+            return 0;
+    }
+    L[EO__BT_DEV] = dev;
     L[EO__BT_BROKEN] = c->broken;
     int64_t mv = c->moves;
-    if (s->cura[j] > ka)
-        mv += s->cura[j] - ka;
-    if (s->curb[j] > kb)
-        mv += s->curb[j] - kb;
+    if (b->active[EO__BT_MOVES]) {
+        /* players who must leave a full current team, and the movers needed to bring D within
+         * dev_max: with everyone else home (no-team members anywhere) D lies in [blo, bhi];
+         * raising it takes current-B members moving (each adds at most 2q), lowering it
+         * current-A members */
+        int64_t mva = s->cura[j] > ka ? s->cura[j] - ka : 0;
+        int64_t mvb = s->curb[j] > kb ? s->curb[j] - kb : 0;
+        int64_t home = c->d + s->qa[j] - s->qb[j] + b->field;
+        int64_t bhi = home + s->qn[j], blo = home - s->qn[j];
+        if (bhi < -s->dev_max) {
+            int x = fewest(s->mb2[j], s->curb[j], -s->dev_max - bhi);
+            if (x > s->curb[j])
+                return 0;
+            mvb = x > mvb ? x : mvb;
+        } else if (blo > s->dev_max) {
+            int x = fewest(s->ma2[j], s->cura[j], blo - s->dev_max);
+            if (x > s->cura[j])
+                return 0;
+            mva = x > mva ? x : mva;
+        }
+        mv += mva + mvb;
+    }
     L[EO__BT_MOVES] = mv;
     L[EO__BT_TOP2] = 0;
     L[EO__BT_SPREAD] = 0;
@@ -155,6 +219,11 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
         int64_t xlo = c->xa - c->xb + (PX[cn] - PX[cn - ka]) - PX[kb];
         int64_t dhi = c->sa - c->sb + PS[ka] - (PS[cn] - PS[cn - kb]);
         int64_t dlo = c->sa - c->sb + (PS[cn] - PS[cn - ka]) - PS[kb];
+        if (s->spread_d) { /* δ = d and |d + field| <= dev_max at every leaf */
+            int64_t dmin = -s->dev_max - b->field, dmax = s->dev_max - b->field;
+            dlo = dlo > dmin ? dlo : dmin;
+            dhi = dhi < dmax ? dhi : dmax;
+        }
         int64_t slo = c->sa + c->sb + (PS[cn] - PS[cn - need]);
         int64_t shi = c->sa + c->sb + PS[need];
         int64_t plo = min4(dlo * slo, dlo * shi, dhi * slo, dhi * shi);
@@ -298,13 +367,16 @@ static void dfs(bs *s, int j, const state *c)
     }
 }
 
-int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side)
+/* The tables that do not depend on the statuses or the question (item order, sorted prefix
+ * sums, current teams, preferences), built once per call into b->scratch. */
+static bs *prepare(eo__bal *b)
 {
-    if (b->n > NMAX || b->m > NMAX)
-        return EO_EINVAL;
+    if (b->scratch)
+        return b->scratch;
     bs *s = malloc(sizeof *s);
     if (!s)
-        return EO_ENOMEM;
+        return NULL;
+    b->scratch = s;
     s->b = b;
     s->m = b->m;
     int64_t sum[NMAX];
@@ -321,11 +393,13 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
     }
     /* sorted members of the items from j on, built from the last item backwards */
     int si[NMAX]; /* members so far, by q descending */
+    int64_t la[NMAX], lb[NMAX]; /* q of the current-A (current-B) members so far, descending */
+    int64_t sqa = 0, sqb = 0, sqn = 0;
     int cn = 0;
-    int mp = 0, ma = 0, mb = 0, ca = 0, cb = 0, pa = 0, pb = 0, sat = 0;
+    int ca = 0, cb = 0, pa = 0, pb = 0, sat = 0;
     for (int j = b->m; j >= 0; j--) {
         if (j < b->m) {
-            int it = s->order[j], st = b->ist[it];
+            int it = s->order[j];
             for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
                 int i = b->mem[u];
                 int64_t q = b->q[i];
@@ -335,9 +409,20 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
                     x--;
                 }
                 si[x] = i;
-                mp += st == EO__BS_PLAY || st == EO__BS_A || st == EO__BS_B;
-                ma += st == EO__BS_A;
-                mb += st == EO__BS_B;
+                int64_t *l = b->team[i] == EO__SIDE_A   ? la
+                             : b->team[i] == EO__SIDE_B ? lb
+                                                        : NULL;
+                if (l) {
+                    int y = b->team[i] == EO__SIDE_A ? ca : cb;
+                    while (y > 0 && l[y - 1] < q) {
+                        l[y] = l[y - 1];
+                        y--;
+                    }
+                    l[y] = q;
+                }
+                sqa += b->team[i] == EO__SIDE_A ? q : 0;
+                sqb += b->team[i] == EO__SIDE_B ? q : 0;
+                sqn += b->team[i] == EO__SIDE_BENCH ? q : 0;
                 ca += b->team[i] == EO__SIDE_A;
                 cb += b->team[i] == EO__SIDE_B;
                 pa += b->prefer[i] == EO__SIDE_A;
@@ -354,28 +439,73 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
             s->ps[j][x + 1] = s->ps[j][x] + qs;
             s->px[j][x + 1] = s->px[j][x] + qs * qs;
         }
-        s->mustp[j] = mp;
-        s->musta[j] = ma;
-        s->mustb[j] = mb;
-        s->cura[j] = b->active[EO__BT_MOVES] ? ca : 0;
-        s->curb[j] = b->active[EO__BT_MOVES] ? cb : 0;
+        s->cura[j] = ca;
+        s->curb[j] = cb;
+        s->qa[j] = sqa;
+        s->qb[j] = sqb;
+        s->qn[j] = sqn;
+        s->ma2[j][0] = s->mb2[j][0] = 0;
+        for (int x = 0; x < ca; x++)
+            s->ma2[j][x + 1] = s->ma2[j][x] + 2 * la[x];
+        for (int x = 0; x < cb; x++)
+            s->mb2[j][x + 1] = s->mb2[j][x] + 2 * lb[x];
         s->prefa[j] = pa;
         s->prefb[j] = pb;
         s->sat[j] = sat;
+    }
+    int64_t g = 0;
+    s->spread_d = 1;
+    for (int i = 0; i < b->n; i++) {
+        int64_t x = b->q[i], y = g;
+        while (y) {
+            int64_t r = x % y;
+            x = y;
+            y = r;
+        }
+        g = x;
+        s->spread_d &= b->qs[i] == b->q[i];
+    }
+    s->mod = 2 * g;
+    return s;
+}
+
+void eo__bal_search_free(eo__bal *b)
+{
+    free(b->scratch);
+    b->scratch = NULL;
+}
+
+int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side)
+{
+    if (b->n > NMAX || b->m > NMAX)
+        return EO_EINVAL;
+    bs *s = prepare(b);
+    if (!s)
+        return EO_ENOMEM;
+    /* the statuses' counts over the items order[j..] */
+    int mp = 0, ma = 0, mb = 0;
+    s->mustp[b->m] = s->musta[b->m] = s->mustb[b->m] = 0;
+    for (int j = b->m - 1; j >= 0; j--) {
+        int it = s->order[j], st = b->ist[it], sz = b->istart[it + 1] - b->istart[it];
+        mp += st == EO__BS_PLAY || st == EO__BS_A || st == EO__BS_B ? sz : 0;
+        ma += st == EO__BS_A ? sz : 0;
+        mb += st == EO__BS_B ? sz : 0;
+        s->mustp[j] = mp;
+        s->musta[j] = ma;
+        s->mustb[j] = mb;
     }
     memset(s->side, EO__SIDE_BENCH, sizeof s->side);
     for (int t = 0; t < b->npart; t++)
         s->pmask[t] = 0;
     s->dev_max = dev_max;
-    s->feas = feas;
-    s->found = s->done = s->err = 0;
+    s->feas = feas == 1;
+    s->found = feas == 2; /* seeded: *best and side[] hold an incumbent */
+    s->done = s->err = 0;
     s->best = best;
     s->out_side = side;
     s->have_root = 0;
     state c;
     memset(&c, 0, sizeof c);
     dfs(s, 0, &c);
-    int rc = s->err ? s->err : s->found;
-    free(s);
-    return rc;
+    return s->err ? s->err : s->found;
 }

@@ -1,0 +1,232 @@
+/* Meet in the middle for scramble mode when everyone plays (balance_internal.h,
+ * docs/BALANCER.md "The balancer", "Scramble with everyone playing").
+ *
+ * When 2k = N, parties may not be split and nobody has a side preference, every split plays
+ * everyone, so the terms broken, moves, denied and bench_again are 0 (or inactive) and the
+ * objective vector is (top2, spread, dev). The free items (not pinned to a side) are cut into two
+ * halves; every side assignment of each half is listed with its member count on A, its q
+ * difference d, its spread-scale difference δ and its Σqs² difference X. The right half's list is
+ * built sorted by d (merging, as split_mitm.c) and grouped by count; each left entry meets the right entries of the complementary
+ * count whose d keeps |D| <= T (a binary search, then a walk), and each pair's vector is computed
+ * exactly. The least vector, and among splits of that vector the one whose team A comes first in
+ * request order (everyone plays, so that is the whole tie rule), is the rules' answer: every
+ * split within T is one pair, so nothing is missed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "balance_internal.h"
+
+#define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 40-byte entries, ~21 MB */
+
+typedef struct ent {
+    int64_t d, ds, x; /* Σq, Σqs, Σqs² of A minus those of B */
+    uint32_t mask;    /* bit y: the half's item y is on A */
+    int na;           /* members on A */
+    uint8_t s1, s2;   /* sides of the two best players when they are in this half, else 0 */
+} ent;
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side sd. */
+static ent with(ent e, int y, int sd, int64_t q, int64_t qs, int64_t x, int sz, int h1, int h2)
+{
+    int sg = sd == EO__SIDE_A ? 1 : -1;
+    e.d += sg * q;
+    e.ds += sg * qs;
+    e.x += sg * x;
+    if (sd == EO__SIDE_A) {
+        e.na += sz;
+        e.mask |= UINT32_C(1) << y;
+    }
+    if (h1)
+        e.s1 = (uint8_t)sd;
+    if (h2)
+        e.s2 = (uint8_t)sd;
+    return e;
+}
+
+/* Every side assignment of the items it[0..h) (2^h entries), sorted by d: each item doubles the
+ * list by merging its B copy (d - q) with its A copy (d + q), both sorted. The result is in e
+ * (tmp: as many entries of scratch). */
+static void list(const eo__bal *b, const int *it, int h, int b1, int b2, ent *e, ent *tmp)
+{
+    memset(&e[0], 0, sizeof e[0]);
+    size_t cnt = 1;
+    ent *cur = e, *nx = tmp;
+    for (int y = 0; y < h; y++) {
+        int t = it[y];
+        int64_t q = 0, qs = 0, x = 0;
+        int sz = b->istart[t + 1] - b->istart[t], h1 = 0, h2 = 0;
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++) {
+            int i = b->mem[u];
+            q += b->q[i];
+            qs += b->qs[i];
+            x += b->qs[i] * b->qs[i];
+            h1 |= i == b1;
+            h2 |= i == b2;
+        }
+        size_t pb = 0, pa = 0, o = 0;
+        while (pb < cnt || pa < cnt) {
+            if (pa >= cnt || (pb < cnt && cur[pb].d - q <= cur[pa].d + q))
+                nx[o++] = with(cur[pb++], y, EO__SIDE_B, q, qs, x, sz, h1, h2);
+            else
+                nx[o++] = with(cur[pa++], y, EO__SIDE_A, q, qs, x, sz, h1, h2);
+        }
+        ent *sw = cur;
+        cur = nx;
+        nx = sw;
+        cnt *= 2;
+    }
+    if (cur != e)
+        memcpy(e, cur, sizeof(ent) * cnt);
+}
+
+/* side[] of a pair: pinned items as pinned, the halves' items by their masks. */
+static void sides(const eo__bal *b, const int *il, int hl, uint32_t ml, const int *ir, int hr,
+                  uint32_t mr, uint8_t *side)
+{
+    for (int t = 0; t < b->m; t++)
+        if (b->ist[t] == EO__BS_A || b->ist[t] == EO__BS_B)
+            for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+                side[b->mem[u]] = b->ist[t] == EO__BS_A ? EO__SIDE_A : EO__SIDE_B;
+    for (int y = 0; y < hl + hr; y++) {
+        int t = y < hl ? il[y] : ir[y - hl];
+        int on_a = y < hl ? (ml >> y) & 1 : (mr >> (y - hl)) & 1;
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+            side[b->mem[u]] = on_a ? EO__SIDE_A : EO__SIDE_B;
+    }
+}
+
+/* 1 when side x comes before side y by the tie rule (first differing player on A in x). */
+static int before(int n, const uint8_t *x, const uint8_t *y)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] == EO__SIDE_A;
+    return 0;
+}
+
+int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
+{
+    int n = b->n, k = b->k;
+    if (b->mode != EO_BALANCE_SCRAMBLE || b->allow_split || 2 * k != n || b->no_mitm)
+        return 2;
+    for (int i = 0; i < n; i++)
+        if (b->prefer[i] != EO__SIDE_BENCH)
+            return 2;
+    int fr[EO__BAL_N], nf = 0, na0 = 0;
+    int64_t d0 = 0, ds0 = 0, x0 = 0, S = 0;
+    int b1 = b->best[0], b2 = b->best[1];
+    uint8_t s10 = 0, s20 = 0;
+    for (int t = 0; t < b->m; t++) {
+        int st = b->ist[t];
+        if (st == EO__BS_BENCH)
+            return 2;
+        if (st == EO__BS_FREE || st == EO__BS_PLAY) {
+            fr[nf++] = t;
+            continue;
+        }
+        int sg = st == EO__BS_A ? 1 : -1;
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++) {
+            int i = b->mem[u];
+            d0 += sg * b->q[i];
+            ds0 += sg * b->qs[i];
+            x0 += sg * b->qs[i] * b->qs[i];
+            na0 += st == EO__BS_A;
+            if (i == b1)
+                s10 = st == EO__BS_A ? EO__SIDE_A : EO__SIDE_B;
+            if (i == b2)
+                s20 = st == EO__BS_A ? EO__SIDE_A : EO__SIDE_B;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        S += b->qs[i];
+    int hl = nf / 2, hr = nf - hl;
+    if (hr > HALF_MAX)
+        return 2;
+    size_t nl = (size_t)1 << hl, nr = (size_t)1 << hr;
+    ent *el = malloc(sizeof(ent) * (nl + 3 * nr));
+    if (!el)
+        return EO_ENOMEM;
+    ent *er = el + nl, *rs = er + nr, *tmp = rs + nr;
+    list(b, fr, hl, b1, b2, el, tmp);
+    list(b, fr + hl, hr, b1, b2, rs, tmp);
+    int start[EO__BAL_N + 2]; /* right entries with na = c: er[start[c] .. start[c+1]), by d */
+    memset(start, 0, sizeof start);
+    for (size_t r = 0; r < nr; r++)
+        start[rs[r].na + 1]++;
+    for (int c = 0; c <= n; c++)
+        start[c + 1] += start[c];
+    int fill[EO__BAL_N + 1];
+    memcpy(fill, start, sizeof fill);
+    for (size_t r = 0; r < nr; r++) /* stable: each group stays sorted by d */
+        er[fill[rs[r].na]++] = rs[r];
+    /* the pairs to visit, counted first against the work limit */
+    uint64_t pairs = 0;
+    size_t *lo = malloc(sizeof(size_t) * 2 * nl);
+    if (!lo) {
+        free(el);
+        return EO_ENOMEM;
+    }
+    size_t *hi = lo + nl;
+    for (size_t l = 0; l < nl; l++) {
+        int c = k - na0 - el[l].na;
+        lo[l] = hi[l] = 0;
+        if (c < 0 || c > n)
+            continue;
+        /* right d in [-T - field - d0 - dL, T - field - d0 - dL] */
+        int64_t base = b->field + d0 + el[l].d, dmin = -T - base, dmax = T - base;
+        size_t a = (size_t)start[c], z = (size_t)start[c + 1];
+        while (a < z) {
+            size_t mid = a + (z - a) / 2;
+            if (er[mid].d < dmin)
+                a = mid + 1;
+            else
+                z = mid;
+        }
+        lo[l] = a;
+        z = (size_t)start[c + 1];
+        size_t e = a;
+        while (e < z) {
+            size_t mid = e + (z - e) / 2;
+            if (er[mid].d <= dmax)
+                e = mid + 1;
+            else
+                z = mid;
+        }
+        hi[l] = e;
+        pairs += e - a;
+    }
+    b->work += nl + nr + pairs;
+    if (b->work_limit && b->work > b->work_limit) {
+        free(lo);
+        free(el);
+        return EO_ELIMIT;
+    }
+    int found = 0;
+    eo__bal_vec v;
+    memset(v, 0, sizeof v);
+    uint8_t cand[EO__BAL_N];
+    for (size_t l = 0; l < nl; l++)
+        for (size_t r = lo[l]; r < hi[l]; r++) {
+            const ent *x = &el[l], *y = &er[r];
+            uint8_t s1 = s10 | x->s1 | y->s1, s2 = s20 | x->s2 | y->s2;
+            v[EO__BT_TOP2] = s1 == s2;
+            v[EO__BT_SPREAD] = abs64((int64_t)k * (x0 + x->x + y->x) - (ds0 + x->ds + y->ds) * S);
+            v[EO__BT_DEV] = abs64(d0 + x->d + y->d + b->field);
+            int c = found ? eo__bal_cmp(b, v, best) : -1;
+            if (c > 0)
+                continue;
+            sides(b, fr, hl, x->mask, fr + hl, hr, y->mask, cand);
+            if (c == 0 && !before(n, cand, side))
+                continue;
+            memcpy(best, v, sizeof v);
+            memcpy(side, cand, (size_t)n);
+            found = 1;
+        }
+    free(lo);
+    free(el);
+    if (found)
+        eo__bal_eval(b, side, best); /* every term, for the caller's check */
+    return found;
+}
