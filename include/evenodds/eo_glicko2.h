@@ -54,7 +54,7 @@ typedef struct eo_glicko2_params {
     double rd0;            /**< starting RD (350), in [0, rd_max] */
     double vol0;           /**< starting volatility σ (0.06), in [1e-6, 10] */
     double tau;            /**< τ, the constraint on volatility change (0.5), in [0.01, 10] */
-    double epsilon;        /**< convergence tolerance of the volatility iteration (1e-6) */
+    double epsilon;        /**< step 5: stop after a step of at most this on ln σ² (1e-6) */
     double rd_max;         /**< cap on RD growth (350), in [1, EO_GLICKO2_RD_LIMIT] */
     int64_t period;        /**< rating period in seconds; 0 = per-round mode (0) */
     int32_t visible_rounds;/**< rounds before the rating is visible (0) */
@@ -109,14 +109,15 @@ double eo_glicko2_g(double phi);
 double eo_glicko2_e(double mu, double mu_j, double phi_j, double field);
 
 /**
- * Step 5: the new volatility σ' by the Illinois iteration of Glickman's paper, for a player of
- * deviation @p phi and volatility @p vol, with v = 1 / @p s1 and Δ = v @p s2 (the pending sums),
- * constraint @p tau, tolerance @p eps on ln σ². At most 1100 iterations (convergence takes
- * fewer than 10 in practice; then the end of the bracket with the smaller |f| is taken). With
- * s1 < 1e-100 (no information: every E is 0 or 1 to 100 digits) σ is returned unchanged.
- * Where step 5 needs e^x at a point whose logarithm it knows it uses the known value
- * (e^a = σ², e^(a − τ) = σ² e^(−τ), e^ln(Δ² − φ² − v) = Δ² − φ² − v), and it returns
- * sqrt(e^A) for e^(A/2): the same numbers to rounding, one exp fewer each.
+ * Step 5: the new volatility σ' for a player of deviation @p phi and volatility @p vol, with
+ * v = 1 / @p s1 and Δ = v @p s2 (the pending sums), constraint @p tau, tolerance @p eps on
+ * ln σ². Glickman's f(x) of step 5 is solved by a safeguarded Newton iteration from
+ * x = ln σ² (bisection of a bracket whenever a Newton step is refused), not by his Illinois
+ * iteration. It finds the root next to ln σ² and stops after a step of at most @p eps, which
+ * leaves it within ~1e-15 of the root in replays (docs/MODELS.md, "Numerics").
+ * At most 200 steps (one or two in practice). With s1 < 1e-100 (no information: every E is 0
+ * or 1 to 100 digits) σ is returned unchanged. Only + − × ÷, sqrt and the core's exp and log:
+ * the same bits on every machine.
  */
 double eo_glicko2_volatility(double phi, double vol, double s1, double s2, double tau, double eps);
 

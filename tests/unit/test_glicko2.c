@@ -28,6 +28,14 @@
 #define GLICKMAN_VOL 0.059995984286488495
 /* Same reference: the three games applied one at a time (each its own period). */
 #define GLICKMAN_PER_GAME_VOL 0.059997514049860735
+/* The published σ' values above come from Glickman's Illinois iteration with ε = 1e-6, which
+ * stops up to ε away from the root on ln σ²: the exact root of the paper's example is
+ * σ' = 0.059995984400677826 (1.1e-10 above GLICKMAN_VOL; 4.9e-12 above GLICKMAN_PER_GAME_VOL
+ * after the three games one at a time). The model solves step 5 by a Newton iteration that
+ * ends within ~1e-15 of the root: its rating, RD and σ' for the example are 2.1e-10, 4.5e-10
+ * and 1.1e-10 from the published values, which are checked to 1e-9. The reference below runs
+ * its Illinois iteration to REF_EPS instead, where the two agree to 1e-12 on σ'. */
+#define REF_EPS 1e-12
 
 static const double opp_r[3] = {1400, 1550, 1700}, opp_rd[3] = {30, 100, 300};
 static const double opp_s[3] = {1, 0, 0};
@@ -210,7 +218,7 @@ static void glickman_example_periods(void **state)
     /* The opponents were closed by their own views: 1400 / 30 lost to 1500 / 200. */
     double r1, rd1, vol1;
     ref_game g = {1500, 200, 0, 1, 0};
-    ref_period(1400, 30, 0.06, &g, 1, 0.5, 1e-6, 350, &r1, &rd1, &vol1);
+    ref_period(1400, 30, 0.06, &g, 1, 0.5, REF_EPS, 350, &r1, &rd1, &vol1);
     v = view(&m, 1, T0 + DAY);
     near(v.display, r1, 1e-9);
     near(v.sigma, rd1, 1e-9);
@@ -232,7 +240,7 @@ static void glickman_per_game(void **state)
         assert_int_equal(duel(&m, 0, 1 + j, opp_s[j] == 1 ? EO_WIN_A : EO_WIN_B,
                               T0 + 100 * j, out), 0);
         ref_game g = {opp_r[j], opp_rd[j], opp_s[j], 1, 0};
-        ref_period(r, rd, vol, &g, 1, 0.5, 1e-6, 350, &r, &rd, &vol);
+        ref_period(r, rd, vol, &g, 1, 0.5, REF_EPS, 350, &r, &rd, &vol);
         near(out[0].after, r, 1e-9);
         near(out[0].mu, r, 1e-9);
         near(out[0].sigma, rd, 1e-9);
@@ -260,14 +268,17 @@ static void idle_growth(void **state)
     for (int j = 0; j < 3; j++)
         assert_int_equal(duel(&m, 0, 1 + j, opp_s[j] == 1 ? EO_WIN_A : EO_WIN_B, T0 + j, NULL), 0);
     const double S = 173.7178;
-    double phi1 = GLICKMAN_RD / S;
+    eo_rating_view v1 = view(&m, 0, T0 + DAY + 7); /* the played period closed */
+    near(v1.sigma, GLICKMAN_RD, 1e-9);
+    near(v1.volatility, GLICKMAN_VOL, 1e-9);
+    double phi1 = v1.sigma / S, vol1 = v1.volatility;
     for (int n = 0; n <= 40; n += 5) {
         /* In period T0/DAY + 1 + n: the played period closed, then n idle periods. */
         eo_rating_view v = view(&m, 0, T0 + (int64_t)(1 + n) * DAY + 7);
-        double want = S * sqrt(phi1 * phi1 + n * GLICKMAN_VOL * GLICKMAN_VOL);
+        double want = S * sqrt(phi1 * phi1 + n * vol1 * vol1);
         near(v.sigma, want, 1e-9);
         near(v.display, GLICKMAN_R, 1e-9); /* idle periods move only RD */
-        near(v.volatility, GLICKMAN_VOL, 1e-12);
+        assert_true(v.volatility == vol1);
     }
     /* n = 20: sqrt(151.5165² + 20 (0.059996 · 173.7178)²) = sqrt(22957.3 + 2172.5) = 158.524 */
     near(view(&m, 0, T0 + 21 * DAY).sigma, 158.524, 0.001);
@@ -319,7 +330,7 @@ static void period_boundaries(void **state)
     /* The first period closed: one win against 1500 / 350 by ref_period (φ* capped at 350). */
     double r1, rd1, vol1;
     ref_game g = {1500, 350, 1, 1, 0};
-    ref_period(1500, 350, 0.06, &g, 1, 0.5, 1e-6, 350, &r1, &rd1, &vol1);
+    ref_period(1500, 350, 0.06, &g, 1, 0.5, REF_EPS, 350, &r1, &rd1, &vol1);
     near(eo_glicko2_rating(m.st[0].mu), r1, 1e-9);
     near(EO_GLICKO2_SCALE * m.st[0].phi, rd1, 1e-9);
     /* A round dated in an earlier period counts in the open one (h + 1). */
@@ -335,7 +346,7 @@ static void period_boundaries(void **state)
      * 2 played at its own period h - 5, so its start values are its initial ones. */
     eo_rating_view o1 = view(&m, 1, (h + 1) * 3600);
     ref_game g2[2] = {{o1.display, o1.sigma, 1, 1, 0}, {1500, 350, 0, 1, 0}};
-    ref_period(r0, rd0, pl0.vol, g2, 2, 0.5, 1e-6, 350, &r1, &rd1, &vol1);
+    ref_period(r0, rd0, pl0.vol, g2, 2, 0.5, REF_EPS, 350, &r1, &rd1, &vol1);
     near(v.display, r1, 1e-9);
     near(v.sigma, rd1, 1e-9);
     near(v.volatility, vol1, 1e-12);
@@ -376,7 +387,7 @@ static void composite_2v2(void **state)
     for (int i = 0; i < 4; i++) {
         ref_game g = i < 2 ? (ref_game){1500, rdB, 1, 1, 0} : (ref_game){1600, rdA, 0, 1, 0};
         double r1, rd1, vol1;
-        ref_period(r[i], rd[i], 0.06, &g, 1, 0.5, 1e-6, 350, &r1, &rd1, &vol1);
+        ref_period(r[i], rd[i], 0.06, &g, 1, 0.5, REF_EPS, 350, &r1, &rd1, &vol1);
         near(out[i].after, r1, 1e-9);
         near(out[i].sigma, rd1, 1e-9);
         near(m.st[i].vol, vol1, 1e-12);
@@ -420,7 +431,7 @@ static void composite_weights_draw_field(void **state)
         ref_game g = i < 3 ? (ref_game){cB, sqrt(vB), 0.5, w, field}
                            : (ref_game){cA, sqrt(vA), 0.5, w, -field};
         double r1, rd1, vol1;
-        ref_period(r[i], rd[i], 0.06, &g, 1, 0.5, 1e-6, 350, &r1, &rd1, &vol1);
+        ref_period(r[i], rd[i], 0.06, &g, 1, 0.5, REF_EPS, 350, &r1, &rd1, &vol1);
         near(out[i].after, r1, 1e-9);
         near(out[i].sigma, rd1, 1e-9);
         near(m.st[i].vol, vol1, 1e-12);
@@ -616,8 +627,8 @@ static void predict_properties(void **state)
 
 /* ---- the volatility iteration ---- */
 
-/* Illinois against a plain bisection of Glickman's f (libm) on both bracket branches: the
- * upset branch (Δ² > φ² + v, B = ln(Δ² − φ² − v)) and the a − kτ branch. */
+/* Step 5 against a plain bisection of Glickman's f (libm) on both sides of a: roots above a
+ * (upsets, Δ² > φ² + v + σ²) and below. */
 static void volatility_root(void **state)
 {
     (void)state;
@@ -647,6 +658,90 @@ static void volatility_root(void **state)
     }
     /* No information at all: σ kept. */
     assert_true(eo_glicko2_volatility(1.0, 0.06, 0.0, 0.0, 0.5, 1e-6) == 0.06);
+}
+
+/* Glickman's f of step 5 (libm), with v = 1/s1 and Δ = v s2. */
+static double vol_f(double x, double phi, double vol, double s1, double s2, double tau)
+{
+    double v = 1 / s1, D = v * s2, a = log(vol * vol), ex = exp(x), d = phi * phi + v + ex;
+    /* e^x (Δ² − φ² − v − e^x) / (2 d²) as two bounded quotients, so that Δ² up to 1e205
+     * does not overflow the product */
+    return 0.5 * (ex / d) * ((D * D - phi * phi - v - ex) / d) - (x - a) / (tau * tau);
+}
+
+/* The root of f nearest to a = ln σ² on the side the sign of f(a) points to: steps outward
+ * from a that grow by 2 % from 1e-12 up to the first sign change, then bisection until the
+ * bracket is at most 1e-14 (relative to |x| beyond 1). NAN when no sign change is found
+ * within 2000 of a. */
+static double nearest_root(double phi, double vol, double s1, double s2, double tau)
+{
+    double a = log(vol * vol), fa = vol_f(a, phi, vol, s1, s2, tau);
+    if (fa == 0)
+        return a;
+    double dir = fa > 0 ? 1 : -1, lo = a, hi = a;
+    bool found = false;
+    for (double h = 1e-12; h < 2000; h *= 1.02) {
+        hi = a + dir * h;
+        double fh = vol_f(hi, phi, vol, s1, s2, tau);
+        if (fh == 0)
+            return hi;
+        if ((fh > 0) != (fa > 0)) {
+            found = true;
+            break;
+        }
+        lo = hi;
+    }
+    if (!found)
+        return NAN;
+    while (fabs(hi - lo) > 1e-14 * fmax(1, fabs(lo))) {
+        double mid = 0.5 * (lo + hi);
+        if (mid == lo || mid == hi)
+            break;
+        if ((vol_f(mid, phi, vol, s1, s2, tau) > 0) == (fa > 0))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* e^U with U uniform in [ln lo, ln hi), from the LCG state *s. */
+static double log_uniform(uint64_t *s, double lo, double hi)
+{
+    *s = *s * 6364136223846793005u + 1442695040888963407u;
+    return exp(log(lo) + (double)(*s >> 11) * 0x1p-53 * (log(hi) - log(lo)));
+}
+
+/* The safeguarded Newton iteration of step 5 (docs/MODELS.md, "Numerics") against
+ * nearest_root() on 20,000 random inputs spread over many orders of magnitude: φ from 1e-3
+ * to 60 (RD 0.17 … 10,000), σ from 1e-6 to 10, s1 = Σ g² E(1 − E) from 1e-100 (v = 1e100)
+ * to 30 (v = 0.03), s2 = Σ g (s − E) of either sign from 1e-6 to 300 (Δ up to 3e102), τ from
+ * 0.01 to 10. With ε = 1e-6 the root it returns (as ln σ'²) is within 1e-10 of the bisection
+ * (relative beyond 1), four orders below ε; with ε = 1e-12, within 1e-12. */
+static void volatility_random(void **state)
+{
+    (void)state;
+    uint64_t s = 4242;
+    int checked = 0;
+    for (int i = 0; i < 20000; i++) {
+        double phi = log_uniform(&s, 1e-3, 60), vol = log_uniform(&s, 1e-6, 10);
+        double s1 = log_uniform(&s, 1e-100, 30), s2 = log_uniform(&s, 1e-6, 300);
+        double tau = log_uniform(&s, 0.01, 10);
+        s2 = (s >> 20) & 1 ? s2 : -s2;
+        double want = nearest_root(phi, vol, s1, s2, tau);
+        assert_false(isnan(want));
+        double got6 = eo_glicko2_volatility(phi, vol, s1, s2, tau, 1e-6);
+        double got12 = eo_glicko2_volatility(phi, vol, s1, s2, tau, 1e-12);
+        assert_true(isfinite(got6) && got6 > 0 && isfinite(got12) && got12 > 0);
+        double scale = fmax(1, fabs(want));
+        if (fabs(2 * log(got6) - want) > 1e-10 * scale ||
+            fabs(2 * log(got12) - want) > 1e-12 * scale)
+            fail_msg("phi %.17g vol %.17g s1 %.17g s2 %.17g tau %.17g: ln σ'² %.17g / %.17g, "
+                     "bisection %.17g", phi, vol, s1, s2, tau, 2 * log(got6), 2 * log(got12),
+                     want);
+        checked++;
+    }
+    assert_int_equal(checked, 20000);
 }
 
 /* ---- the interface: parameters, view, set, extremes ---- */
@@ -811,6 +906,7 @@ int main(void)
         cmocka_unit_test(period_sign),
         cmocka_unit_test(predict_properties),
         cmocka_unit_test(volatility_root),
+        cmocka_unit_test(volatility_random),
         cmocka_unit_test(parameters_and_view),
         cmocka_unit_test(weight_zero_and_set),
         cmocka_unit_test(extremes_finite),

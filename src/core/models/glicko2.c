@@ -16,11 +16,14 @@
  * and v = 1/s1 would overflow the volatility iteration: σ is kept. */
 #define S1_MIN 1e-100
 
-/* Bound on the Illinois iterations (10 or fewer in practice; near-empty periods need up to a
- * few hundred halvings) and on the bracketing steps of step 5.2 (one step suffices for τ <= 2,
- * see eo_glicko2_volatility). */
-#define ILLINOIS_MAX 1100
-#define BRACKET_MAX 1000
+/* Bound on step 5's iterations. The safeguarded Newton iteration below takes one or two steps
+ * per update in replays and at most 32 on 2,000,000 random extreme inputs (the ranges of
+ * test_glicko2.c's volatility_random); a bisection of a bracket at most ~700 wide down to
+ * 1e-12 takes 50. */
+#define VOL_IT_MAX 200
+
+/* Steps up to this size update e^x by a Taylor polynomial instead of an exp (see w_step). */
+#define TAYLOR_MAX 1e-3
 
 void eo_glicko2_params_default(eo_glicko2_params *p)
 {
@@ -77,15 +80,22 @@ double eo_glicko2_g(double phi)
     return 1.0 / sqrt(1.0 + 3.0 * phi * phi / PI2);
 }
 
-/* The logistic 1 / (1 + e^-x) and its complement, each from its own exp so that neither
- * cancels: *e1 = E, *e0 = 1 - E. e^-x may overflow to +inf (E = 0, 1 - E = 1): no NaN. */
+/* The logistic E = 1 / (1 + e^-x) and its complement 1 - E, both from t = e^-|x| in (0, 1]
+ * without cancellation: for x >= 0, E = 1/(1 + t) and 1 - E = t/(1 + t); for x < 0 the two
+ * swap. *e1 = E, *e0 = 1 - E. Nothing overflows (t <= 1), and the exp's argument is never
+ * positive, so its branch on the sign always goes the same way (a coin flip here otherwise).
+ * logistic_t() takes t = eo__exp(-fabs(x)) computed by the caller. */
+static inline void logistic_t(double x, double t, double *e1, double *e0)
+{
+    double r = 1.0 / (1.0 + t), rt = t * r;
+    bool pos = x >= 0.0;
+    *e1 = pos ? r : rt;
+    *e0 = pos ? rt : r;
+}
+
 static inline void logistic(double x, double *e1, double *e0)
 {
-    double t = eo__exp(-x);
-    double e = 1.0 / (1.0 + t);
-    *e1 = e;
-    /* 1 - E = t / (1 + t); for t = +inf that is 1. */
-    *e0 = t <= 1e300 ? t * e : 1.0;
+    logistic_t(x, eo__exp(-fabs(x)), e1, e0);
 }
 
 double eo_glicko2_e(double mu, double mu_j, double phi_j, double field)
@@ -95,153 +105,284 @@ double eo_glicko2_e(double mu, double mu_j, double phi_j, double field)
     return e1;
 }
 
-/* f(x) of step 5 with e^x given as ex (the caller knows it without an exp at the bracket ends):
- * e^x (Δ² − φ² − v − e^x) / (2 (φ² + v + e^x)²) − (x − a)/τ², the first term as a product of
- * two bounded quotients so that nothing overflows for huge v or Δ. */
-static inline double vol_f(double x, double ex, double d2, double pv, double a, double inv_tau2)
+/* Step 5 solves f(x) = h(x) − (x − a)/τ² = 0 with h = e^x (D − e^x) / (2 (P + e^x)²),
+ * a = ln σ², P = φ² + v, D = Δ² − φ² − v. The iteration works on G = f (P + e^x)² / P², which
+ * has the same sign everywhere and the same root, in w = e^x / P and D/P:
+ *   G  = w (D/P − w)/2 − (x − a)(1 + w)²/τ²,
+ *   G' = w (D/P − 2w)/2 − (1 + w)(1 + w + 2w (x − a))/τ²,
+ * polynomials in w: no division per evaluation, and for the largest inputs (v up to 1e100,
+ * Δ² up to 1e202) every term stays below 1e205. */
+static inline double vol_g(double x, double w, double a, double dn, double inv_tau2, double *gd)
 {
-    double r = 1.0 / (pv + ex);
-    return 0.5 * (ex * r) * ((d2 - pv - ex) * r) - (x - a) * inv_tau2;
+    double w1 = 1.0 + w, t = x - a;
+    *gd = 0.5 * w * (dn - 2.0 * w) - w1 * (w1 + 2.0 * w * t) * inv_tau2;
+    return 0.5 * w * (dn - w) - t * (w1 * w1) * inv_tau2;
 }
 
-/* One player's input to step 5. */
-typedef struct vol_in {
-    double phi, vol, ln_vol2, s1, s2;
-} vol_in;
-/* c ? x : y without a branch (m = all ones or zero): the iteration's side test is a coin flip,
- * and a mispredicted branch would throw away the other players' work in flight. */
-static inline double sel(uint64_t m, double x, double y)
+/* e^(x + s)/P from w = e^x/P: for |s| <= TAYLOR_MAX, w times 1 + s + s²/2 + s³/6 + s⁴/24 (the
+ * truncation, < s⁵/120 < 1e-17, is below the rounding of the products), else an exp times
+ * 1/P. Only + − × ÷ either way: the same bits on every machine. */
+static inline double w_step(double w, double xn, double s, double ip)
 {
-    uint64_t bx, by;
-    memcpy(&bx, &x, sizeof bx);
-    memcpy(&by, &y, sizeof by);
-    bx = (bx & m) | (by & ~m);
-    memcpy(&x, &bx, sizeof x);
-    return x;
+    if (fabs(s) <= TAYLOR_MAX)
+        return w * (1.0 + s * (1.0 + s * (0.5 + s * (1.0 / 6.0 + s * (1.0 / 24.0)))));
+    return eo__exp(xn) * ip;
 }
 
-/* The Illinois state of one player. */
+/* One player's step-5 iteration: a safeguarded Newton iteration on G from x = a, where
+ * e^a = σ² is known. Glickman's paper uses the Illinois iteration on f; this one finds the
+ * root next to a, which is the one Illinois found in every case compared (docs/MODELS.md,
+ * "Numerics", has why and the measurements).
+ *
+ * The bracket: h > −1/2 (D >= −P), so f(a − τ²) >= 1/2 > 0; for D > 0, h <= D/(8P), so
+ * f(a + τ² D/(8P)) <= 0, and at x = ln D h = 0, f = −(ln D − a)/τ². The sign of f(a)
+ * tells the side of a the root is on: [a − τ², a] when f(a) < 0, [a, min(a + τ² D/(8P),
+ * ln D)] when f(a) > 0 (that upper end is only computed when a bisection needs it: it takes a
+ * log). Each step is Newton's x − G/G' when G' < 0, the new point lies in the bracket and the
+ * step is at most half the step before last (the "rtsafe" safeguard of Numerical Recipes);
+ * else it bisects the bracket. Every evaluation narrows the bracket by the sign of G. The
+ * iteration stops after a step of at most eps (a Newton step s leaves an error of order
+ * |G''/(2G')| s², far below eps; a bisection step s leaves the root within s), when G is
+ * exactly 0, or after VOL_IT_MAX steps. */
 typedef struct vol_it {
-    double A, B, fA, fB, eA, eB, fAt; /* fAt: f(A) unhalved, for the fallback */
-    double d2, pv, a;                 /* Δ², φ² + v, ln σ² */
-    bool up;                          /* Δ² > φ² + v: B = ln(Δ² − φ² − v) */
+    double x, w;      /* the current point, e^x / P */
+    double g, gd;     /* G(x), G'(x) */
+    double lo, hi;    /* the bracket */
+    double dx, dxold; /* the last step and the one before */
+    double a, dn, p, ip; /* ln σ², D/P, P, 1/P */
+    int it;
 } vol_it;
 
-/* Step 5 for n <= EO_PLAYERS_MAX players, as a wavefront: each pass does one Illinois step for
- * every player still iterating, then drops those that stopped. Each player runs exactly the
- * scalar iteration (same operations, same stopping rule), so its result does not depend on the
- * others. Why: one player's iteration is a chain of dependent exps; a pass over independent
- * players lets the processor overlap them, where one player at a time waits on each exp. */
-static void vol_solve(double tau, double eps, double e_mtau, size_t n, const vol_in *in,
-                      double *vol_out, double *ln_out)
+/* Sets up the iteration from x = a; false when G(a) is exactly 0 (a is the root). From
+ * k = 1 + φ² s1 and c = 1/(s1 k), one division: v = 1/s1, P = k² c, 1/P = s1² c and
+ * D/P = Δ²/P − 1 = s2² c − 1. */
+static inline bool vol_init(vol_it *z, const eo_glicko2_player *y, double tau2,
+                            double inv_tau2)
 {
-    double inv_tau2 = 1.0 / (tau * tau);
-    vol_it st[EO_PLAYERS_MAX];
-    uint16_t live[EO_PLAYERS_MAX], upset[EO_PLAYERS_MAX];
-    size_t nlive = 0, nup = 0;
-    /* Step 5.2: A = a; B = ln(Δ² − φ² − v) when positive (the "upset" list, logs below),
-     * else a − kτ for the first k >= 1 with f >= 0. The first term of f is > −1/2, so
-     * f(a − kτ) > −1/2 + k/τ: k = 1 for τ <= 2, and BRACKET_MAX only guards the loop. */
-    for (size_t i = 0; i < n; i++) {
-        vol_it *x = &st[i];
-        const vol_in *y = &in[i];
-        bool info = y->s1 >= S1_MIN; /* else no information: σ kept, and no iteration */
-        double v = 1.0 / (info ? y->s1 : 1.0);
-        double delta = v * (info ? y->s2 : 0.0);
-        x->d2 = delta * delta;
-        x->pv = y->phi * y->phi + v;
-        x->a = y->ln_vol2;
-        x->A = x->a;
-        x->eA = y->vol * y->vol;
-        x->fA = x->fAt = vol_f(x->A, x->eA, x->d2, x->pv, x->a, inv_tau2);
-        x->B = x->a - tau;
-        x->eB = x->eA * e_mtau;
-        x->up = x->d2 > x->pv;
-        upset[nup] = (uint16_t)i;
-        nup += x->up;
-        live[nlive] = (uint16_t)i;
-        nlive += info;
+    double k = 1.0 + y->phi * y->phi * y->s1, c = 1.0 / (y->s1 * k);
+    z->p = k * k * c;
+    z->ip = y->s1 * y->s1 * c;
+    z->dn = y->s2 * y->s2 * c - 1.0;
+    z->a = z->x = y->ln_vol2;
+    z->w = y->vol * y->vol * z->ip;
+    z->g = vol_g(z->x, z->w, z->a, z->dn, inv_tau2, &z->gd);
+    bool up = z->g > 0.0;
+    z->lo = up ? z->a : z->a - tau2;
+    z->hi = up ? INFINITY : z->a;
+    z->dx = z->dxold = INFINITY;
+    z->it = 0;
+    return z->g != 0.0;
+}
+
+/* One step (see vol_it); false when the iteration has stopped. */
+static inline bool vol_step(vol_it *z, double tau2, double inv_tau2, double eps)
+{
+    double s = -z->g / z->gd, xn = z->x + s;
+    if (!(z->gd < 0.0 && xn >= z->lo && xn <= z->hi && fabs(s) <= 0.5 * fabs(z->dxold))) {
+        if (z->hi == INFINITY) {
+            double b = z->a + tau2 * (0.125 * z->dn), lnd = eo__log(z->dn * z->p);
+            z->hi = b < lnd ? b : lnd;
+        }
+        xn = z->lo + 0.5 * (z->hi - z->lo);
+        s = xn - z->x;
     }
-    for (size_t k = 0; k < nup; k++) {
-        vol_it *x = &st[upset[k]];
-        x->eB = x->d2 - x->pv;
-        x->B = eo__log(x->eB);
+    z->dxold = z->dx;
+    z->dx = s;
+    z->w = w_step(z->w, xn, s, z->ip);
+    z->x = xn;
+    if (fabs(s) <= eps || ++z->it >= VOL_IT_MAX)
+        return false;
+    z->g = vol_g(xn, z->w, z->a, z->dn, inv_tau2, &z->gd);
+    if (z->g > 0.0)
+        z->lo = xn;
+    else if (z->g < 0.0)
+        z->hi = xn;
+    return z->g != 0.0;
+}
+
+/* Two lanes of doubles (GCC and Clang vector extensions; SSE2 on x86-64, plain code where the
+ * target has no such unit). Each lane's + − × ÷ is the IEEE operation on that lane: the same
+ * bits as the scalar code. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2m __attribute__((vector_size(16))); /* comparison results: all ones or 0 */
+
+static inline v2d vsel(v2m m, v2d x, v2d y) /* m ? x : y, lane by lane */
+{
+    return (v2d)(((v2m)x & m) | ((v2m)y & ~m));
+}
+
+static inline v2d vabs(v2d x)
+{
+    return (v2d)((v2m)x & (v2m){INT64_MAX, INT64_MAX});
+}
+
+static inline v2d vtaylor(v2d w, v2d s) /* w_step()'s Taylor branch */
+{
+    return w * (1.0 + s * (1.0 + s * (0.5 + s * (1.0 / 6.0 + s * (1.0 / 24.0)))));
+}
+
+/* vol_init() and vol_step() for two players at once, written out for the case nearly every
+ * per-round update takes: the first Newton step from a is accepted and small enough for the
+ * Taylor update, and either it is at most eps (stop) or the second one is accepted, small
+ * enough for the Taylor update, and at most eps (stop). The same operations in the same order
+ * as vol_init(), vol_g() and vol_step(), so the same bits; no branches. In two stages, each run
+ * over all the pairs before the next (vol_fast1: up to the first step; vol_fast2: the second),
+ * so that the processor overlaps the pairs' chains of dependent divisions. ok[j] is false when
+ * the general iteration would have gone another way for lane j (its results are then not
+ * used). At x = a, vol_g's x − a is 0 and its terms in it drop out exactly (w is finite). */
+typedef struct vol_pair {
+    v2d x1, w1, lo, hi, a, dn, p; /* after the first step */
+    v2m good, stop1;              /* the fast path holds so far; the first step stopped */
+} vol_pair;
+
+static inline void vol_fast1(vol_pair *z, const eo_glicko2_player *y0,
+                             const eo_glicko2_player *y1, double tau2, double inv_tau2,
+                             double eps)
+{
+    v2d phi = {y0->phi, y1->phi}, vol = {y0->vol, y1->vol}, a = {y0->ln_vol2, y1->ln_vol2};
+    v2d s1 = {y0->s1, y1->s1}, s2 = {y0->s2, y1->s2};
+    v2d k = 1.0 + phi * phi * s1, c = 1.0 / (s1 * k);
+    v2d p = k * k * c, ip = s1 * s1 * c, dn = s2 * s2 * c - 1.0;
+    v2d w0 = vol * vol * ip, w01 = 1.0 + w0;
+    v2d gd0 = 0.5 * w0 * (dn - 2.0 * w0) - w01 * w01 * inv_tau2;
+    v2d g0 = 0.5 * w0 * (dn - w0);
+    v2m up = g0 > 0.0;
+    v2d lo = vsel(up, a, a - tau2), hi = vsel(up, (v2d){INFINITY, INFINITY}, a);
+    v2d st0 = -g0 / gd0, x1 = a + st0;
+    z->good = (s1 >= S1_MIN) & (g0 != 0.0) & (gd0 < 0.0) & (x1 >= lo) & (x1 <= hi) &
+              (vabs(st0) <= TAYLOR_MAX);
+    z->w1 = vtaylor(w0, st0);
+    z->stop1 = vabs(st0) <= eps;
+    z->x1 = x1;
+    z->lo = lo;
+    z->hi = hi;
+    z->a = a;
+    z->dn = dn;
+    z->p = p;
+}
+
+static inline void vol_fast2(const vol_pair *z, double inv_tau2, double eps, double *x_out,
+                             double *ex_out, bool *ok)
+{
+    v2d x1 = z->x1, w1 = z->w1, a = z->a, dn = z->dn;
+    v2d w11 = 1.0 + w1, t = x1 - a;
+    v2d gd1 = 0.5 * w1 * (dn - 2.0 * w1) - w11 * (w11 + 2.0 * w1 * t) * inv_tau2;
+    v2d g1 = 0.5 * w1 * (dn - w1) - t * (w11 * w11) * inv_tau2;
+    v2d lo = vsel(g1 > 0.0, x1, z->lo);
+    v2d hi = vsel(g1 < 0.0, x1, z->hi);
+    v2d st1 = -g1 / gd1, x2 = x1 + st1;
+    v2d w2 = vtaylor(w1, st1);
+    v2m good2 = (g1 != 0.0) & (gd1 < 0.0) & (x2 >= lo) & (x2 <= hi) & (vabs(st1) <= eps) &
+                (vabs(st1) <= TAYLOR_MAX);
+    v2m good = z->good & (z->stop1 | good2);
+    v2d x = vsel(z->stop1, x1, x2), ex = vsel(z->stop1, w1, w2) * z->p;
+    for (int j = 0; j < 2; j++) {
+        x_out[j] = x[j];
+        ex_out[j] = ex[j];
+        ok[j] = good[j] != 0;
     }
-    for (size_t i = 0; i < n; i++) {
-        vol_it *x = &st[i];
-        x->fB = vol_f(x->B, x->eB, x->d2, x->pv, x->a, inv_tau2);
-        for (int k = 2; !x->up && x->fB < 0.0 && k <= BRACKET_MAX; k++) {
-            x->B = x->a - k * tau;
-            x->eB *= e_mtau;
-            x->fB = vol_f(x->B, x->eB, x->d2, x->pv, x->a, inv_tau2);
+}
+
+/* Step 5 for the n <= EO_PLAYERS_MAX players in[] (only read: their phi, vol, ln_vol2, s1
+ * and s2): σ'² (ex_out) and ln σ'² (ln_out) of each. A period with Σ w g² E(1 − E) < S1_MIN
+ * carries no information: σ is kept (σ² and ln σ² given back). First the fast path
+ * (vol_fast1, vol_fast2) for all, two at a time; the players it does not settle then run the
+ * general iteration as a wavefront:
+ * each pass makes one step for every player still iterating. Either way each player's result
+ * is that of vol_init() and vol_step() and does not depend on the others. */
+static void vol_solve(double tau, double eps, size_t n, eo_glicko2_player *const *in,
+                      double *ex_out, double *ln_out)
+{
+    double tau2 = tau * tau, inv_tau2 = 1.0 / tau2;
+    uint16_t slow[EO_PLAYERS_MAX];
+    size_t nslow = 0;
+    vol_pair zp[EO_PLAYERS_MAX / 2];
+    for (size_t i = 0; i < n; i += 2) /* an odd last player pairs with itself */
+        vol_fast1(&zp[i / 2], in[i], in[i + 1 < n ? i + 1 : i], tau2, inv_tau2, eps);
+    for (size_t i = 0; i < n; i += 2) {
+        double x[2], ex[2];
+        bool ok[2];
+        vol_fast2(&zp[i / 2], inv_tau2, eps, x, ex, ok);
+        for (size_t j = 0; j < 2 && i + j < n; j++) {
+            ln_out[i + j] = x[j];
+            ex_out[i + j] = ex[j];
+            slow[nslow] = (uint16_t)(i + j);
+            nslow += !ok[j];
         }
     }
-    /* Steps 5.3-5.4: Illinois (regula falsi halving the stale end's f) while |B − A| > ε. */
-    size_t m = 0;
-    for (size_t k = 0; k < nlive; k++) {
-        const vol_it *x = &st[live[k]];
-        live[m] = live[k];
-        m += fabs(x->B - x->A) > eps && x->fB != x->fA;
-    }
-    nlive = m;
-    for (int it = 0; it < ILLINOIS_MAX && nlive > 0; it++) {
-        m = 0;
-        for (size_t k = 0; k < nlive; k++) {
-            vol_it *x = &st[live[k]];
-            double A = x->A, B = x->B, fA = x->fA, fB = x->fB;
-            double C = A + (A - B) * fA / (fB - fA);
-            double eC = eo__exp(C);
-            double fC = vol_f(C, eC, x->d2, x->pv, x->a, inv_tau2);
-            uint64_t flip = 0u - (uint64_t)(fC * fB <= 0.0);
-            A = sel(flip, B, A);
-            fA = sel(flip, fB, 0.5 * fA);
-            x->A = A;
-            x->fA = fA;
-            x->fAt = sel(flip, fB, x->fAt);
-            x->eA = sel(flip, x->eB, x->eA);
-            x->B = C;
-            x->fB = fC;
-            x->eB = eC;
-            live[m] = live[k];
-            m += fabs(C - A) > eps && fC != fA;
+    if (nslow > 0) {
+        vol_it st[EO_PLAYERS_MAX];
+        uint16_t live[EO_PLAYERS_MAX];
+        size_t nlive = 0, m = 0;
+        for (size_t k = 0; k < nslow; k++) {
+            const eo_glicko2_player *y = in[slow[k]];
+            if (y->s1 >= S1_MIN) {
+                slow[m++] = slow[k];
+            } else {
+                ex_out[slow[k]] = y->vol * y->vol;
+                ln_out[slow[k]] = y->ln_vol2;
+            }
         }
-        nlive = m;
-    }
-    /* Step 5.5: σ' = e^(A/2) = sqrt(e^A). When the iteration stopped at its bound without
-     * converging (f(a) of order 1e-300 against f(B) of order 1/τ needs ~1000 halvings: a
-     * period with next to no information), the end with the smaller |f| is the better root. */
-    for (size_t i = 0; i < n; i++) {
-        const vol_it *x = &st[i];
-        if (!(in[i].s1 >= S1_MIN)) {
-            vol_out[i] = in[i].vol;
-            ln_out[i] = in[i].ln_vol2;
-            continue;
+        nslow = m;
+        for (size_t k = 0; k < nslow; k++) {
+            live[nlive] = slow[k];
+            nlive += vol_init(&st[slow[k]], in[slow[k]], tau2, inv_tau2);
         }
-        bool other = fabs(x->B - x->A) > eps && fabs(x->fB) < fabs(x->fAt);
-        vol_out[i] = sqrt(other ? x->eB : x->eA);
-        ln_out[i] = other ? x->B : x->A;
+        while (nlive > 0) {
+            m = 0;
+            for (size_t k = 0; k < nlive; k++) {
+                live[m] = live[k];
+                m += vol_step(&st[live[k]], tau2, inv_tau2, eps);
+            }
+            nlive = m;
+        }
+        for (size_t k = 0; k < nslow; k++) {
+            ex_out[slow[k]] = st[slow[k]].w * st[slow[k]].p;
+            ln_out[slow[k]] = st[slow[k]].x;
+        }
     }
+}
+
+/* σ' from step 5's σ'² for @p pl (before its sums are cleared): σ kept without information. */
+static inline double vol_of(const eo_glicko2_player *pl, double ex)
+{
+    return pl->s1 >= S1_MIN ? sqrt(ex) : pl->vol;
 }
 
 double eo_glicko2_volatility(double phi, double vol, double s1, double s2, double tau, double eps)
 {
-    vol_in x = {phi, vol, eo__log(vol * vol), s1, s2};
-    double out, ln;
-    vol_solve(tau, eps, eo__exp(-tau), 1, &x, &out, &ln);
-    return out;
+    eo_glicko2_player x;
+    memset(&x, 0, sizeof x);
+    x.phi = phi;
+    x.vol = vol;
+    x.ln_vol2 = eo__log(vol * vol);
+    x.s1 = s1;
+    x.s2 = s2;
+    eo_glicko2_player *xp = &x;
+    double ex, ln;
+    vol_solve(tau, eps, 1, &xp, &ex, &ln);
+    return vol_of(&x, ex);
 }
 
-/* One game with the opponent's g precomputed (team-wide). */
-static inline void add_game_g(eo_glicko2_player *pl, double mu_j, double g, double s, double w,
-                              double field)
+/* One game with the opponent's g precomputed (team-wide), the logit x = g (μ − μ_j) + field
+ * and t = e^-|x| given. */
+static inline void add_game_t(eo_glicko2_player *pl, double x, double t, double g, double s,
+                              double w)
 {
     double e1, e0;
-    logistic(g * (pl->mu - mu_j) + field, &e1, &e0);
+    logistic_t(x, t, &e1, &e0);
     double wg = w * g;
     pl->s1 += wg * g * (e1 * e0);
     /* s − E: for s = 1 that is 1 − E (= e0, no cancellation), for s = 0 it is −E. */
     pl->s2 += wg * (s == 1.0 ? e0 : s == 0.0 ? -e1 : s - e1);
     pl->games += 1;
+}
+
+static inline void add_game_g(eo_glicko2_player *pl, double mu_j, double g, double s, double w,
+                              double field)
+{
+    double x = g * (pl->mu - mu_j) + field;
+    add_game_t(pl, x, eo__exp(-fabs(x)), g, s, w);
 }
 
 void eo_glicko2_add_game(eo_glicko2_player *pl, double mu_j, double phi_j, double s, double w,
@@ -255,25 +396,27 @@ static inline double phi_max(const eo_glicko2_params *p)
     return p->rd_max / EO_GLICKO2_SCALE;
 }
 
-/* Steps 6-7 after step 5 gave vol and ln_vol2 (step 8 is the callers' conversion): the
- * pre-period deviation φ* capped at rd_max, the new φ and μ; the pending sums cleared. */
-static inline void finish_period(double pmax, eo_glicko2_player *pl, double vol, double ln_vol2)
+/* Step 7 from φ'² and step 5's σ'² and ln σ'²: μ' = μ + φ'² s2, φ' = sqrt(φ'²), σ' (vol_of);
+ * the pending sums cleared. */
+static inline void finish_with(eo_glicko2_player *pl, double phi2, double ex, double ln_vol2)
 {
-    double pstar = sqrt(pl->phi * pl->phi + vol * vol);
-    pstar = pstar < pmax ? pstar : pmax;
-    double phi = 1.0 / sqrt(1.0 / (pstar * pstar) + pl->s1);
-    pl->mu += phi * phi * pl->s2;
-    pl->phi = phi;
-    pl->vol = vol;
+    pl->mu += phi2 * pl->s2;
+    pl->phi = sqrt(phi2);
+    pl->vol = vol_of(pl, ex);
     pl->ln_vol2 = ln_vol2;
     pl->s1 = 0.0;
     pl->s2 = 0.0;
     pl->games = 0;
 }
 
-static inline vol_in vol_in_of(const eo_glicko2_player *pl)
+/* Steps 6-7 after step 5 gave σ'² = ex and ln σ'² (step 8 is the callers' conversion):
+ * φ*² = φ² + σ'² capped at rd_max², φ'² = 1/(1/φ*² + s1) = φ*²/(1 + φ*² s1), then
+ * finish_with(). eo_glicko2_rate() does the same two players at a time. */
+static inline void finish_period(double pmax, eo_glicko2_player *pl, double ex, double ln_vol2)
 {
-    return (vol_in){pl->phi, pl->vol, pl->ln_vol2, pl->s1, pl->s2};
+    double ps2 = pl->phi * pl->phi + ex;
+    ps2 = ps2 < pmax * pmax ? ps2 : pmax * pmax;
+    finish_with(pl, ps2 / (1.0 + ps2 * pl->s1), ex, ln_vol2);
 }
 
 void eo_glicko2_close_period(const eo_glicko2_params *p, eo_glicko2_player *pl)
@@ -284,10 +427,10 @@ void eo_glicko2_close_period(const eo_glicko2_params *p, eo_glicko2_player *pl)
         pl->phi = ph < pmax ? ph : pmax;
         return;
     }
-    vol_in x = vol_in_of(pl);
-    double vol, ln;
-    vol_solve(p->tau, p->epsilon, eo__exp(-p->tau), 1, &x, &vol, &ln);
-    finish_period(pmax, pl, vol, ln);
+    eo_glicko2_player *xp = pl;
+    double ex, ln;
+    vol_solve(p->tau, p->epsilon, 1, &xp, &ex, &ln);
+    finish_period(pmax, pl, ex, ln);
 }
 
 void eo_glicko2_idle(const eo_glicko2_params *p, eo_glicko2_player *pl, int64_t n)
@@ -386,22 +529,29 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
     eo_team_agg agg[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
     double before[EO_PLAYERS_MAX];
     bool per_round = p->period == 0;
-    for (size_t i = 0; i < na + nb; i++) {
-        const eo_participant *m = i < na ? &a[i] : &b[i - na];
-        eo_glicko2_player *pl = m->st;
-        eo_glicko2_player at_start;
-        const eo_glicko2_player *cur = pl;
-        if (m->w > 0.0) {
-            if (!per_round)
-                eo_glicko2_advance(p, pl, at);
-        } else if (!per_round) {
-            eo_glicko2_at(p, pl, at, &at_start); /* weight 0: a pure view, no write */
-            cur = &at_start;
+    for (int side = 0; side < 2; side++) {
+        /* One side at a time, its sums in a local: a chain of additions in registers. */
+        const eo_participant *team = side ? b : a;
+        size_t nt = side ? nb : na, off = side ? na : 0;
+        eo_team_agg t = agg[side];
+        for (size_t j = 0; j < nt; j++) {
+            const eo_participant *m = &team[j];
+            eo_glicko2_player *pl = m->st;
+            eo_glicko2_player at_start;
+            const eo_glicko2_player *cur = pl;
+            if (m->w > 0.0) {
+                if (!per_round)
+                    eo_glicko2_advance(p, pl, at);
+            } else if (!per_round) {
+                eo_glicko2_at(p, pl, at, &at_start); /* weight 0: a pure view, no write */
+                cur = &at_start;
+            }
+            eo_strength s;
+            strength_of(cur, &s);
+            before[off + j] = s.mu;
+            eo_team_agg_add(&t, &s, m->w);
         }
-        eo_strength s;
-        strength_of(cur, &s);
-        before[i] = s.mu;
-        eo_team_agg_add(&agg[i >= na], &s, m->w);
+        agg[side] = t;
     }
     double r_a, rd2_a, r_b, rd2_b;
     eo_glicko2_composite(p, &agg[0], &r_a, &rd2_a);
@@ -420,55 +570,69 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
     double fld[2] = {field, -field};
 
     /* Pass 2: each participant's game against the other side's composite; it reads only its
-     * own state and the composites above. In per-round mode the period is then closed: step 5
-     * for all of them together (vol_solve's lanes), then steps 6-7 each. */
-    vol_in vin[EO_PLAYERS_MAX];
+     * own state and the composites above. In stages over all participants (the logits, their
+     * exps, the sums), so that the processor overlaps the players' work. In per-round mode the
+     * period is then closed: step 5 for all of them in one vol_solve() call, then steps 6-7. */
     uint16_t who[EO_PLAYERS_MAX];
-    size_t nv = 0;
+    double x[EO_PLAYERS_MAX], t[EO_PLAYERS_MAX];
+    size_t nw = 0;
     for (size_t i = 0; i < na + nb; i++) {
         const eo_participant *m = i < na ? &a[i] : &b[i - na];
-        if (m->w > 0.0) {
-            int side = i >= na;
-            eo_glicko2_player *pl = m->st;
-            add_game_g(pl, mu_opp[side], g_opp[side], score[side], m->w, fld[side]);
-            if (per_round) {
-                vin[nv] = vol_in_of(pl);
-                who[nv++] = (uint16_t)i;
-            }
-        }
+        int side = i >= na;
+        who[nw] = (uint16_t)i;
+        x[nw] = g_opp[side] * (((eo_glicko2_player *)m->st)->mu - mu_opp[side]) + fld[side];
+        nw += m->w > 0.0;
+    }
+    /* The exps on their own: independent calls that the processor overlaps. */
+    for (size_t k = 0; k < nw; k++)
+        t[k] = eo__exp(-fabs(x[k]));
+    eo_glicko2_player *vin[EO_PLAYERS_MAX];
+    size_t nv = 0;
+    for (size_t k = 0; k < nw; k++) {
+        size_t i = who[k];
+        const eo_participant *m = i < na ? &a[i] : &b[i - na];
+        int side = i >= na;
+        eo_glicko2_player *pl = m->st;
+        add_game_t(pl, x[k], t[k], g_opp[side], score[side], m->w);
+        pl->rounds += 1;
+        if (at != 0)
+            pl->last_ended_at = at;
+        if (per_round)
+            vin[nv++] = pl;
     }
     if (nv > 0) {
-        double vol[EO_PLAYERS_MAX], ln[EO_PLAYERS_MAX];
-        vol_solve(p->tau, p->epsilon, eo__exp(-p->tau), nv, vin, vol, ln);
-        double pmax = phi_max(p);
-        for (size_t k = 0; k < nv; k++) {
-            size_t i = who[k];
-            finish_period(pmax, i < na ? a[i].st : b[i - na].st, vol[k], ln[k]);
+        double ex[EO_PLAYERS_MAX], ln[EO_PLAYERS_MAX];
+        vol_solve(p->tau, p->epsilon, nv, vin, ex, ln);
+        double pmax = phi_max(p), pmax2 = pmax * pmax;
+        /* finish_period() two players at a time: its division in one vector operation. */
+        for (size_t k = 0; k < nv; k += 2) {
+            size_t k1 = k + 1 < nv ? k + 1 : k;
+            eo_glicko2_player *q[2] = {vin[k], vin[k1]};
+            v2d ph = {q[0]->phi, q[1]->phi}, e = {ex[k], ex[k1]};
+            v2d ps2 = ph * ph + e;
+            ps2 = vsel(ps2 < pmax2, ps2, (v2d){pmax2, pmax2});
+            v2d phi2 = ps2 / (1.0 + ps2 * (v2d){q[0]->s1, q[1]->s1});
+            for (size_t j = 0; j < 2 && k + j < nv; j++)
+                finish_with(q[j], phi2[j], ex[k + j], ln[k + j]);
         }
     }
-    for (size_t i = 0; i < na + nb; i++) {
+    for (size_t i = 0; out != NULL && i < na + nb; i++) {
         const eo_participant *m = i < na ? &a[i] : &b[i - na];
         int side = i >= na;
         eo_glicko2_player *pl = m->st;
         eo_glicko2_player after;
         const eo_glicko2_player *cur = pl;
-        if (m->w > 0.0) {
-            pl->rounds += 1;
-            if (at != 0)
-                pl->last_ended_at = at;
-        } else if (out != NULL && !per_round) {
+        if (!(m->w > 0.0) && !per_round) {
             eo_glicko2_at(p, pl, at, &after);
             cur = &after;
         }
-        if (out != NULL) {
-            eo_model_update *u = &out[i];
-            u->before = before[i];
-            u->after = eo_glicko2_rating(cur->mu);
-            u->expected = side ? pb : pa;
-            u->k = 0.0;
-            u->mu = u->after;
-            u->sigma = EO_GLICKO2_SCALE * cur->phi;
-        }
+        eo_model_update *u = &out[i];
+        u->before = before[i];
+        u->after = eo_glicko2_rating(cur->mu);
+        u->expected = side ? pb : pa;
+        u->k = 0.0;
+        u->mu = u->after;
+        u->sigma = EO_GLICKO2_SCALE * cur->phi;
     }
     return 0;
 }
