@@ -1,5 +1,7 @@
 /* The split request decoder on arbitrary bytes; a decoded request also goes through the answer
- * encoder with a made-up split of its players, so the encoder meets odd ids too. */
+ * encoder with a made-up split of its players, so the encoder meets odd ids too. A balancer
+ * request of at most 16 players is answered (budget cut to 1 ms of nodes) and encoded: what the
+ * decoder accepts the core must accept too, and every answer must honour the locks. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,6 +9,43 @@
 #include "evenodds/eo_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void balance(eo_split_request *req)
+{
+    eo_model m;
+    eo_model_config cfg;
+    eo_model_ctx *ctx = NULL;
+    if (eo_model_parse("synelo", &m) != 0 || eo_model_config_default(m, &cfg) != 0 ||
+        eo_model_prepare(&cfg, &ctx, NULL) != 0)
+        abort();
+    eo_strength st[16];
+    for (size_t i = 0; i < req->n; i++) {
+        st[i].mu = req->has_rating[i] ? (double)req->rating[i] : 1000.0;
+        st[i].var = 0.0;
+    }
+    req->budget_ms = 1;
+    eo_split_answer ans;
+    eo_round_error err;
+    if (eo_split_request_balance(req, ctx, st, &ans, &err) != 0)
+        abort(); /* the decoder refuses what the core would */
+    for (size_t c = 0; c < ans.count; c++) {
+        const eo_balance_split *s = ans.split[c];
+        if (s->err != 0)
+            continue;
+        for (int x = 0; x < s->k; x++)
+            if (req->players[s->a[x]].lock == EO_BALANCE_B ||
+                req->players[s->b[x]].lock == EO_BALANCE_A)
+                abort();
+        if ((size_t)(2 * s->k) + s->nbench != req->n)
+            abort();
+    }
+    json_t *out = eo_split_answer_to_json(&ans, req);
+    if (out == NULL)
+        abort();
+    json_decref(out);
+    eo_split_answer_free(&ans);
+    eo_model_release(ctx);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,6 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (out == NULL)
             abort(); /* every decoded id is valid UTF-8, so encoding cannot fail */
         json_decref(out);
+        if (req.balance && req.n <= 16)
+            balance(&req);
         eo_split_request_free(&req);
     }
     json_decref(obj);

@@ -20,6 +20,8 @@
 #include "eo_round.h"
 #include "eo_pool.h"
 #include "eo_split.h"
+#include "eo_balance.h"
+#include "eo_model.h"
 #include "eo_autobalance.h"
 #include "eo_triggers.h"
 
@@ -40,10 +42,10 @@ extern "C" {
  * Maps a parsed JSON object to @p out and validates it (eo_round_validate()). Unknown fields
  * are ignored here (they are kept by eo_round_canonical()). Types are strict: ids and the
  * optional server, map, mode and party are strings checked like ids (eo_id_check()); "time",
- * "joined", "left" numbers (integer or real); "commander" true/false; started_at and ended_at
- * integers in [0, EO_ROUND_TIME_MAX]; null is not accepted for any field. @p out need not be
- * initialised. On failure returns EO_EINVAL, fills @p err (when not NULL; field path such as
- * "A[3].time", "" for the top level, and message) and leaves @p out zeroed.
+ * "joined", "left", "playtime" numbers (integer or real); "commander" true/false; started_at
+ * and ended_at integers in [0, EO_ROUND_TIME_MAX]; null is not accepted for any field. @p out
+ * need not be initialised. On failure returns EO_EINVAL, fills @p err (when not NULL; field
+ * path such as "A[3].time", "" for the top level, and message) and leaves @p out zeroed.
  */
 int eo_round_from_json(const json_t *obj, eo_round *out, eo_round_error *err);
 
@@ -56,10 +58,11 @@ int eo_round_from_json(const json_t *obj, eo_round *out, eo_round_error *err);
 int eo_round_from_text(const char *text, size_t len, eo_round *out, eo_round_error *err);
 
 /**
- * The JSON object of a round (members without options as plain id strings; time, joined and
- * left as reals; absent optional fields left out). For generators and tests: the canonical
- * text of a received record is made from the record as received (eo_round_canonical()), not
- * from this. Returns a new reference, or NULL when out of memory or @p r is NULL.
+ * The JSON object of a round (members without options as plain id strings; time, joined,
+ * left and playtime as reals; absent optional fields left out). For generators and tests: the
+ * canonical text of a received record is made from the record as received
+ * (eo_round_canonical()), not from this. Returns a new reference, or NULL when out of memory
+ * or @p r is NULL.
  */
 json_t *eo_round_to_json(const eo_round *r);
 
@@ -109,24 +112,76 @@ size_t eo_jsonl_skipped(const eo_jsonl_reader *r);
 /** Closes the reader. NULL is a no-op. */
 void eo_jsonl_close(eo_jsonl_reader *r);
 
-/** A decoded split request: {"players":[id | {"id":…, "rating":…}, …], "bench":"solver"|"queue"}. */
+/**
+ * A decoded split request (docs/SERVICE.md, "POST /v1/pools/{pool}/splits"):
+ * {"players":[id | {"id":…, "rating"?, "team"?, "party"?, "lock"?, "priority"?, "prefer"?,
+ * "denied"?, "protected"?, "sat_out"?}, …], "bench"?, "mode"?, "epsilon"?, "budget_ms"?,
+ * "map"?, "allow_party_split"?, "allow_protected"?, "k_min"?, "k_max"?}.
+ * A *plain* request (only ids, ratings and "bench") is the exact splitter's (eo_split.h) and
+ * leaves @c balance false; any other listed field makes it a balancer request (eo_balance.h),
+ * answered by eo_split_request_balance().
+ */
 typedef struct eo_split_request {
     size_t n;              /**< number of players */
     char **ids;            /**< n ids, owned */
     int64_t *rating;       /**< n ratings, owned; meaningful where has_rating[i] */
     bool *has_rating;      /**< n flags, owned */
     eo_bench_mode bench;
+    /* ---- balancer inputs (issue 3 §4) ---- */
+    bool balance;          /**< the request uses a balancer input (fields below are set) */
+    /** n players, owned: team, party (index + 1 into party_ids), lock, priority (the rank of
+     *  the request's number, absent = 0, among the distinct values: order kept), prefer,
+     *  weight (2^denied), protect, sat_out. Ratings are filled by eo_split_request_balance().
+     *  May be NULL on a plain request, as may party_ids. */
+    eo_balance_player *players;
+    char **party_ids;      /**< nparty party ids, owned */
+    size_t nparty;
+    eo_balance_mode mode;  /**< default rebalance */
+    double epsilon;        /**< tolerance on |P(A) − 0.5|, default EO_SPLIT_EPSILON_DEFAULT */
+    int64_t budget_ms;     /**< time budget, default EO_SPLIT_BUDGET_DEFAULT_MS */
+    char *map;             /**< owned, NULL when absent (validated; no map bias yet) */
+    bool allow_party_split;
+    bool allow_protected;
+    int k_min, k_max;      /**< team sizes wanted; 0 = 2 and floor(n/2) */
 } eo_split_request;
 
 /** Largest |rating| given in a split request. */
 #define EO_SPLIT_RATING_MAX 1000000
+/** Tolerance on |P(A) − 0.5| of a balancer request without "epsilon" (issue 3 §1). */
+#define EO_SPLIT_EPSILON_DEFAULT 0.01
+/** Time budget of a balancer request without "budget_ms", and the largest one accepted. */
+#define EO_SPLIT_BUDGET_DEFAULT_MS 100
+#define EO_SPLIT_BUDGET_MAX_MS 10000
+/** Largest "denied" (the preference weight is 2^denied). */
+#define EO_SPLIT_DENIED_MAX 16
+/** Largest |priority|. */
+#define EO_SPLIT_PRIORITY_MAX 1e9
+/**
+ * Balancer search nodes granted per millisecond of "budget_ms": measured ~50,000 nodes/ms
+ * (Release, gcc, 2 loaded cores, N = 32 and 64 requests that reach their limit;
+ * docs/BALANCER.md "The balancer through the service"), taken lower so that a budget is
+ * rarely overrun. The local search that answers past the limit is not counted.
+ */
+#define EO_SPLIT_NODES_PER_MS 40000
 
 /**
  * Decodes a split request. Players are id strings or objects with "id" and an optional integer
  * "rating" (|rating| <= EO_SPLIT_RATING_MAX); ids must be distinct; 2 <= n <=
- * EO_SPLIT_EXACT_MAX; "bench" is "solver" (default) or "queue". Unknown fields are ignored.
+ * EO_SPLIT_EXACT_MAX; "bench" is "solver" (default) or "queue". Balancer inputs, each
+ * optional: per player "team" "A" | "B" | null, "party" an id string or null, "lock" and
+ * "prefer" "A" | "B" | null, "priority" a number with |priority| <= EO_SPLIT_PRIORITY_MAX,
+ * "denied" an integer in [0, EO_SPLIT_DENIED_MAX] (rounds the player was denied his preferred
+ * side, net of rounds it was met: Shine's history, kept by the caller), "protected" and
+ * "sat_out" booleans; per request "mode" "rebalance" | "scramble", "epsilon" a number in
+ * [0, 0.5], "budget_ms" an integer in [1, EO_SPLIT_BUDGET_MAX_MS], "map" an id string or null,
+ * "allow_party_split" and "allow_protected" booleans, "k_min" and "k_max" integers with
+ * 2 <= k_min <= k_max <= n/2. A balancer request may not ask for "bench": "queue"; a player
+ * locked to one side and protected on the other, or a party (unless allow_party_split) whose
+ * locks and protected members pin it to both sides, is an error naming the player's "lock" or
+ * "party" (protection counts only without allow_protected). Unknown fields are ignored.
  * @p out need not be initialised. On failure returns EO_EINVAL with @p err (field such as
- * "players", "players[3].rating", "bench") and @p out zeroed; EO_ENOMEM.
+ * "players", "players[3].rating", "players[2].team", "bench", "k_max") and @p out zeroed;
+ * EO_ENOMEM.
  */
 int eo_split_request_from_json(const json_t *obj, eo_split_request *out, eo_round_error *err);
 
@@ -141,6 +196,62 @@ void eo_split_request_free(eo_split_request *req);
  * valid for it. Returns a new reference or NULL (out of memory, or a NULL argument).
  */
 json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t unit);
+
+/**
+ * The largest tolerance in split units (eo_model_split_unit()) on |ΣA − ΣB| that keeps
+ * |P(A) − 0.5| <= @p p_tol for every pair of teams of @p k players (1 <= k <=
+ * EO_PLAYERS_MAX / 2) under @p model, with no field: the largest integer E >= 0 such that
+ * P(A) of teams whose mean sums differ by (E + @p slack) / unit, with total variance
+ * @p var_sum, is within @p p_tol of 0.5. Every model's P(A) rises with the mean difference
+ * and falls towards 0.5 as the variance grows, so @p var_sum should be a lower bound of the
+ * playing players' total variance (the 2k smallest) and @p slack (>= 0, split units) an upper
+ * bound of how far the integer split ratings' difference can be from the means' (the 2k
+ * largest rounding errors): then E is conservative for every split of those players. Returns 0
+ * for @p p_tol <= 0 and at most 2^50 (every split) when the model never leaves the tolerance.
+ */
+int64_t eo_split_tolerance(const eo_model_ctx *model, double p_tol, int k, double var_sum,
+                           int64_t unit, double slack);
+
+/** A balancer request's answers (eo_split_request_balance()). */
+typedef struct eo_split_answer {
+    size_t count;                 /**< team sizes, k ascending */
+    eo_balance_split **split;     /**< count entries, owned array; point into @c res */
+    int64_t *epsilon;             /**< count tolerances used (split units), owned */
+    eo_balance_result **res;      /**< nres results, owned (one per run of equal tolerance) */
+    size_t nres;
+    int64_t unit;                 /**< eo_model_split_unit() of the model */
+} eo_split_answer;
+
+/**
+ * Answers a balancer request (req->balance) with eo_balance_solve(): every player's integer
+ * rating is eo_model_split_rating() of @p strength[i].mu (n entries, the model's mean and
+ * variance: the request's rating or the pool's); "epsilon" becomes a tolerance in rating units
+ * per k with eo_split_tolerance() (the 2k smallest variances, the 2k largest rounding errors),
+ * and consecutive k with the same tolerance are solved in one call; "budget_ms" times
+ * EO_SPLIT_NODES_PER_MS nodes are shared equally between those calls (past its share a call
+ * answers by local search, exact = 0); the field is 0 (no map bias yet). Each answer's p_a is
+ * eo_model_predict_idx() of its teams from @p strength. @p req's players get their ratings.
+ * Returns 0 (per-k problems are in each split's err), EO_EINVAL (not a balancer request, or
+ * a request the core refuses: @p err names the field), EO_ENOMEM. On success @p out is the
+ * caller's, released with eo_split_answer_free(); on failure it is zeroed.
+ */
+int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
+                             const eo_strength *strength, eo_split_answer *out,
+                             eo_round_error *err);
+
+/** Releases an answer and zeroes it. NULL is a no-op. */
+void eo_split_answer_free(eo_split_answer *a);
+
+/**
+ * Encodes a balancer answer as {"splits":[…]} with, per k, the fields of eo_splits_to_json()
+ * (sums divided by the unit) and "dev", "epsilon" (the tolerance used, model scale), "exact",
+ * "parties_broken", "moves":[{"id","from":"A"|"B","to":"A"|"B"|"bench"}] and "terms":
+ * {"broken","moves","top2","spread" (rating², model scale),"denied","bench_again","dev"}; a k
+ * without an answer has "k" and "error":{"code","message","field"?,"party"?} instead
+ * ("party_too_large" naming the party and its first member's "party" field, or "no_split").
+ * Returns a new reference or NULL (out of memory).
+ */
+json_t *eo_split_answer_to_json(const eo_split_answer *a, const eo_split_request *req);
 
 /**
  * A player's view as JSON: {"id", the model's state, "display", "division", "rounds",

@@ -1,4 +1,5 @@
-/* evenodds split: the exact splits of a list of rated players, for every team size. */
+/* evenodds split: the exact splits of a list of rated players for every team size, or the
+ * balancer's answers when the request has balancer inputs (the service's splits, offline). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +12,34 @@
 #include "evenodds/eo_split.h"
 
 static const char split_usage[] =
-    "usage: evenodds split [--file FILE] [--bench solver|queue] [--model M] [--param NAME=VALUE]...\n"
+    "usage: evenodds split [--file FILE] [--out FILE] [--bench solver|queue] [--model M]\n"
+    "                      [--param NAME=VALUE]...\n"
     "\n"
-    "Reads {\"players\":[{\"id\":\"…\",\"rating\":1234}, …]} from FILE or standard input and prints\n"
-    "{\"splits\":[{\"k\":2,\"A\":[ids],\"B\":[ids],\"bench\":[ids],\"gap\":…,\"p_a\":…}, …]}: for every\n"
-    "team size k from 2 to N/2, the two teams of k players with the least rating-sum gap (exact),\n"
-    "the players who sit out, and P(A wins) under the model (default SynElo, Θ 2400), each\n"
-    "player's rating taken as the model's mean with no deviation.\n"
+    "Reads the request of POST /v1/pools/{pool}/splits (docs/SERVICE.md) from FILE or standard\n"
+    "input and prints the same answer. A plain request {\"players\":[{\"id\":\"…\",\"rating\":1234},\n"
+    "…]} gives {\"splits\":[{\"k\":2,\"A\":[ids],\"B\":[ids],\"bench\":[ids],\"gap\":…,\"p_a\":…}, …]}:\n"
+    "for every team size k from 2 to N/2, the two teams of k players with the least rating-sum\n"
+    "gap (exact), the players who sit out, and P(A wins) under the model (default SynElo,\n"
+    "Θ 2400), each player's rating taken as the model's mean with no deviation.\n"
+    "\n"
+    "Balancer inputs (docs/BALANCER.md, \"The balancer\") make it a balancer request: per player\n"
+    "\"team\" (\"A\"|\"B\"|null), \"party\", \"lock\", \"priority\", \"prefer\", \"denied\",\n"
+    "\"protected\", \"sat_out\"; per request \"mode\" (\"rebalance\"|\"scramble\"), \"epsilon\"\n"
+    "(tolerance on |P(A) − 0.5|, default 0.01), \"budget_ms\" (default 100), \"map\",\n"
+    "\"allow_party_split\", \"allow_protected\", \"k_min\", \"k_max\". Each answer then also has\n"
+    "\"dev\", \"epsilon\", \"exact\", \"parties_broken\", \"moves\":[{\"id\",\"from\",\"to\"}] and\n"
+    "\"terms\"; a team size without an answer has an \"error\" naming the party or the cause.\n"
     "\n"
     "  --file FILE          read the request from FILE instead of standard input\n"
+    "  --out FILE           write the answer to FILE instead of standard output\n"
     "  --bench solver|queue who sits out: the solver chooses, benching later-listed players on\n"
     "                       ties (default), or the first 2k listed players play (arena queue);\n"
-    "                       overrides the request's \"bench\"\n"
+    "                       overrides the request's \"bench\" (plain requests only)\n"
 EO_OPT_MODEL_HELP;
 
 int eo_cmd_split(int argc, char **argv)
 {
-    const char *file = NULL, *bench = NULL, *val = NULL;
+    const char *file = NULL, *out_path = NULL, *bench = NULL, *val = NULL;
     eo_opt_model mopt;
     memset(&mopt, 0, sizeof mopt);
 
@@ -40,6 +52,10 @@ int eo_cmd_split(int argc, char **argv)
             if (r < 0)
                 return 2;
             file = val;
+        } else if ((r = eo_opt_value("split", argc, argv, &i, "--out", &val)) != 0) {
+            if (r < 0)
+                return 2;
+            out_path = val;
         } else if ((r = eo_opt_value("split", argc, argv, &i, "--bench", &val)) != 0) {
             if (r < 0)
                 return 2;
@@ -83,9 +99,17 @@ int eo_cmd_split(int argc, char **argv)
     eo_split_player *players = NULL;
     eo_strength *strength = NULL;
     json_t *out = NULL;
+    eo_split_answer ans;
+    memset(&ans, 0, sizeof ans);
     memset(&sr, 0, sizeof sr);
     if (eo_split_request_from_json(req, &sr, &err) != 0) {
         fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
+        goto done;
+    }
+    if (bench && sr.balance && strcmp(bench, "queue") == 0) {
+        fprintf(stderr, "evenodds split: --bench queue: not with balancer inputs (give "
+                        "priorities instead)\n");
+        status = 2;
         goto done;
     }
     if (bench)
@@ -105,6 +129,16 @@ int eo_cmd_split(int argc, char **argv)
         players[i].rating = sr.rating[i];
         strength[i].mu = (double)sr.rating[i];
     }
+    if (sr.balance) {
+        /* The service's balancer path on the same model scale; given ratings have no
+         * deviation (strength[i].var is 0), as in the service. */
+        if (eo_split_request_balance(&sr, model, strength, &ans, &err) != 0) {
+            fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
+            goto done;
+        }
+        out = eo_split_answer_to_json(&ans, &sr);
+        goto print;
+    }
     eo_split_options opt = {.bench = sr.bench};
     int rc = eo_split_solve(players, sr.n, &opt, &splits);
     if (rc != 0) {
@@ -117,15 +151,24 @@ int eo_cmd_split(int argc, char **argv)
                                        (size_t)sp->k, 0.0);
     }
     out = eo_splits_to_json(splits, (const char *const *)sr.ids, 1);
-    if (!out || json_dumpf(out, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0) {
-        fputs("evenodds split: cannot write the answer\n", stderr);
+print:;
+    FILE *f = out_path ? fopen(out_path, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "evenodds split: %s: cannot open for writing\n", out_path);
         goto done;
     }
-    putchar('\n');
-    status = fflush(stdout) == 0 ? 0 : 1;
+    if (!out || json_dumpf(out, f, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0 ||
+        fputc('\n', f) == EOF) {
+        fputs("evenodds split: cannot write the answer\n", stderr);
+        if (f != stdout)
+            fclose(f);
+        goto done;
+    }
+    status = (f == stdout ? fflush(f) : fclose(f)) == 0 ? 0 : 1;
 done:
     json_decref(out);
     eo_splits_free(splits);
+    eo_split_answer_free(&ans);
     free(players);
     free(strength);
     eo_model_release(model);

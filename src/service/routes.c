@@ -370,6 +370,21 @@ static void h_splits(eo__call *c, eo__answer *a)
     }
     if (in_txn)
         eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+    if (req.balance) {
+        /* Balancer inputs (issue 3 §4): eo_balance_solve() within the request's time budget;
+         * plain requests keep the splitter and this thread's work space below. */
+        eo_split_answer ans;
+        memset(&rerr, 0, sizeof rerr);
+        int brc = eo_split_request_balance(&req, pi.model, strength, &ans, &rerr);
+        if (brc == EO_ENOMEM)
+            eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        else if (brc != 0)
+            eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
+        else
+            eo__answer_json(a, 200, eo_split_answer_to_json(&ans, &req));
+        eo_split_answer_free(&ans);
+        goto out;
+    }
     for (size_t i = 0; i < req.n; i++)
         players[i].rating = eo_model_split_rating(pi.model, strength[i].mu);
     /* A bound on the search keeps one pathological request from holding an HTTP thread. */

@@ -1115,6 +1115,131 @@ static void test_autobalance_triggers(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- splits with balancer inputs (issue 3 §4) --------------------------------------------- */
+
+/* Balancer inputs through POST /v1/pools/{pool}/splits, expected answers derived by hand. */
+static void test_splits_balancer(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "bal"); /* SynElo, kmax_team 12: Θ 2400, so ε = 96 for the default 0.01 */
+
+    /* Rebalance, k = 3 of 7: A = a 1000, b 1100, e 950 (locked A): 3050; B = c 1200 and d 900
+     * (party p), g 1050: 3150; f has no team and no rating here (the pool's R0 1000). With f
+     * out, |D| = 100 > 96: no answer with 0 moves. One move: a or b to the bench with f on A
+     * gives 3050 : 3150 or 2950 : 3150; g to the bench with f on B gives 3050 : 3100, |D| = 50
+     * <= 96. So g sits out (a move: the bench counts) and f plays for B. */
+    const char *req =
+        "{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\"},"
+        "{\"id\":\"b\",\"rating\":1100,\"team\":\"A\"},"
+        "{\"id\":\"c\",\"rating\":1200,\"team\":\"B\",\"party\":\"p\"},"
+        "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"},"
+        "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"},"
+        "{\"id\":\"f\"},"
+        "{\"id\":\"g\",\"rating\":1050,\"team\":\"B\"}],\"mode\":\"rebalance\",\"k_min\":3,"
+        "\"budget_ms\":500}";
+    json_t *j = expect(&s, "POST", "/v1/pools/bal/splits", s.server_key, req, 200);
+    json_t *sp = json_object_get(j, "splits");
+    assert_int_equal(json_array_size(sp), 1);
+    json_t *k3 = json_array_get(sp, 0);
+    assert_int_equal(jint(k3, "k"), 3);
+    assert_int_equal(jint(k3, "gap"), 50);
+    assert_int_equal(jint(k3, "epsilon"), 96);
+    assert_true(jbool(k3, "exact"));
+    assert_int_equal(jint(k3, "parties_broken"), 0);
+    assert_true(jnum(k3, "p_a") < 0.5);
+    json_t *tb = json_object_get(k3, "B");
+    assert_int_equal(json_array_size(tb), 3);
+    assert_string_equal(json_string_value(json_array_get(tb, 2)), "f");
+    json_t *bench = json_object_get(k3, "bench");
+    assert_int_equal(json_array_size(bench), 1);
+    assert_string_equal(json_string_value(json_array_get(bench, 0)), "g");
+    json_t *moves = json_object_get(k3, "moves");
+    assert_int_equal(json_array_size(moves), 1);
+    json_t *m0 = json_array_get(moves, 0);
+    assert_string_equal(json_string_value(json_object_get(m0, "id")), "g");
+    assert_string_equal(json_string_value(json_object_get(m0, "from")), "B");
+    assert_string_equal(json_string_value(json_object_get(m0, "to")), "bench");
+    json_t *terms = json_object_get(k3, "terms");
+    assert_int_equal(jint(terms, "moves"), 1);
+    assert_int_equal(jint(terms, "dev"), 50);
+    assert_int_equal(jint(terms, "broken"), 0);
+    assert_int_equal(jint(terms, "denied"), 0);
+    json_decref(j);
+
+    /* Scramble by hand, k = 2: a 1200, b 800, c 1000, d 1000 and "epsilon": 0.5 (every split
+     * near-optimal): {a,b} v {c,d} has spreads 200² and 0, {a,c} v {b,d} puts the two best (a,
+     * then c by request order) together, {a,d} v {b,c} neither (A holds a). A map is accepted
+     * (no map bias yet). */
+    j = expect(&s, "POST", "/v1/pools/bal/splits", s.server_key,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
+               "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
+               "\"mode\":\"scramble\",\"epsilon\":0.5,\"map\":\"cp_well\"}",
+               200);
+    json_t *k2 = json_array_get(json_object_get(j, "splits"), 0);
+    json_t *ta = json_object_get(k2, "A");
+    assert_int_equal(json_array_size(ta), 2);
+    assert_string_equal(json_string_value(json_array_get(ta, 0)), "a");
+    assert_string_equal(json_string_value(json_array_get(ta, 1)), "d");
+    assert_int_equal(jint(k2, "gap"), 400);
+    assert_int_equal(jint(json_object_get(k2, "terms"), "top2"), 0);
+    assert_true(jnum(json_object_get(k2, "terms"), "spread") == 0.0);
+    assert_int_equal(json_array_size(json_object_get(k2, "moves")), 0);
+    json_decref(j);
+
+    /* A party larger than k: that k's entry names it, the others are answered. */
+    j = expect(&s, "POST", "/v1/pools/bal/splits", s.server_key,
+               "{\"players\":[\"a\",{\"id\":\"b\",\"party\":\"trio\"},{\"id\":\"c\",\"party\":"
+               "\"trio\"},{\"id\":\"d\",\"party\":\"trio\"},\"e\",\"f\"]}",
+               200);
+    sp = json_object_get(j, "splits");
+    assert_int_equal(json_array_size(sp), 2);
+    json_t *e = json_object_get(json_array_get(sp, 0), "error");
+    assert_string_equal(json_string_value(json_object_get(e, "code")), "party_too_large");
+    assert_string_equal(json_string_value(json_object_get(e, "party")), "trio");
+    assert_string_equal(json_string_value(json_object_get(e, "field")), "players[1].party");
+    assert_null(json_object_get(json_array_get(sp, 1), "error"));
+    json_decref(j);
+
+    /* Errors name the field. */
+    static const struct {
+        const char *body, *field;
+    } bad[] = {
+        {"{\"players\":[{\"id\":\"a\",\"team\":\"C\"},\"b\"]}", "players[0].team"},
+        {"{\"players\":[\"a\",\"b\"],\"epsilon\":2}", "epsilon"},
+        {"{\"players\":[\"a\",\"b\"],\"mode\":\"swap\"}", "mode"},
+        {"{\"players\":[\"a\",\"b\"],\"budget_ms\":0}", "budget_ms"},
+        {"{\"players\":[\"a\",\"b\"],\"map\":\"\"}", "map"},
+        {"{\"players\":[\"a\",\"b\",\"c\",\"d\"],\"k_max\":3}", "k_max"},
+        {"{\"players\":[\"a\",\"b\"],\"mode\":\"scramble\",\"bench\":\"queue\"}", "bench"},
+        {"{\"players\":[{\"id\":\"a\",\"party\":\"p\",\"lock\":\"A\"},{\"id\":\"b\",\"party\":"
+         "\"p\",\"lock\":\"B\"}]}",
+         "players[1].party"},
+        {"{\"players\":[{\"id\":\"a\",\"team\":\"B\",\"protected\":true,\"lock\":\"A\"},\"b\"]}",
+         "players[0].lock"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        j = expect(&s, "POST", "/v1/pools/bal/splits", s.server_key, bad[i].body, 400);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(j, "error"),
+                                                               "code")),
+                            "invalid_request");
+        assert_string_equal(err_field(j), bad[i].field);
+        json_decref(j);
+    }
+    /* A plain request keeps the splitter's answer (no balancer fields). */
+    j = expect(&s, "POST", "/v1/pools/bal/splits", s.server_key,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
+               "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}]}",
+               200);
+    k2 = json_array_get(json_object_get(j, "splits"), 0);
+    assert_int_equal(jint(k2, "gap"), 0);
+    assert_null(json_object_get(k2, "moves"));
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1122,6 +1247,7 @@ int main(void)
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_seasons),
         cmocka_unit_test(test_autobalance_triggers),
+        cmocka_unit_test(test_splits_balancer),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_keepalive),
         cmocka_unit_test(test_concurrent_duplicates),

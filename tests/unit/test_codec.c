@@ -788,6 +788,7 @@ static void test_split_request_valid(void **state)
     assert_int_equal(req.rating[1], -1000000);
     assert_int_equal(req.rating[2], 1000000);
     assert_int_equal(req.bench, EO_BENCH_QUEUE);
+    assert_false(req.balance); /* only ids, ratings and bench: the splitter's request */
     eo_split_request_free(&req);
     assert_null(req.ids);
     eo_split_request_free(NULL);
@@ -1169,6 +1170,404 @@ static void test_pool_config(void **state)
     expect_config_error("synelo", many, "params.divisions");
 }
 
+/* ---- balancer split requests (issue 3 §4) ------------------------------------------------ */
+
+static eo_model_ctx *model_named(const char *name)
+{
+    eo_model m;
+    eo_model_config cfg;
+    eo_model_ctx *ctx = NULL;
+    assert_int_equal(eo_model_parse(name, &m), 0);
+    assert_int_equal(eo_model_config_default(m, &cfg), 0);
+    assert_int_equal(eo_model_prepare(&cfg, &ctx, NULL), 0);
+    return ctx;
+}
+
+static void test_split_balance_request(void **state)
+{
+    (void)state;
+    eo_split_request req;
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(
+        split_decode("{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\",\"party\":\"p\","
+                     "\"priority\":2.5,\"prefer\":\"B\",\"denied\":3},"
+                     "{\"id\":\"b\",\"team\":null,\"lock\":\"B\",\"priority\":-1,"
+                     "\"protected\":false,\"sat_out\":true},"
+                     "{\"id\":\"c\",\"team\":\"B\",\"party\":\"q\",\"protected\":true,"
+                     "\"lock\":null,\"prefer\":null},"
+                     "{\"id\":\"d\",\"party\":\"p\",\"priority\":2.5},\"e\",\"f\"],"
+                     "\"mode\":\"scramble\",\"epsilon\":0,\"budget_ms\":250,\"map\":\"cp_well\","
+                     "\"allow_party_split\":true,\"allow_protected\":true,\"k_max\":2}",
+                     &req, &err),
+        0);
+    assert_true(req.balance);
+    assert_int_equal(req.n, 6);
+    const eo_balance_player *p = req.players;
+    assert_int_equal(p[0].team, EO_BALANCE_A);
+    assert_int_equal(p[0].party, 1);
+    assert_int_equal(p[3].party, 1);
+    assert_int_equal(p[2].party, 2);
+    assert_int_equal(req.nparty, 2);
+    assert_string_equal(req.party_ids[0], "p");
+    assert_string_equal(req.party_ids[1], "q");
+    assert_int_equal(p[0].prefer, EO_BALANCE_B);
+    assert_int_equal(p[0].weight, 8); /* 2^denied */
+    assert_int_equal(p[1].weight, 1);
+    assert_int_equal(p[1].team, EO_BALANCE_NONE);
+    assert_int_equal(p[1].lock, EO_BALANCE_B);
+    assert_int_equal(p[1].sat_out, 1);
+    assert_int_equal(p[2].protect, 1);
+    assert_int_equal(p[2].lock, EO_BALANCE_NONE);
+    /* priorities -1 < 0 (absent) < 2.5 become ranks 0, 1, 2: order kept, ties kept */
+    assert_int_equal(p[1].priority, 0);
+    assert_int_equal(p[4].priority, 1);
+    assert_int_equal(p[0].priority, 2);
+    assert_int_equal(p[3].priority, 2);
+    assert_int_equal(req.mode, EO_BALANCE_SCRAMBLE);
+    assert_true(req.epsilon == 0.0);
+    assert_int_equal(req.budget_ms, 250);
+    assert_string_equal(req.map, "cp_well");
+    assert_true(req.allow_party_split);
+    assert_true(req.allow_protected);
+    assert_int_equal(req.k_min, 2);
+    assert_int_equal(req.k_max, 2);
+    eo_split_request_free(&req);
+    assert_null(req.players);
+    assert_null(req.map);
+    /* One new field is enough; the defaults of issue 3: rebalance, 0.01, 100 ms, every k. */
+    assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",\"c\",\"d\",\"e\"],\"map\":null}",
+                                  &req, &err),
+                     0);
+    assert_true(req.balance);
+    assert_null(req.map);
+    assert_int_equal(req.mode, EO_BALANCE_REBALANCE);
+    assert_true(req.epsilon == EO_SPLIT_EPSILON_DEFAULT);
+    assert_int_equal(req.budget_ms, EO_SPLIT_BUDGET_DEFAULT_MS);
+    assert_int_equal(req.k_min, 2);
+    assert_int_equal(req.k_max, 2);
+    eo_split_request_free(&req);
+    /* Three players make no team size: an empty range. */
+    assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",{\"id\":\"c\",\"team\":\"A\"}]}",
+                                  &req, &err),
+                     0);
+    assert_int_equal(req.k_min, 0);
+    assert_int_equal(req.k_max, 0);
+    eo_split_request_free(&req);
+    /* A lock and a protection on different sides are fine when protection is waived, and a
+     * split party may be pinned to both sides. */
+    assert_int_equal(split_decode("{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"protected\":true,"
+                                  "\"lock\":\"B\"},\"b\"],\"allow_protected\":true}",
+                                  &req, &err),
+                     0);
+    eo_split_request_free(&req);
+    assert_int_equal(split_decode("{\"players\":[{\"id\":\"a\",\"party\":\"p\",\"lock\":\"A\"},"
+                                  "{\"id\":\"b\",\"party\":\"p\",\"lock\":\"B\"}],"
+                                  "\"allow_party_split\":true}",
+                                  &req, &err),
+                     0);
+    eo_split_request_free(&req);
+}
+
+#define P4 "\"b\",\"c\",\"d\""
+static const bad_case bad_balance[] = {
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"C\"}," P4 "]}", EO_EINVAL, "players[0].team",
+     "expected \"A\", \"B\" or null"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"a\"}," P4 "]}", EO_EINVAL, "players[0].team", "\"A\""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"AB\"}," P4 "]}", EO_EINVAL, "players[0].team", "\"A\""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":1}," P4 "]}", EO_EINVAL, "players[0].team", "\"B\""},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"lock\":\"\"}]}", EO_EINVAL, "players[3].lock", "\"A\""},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"prefer\":true}]}", EO_EINVAL, "players[3].prefer",
+     "\"A\""},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"party\":7}]}", EO_EINVAL, "players[3].party",
+     "expected a string"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"party\":\"\"}]}", EO_EINVAL, "players[3].party",
+     "must not be empty"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"priority\":\"high\"}]}", EO_EINVAL,
+     "players[3].priority", "expected a number"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"priority\":1e10}]}", EO_EINVAL, "players[3].priority",
+     "out of range"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"denied\":17}]}", EO_EINVAL, "players[3].denied",
+     "[0, 16]"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"denied\":1.5}]}", EO_EINVAL, "players[3].denied",
+     "expected an integer"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"denied\":-1}]}", EO_EINVAL, "players[3].denied",
+     "out of range"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"protected\":1}]}", EO_EINVAL, "players[3].protected",
+     "expected true or false"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"sat_out\":null}]}", EO_EINVAL, "players[3].sat_out",
+     "expected true or false"},
+    {"{\"players\":[\"a\"," P4 "],\"mode\":\"shuffle\"}", EO_EINVAL, "mode",
+     "expected \"rebalance\" or \"scramble\""},
+    {"{\"players\":[\"a\"," P4 "],\"mode\":null}", EO_EINVAL, "mode", "\"scramble\""},
+    {"{\"players\":[\"a\"," P4 "],\"epsilon\":0.6}", EO_EINVAL, "epsilon", "[0, 0.5]"},
+    {"{\"players\":[\"a\"," P4 "],\"epsilon\":-0.01}", EO_EINVAL, "epsilon", "out of range"},
+    {"{\"players\":[\"a\"," P4 "],\"epsilon\":\"0.1\"}", EO_EINVAL, "epsilon", "a number"},
+    {"{\"players\":[\"a\"," P4 "],\"budget_ms\":0}", EO_EINVAL, "budget_ms", "[1, 10000]"},
+    {"{\"players\":[\"a\"," P4 "],\"budget_ms\":10001}", EO_EINVAL, "budget_ms", "out of range"},
+    {"{\"players\":[\"a\"," P4 "],\"budget_ms\":5.5}", EO_EINVAL, "budget_ms", "an integer"},
+    {"{\"players\":[\"a\"," P4 "],\"map\":\"\"}", EO_EINVAL, "map", "must not be empty"},
+    {"{\"players\":[\"a\"," P4 "],\"map\":\"a\\u0001b\"}", EO_EINVAL, "map", "control character"},
+    {"{\"players\":[\"a\"," P4 "],\"map\":5}", EO_EINVAL, "map", "expected a string"},
+    {"{\"players\":[\"a\"," P4 "],\"allow_party_split\":\"yes\"}", EO_EINVAL,
+     "allow_party_split", "true or false"},
+    {"{\"players\":[\"a\"," P4 "],\"allow_protected\":0}", EO_EINVAL, "allow_protected",
+     "true or false"},
+    {"{\"players\":[\"a\"," P4 "],\"k_min\":1}", EO_EINVAL, "k_min", "[2, 2]"},
+    {"{\"players\":[\"a\"," P4 "],\"k_max\":3}", EO_EINVAL, "k_max", "[2, 2]"},
+    {"{\"players\":[\"a\"," P4 ",\"e\",\"f\"],\"k_min\":3,\"k_max\":2}", EO_EINVAL, "k_max",
+     "smaller than k_min (3)"},
+    {"{\"players\":[\"a\",\"b\",\"c\"],\"k_min\":2}", EO_EINVAL, "k_min", "no team size"},
+    {"{\"players\":[\"a\"," P4 "],\"k_min\":\"2\"}", EO_EINVAL, "k_min", "an integer"},
+    {"{\"players\":[\"a\"," P4 "],\"bench\":\"queue\",\"mode\":\"scramble\"}", EO_EINVAL,
+     "bench", "cannot be combined"},
+    {"{\"players\":[" P4 ",{\"id\":\"a\",\"team\":\"A\",\"protected\":true,\"lock\":\"B\"}]}",
+     EO_EINVAL, "players[3].lock", "locked to B but protected on team A"},
+    {"{\"players\":[{\"id\":\"a\",\"party\":\"p\",\"lock\":\"A\"},\"b\",\"c\","
+     "{\"id\":\"d\",\"party\":\"p\",\"team\":\"B\",\"protected\":true}]}",
+     EO_EINVAL, "players[3].party", "party \"p\" is pinned to both sides"},
+    /* the old checks still come first where they did */
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\"},{\"id\":\"a\"}]}", EO_EINVAL, "players[1].id",
+     "already at players[0]"},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":0.5},\"b\"]}", EO_EINVAL,
+     "players[0].rating", "expected an integer"},
+};
+
+static void test_split_balance_request_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_balance / sizeof bad_balance[0]; i++) {
+        const bad_case *c = &bad_balance[i];
+        eo_split_request req;
+        eo_round_error err;
+        memset(&err, 0, sizeof err);
+        int rc = split_decode(c->text, &req, &err);
+        if (rc != c->rc || strcmp(err.field, c->field) != 0 || !strstr(err.message, c->frag))
+            fail_msg("case %zu %s: rc %d field \"%s\" message \"%s\"", i, c->text, rc, err.field,
+                     err.message);
+        assert_null(req.ids);
+        assert_null(req.players);
+        assert_int_equal(req.n, 0);
+    }
+}
+
+/* ε in rating units from a tolerance on P(A) (eo_split_tolerance). Expected values from the
+ * models' formulas: SynElo P = 1/(1 + e^(−ΔΣ/Θ)), Θ = 2400: Θ·ln(0.51/0.49) = 96.013;
+ * Elo (team means, scale 400, hundredths): k·400·log10(0.51/0.49) = 6.9496·k, so 1389.93 at
+ * k = 2 and 2084.89 at k = 3; TrueSkill (β = 25/6, hundredths of μ) P = Φ(Δ/c),
+ * c² = 2k·β² + Σσ², and Φ⁻¹(0.51) = 0.0250689 (standard normal quantile, e.g. Python's
+ * statistics.NormalDist().inv_cdf(0.51)): k = 2, Σσ² = 0: 100·2β·0.0250689 = 20.89; Σσ² =
+ * 4·(25/3)²: 100·0.0250689·sqrt(4β² + 4·(25/3)²) = 46.71. */
+static void test_split_tolerance(void **state)
+{
+    (void)state;
+    eo_model_ctx *syn = model_named("synelo");
+    eo_model_ctx *elo = model_named("elo");
+    eo_model_ctx *ts = model_named("trueskill");
+    assert_int_equal(eo_model_split_unit(syn), 1);
+    assert_int_equal(eo_split_tolerance(syn, 0.01, 2, 0.0, 1, 0.0), 96);
+    assert_int_equal(eo_split_tolerance(syn, 0.01, 12, 0.0, 1, 0.0), 96); /* sums: any k */
+    assert_int_equal(eo_split_tolerance(syn, 0.01, 2, 0.0, 1, 10.0), 86); /* rounding slack */
+    assert_int_equal(eo_split_tolerance(syn, 0.01, 2, 0.0, 1, 96.5), 0);
+    assert_int_equal(eo_split_tolerance(syn, 0.0, 2, 0.0, 1, 0.0), 0);
+    assert_int_equal(eo_split_tolerance(syn, -1.0, 2, 0.0, 1, 0.0), 0);
+    assert_int_equal(eo_split_tolerance(syn, 0.5, 2, 0.0, 1, 0.0), INT64_C(1) << 50);
+    assert_int_equal(eo_split_tolerance(NULL, 0.01, 2, 0.0, 1, 0.0), 0);
+    int64_t u = eo_model_split_unit(elo);
+    assert_int_equal(u, 100);
+    assert_int_equal(eo_split_tolerance(elo, 0.01, 2, 0.0, u, 0.0), 1389);
+    assert_int_equal(eo_split_tolerance(elo, 0.01, 3, 0.0, u, 0.0), 2084);
+    u = eo_model_split_unit(ts);
+    double s0 = 25.0 / 3.0;
+    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 0.0, u, 0.0), 20);
+    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 4 * s0 * s0, u, 0.0), 46);
+    /* The largest such E: E meets the tolerance, E + 1 does not (Glicko-2 with RDs). */
+    eo_model_ctx *g2 = model_named("glicko2");
+    u = eo_model_split_unit(g2);
+    for (int k = 1; k <= 12; k++) {
+        double vs = 2.0 * k * 50.0 * 50.0;
+        int64_t e = eo_split_tolerance(g2, 0.02, k, vs, u, 3.0);
+        assert_true(e > 0);
+        eo_team_agg a = {k, k, k, ((double)e + 3.0) / (double)u, vs / 2}, b = {k, k, k, 0, vs / 2};
+        assert_true(eo_model_predict(g2, &a, &b, 0.0) - 0.5 <= 0.02);
+        a.mu = ((double)e + 4.0) / (double)u;
+        assert_true(eo_model_predict(g2, &a, &b, 0.0) - 0.5 > 0.02);
+    }
+    eo_model_release(syn);
+    eo_model_release(elo);
+    eo_model_release(ts);
+    eo_model_release(g2);
+}
+
+static json_t *balance_answer(const char *text, eo_model_ctx *m)
+{
+    eo_split_request req;
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(split_decode(text, &req, &err), 0);
+    eo_strength st[EO_SPLIT_EXACT_MAX];
+    for (size_t i = 0; i < req.n; i++) {
+        assert_true(req.has_rating[i]);
+        st[i].mu = (double)req.rating[i];
+        st[i].var = 0.0;
+    }
+    eo_split_answer ans;
+    assert_int_equal(eo_split_request_balance(&req, m, st, &ans, &err), 0);
+    json_t *o = eo_split_answer_to_json(&ans, &req);
+    assert_non_null(o);
+    eo_split_answer_free(&ans);
+    eo_split_answer_free(&ans); /* zeroed: a second free is harmless */
+    eo_split_request_free(&req);
+    return o;
+}
+
+static const char *str_at(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    assert_non_null(s);
+    return s;
+}
+
+/* Rebalance by hand: A = a 1000, b 1100, e 950 (locked A); B = c 1200 and d 900 (party p),
+ * f 1050. ΣA = 3050, ΣB = 3150, |D| = 100. For k = 3 the party goes whole: with it on B the
+ * third B player is a (3100 : 3100), b (2950 : 3200) or f (3050 : 3150); on A, e + c + d
+ * (3050 : 3150). Least |D| = 0, only by a <-> f: two moves. The SynElo tolerance (Θ 2400,
+ * 0.01) is 96 < 100, so the current teams are not near-optimal and the answer is the same;
+ * with "epsilon": 0.5 every split is, and the fewest moves is none. */
+#define REBAL "{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\"}," \
+    "{\"id\":\"b\",\"rating\":1100,\"team\":\"A\"}," \
+    "{\"id\":\"c\",\"rating\":1200,\"team\":\"B\",\"party\":\"p\"}," \
+    "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"}," \
+    "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"}," \
+    "{\"id\":\"f\",\"rating\":1050,\"team\":\"B\"}],\"k_min\":3"
+
+static void test_split_balance_answer(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = model_named("synelo");
+    json_t *o = balance_answer(REBAL ",\"mode\":\"rebalance\"}", m);
+    json_t *sp = json_object_get(o, "splits");
+    assert_int_equal(json_array_size(sp), 1);
+    json_t *k3 = json_array_get(sp, 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "k")), 3);
+    char *t = json_dumps(json_object_get(k3, "A"), JSON_COMPACT);
+    assert_string_equal(t, "[\"b\",\"e\",\"f\"]");
+    free(t);
+    assert_int_equal(json_integer_value(json_object_get(k3, "gap")), 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "epsilon")), 96);
+    assert_true(json_is_true(json_object_get(k3, "exact")));
+    assert_int_equal(json_integer_value(json_object_get(k3, "parties_broken")), 0);
+    assert_true(json_real_value(json_object_get(k3, "p_a")) == 0.5);
+    json_t *mv = json_object_get(k3, "moves");
+    assert_int_equal(json_array_size(mv), 2);
+    assert_string_equal(str_at(json_array_get(mv, 0), "id"), "a");
+    assert_string_equal(str_at(json_array_get(mv, 0), "from"), "A");
+    assert_string_equal(str_at(json_array_get(mv, 0), "to"), "B");
+    assert_string_equal(str_at(json_array_get(mv, 1), "id"), "f");
+    assert_string_equal(str_at(json_array_get(mv, 1), "to"), "A");
+    json_t *terms = json_object_get(k3, "terms");
+    assert_int_equal(json_integer_value(json_object_get(terms, "moves")), 2);
+    assert_int_equal(json_integer_value(json_object_get(terms, "broken")), 0);
+    assert_int_equal(json_integer_value(json_object_get(terms, "dev")), 0);
+    assert_true(json_is_real(json_object_get(terms, "spread")));
+    json_decref(o);
+
+    o = balance_answer(REBAL ",\"epsilon\":0.5}", m);
+    k3 = json_array_get(json_object_get(o, "splits"), 0);
+    assert_int_equal(json_array_size(json_object_get(k3, "moves")), 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "gap")), 100);
+    t = json_dumps(json_object_get(k3, "A"), JSON_COMPACT);
+    assert_string_equal(t, "[\"a\",\"b\",\"e\"]");
+    free(t);
+    json_decref(o);
+
+    /* A party of three is too large for k = 2 (an error naming it), not for k = 3. */
+    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\",\"rating\":1000,"
+                       "\"party\":\"trio\"},{\"id\":\"c\",\"rating\":1000,\"party\":\"trio\"},"
+                       "{\"id\":\"d\",\"rating\":1000,\"party\":\"trio\"},{\"id\":\"e\","
+                       "\"rating\":1000},{\"id\":\"f\",\"rating\":1000}]}",
+                       m);
+    sp = json_object_get(o, "splits");
+    assert_int_equal(json_array_size(sp), 2);
+    json_t *e = json_object_get(json_array_get(sp, 0), "error");
+    assert_non_null(e);
+    assert_string_equal(str_at(e, "code"), "party_too_large");
+    assert_string_equal(str_at(e, "party"), "trio");
+    assert_string_equal(str_at(e, "field"), "players[1].party");
+    assert_non_null(strstr(str_at(e, "message"), "3 players, more than k = 2"));
+    assert_null(json_object_get(json_array_get(sp, 0), "A"));
+    assert_null(json_object_get(json_array_get(sp, 1), "error"));
+    t = json_dumps(json_object_get(json_array_get(sp, 1), "B"), JSON_COMPACT);
+    assert_string_equal(t, "[\"b\",\"c\",\"d\"]"); /* the party whole on one side; A holds a */
+    free(t);
+    json_decref(o);
+
+    /* Scramble by hand: a 1200, b 800, c 1000, d 1000, k = 2. ε = 0 keeps gap 0: {a,b} v
+     * {c,d}: top two (a, then c by request order) apart, spreads 200² and 0. With every split
+     * near-optimal ("epsilon": 0.5) {a,d} v {b,c} keeps them apart with equal spreads (A holds
+     * a); {a,c} v {b,d} would put them together. */
+    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
+                       "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
+                       "\"mode\":\"scramble\",\"epsilon\":0}",
+                       m);
+    k3 = json_array_get(json_object_get(o, "splits"), 0);
+    t = json_dumps(json_object_get(k3, "A"), JSON_COMPACT);
+    assert_string_equal(t, "[\"a\",\"b\"]");
+    free(t);
+    terms = json_object_get(k3, "terms");
+    assert_int_equal(json_integer_value(json_object_get(terms, "top2")), 0); /* a on A, c on B */
+    /* population variances 200² and 0 */
+    assert_true(json_real_value(json_object_get(terms, "spread")) == 40000.0);
+    json_decref(o);
+    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
+                       "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
+                       "\"mode\":\"scramble\",\"epsilon\":0.5}",
+                       m);
+    k3 = json_array_get(json_object_get(o, "splits"), 0);
+    t = json_dumps(json_object_get(k3, "A"), JSON_COMPACT);
+    assert_string_equal(t, "[\"a\",\"d\"]");
+    free(t);
+    terms = json_object_get(k3, "terms");
+    assert_int_equal(json_integer_value(json_object_get(terms, "top2")), 0);
+    assert_true(json_real_value(json_object_get(terms, "spread")) == 0.0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "gap")), 400);
+    json_decref(o);
+
+    /* Past the budget: 64 players in scramble mode with parties, k = 32, "budget_ms": 1 =
+     * EO_SPLIT_NODES_PER_MS search nodes, far fewer than such a request needs (bench_balance:
+     * none of 100 such N = 64 requests proven within 10^7 nodes). Nodes are counted, not time,
+     * so this is deterministic: local search answers and says exact: false. */
+    sbuf b = {0};
+    sb_add(&b, "{\"players\":[");
+    uint64_t x = 12345;
+    for (int i = 0; i < 64; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        sb_add(&b, "%s{\"id\":\"p%d\",\"rating\":%d%s}", i ? "," : "", i,
+               700 + (int)((x >> 33) % 600), i < 12 ? (i % 2 ? ",\"party\":\"x\"" : ",\"party\":\"y\"") : "");
+    }
+    sb_add(&b, "],\"mode\":\"scramble\",\"k_min\":32,\"budget_ms\":1}");
+    o = balance_answer(b.p, m);
+    free(b.p);
+    k3 = json_array_get(json_object_get(o, "splits"), 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "k")), 32);
+    assert_true(json_is_false(json_object_get(k3, "exact")));
+    assert_int_equal(json_array_size(json_object_get(k3, "A")), 32);
+    assert_int_equal(json_array_size(json_object_get(k3, "B")), 32);
+    assert_int_equal(json_integer_value(json_object_get(k3, "parties_broken")), 0);
+    json_decref(o);
+
+    /* Not a balancer request. */
+    eo_split_request req;
+    eo_round_error err;
+    eo_split_answer ans;
+    assert_int_equal(split_decode("{\"players\":[\"a\",\"b\"]}", &req, &err), 0);
+    eo_strength st[2] = {{1000, 0}, {1000, 0}};
+    assert_int_equal(eo_split_request_balance(&req, m, st, &ans, &err), EO_EINVAL);
+    assert_int_equal(ans.count, 0);
+    eo_split_request_free(&req);
+    eo_model_release(m);
+}
+
 /* ---- autobalance and scramble trigger requests (src/codec/autobalance_json.c) ------------ */
 
 #include "evenodds/eo_model.h"
@@ -1493,6 +1892,10 @@ int main(void)
         cmocka_unit_test(test_split_request_valid),
         cmocka_unit_test(test_split_request_errors),
         cmocka_unit_test(test_splits_to_json),
+        cmocka_unit_test(test_split_balance_request),
+        cmocka_unit_test(test_split_balance_request_errors),
+        cmocka_unit_test(test_split_tolerance),
+        cmocka_unit_test(test_split_balance_answer),
         cmocka_unit_test(test_request_parse),
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
