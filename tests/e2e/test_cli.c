@@ -196,7 +196,7 @@ static void expect_reads(const e2e_server *s, const char *pool, const char *mode
     snprintf(body, sizeof body, "{\"players\":[%s]}", ids);
     assert_int_equal(e2e_call(s, "POST", path, s->server_key, body, &r), 0);
     if (r.status != 200)
-        fail_msg("model %s: splits %d %s", model, r.status, r.body);
+        fail_msg("model %s: splits %ld %s", model, r.status, r.body);
     json_t *j = e2e_json(&r);
     json_t *splits = json_object_get(j, "splits");
     assert_int_equal(json_array_size(splits), 3);
