@@ -1,7 +1,7 @@
 /**
  * @file eo_model.h
- * One interface for every rating model (SynElo, TrueSkill, Glicko-2, Elo, Weng-Lin; the NS2
- * hive model follows). A pool picks its model and parameters when it is created; everything
+ * One interface for every rating model (SynElo, TrueSkill, Glicko-2, Elo, Weng-Lin, the NS2
+ * hive model). A pool picks its model and parameters when it is created; everything
  * above the core (pool, engine, service, CLI, balancer) talks to models only through this
  * header, so a model is one source file under src/core/models/ plus its entry in the registry.
  *
@@ -40,10 +40,12 @@ typedef enum {
     EO_MODEL_GLICKO2 = 2,
     EO_MODEL_ELO = 3,
     EO_MODEL_WENGLIN = 4,
+    EO_MODEL_HIVE = 5,
     EO_MODEL_COUNT
 } eo_model;
 
-/** Name of a model ("synelo", "trueskill", "glicko2", "elo", "wenglin"); NULL if unknown. */
+/** Name of a model ("synelo", "trueskill", "glicko2", "elo", "wenglin", "hive"); NULL if
+ * unknown. */
 const char *eo_model_name(eo_model m);
 
 /** Parses a model name. Returns 0 or EO_EINVAL. */
@@ -204,7 +206,8 @@ typedef struct eo_model_update {
     double before;    /**< display value at round start */
     double after;     /**< display value after the round */
     double expected;  /**< P(this member's team wins) at round start */
-    double k;         /**< the step size used (SynElo and Elo K; 0 for other models) */
+    double k;         /**< the step size used (SynElo and Elo K; hive α, or the commander α
+                           for a commander; 0 for other models) */
     double mu;        /**< state after: mean (rating for SynElo, Elo, Glicko-2) */
     double sigma;     /**< state after: deviation (RD for Glicko-2; 0 for SynElo and Elo) */
 } eo_model_update;
@@ -223,6 +226,34 @@ typedef struct eo_model_update {
 int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
                   const eo_participant *b, size_t nb, eo_winner winner, double field,
                   int64_t at, double *p_a, eo_model_update *out);
+
+/**
+ * What a round record says of a participant beyond its weight, for the models that use it
+ * (the NS2 hive model: commander skill, initial skill from playtime); other models ignore it.
+ * Plain data.
+ */
+typedef struct eo_participant_info {
+    bool commander;   /**< the member's time in the round was spent commanding */
+    double playtime;  /**< seconds played before this pool knew the player (the hive model's
+                           initial skill, read on the player's first rated round); < 0: none */
+} eo_participant_info;
+
+/**
+ * eo_model_rate() with @p info: NULL (as eo_model_rate()), or na + nb entries, A's then B's,
+ * beside the participants. Same contract and errors as eo_model_rate(); additionally EO_EINVAL
+ * when a playtime is NaN or infinite.
+ */
+int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
+                       const eo_participant *b, size_t nb, const eo_participant_info *info,
+                       eo_winner winner, double field, int64_t at, double *p_a,
+                       eo_model_update *out);
+
+/**
+ * A member's partial-play weight in [0, 1] as model @p ctx counts it: eo_round_member_weight()
+ * for every model but the hive one, which weights time exponentially from `joined`/`left`
+ * (the first half of a round counts more than the second; eo_hive_member_weight()). Pure.
+ */
+double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m);
 
 /** What a lookup shows of a player. */
 typedef struct eo_rating_view {
@@ -243,7 +274,8 @@ void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rati
 /** True when the model's display values are integers (SynElo), to print them as such. */
 bool eo_model_integer_display(const eo_model_ctx *ctx);
 
-/** True when the model's players have a deviation (TrueSkill, Weng-Lin, Glicko-2). */
+/** True when the model's players have a deviation (TrueSkill, Weng-Lin, Glicko-2; not SynElo,
+ * Elo or hive). */
 bool eo_model_has_deviation(const eo_model_ctx *ctx);
 
 /**

@@ -102,7 +102,9 @@ typedef struct eo_round_result {
  * EO_PLAYERS_MAX players, a valid winner, valid ids, no player twice; the rest of the record
  * (times, parties, ...) is the caller's to validate. The players' last round end is
  * r->ended_at, or r->started_at when ended_at is 0 (kept as it was when both are 0). Each
- * member's partial-play weight is eo_round_member_weight().
+ * member's partial-play weight is eo_model_member_weight() (eo_round_member_weight() for
+ * every model but the hive one); its commander flag and playtime reach the model as
+ * eo_participant_info.
  * @p members is NULL, or has room for r->n[0] + r->n[1] entries. On error the pool is
  * unchanged. Returns 0, EO_EINVAL or EO_ENOMEM.
  */

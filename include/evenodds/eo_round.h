@@ -27,7 +27,8 @@ typedef enum { EO_WIN_A = 0, EO_WIN_B = 1, EO_DRAW = 2 } eo_winner;
 enum {
     EO_MEMBER_TIME = 1u << 0,   /**< time is set */
     EO_MEMBER_JOINED = 1u << 1, /**< joined is set */
-    EO_MEMBER_LEFT = 1u << 2    /**< left is set */
+    EO_MEMBER_LEFT = 1u << 2,   /**< left is set */
+    EO_MEMBER_PLAYTIME = 1u << 3 /**< playtime is set */
 };
 
 /** One participant of a round. */
@@ -39,6 +40,7 @@ typedef struct eo_member {
     double left;     /**< seconds from round start, >= joined */
     bool commander;  /**< spent time commanding (NS2) */
     char *party;     /**< party id, owned, or NULL */
+    double playtime; /**< seconds played before (NS2 hive initial skill), >= 0 */
 } eo_member;
 
 /** One round. Optional strings are NULL when absent; optional times are 0 when absent. */
@@ -67,7 +69,8 @@ typedef struct eo_round_error {
 
 /**
  * Checks the rules of the canonical record that span fields: ids valid, both teams non-empty,
- * no player on both teams or twice on one team, times in [0, 1], 0 <= joined <= left, at most
+ * no player on both teams or twice on one team, times in [0, 1], 0 <= joined <= left, playtime
+ * finite and >= 0, at most
  * EO_PLAYERS_MAX players in all. On failure returns EO_EINVAL and, when @p err is not NULL,
  * fills it. Pure.
  */

@@ -4,7 +4,9 @@
 #define EO_CLI_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "evenodds/eo_model.h"
 
@@ -47,10 +49,14 @@ int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config 
 
 /* Help lines for the model options, for the commands' usage texts. */
 #define EO_OPT_MODEL_HELP                                                                        \
-    "  --model M           synelo (default), trueskill, glicko2, elo or wenglin\n"                \
+    "  --model M           synelo (default), trueskill, glicko2, elo, wenglin or hive\n"       \
     "  --param NAME=VALUE  a model parameter (repeatable; docs/MODELS.md lists them per model)\n"  \
     "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
     "  --theta T           synelo: Θ given directly (default 2400)\n"
+
+/* Counts the non-blank lines of @p f (lines with a character other than space, tab, CR): the
+ * rounds' positions that --eval-from refers to. Rewinds @p f. 0, or -1 on a read error. */
+int eo_opt_count_lines(FILE *f, size_t *n);
 
 /* True when stderr is a terminal (progress is shown only then). */
 bool eo_opt_tty(void);

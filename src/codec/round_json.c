@@ -66,7 +66,8 @@ static int member_from_json(const json_t *v, int t, size_t i, eo_member *m, eo_r
         double *dst;
     } nums[] = {{"time", EO_MEMBER_TIME, &m->time},
                 {"joined", EO_MEMBER_JOINED, &m->joined},
-                {"left", EO_MEMBER_LEFT, &m->left}};
+                {"left", EO_MEMBER_LEFT, &m->left},
+                {"playtime", EO_MEMBER_PLAYTIME, &m->playtime}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
         rc = member_number(v, nums[k].key, path, nums[k].dst, err);
         if (rc < 0)
@@ -233,6 +234,8 @@ static json_t *member_to_json(const eo_member *m)
         bad |= set(o, "joined", json_real(m->joined));
     if (m->has & EO_MEMBER_LEFT)
         bad |= set(o, "left", json_real(m->left));
+    if (m->has & EO_MEMBER_PLAYTIME)
+        bad |= set(o, "playtime", json_real(m->playtime));
     if (m->commander)
         bad |= set(o, "commander", json_true());
     if (m->party != NULL)

@@ -29,6 +29,7 @@ struct eo_pool {
     uint32_t recent_len;
     /* Scratch for one round. */
     eo_participant part[EO_PLAYERS_MAX];
+    eo_participant_info info[EO_PLAYERS_MAX]; /* commander, playtime (the hive model) */
     eo_model_update upd[EO_PLAYERS_MAX];
     uint32_t idx[EO_PLAYERS_MAX];
 };
@@ -191,16 +192,17 @@ static void drop_players_from(eo_pool *pool, size_t n)
 }
 
 /* Rates a round whose players are resolved to pool->idx[0 .. na+nb) and checked distinct, with
- * weights already in pool->part[].w. */
-static int apply_resolved(eo_pool *pool, size_t na, size_t nb, eo_winner winner,
-                          int64_t ended_at, eo_round_result *res, eo_model_update *upd)
+ * weights already in pool->part[].w; @p info NULL or pool->info filled for the round. */
+static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_participant_info *info,
+                          eo_winner winner, int64_t ended_at, eo_round_result *res,
+                          eo_model_update *upd)
 {
     size_t n = na + nb;
     for (size_t i = 0; i < n; i++)
         pool->part[i].st = state_of(pool, pool->idx[i]);
     double p_a;
-    int rc = eo_model_rate(pool->model, pool->part, na, pool->part + na, nb, winner, 0.0,
-                           ended_at, &p_a, upd);
+    int rc = eo_model_rate_info(pool->model, pool->part, na, pool->part + na, nb, info, winner,
+                                0.0, ended_at, &p_a, upd);
     if (rc != 0)
         return rc;
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
@@ -291,10 +293,14 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
             pool->idx[i] = add_player(pool, id, len[i], hash[i]);
         }
     }
-    for (size_t i = 0; i < n; i++)
-        pool->part[i].w = eo_round_member_weight(r, i < na ? &r->team[0][i] : &r->team[1][i - na]);
+    for (size_t i = 0; i < n; i++) {
+        const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
+        pool->part[i].w = eo_model_member_weight(pool->model, r, m);
+        pool->info[i].commander = m->commander;
+        pool->info[i].playtime = (m->has & EO_MEMBER_PLAYTIME) ? m->playtime : -1.0;
+    }
     int64_t ended = r->ended_at != 0 ? r->ended_at : r->started_at;
-    int rc = apply_resolved(pool, na, r->n[1], r->winner, ended, res,
+    int rc = apply_resolved(pool, na, r->n[1], pool->info, r->winner, ended, res,
                             members != NULL ? pool->upd : NULL);
     if (rc != 0) {
         drop_players_from(pool, before);
@@ -362,7 +368,7 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
         pool->idx[i] = h;
         pool->part[i].w = 1.0;
     }
-    int rc = apply_resolved(pool, na, nb, winner, ended_at, res, updates);
+    int rc = apply_resolved(pool, na, nb, NULL, winner, ended_at, res, updates);
     return rc;
 }
 

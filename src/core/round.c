@@ -140,6 +140,11 @@ static int check_member(const eo_member *m, int t, size_t i, eo_round_error *err
         if ((m->has & EO_MEMBER_JOINED) && m->left < m->joined)
             return eo__fail(err, field, "left (%.17g) is before joined (%.17g)", m->left, m->joined);
     }
+    if (m->has & EO_MEMBER_PLAYTIME) {
+        snprintf(field, sizeof field, "%s[%zu].playtime", team_name[t], i);
+        if (!isfinite(m->playtime) || !(m->playtime >= 0.0))
+            return eo__fail(err, field, "expected a number of seconds >= 0");
+    }
     if (m->party != NULL) {
         snprintf(field, sizeof field, "%s[%zu].party", team_name[t], i);
         rc = check_id(m->party, err, field);

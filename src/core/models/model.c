@@ -16,6 +16,7 @@ static const eo__model_ops *const registry[EO_MODEL_COUNT] = {
     [EO_MODEL_GLICKO2] = &eo__glicko2_ops,
     [EO_MODEL_ELO] = &eo__elo_ops,
     [EO_MODEL_WENGLIN] = &eo__wenglin_ops,
+    [EO_MODEL_HIVE] = &eo__hive_ops,
 };
 
 static const eo__model_ops *ops_of(eo_model m)
@@ -299,6 +300,30 @@ int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
     return ctx->ops->rate(ctx->impl, a, na, b, nb, winner, field, at, p_a, out);
 }
 
+int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
+                       const eo_participant *b, size_t nb, const eo_participant_info *info,
+                       eo_winner winner, double field, int64_t at, double *p_a,
+                       eo_model_update *out)
+{
+    if (info == NULL || ctx == NULL || ctx->ops->rate_info == NULL)
+        return eo_model_rate(ctx, a, na, b, nb, winner, field, at, p_a, out);
+    if (a == NULL || b == NULL || na == 0 || nb == 0 || na + nb > EO_PLAYERS_MAX ||
+        (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW) || !isfinite(field) ||
+        !weights_ok(a, na) || !weights_ok(b, nb))
+        return EO_EINVAL;
+    for (size_t i = 0; i < na + nb; i++)
+        if (isnan(info[i].playtime) || isinf(info[i].playtime))
+            return EO_EINVAL;
+    return ctx->ops->rate_info(ctx->impl, a, na, b, nb, info, winner, field, at, p_a, out);
+}
+
+double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m)
+{
+    if (ctx->ops->member_weight != NULL)
+        return ctx->ops->member_weight(ctx->impl, r, m);
+    return eo_round_member_weight(r, m);
+}
+
 void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rating_view *out)
 {
     ctx->ops->view(ctx->impl, st, now, out);
@@ -311,7 +336,8 @@ bool eo_model_integer_display(const eo_model_ctx *ctx)
 
 bool eo_model_has_deviation(const eo_model_ctx *ctx)
 {
-    return ctx->cfg.model != EO_MODEL_SYNELO && ctx->cfg.model != EO_MODEL_ELO;
+    return ctx->cfg.model != EO_MODEL_SYNELO && ctx->cfg.model != EO_MODEL_ELO &&
+           ctx->cfg.model != EO_MODEL_HIVE;
 }
 
 int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma)

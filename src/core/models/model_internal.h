@@ -47,6 +47,14 @@ typedef struct eo__model_ops {
     int (*rate)(const void *impl, const eo_participant *a, size_t na, const eo_participant *b,
                 size_t nb, eo_winner winner, double field, int64_t at, double *p_a,
                 eo_model_update *out);
+    /* As eo_model_rate_info(); NULL: model.c calls rate() and the model ignores the info.
+     * model.c has checked the arguments as for rate() and that playtimes are not NaN/inf. */
+    int (*rate_info)(const void *impl, const eo_participant *a, size_t na,
+                     const eo_participant *b, size_t nb, const eo_participant_info *info,
+                     eo_winner winner, double field, int64_t at, double *p_a,
+                     eo_model_update *out);
+    /* As eo_model_member_weight(); NULL: eo_round_member_weight(). Must return [0, 1]. */
+    double (*member_weight)(const void *impl, const eo_round *r, const eo_member *m);
     void (*view)(const void *impl, const void *st, int64_t now, eo_rating_view *out);
     /* As eo_model_set(): EO_ERANGE, state unchanged, for a value outside the model's range
      * (documented in its section of docs/MODELS.md); model.c has checked that mu is finite. */
@@ -76,5 +84,6 @@ extern const eo__model_ops eo__trueskill_ops;
 extern const eo__model_ops eo__glicko2_ops;
 extern const eo__model_ops eo__elo_ops;
 extern const eo__model_ops eo__wenglin_ops;
+extern const eo__model_ops eo__hive_ops;
 
 #endif
