@@ -79,27 +79,6 @@ static int parse_args(int argc, char **argv, replay_opts *o)
     return eo_opt_model_finish("replay", &o->model, &o->cfg.model);
 }
 
-/* Non-blank lines of the file: the rounds' positions that --eval-from refers to. */
-static int count_lines(FILE *f, size_t *n)
-{
-    size_t count = 0;
-    int c, blank = 1;
-    while ((c = getc(f)) != EOF) {
-        if (c == '\n') {
-            count += !blank;
-            blank = 1;
-        } else if (c != ' ' && c != '\t' && c != '\r') {
-            blank = 0;
-        }
-    }
-    count += !blank;
-    if (ferror(f))
-        return -1;
-    *n = count;
-    rewind(f);
-    return 0;
-}
-
 typedef struct write_ctx {
     FILE *f;
     const eo_pool *pool;
@@ -161,7 +140,7 @@ int eo_cmd_replay(int argc, char **argv)
     memset(&round, 0, sizeof round);
     char msg[512];
 
-    if (count_lines(in, &total) != 0) {
+    if (eo_opt_count_lines(in, &total) != 0) {
         fprintf(stderr, "evenodds replay: cannot read '%s'\n", o.input);
         goto done;
     }

@@ -11,11 +11,13 @@
 const eo_cmd eo_cli_commands[] = {
     {"serve", "run the HTTP/JSON rating service", eo_cmd_serve},
     {"replay", "fold a JSONL round log through a model and score its predictions", eo_cmd_replay},
+    {"eval", "score a model's predictions: calibration, tightest rounds, experience", eo_cmd_eval},
     {"split", "best teams for every team size from rated players (exact)", eo_cmd_split},
     {"autobalance", "mid-round moves that even the current teams, with reasons", eo_cmd_autobalance},
     {"triggers", "whether a game state calls for a scramble, and by which rule", eo_cmd_triggers},
     {"import", "rate a JSONL round log into a pool of a store", eo_cmd_import},
     {"export", "write a pool's rounds from a store as JSONL", eo_cmd_export},
+    {"sim", "simulate a world in closed loop: balancer, model, hidden true skills", eo_cmd_sim},
     {"season", "end a pool's season (archive standings, soft reset) or list seasons", eo_cmd_season},
     {NULL, NULL, NULL},
 };

@@ -147,3 +147,23 @@ bool eo_opt_tty(void)
 {
     return isatty(STDERR_FILENO) == 1;
 }
+
+int eo_opt_count_lines(FILE *f, size_t *n)
+{
+    size_t count = 0;
+    int c, blank = 1;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\n') {
+            count += !blank;
+            blank = 1;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            blank = 0;
+        }
+    }
+    count += !blank;
+    if (ferror(f))
+        return -1;
+    *n = count;
+    rewind(f);
+    return 0;
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -453,13 +454,324 @@ static void test_autobalance_triggers(void **state)
     e2e_cleanup(&s);
 }
 
+/* `evenodds split` with balancer inputs (issue 3 §4): the service's request and answer
+ * offline. Rebalance by hand (SynElo, Θ 2400: ε = 96 for 0.01): A = a 1000, b 1100, e 950
+ * (locked A), B = c 1200 and d 900 (party p), f 1050; |D| = 100 > 96, and the only split of
+ * k = 3 with |D| <= 96 and the party whole is a <-> f (3100 : 3100), two moves. A bad field
+ * exits 1 naming it; a plain request keeps the splitter's answer (no "moves"). */
+static void test_split_balancer(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char in[400], out[400], bad[400], err[1024];
+    path_in(&s, "split.json", in, sizeof in);
+    path_in(&s, "split.out", out, sizeof out);
+    path_in(&s, "split_bad.json", bad, sizeof bad);
+    FILE *f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\"},"
+          "{\"id\":\"b\",\"rating\":1100,\"team\":\"A\"},"
+          "{\"id\":\"c\",\"rating\":1200,\"team\":\"B\",\"party\":\"p\"},"
+          "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"},"
+          "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"},"
+          "{\"id\":\"f\",\"rating\":1050,\"team\":\"B\"}],\"mode\":\"rebalance\"}",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *run[] = {"evenodds", "split", "--file", in, "--out", out, NULL};
+    assert_int_equal(e2e_run(run, NULL, err, sizeof err), 0);
+    json_error_t jerr;
+    json_t *j = json_load_file(out, 0, &jerr);
+    assert_non_null(j);
+    json_t *sp = json_object_get(j, "splits");
+    assert_int_equal(json_array_size(sp), 2); /* k = 2 and 3 */
+    json_t *k3 = json_array_get(sp, 1);
+    assert_int_equal(json_integer_value(json_object_get(k3, "k")), 3);
+    assert_int_equal(json_integer_value(json_object_get(k3, "gap")), 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "epsilon")), 96);
+    assert_true(json_is_true(json_object_get(k3, "exact")));
+    json_t *moves = json_object_get(k3, "moves");
+    assert_int_equal(json_array_size(moves), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "id")), "a");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 1), "id")), "f");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(k3, "terms"), "moves")),
+                     2);
+    json_decref(j);
+
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"players\":[{\"id\":\"a\",\"rating\":1,\"lock\":\"C\"},{\"id\":\"b\",\"rating\":2}]}",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *run_bad[] = {"evenodds", "split", "--file", bad, NULL};
+    assert_int_equal(e2e_run(run_bad, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "\"players[0].lock\": expected \"A\", \"B\" or null"));
+
+    f = fopen(in, "w");
+    assert_non_null(f);
+    fputs("{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\",\"rating\":1100},"
+          "{\"id\":\"c\",\"rating\":1200},{\"id\":\"d\",\"rating\":900}]}",
+          f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(e2e_run(run, NULL, err, sizeof err), 0);
+    j = json_load_file(out, 0, &jerr);
+    assert_non_null(j);
+    json_t *k2 = json_array_get(json_object_get(j, "splits"), 0);
+    assert_int_equal(json_integer_value(json_object_get(k2, "gap")), 0);
+    assert_null(json_object_get(k2, "moves"));
+    json_decref(j);
+
+    const char *help[] = {"evenodds", "split", "--help", NULL};
+    assert_int_equal(e2e_run(help, NULL, err, sizeof err), 0);
+    e2e_cleanup(&s);
+}
+
+/* Runs EO_BIN with the arguments in @p args (a shell fragment of plain words: temporary paths
+ * and options, nothing to quote), standard output into @p out; returns the exit code. */
+static int run_stdout(const char *args, const char *out)
+{
+    const char *bin = getenv("EO_BIN");
+    assert_non_null(bin);
+    char cmd[2048];
+    assert_true(snprintf(cmd, sizeof cmd, "'%s' %s > '%s'", bin, args, out) < (int)sizeof cmd);
+    int st = system(cmd);
+    assert_true(st != -1 && WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* `evenodds eval` (issue 5 §4) on a generated log of 600 rounds (4 % stalemates) for two
+ * models: the JSON report is consistent with itself (bins and experience groups add up to the
+ * counted rounds, draws to the draws, the tight set is ceil(counted / 5)) and with `replay`
+ * (same log loss, Brier and accuracy on the same file and --eval-from); the SVG has the
+ * diagonal and the model's curve as its two polylines and one dot per non-empty bin. A bad
+ * line exits 1 naming the line and the field; a bad option exits 2. */
+static void test_eval(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char log[400], out[400], svg[400], rep[400], bad[400], args[1600], err[1024];
+    path_in(&s, "eval.jsonl", log, sizeof log);
+    path_in(&s, "eval.json", out, sizeof out);
+    path_in(&s, "eval.svg", svg, sizeof svg);
+    path_in(&s, "replay.json", rep, sizeof rep);
+    path_in(&s, "eval_bad.jsonl", bad, sizeof bad);
+    write_log(log, 600, 11);
+
+    static const char *const models[] = {"synelo", "trueskill"};
+    double logloss[2];
+    for (int mi = 0; mi < 2; mi++) {
+        const char *model = models[mi];
+        snprintf(args, sizeof args, "eval --model %s --eval-from 0.25 --format json --plot %s %s",
+                 model, svg, log);
+        assert_int_equal(run_stdout(args, out), 0);
+        json_error_t jerr;
+        json_t *j = json_load_file(out, 0, &jerr);
+        if (!j)
+            fail_msg("eval --model %s: %s", model, jerr.text);
+        assert_string_equal(json_string_value(json_object_get(j, "model")), model);
+        assert_int_equal(json_integer_value(json_object_get(j, "rounds")), 600);
+        json_int_t scored = json_integer_value(json_object_get(j, "scored"));
+        json_int_t draws = json_integer_value(json_object_get(j, "draws"));
+        json_int_t counted = json_integer_value(json_object_get(j, "counted"));
+        assert_int_equal(scored, 600 - 150); /* floor(0.25 · 600) rounds before scoring */
+        assert_true(draws > 0);              /* the generator's stalemates */
+        assert_int_equal(counted + draws, scored);
+
+        json_t *bins = json_object_get(json_object_get(j, "calibration"), "bins");
+        assert_int_equal(json_array_size(bins), 10);
+        json_int_t sum = 0;
+        size_t nonempty = 0;
+        for (size_t b = 0; b < 10; b++) {
+            json_t *bin = json_array_get(bins, b);
+            json_int_t c = json_integer_value(json_object_get(bin, "count"));
+            sum += c;
+            if (c == 0) {
+                assert_true(json_is_null(json_object_get(bin, "mean_p")));
+                continue;
+            }
+            nonempty++;
+            double p = json_real_value(json_object_get(bin, "mean_p"));
+            assert_true(p >= (double)b / 10 - 1e-9 && p <= (double)(b + 1) / 10 + 1e-9);
+            double w = json_real_value(json_object_get(bin, "win_rate"));
+            assert_true(w >= 0.0 && w <= 1.0);
+        }
+        assert_int_equal(sum, counted);
+
+        json_t *exp = json_object_get(j, "experience");
+        assert_int_equal(json_array_size(exp), 3);
+        json_int_t ecount = 0, edraws = 0;
+        for (size_t g = 0; g < 3; g++) {
+            ecount += json_integer_value(json_object_get(json_array_get(exp, g), "count"));
+            edraws += json_integer_value(json_object_get(json_array_get(exp, g), "draws"));
+        }
+        assert_int_equal(ecount, counted);
+        assert_int_equal(edraws, draws);
+
+        json_t *tight = json_object_get(j, "tight");
+        assert_int_equal(json_integer_value(json_object_get(tight, "count")), (counted + 4) / 5);
+        assert_true(json_real_value(json_object_get(tight, "max_margin")) >= 0.0);
+
+        /* Same predictions as replay, so the same figures, printed alike. */
+        snprintf(args, sizeof args, "replay --model %s --eval-from 0.25 %s", model, log);
+        assert_int_equal(run_stdout(args, rep), 0);
+        json_t *r = json_load_file(rep, 0, &jerr);
+        assert_non_null(r);
+        static const char *const keys[] = {"logloss", "brier", "accuracy"};
+        for (size_t k = 0; k < 3; k++) {
+            double a = json_real_value(json_object_get(j, keys[k]));
+            double b = json_real_value(json_object_get(r, keys[k]));
+            if (a != b)
+                fail_msg("model %s, %s: eval %.17g, replay %.17g", model, keys[k], a, b);
+        }
+        logloss[mi] = json_real_value(json_object_get(j, "logloss"));
+        assert_true(logloss[mi] > 0.0 && logloss[mi] < 1.0);
+        json_decref(r);
+        json_decref(j);
+
+        size_t len = 0;
+        char *text = slurp(svg, &len);
+        assert_true(len > 4 && strncmp(text, "<svg", 4) == 0);
+        assert_non_null(strstr(text, "</svg>\n"));
+        assert_int_equal(count_of(text, "<polyline"), 2);
+        assert_int_equal(count_of(text, "<circle"), nonempty);
+        assert_int_equal(count_of(text, "<text"), count_of(text, "</text>"));
+        free(text);
+    }
+    assert_true(logloss[0] != logloss[1]); /* --model is honoured */
+
+    /* --format table: the aligned text. */
+    snprintf(args, sizeof args, "eval --format table %s", log);
+    assert_int_equal(run_stdout(args, out), 0);
+    size_t tlen = 0;
+    char *table = slurp(out, &tlen);
+    assert_non_null(strstr(table, "tightest 20 %"));
+    assert_non_null(strstr(table, "[0.9, 1.0]"));
+    free(table);
+
+    /* A bad second line: exit 1, the message names the file's line and the field. */
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"id\":\"r1\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}\n"
+          "{\"id\":\"r2\",\"winner\":\"C\",\"A\":[\"a\"],\"B\":[\"b\"]}\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *bad_argv[] = {"evenodds", "eval", "--format", "json", bad, NULL};
+    assert_int_equal(e2e_run(bad_argv, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "eval_bad.jsonl:2:"));
+    assert_non_null(strstr(err, "\"winner\""));
+    const char *fmt_argv[] = {"evenodds", "eval", "--format", "yaml", log, NULL};
+    assert_int_equal(e2e_run(fmt_argv, NULL, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--format"));
+    const char *help[] = {"evenodds", "eval", "--help", NULL};
+    assert_int_equal(e2e_run(help, NULL, err, sizeof err), 0);
+    e2e_cleanup(&s);
+}
+
+/* `evenodds sim` (issue 5 §4): the rounds it writes are a log `evenodds replay` accepts, with
+ * every player who played rated; the same arguments give the same files byte for byte, another
+ * seed other ones; bad arguments exit 2. */
+static void test_sim(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char ra[400], rb[400], rc[400], ta[400], tb[400], ratings[400], err[2048];
+    path_in(&s, "sim_a.jsonl", ra, sizeof ra);
+    path_in(&s, "sim_b.jsonl", rb, sizeof rb);
+    path_in(&s, "sim_c.jsonl", rc, sizeof rc);
+    path_in(&s, "sim_a.json", ta, sizeof ta);
+    path_in(&s, "sim_b.json", tb, sizeof tb);
+    path_in(&s, "sim_ratings.jsonl", ratings, sizeof ratings);
+    const char *run_a[] = {"evenodds", "sim", "--seed", "5", "--rounds", "300", "--players",
+                           "60", "--team-min", "2", "--team-max", "8", "--model", "trueskill",
+                           "--partial", "200", "--drift", "1", "--arrivals", "50",
+                           "--departures", "50", "--report-every", "100", "--format", "json",
+                           "--rounds-out", ra, "--truth-out", ta, NULL};
+    assert_int_equal(e2e_run(run_a, NULL, err, sizeof err), 0);
+    const char *run_b[] = {"evenodds", "sim", "--seed", "5", "--rounds", "300", "--players",
+                           "60", "--team-min", "2", "--team-max", "8", "--model", "trueskill",
+                           "--partial", "200", "--drift", "1", "--arrivals", "50",
+                           "--departures", "50", "--report-every", "100", "--format", "json",
+                           "--rounds-out", rb, "--truth-out", tb, NULL};
+    assert_int_equal(e2e_run(run_b, NULL, err, sizeof err), 0);
+    size_t la, lb, lc;
+    char *a = slurp(ra, &la), *b = slurp(rb, &lb);
+    assert_true(la > 0);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    size_t lines = 0;
+    for (size_t i = 0; i < la; i++)
+        lines += a[i] == '\n';
+    assert_int_equal(lines, 300);
+    assert_non_null(strstr(a, "\"joined\":")); /* partial play is written */
+    free(b);
+    char *x = slurp(ta, &la), *y = slurp(tb, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(x, y, la);
+    free(x);
+    free(y);
+
+    const char *run_c[] = {"evenodds", "sim", "--seed", "6", "--rounds", "300", "--players",
+                           "60", "--team-min", "2", "--team-max", "8", "--model", "trueskill",
+                           "--partial", "200", "--drift", "1", "--arrivals", "50",
+                           "--departures", "50", "--rounds-out", rc, NULL};
+    assert_int_equal(e2e_run(run_c, NULL, err, sizeof err), 0);
+    char *c = slurp(rc, &lc);
+    assert_true(lc != la || memcmp(a, c, lc) != 0);
+    free(c);
+    free(a);
+
+    const char *rep[] = {"evenodds", "replay", "--model", "trueskill", "--ratings-out",
+                         ratings, ra, NULL};
+    assert_int_equal(e2e_run(rep, NULL, err, sizeof err), 0);
+    json_error_t jerr;
+    json_t *truth = json_load_file(ta, 0, &jerr);
+    assert_non_null(truth);
+    json_t *players = json_object_get(truth, "players");
+    size_t played = 0, idx;
+    json_t *p;
+    json_array_foreach(players, idx, p) {
+        played += json_integer_value(json_object_get(p, "rounds")) > 0;
+    }
+    assert_true(json_array_size(players) >= 60);
+    assert_int_equal(json_array_size(json_object_get(truth, "maps")), 8);
+    json_decref(truth);
+    char *r = slurp(ratings, &la);
+    size_t rated = 0;
+    for (size_t i = 0; i < la; i++)
+        rated += r[i] == '\n';
+    free(r);
+    assert_int_equal(rated, played);
+
+    const char *bad[] = {"evenodds", "sim", "--balancer", "greedy", NULL};
+    assert_int_equal(e2e_run(bad, NULL, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--balancer"));
+    const char *both[] = {"evenodds", "sim", "--team", "4", "--team-max", "6", NULL};
+    assert_int_equal(e2e_run(both, NULL, err, sizeof err), 2);
+    const char *help[] = {"evenodds", "sim", "--help", NULL};
+    assert_int_equal(e2e_run(help, NULL, err, sizeof err), 0);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sim),
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
         cmocka_unit_test(test_every_model),
         cmocka_unit_test(test_autobalance_triggers),
+        cmocka_unit_test(test_split_balancer),
+        cmocka_unit_test(test_eval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
