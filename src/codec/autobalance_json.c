@@ -29,68 +29,9 @@ static int only_known(const json_t *obj, const char *const *names, const char *p
     return 0;
 }
 
-static void field_of(char *buf, size_t cap, const char *path, const char *name)
-{
-    snprintf(buf, cap, "%s%s%s", path, path[0] ? "." : "", name);
-}
 
-static int get_bool(const json_t *obj, const char *path, const char *name, bool *out,
-                    eo_round_error *err)
-{
-    const json_t *v = json_object_get(obj, name);
-    if (v == NULL)
-        return 0;
-    if (!json_is_boolean(v)) {
-        char f[64];
-        field_of(f, sizeof f, path, name);
-        return eo__fail(err, f, "expected true or false");
-    }
-    *out = json_is_true(v);
-    return 0;
-}
 
-/* An integer in [lo, hi]; *present says whether it was there (NULL: not wanted). null is
- * accepted when @p null_ok (then *is_null is set). */
-static int get_int(const json_t *obj, const char *path, const char *name, int64_t lo, int64_t hi,
-                   bool null_ok, int64_t *out, bool *is_null, eo_round_error *err)
-{
-    const json_t *v = json_object_get(obj, name);
-    if (is_null)
-        *is_null = false;
-    if (v == NULL)
-        return 0;
-    char f[64];
-    field_of(f, sizeof f, path, name);
-    if (json_is_null(v) && null_ok) {
-        *is_null = true;
-        return 0;
-    }
-    if (!json_is_integer(v))
-        return eo__fail(err, f, null_ok ? "expected an integer or null" : "expected an integer");
-    json_int_t x = json_integer_value(v);
-    if (x < lo || x > hi)
-        return eo__fail(err, f, "out of range: expected an integer in [%lld, %lld]",
-                        (long long)lo, (long long)hi);
-    *out = (int64_t)x;
-    return 0;
-}
 
-static int get_num(const json_t *obj, const char *path, const char *name, double lo, double hi,
-                   double *out, eo_round_error *err)
-{
-    const json_t *v = json_object_get(obj, name);
-    if (v == NULL)
-        return 0;
-    char f[64];
-    field_of(f, sizeof f, path, name);
-    if (!json_is_number(v))
-        return eo__fail(err, f, "expected a number");
-    double x = json_number_value(v);
-    if (!(x >= lo && x <= hi))
-        return eo__fail(err, f, "out of range: expected a number in [%g, %g]", lo, hi);
-    *out = x;
-    return 0;
-}
 
 /* A string among @p names (NULL-terminated); *out its index. */
 static int get_choice(const json_t *obj, const char *path, const char *name,
@@ -106,7 +47,7 @@ static int get_choice(const json_t *obj, const char *path, const char *name,
             return 0;
         }
     char f[64];
-    field_of(f, sizeof f, path, name);
+    eo__json_path(f, sizeof f, path, name);
     return eo__fail(err, f, "expected %s", expect);
 }
 
@@ -134,7 +75,8 @@ static int get_rating(const json_t *obj, const char *path, double *out, bool *ha
     const json_t *v = json_object_get(obj, "rating");
     if (v == NULL)
         return 0;
-    int rc = get_num(obj, path, "rating", -EO_AB_JSON_RATING_MAX, EO_AB_JSON_RATING_MAX, out, err);
+    int rc = eo__get_num(obj, path, "rating", -EO_AB_JSON_RATING_MAX, EO_AB_JSON_RATING_MAX, out,
+                         err);
     if (rc == 0)
         *has = true;
     return rc;
@@ -156,7 +98,7 @@ static int player_from_json(const json_t *v, size_t i, eo_autobalance_request *o
     eo_ab_player *p = &out->players[i];
     p->id = (uint32_t)i;
     p->last_moved = EO_AB_NEVER;
-    field_of(f, sizeof f, path, "id");
+    eo__json_path(f, sizeof f, path, "id");
     const json_t *id = json_object_get(v, "id");
     if (id == NULL)
         return eo__fail(err, f, "required field missing");
@@ -165,7 +107,7 @@ static int player_from_json(const json_t *v, size_t i, eo_autobalance_request *o
     for (size_t j = 0; j < i; j++)
         if (strcmp(out->ids[j], out->ids[i]) == 0)
             return eo__fail(err, f, "player \"%s\" is already at players[%zu]", out->ids[i], j);
-    field_of(f, sizeof f, path, "team");
+    eo__json_path(f, sizeof f, path, "team");
     if (json_object_get(v, "team") == NULL)
         return eo__fail(err, f, "required field missing");
     int team = 0;
@@ -178,7 +120,7 @@ static int player_from_json(const json_t *v, size_t i, eo_autobalance_request *o
     if (party != NULL && !json_is_null(party)) {
         const char *s;
         size_t len;
-        field_of(f, sizeof f, path, "party");
+        eo__json_path(f, sizeof f, path, "party");
         if ((rc = eo__check_id(party, f, &s, &len, err)) != 0)
             return rc;
         size_t k = 0;
@@ -188,24 +130,24 @@ static int player_from_json(const json_t *v, size_t i, eo_autobalance_request *o
             party_ids[(*nparty)++] = s; /* borrowed from the request object */
         p->party = (uint32_t)(k + 1);
     }
-    if ((rc = get_bool(v, path, "protected", &p->is_protected, err)) != 0 ||
-        (rc = get_bool(v, path, "dead", &p->dead, err)) != 0)
+    if ((rc = eo__get_bool(v, path, "protected", &p->is_protected, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "dead", &p->dead, err)) != 0)
         return rc;
     bool is_null;
-    if ((rc = get_int(v, path, "joined_at", 0, EO_ROUND_TIME_MAX, false, &p->joined_at, NULL,
+    if ((rc = eo__get_int(v, path, "joined_at", 0, EO_ROUND_TIME_MAX, &p->joined_at, NULL,
                       err)) != 0 ||
-        (rc = get_int(v, path, "last_moved", 0, EO_ROUND_TIME_MAX, true, &p->last_moved,
+        (rc = eo__get_int(v, path, "last_moved", 0, EO_ROUND_TIME_MAX, &p->last_moved,
                       &is_null, err)) != 0)
         return rc;
     if (is_null)
         p->last_moved = EO_AB_NEVER;
     bool has_score = json_object_get(v, "score") != NULL;
     if (i > 0 && has_score != *score_seen) {
-        field_of(f, sizeof f, path, "score");
+        eo__json_path(f, sizeof f, path, "score");
         return eo__fail(err, f, "give a score for every player or for none");
     }
     *score_seen = has_score;
-    if ((rc = get_int(v, path, "score", -EO_AB_JSON_DURATION_MAX, EO_AB_JSON_DURATION_MAX, false,
+    if ((rc = eo__get_int(v, path, "score", -EO_AB_JSON_DURATION_MAX, EO_AB_JSON_DURATION_MAX,
                       &p->score, NULL, err)) != 0)
         return rc;
     return 0;
@@ -235,25 +177,25 @@ static int policy_from_json(const json_t *v, eo_autobalance_request *out, eo_rou
                          err)) != 0 ||
         (rc = get_choice(v, path, "size_rule", rules, "\"gap\" or \"sectors_edge\"", &rule,
                          err)) != 0 ||
-        (rc = get_bool(v, path, "enabled", &p->enabled, err)) != 0 ||
-        (rc = get_bool(v, path, "allow_party", &p->allow_party, err)) != 0 ||
-        (rc = get_bool(v, path, "dead_only", &p->dead_only, err)) != 0 ||
-        (rc = get_bool(v, path, "strength_swaps", &p->strength_swaps, err)) != 0 ||
-        (rc = get_bool(v, path, "odd_extra", &p->odd_extra, err)) != 0 ||
-        (rc = get_int(v, path, "last_minutes", 0, EO_AB_JSON_DURATION_MAX, false,
+        (rc = eo__get_bool(v, path, "enabled", &p->enabled, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "allow_party", &p->allow_party, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "dead_only", &p->dead_only, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "strength_swaps", &p->strength_swaps, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "odd_extra", &p->odd_extra, err)) != 0 ||
+        (rc = eo__get_int(v, path, "last_minutes", 0, EO_AB_JSON_DURATION_MAX,
                       &p->last_minutes, NULL, err)) != 0 ||
-        (rc = get_int(v, path, "delay", 0, EO_AB_JSON_DURATION_MAX, false, &p->delay, NULL,
+        (rc = eo__get_int(v, path, "delay", 0, EO_AB_JSON_DURATION_MAX, &p->delay, NULL,
                       err)) != 0 ||
-        (rc = get_int(v, path, "cooldown", 0, EO_AB_JSON_DURATION_MAX, true, &p->cooldown,
+        (rc = eo__get_int(v, path, "cooldown", 0, EO_AB_JSON_DURATION_MAX, &p->cooldown,
                       &cool_null, err)) != 0 ||
-        (rc = get_int(v, path, "size_gap_min", 2, 2 * EO_AB_TEAM_MAX, false, &gmin, NULL,
+        (rc = eo__get_int(v, path, "size_gap_min", 2, 2 * EO_AB_TEAM_MAX, &gmin, NULL,
                       err)) != 0 ||
-        (rc = get_num(v, path, "strength_threshold", 0, EO_AB_JSON_RATING_MAX,
+        (rc = eo__get_num(v, path, "strength_threshold", 0, EO_AB_JSON_RATING_MAX,
                       &out->strength_threshold, err)) != 0 ||
-        (rc = get_num(v, path, "gap_tolerance", 0, EO_AB_JSON_RATING_MAX, &out->gap_tolerance,
+        (rc = eo__get_num(v, path, "gap_tolerance", 0, EO_AB_JSON_RATING_MAX, &out->gap_tolerance,
                       err)) != 0 ||
-        (rc = get_num(v, path, "p_threshold", 0, 0.5, &p->p_threshold, err)) != 0 ||
-        (rc = get_int(v, path, "work_limit", 0, EO_AB_JSON_WORK_MAX, false, &work, NULL,
+        (rc = eo__get_num(v, path, "p_threshold", 0, 0.5, &p->p_threshold, err)) != 0 ||
+        (rc = eo__get_int(v, path, "work_limit", 0, EO_AB_JSON_WORK_MAX, &work, NULL,
                       err)) != 0)
         return rc;
     if (cool_null)
@@ -317,15 +259,15 @@ static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_er
     out->state.n = n;
     out->state.has_scores = score_seen && n > 0;
     bool is_null;
-    if ((rc = get_int(obj, "", "now", 0, EO_ROUND_TIME_MAX, false, &out->state.now, NULL,
+    if ((rc = eo__get_int(obj, "", "now", 0, EO_ROUND_TIME_MAX, &out->state.now, NULL,
                       err)) != 0 ||
-        (rc = get_int(obj, "", "time_left", 0, EO_AB_JSON_DURATION_MAX, true,
+        (rc = eo__get_int(obj, "", "time_left", 0, EO_AB_JSON_DURATION_MAX,
                       &out->state.time_left, &is_null, err)) != 0)
         return rc;
     if (is_null)
         out->state.time_left = EO_AB_TIME_UNKNOWN;
     out->has_now = json_object_get(obj, "now") != NULL;
-    if ((rc = get_int(obj, "", "unbalanced_since", 0, EO_ROUND_TIME_MAX, true,
+    if ((rc = eo__get_int(obj, "", "unbalanced_since", 0, EO_ROUND_TIME_MAX,
                       &out->state.unbalanced_since, &is_null, err)) != 0)
         return rc;
     if (is_null)
@@ -470,7 +412,7 @@ static int get_u32(const json_t *obj, const char *path, const char *name, uint32
                    eo_round_error *err)
 {
     int64_t v = *out;
-    int rc = get_int(obj, path, name, 0, INT32_MAX, false, &v, NULL, err);
+    int rc = eo__get_int(obj, path, name, 0, INT32_MAX, &v, NULL, err);
     *out = (uint32_t)v;
     return rc;
 }
@@ -480,7 +422,7 @@ static int get_pos(const json_t *obj, const char *path, const char *name, uint32
                    eo_round_error *err)
 {
     int64_t v = *out;
-    int rc = get_int(obj, path, name, 1, INT32_MAX, false, &v, NULL, err);
+    int rc = eo__get_int(obj, path, name, 1, INT32_MAX, &v, NULL, err);
     *out = (uint32_t)v;
     return rc;
 }
@@ -551,7 +493,7 @@ static int config_from_json(const json_t *v, eo_trigger_config *cfg, eo_round_er
         return eo__fail(err, path, "expected an object");
     int rc = only_known(v, known, path, err);
     if (rc == 0)
-        rc = get_bool(v, path, "win_difference_on", &cfg->win_difference_on, err);
+        rc = eo__get_bool(v, path, "win_difference_on", &cfg->win_difference_on, err);
     if (rc == 0)
         rc = get_pos(v, path, "win_difference", &cfg->win_difference, err);
     if (rc == 0)
@@ -600,8 +542,8 @@ static int trig_decode(const json_t *obj, eo_trigger_state *st, eo_trigger_confi
             return rc;
         st->streak_team = t == 0 ? EO_WIN_A : EO_WIN_B;
     }
-    if ((rc = get_bool(obj, "", "tournament", &st->tournament, err)) != 0 ||
-        (rc = get_bool(obj, "", "attackers_timed_out", &st->attackers_timed_out, err)) != 0 ||
+    if ((rc = eo__get_bool(obj, "", "tournament", &st->tournament, err)) != 0 ||
+        (rc = eo__get_bool(obj, "", "attackers_timed_out", &st->attackers_timed_out, err)) != 0 ||
         (rc = get_u32(obj, "", "round", &st->round, err)) != 0 ||
         (rc = get_u32(obj, "", "streak", &st->streak, err)) != 0 ||
         (rc = get_u32(obj, "", "full_rounds", &st->full_rounds, err)) != 0 ||
@@ -613,10 +555,10 @@ static int trig_decode(const json_t *obj, eo_trigger_state *st, eo_trigger_confi
         return rc;
     bool is_null;
     int64_t tl = st->time_left, last = st->last_scramble_round;
-    if ((rc = get_int(obj, "", "time_left", -1, INT32_MAX, true, &tl, &is_null, err)) != 0)
+    if ((rc = eo__get_int(obj, "", "time_left", -1, INT32_MAX, &tl, &is_null, err)) != 0)
         return rc;
     st->time_left = is_null ? -1 : (int32_t)tl;
-    if ((rc = get_int(obj, "", "last_scramble_round", 0, INT32_MAX, true, &last, &is_null,
+    if ((rc = eo__get_int(obj, "", "last_scramble_round", 0, INT32_MAX, &last, &is_null,
                       err)) != 0)
         return rc;
     st->last_scramble_round = is_null ? -1 : (int32_t)last;

@@ -40,3 +40,65 @@ int eo__dup_id(const json_t *v, const char *field, char **out, eo_round_error *e
     *out = copy;
     return 0;
 }
+
+void eo__json_path(char *buf, size_t cap, const char *path, const char *name)
+{
+    snprintf(buf, cap, "%s%s%s", path, path[0] ? "." : "", name);
+}
+
+int eo__get_bool(const json_t *obj, const char *path, const char *name, bool *out,
+                 eo_round_error *err)
+{
+    const json_t *v = json_object_get(obj, name);
+    if (v == NULL)
+        return 0;
+    if (!json_is_boolean(v)) {
+        char f[64];
+        eo__json_path(f, sizeof f, path, name);
+        return eo__fail(err, f, "expected true or false");
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+int eo__get_int(const json_t *obj, const char *path, const char *name, int64_t lo, int64_t hi,
+                int64_t *out, bool *is_null, eo_round_error *err)
+{
+    const json_t *v = json_object_get(obj, name);
+    if (is_null != NULL)
+        *is_null = false;
+    if (v == NULL)
+        return 0;
+    char f[64];
+    eo__json_path(f, sizeof f, path, name);
+    if (json_is_null(v) && is_null != NULL) {
+        *is_null = true;
+        return 0;
+    }
+    if (!json_is_integer(v))
+        return eo__fail(err, f, is_null != NULL ? "expected an integer or null"
+                                                : "expected an integer");
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi)
+        return eo__fail(err, f, "out of range: expected an integer in [%lld, %lld]",
+                        (long long)lo, (long long)hi);
+    *out = (int64_t)x;
+    return 0;
+}
+
+int eo__get_num(const json_t *obj, const char *path, const char *name, double lo, double hi,
+                double *out, eo_round_error *err)
+{
+    const json_t *v = json_object_get(obj, name);
+    if (v == NULL)
+        return 0;
+    char f[64];
+    eo__json_path(f, sizeof f, path, name);
+    if (!json_is_number(v))
+        return eo__fail(err, f, "expected a number");
+    double x = json_number_value(v);
+    if (!(x >= lo && x <= hi))
+        return eo__fail(err, f, "out of range: expected a number in [%g, %g]", lo, hi);
+    *out = x;
+    return 0;
+}

@@ -3,7 +3,9 @@
 #define EO_CODEC_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -21,5 +23,22 @@ int eo__dup_id(const json_t *v, const char *field, char **out, eo_round_error *e
 /* The id check of eo__dup_id() without the copy; *s and *len receive the value. */
 int eo__check_id(const json_t *v, const char *field, const char **s, size_t *len,
                  eo_round_error *err);
+
+/* The field path of member @p name of the object at @p path ("" for the top level):
+ * "name" or "path.name", truncated to @p cap. */
+void eo__json_path(char *buf, size_t cap, const char *path, const char *name);
+
+/*
+ * Typed optional members of @p obj (the object at @p path): absent leaves *out unchanged and
+ * returns 0; a wrong type or a value outside [lo, hi] returns EO_EINVAL with the field's path
+ * in @p err. eo__get_int: an integer; null too when @p is_null is not NULL (then *is_null says
+ * so). eo__get_num: any number. eo__get_bool: true or false.
+ */
+int eo__get_bool(const json_t *obj, const char *path, const char *name, bool *out,
+                 eo_round_error *err);
+int eo__get_int(const json_t *obj, const char *path, const char *name, int64_t lo, int64_t hi,
+                int64_t *out, bool *is_null, eo_round_error *err);
+int eo__get_num(const json_t *obj, const char *path, const char *name, double lo, double hi,
+                double *out, eo_round_error *err);
 
 #endif

@@ -44,59 +44,12 @@ static int get_side(const json_t *obj, const char *path, const char *name, bool 
         return 0;
     }
     char f[64];
-    snprintf(f, sizeof f, "%s%s%s", path, path[0] ? "." : "", name);
+    eo__json_path(f, sizeof f, path, name);
     return eo__fail(err, f, null_ok ? "expected \"A\", \"B\" or null" : "expected \"A\" or \"B\"");
 }
 
-static int get_flag(const json_t *obj, const char *path, const char *name, bool *out,
-                    eo_round_error *err)
-{
-    const json_t *v = json_object_get(obj, name);
-    if (v == NULL)
-        return 0;
-    if (!json_is_boolean(v)) {
-        char f[64];
-        snprintf(f, sizeof f, "%s%s%s", path, path[0] ? "." : "", name);
-        return eo__fail(err, f, "expected true or false");
-    }
-    *out = json_is_true(v);
-    return 0;
-}
 
-static int get_integer(const json_t *obj, const char *path, const char *name, int64_t lo,
-                       int64_t hi, int64_t *out, eo_round_error *err)
-{
-    const json_t *v = json_object_get(obj, name);
-    if (v == NULL)
-        return 0;
-    char f[64];
-    snprintf(f, sizeof f, "%s%s%s", path, path[0] ? "." : "", name);
-    if (!json_is_integer(v))
-        return eo__fail(err, f, "expected an integer");
-    json_int_t x = json_integer_value(v);
-    if (x < lo || x > hi)
-        return eo__fail(err, f, "out of range: expected an integer in [%lld, %lld]",
-                        (long long)lo, (long long)hi);
-    *out = (int64_t)x;
-    return 0;
-}
 
-static int get_number(const json_t *obj, const char *path, const char *name, double lo,
-                      double hi, double *out, eo_round_error *err)
-{
-    const json_t *v = json_object_get(obj, name);
-    if (v == NULL)
-        return 0;
-    char f[64];
-    snprintf(f, sizeof f, "%s%s%s", path, path[0] ? "." : "", name);
-    if (!json_is_number(v))
-        return eo__fail(err, f, "expected a number");
-    double x = json_number_value(v);
-    if (!(x >= lo && x <= hi))
-        return eo__fail(err, f, "out of range: expected a number in [%g, %g]", lo, hi);
-    *out = x;
-    return 0;
-}
 
 static const char *const player_keys[] = {"team",     "party",     "lock",    "priority",
                                           "prefer",   "denied",    "protected", "sat_out",
@@ -140,11 +93,11 @@ static int player_balance(const json_t *v, const char *path, size_t i, eo_split_
     if ((rc = get_side(v, path, "team", true, &p->team, err)) != 0 ||
         (rc = get_side(v, path, "lock", true, &p->lock, err)) != 0 ||
         (rc = get_side(v, path, "prefer", true, &p->prefer, err)) != 0 ||
-        (rc = get_number(v, path, "priority", -EO_SPLIT_PRIORITY_MAX, EO_SPLIT_PRIORITY_MAX,
+        (rc = eo__get_num(v, path, "priority", -EO_SPLIT_PRIORITY_MAX, EO_SPLIT_PRIORITY_MAX,
                          prio, err)) != 0 ||
-        (rc = get_integer(v, path, "denied", 0, EO_SPLIT_DENIED_MAX, &denied, err)) != 0 ||
-        (rc = get_flag(v, path, "protected", &prot, err)) != 0 ||
-        (rc = get_flag(v, path, "sat_out", &sat, err)) != 0)
+        (rc = eo__get_int(v, path, "denied", 0, EO_SPLIT_DENIED_MAX, &denied, NULL, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "protected", &prot, err)) != 0 ||
+        (rc = eo__get_bool(v, path, "sat_out", &sat, err)) != 0)
         return rc;
     p->protect = prot;
     p->sat_out = sat;
@@ -241,11 +194,11 @@ static int request_balance(const json_t *obj, eo_split_request *out, const doubl
             return eo__fail(err, "mode", "expected \"rebalance\" or \"scramble\"");
     }
     int64_t kmin = 0, kmax = 0, half = (int64_t)(out->n / 2);
-    if ((rc = get_number(obj, "", "epsilon", 0.0, 0.5, &out->epsilon, err)) != 0 ||
-        (rc = get_integer(obj, "", "budget_ms", 1, EO_SPLIT_BUDGET_MAX_MS, &out->budget_ms,
+    if ((rc = eo__get_num(obj, "", "epsilon", 0.0, 0.5, &out->epsilon, err)) != 0 ||
+        (rc = eo__get_int(obj, "", "budget_ms", 1, EO_SPLIT_BUDGET_MAX_MS, &out->budget_ms, NULL,
                           err)) != 0 ||
-        (rc = get_flag(obj, "", "allow_party_split", &out->allow_party_split, err)) != 0 ||
-        (rc = get_flag(obj, "", "allow_protected", &out->allow_protected, err)) != 0)
+        (rc = eo__get_bool(obj, "", "allow_party_split", &out->allow_party_split, err)) != 0 ||
+        (rc = eo__get_bool(obj, "", "allow_protected", &out->allow_protected, err)) != 0)
         return rc;
     for (int which = 0; which < 2; which++) {
         const char *name = which ? "k_max" : "k_min";
@@ -254,7 +207,7 @@ static int request_balance(const json_t *obj, eo_split_request *out, const doubl
         if (half < 2)
             return eo__fail(err, name, "no team size: %zu players make no two teams of 2",
                             out->n);
-        if ((rc = get_integer(obj, "", name, 2, half, which ? &kmax : &kmin, err)) != 0)
+        if ((rc = eo__get_int(obj, "", name, 2, half, which ? &kmax : &kmin, NULL, err)) != 0)
             return rc;
     }
     if (kmin && kmax && kmin > kmax)
