@@ -52,7 +52,8 @@ typedef enum {
     EO_SIM_BAL_RANDOM = 0,      /**< the first 2k present, shuffled into A and B */
     EO_SIM_BAL_ALTERNATION = 1, /**< the first 2k present by rating, A B A B … */
     EO_SIM_BAL_SNAKE = 2,       /**< the first 2k present by rating, A B B A A B B A … */
-    EO_SIM_BAL_OURS = 3,        /**< eo_split_solve() on all present, bench by the solver */
+    EO_SIM_BAL_OURS = 3,        /**< eo_split_solve() on all present, bench by the solver;
+                                     past the work limit eo_balance_solve()'s local search */
     EO_SIM_BAL_COUNT
 } eo_sim_balancer;
 
@@ -71,6 +72,8 @@ int eo_sim_balancer_parse(const char *name, eo_sim_balancer *out);
 #define EO_SIM_PLAYERS_MAX 999999u
 /** Most maps. */
 #define EO_SIM_MAPS_MAX 99u
+/** Default search nodes the exact splitter may spend on one round's teams (~0.1-0.3 s). */
+#define EO_SIM_WORK_LIMIT ((uint64_t)10000000)
 
 /** A world and its loop. Limits are checked by eo_sim_create(). */
 typedef struct eo_sim_config {
@@ -93,12 +96,17 @@ typedef struct eo_sim_config {
     uint32_t round_seconds;      /**< length of every round, >= 8 */
     int64_t start;               /**< started_at of round 1, Unix seconds */
     eo_sim_balancer balancer;
+    /** Balancer ours: search nodes eo_split_solve() may spend on one round
+     *  (eo_split_options.work_limit); past them the round's teams come from
+     *  eo_balance_solve()'s local search instead (not proven optimal; counted in
+     *  eo_sim_report.inexact). 0 means EO_SIM_WORK_LIMIT. */
+    uint64_t work_limit;
 } eo_sim_config;
 
 /** Defaults: seed 1, 1000 players, 12v12, normal skills of mean 0 and sd 100, scale 400/ln 10 (so P_true
  *  is the Elo curve of the summed skill difference), no drift, no arrivals or departures, 8
  *  maps with biases in ±0.3, 10 % partial play, 2 % draws at 50/50, 600 s rounds from
- *  1763800000, balancer ours. */
+ *  1763800000, balancer ours with work limit EO_SIM_WORK_LIMIT. */
 void eo_sim_config_default(eo_sim_config *c);
 
 /** P_true(A) = σ(diff / scale + bias), computed with eo__exp. σ(x) + σ(−x) = 1 to 1 ulp. */
@@ -130,6 +138,8 @@ typedef struct eo_sim_round {
     double p_model;        /**< the model's P(A wins) at round start (eo_pool_apply()) */
     double bias;           /**< the map's true bias */
     size_t bench;          /**< players present but sitting out */
+    bool inexact;          /**< balancer ours: the exact splitter reached the work limit and
+                                local search formed the teams */
 } eo_sim_round;
 
 /**
@@ -155,6 +165,7 @@ typedef struct eo_sim_report {
                                players who played at least one round (eo_sim_spearman()) */
     size_t present;       /**< players in the world at the span's end */
     size_t seen;          /**< of which played at least one round */
+    uint64_t inexact;     /**< rounds whose teams local search formed (eo_sim_round.inexact) */
 } eo_sim_report;
 
 /**

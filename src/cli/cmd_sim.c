@@ -40,6 +40,8 @@ static const char sim_usage[] =
     "                      k = min(max, N/2), the rest sit out\n"
 EO_OPT_MODEL_HELP
     "  --balancer B        random, alternation, snake or ours (default: ours, the exact splitter)\n"
+    "  --work-limit N      ours: search nodes per round before local search forms the teams\n"
+    "                      (default 10000000; such rounds are counted as inexact)\n"
     "  --maps M            maps (default 8; 1..99)\n"
     "  --bias X            map biases uniform in [-X, X] logits for side A (default 0.3)\n"
     "  --partial PERMILLE  chance a member joined late or left early (default 100)\n"
@@ -93,6 +95,7 @@ static const int_opt int_opts[] = {
     {"--departures", 0, 1000, 1, OFF(c.depart_permille)},
     {"--round-seconds", 8, 86400, 1, OFF(c.round_seconds)},
     {"--start", 0, 100000000000, 0, OFF(c.start)},
+    {"--work-limit", 1, INT64_MAX, 2, OFF(c.work_limit)},
 };
 
 typedef struct real_opt {
@@ -252,6 +255,7 @@ static int print_report(const sim_opts *o, const eo_sim_report *r, bool all)
         json_object_set_new(j, "spearman", real_or_null(r->spearman));
         json_object_set_new(j, "present", json_integer((json_int_t)r->present));
         json_object_set_new(j, "seen", json_integer((json_int_t)r->seen));
+        json_object_set_new(j, "inexact", json_integer((json_int_t)r->inexact));
         int rc = json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER |
                                            JSON_REAL_PRECISION(10));
         json_decref(j);
@@ -263,9 +267,9 @@ static int print_report(const sim_opts *o, const eo_sim_report *r, bool all)
     else
         snprintf(span, sizeof span, "%llu-%llu", (unsigned long long)r->from,
                  (unsigned long long)r->to);
-    return printf("%-17s %7.4f %7.4f %8.4f %7.2f%% %6.2f%% %9.4f %8zu %8zu\n", span, r->brier,
-                  r->brier_true, r->imbalance, 100.0 * r->stomps, 100.0 * r->draws, r->spearman,
-                  r->present, r->seen) < 0
+    return printf("%-17s %7.4f %7.4f %8.4f %7.2f%% %6.2f%% %9.4f %8zu %8zu %8llu\n", span,
+                  r->brier, r->brier_true, r->imbalance, 100.0 * r->stomps, 100.0 * r->draws,
+                  r->spearman, r->present, r->seen, (unsigned long long)r->inexact) < 0
                ? -1
                : 0;
 }
@@ -349,8 +353,9 @@ int eo_cmd_sim(int argc, char **argv)
         fprintf(stderr, "evenodds sim: --rounds-out: cannot create '%s'\n", o.rounds_out);
         goto done;
     }
-    if (!o.json && printf("%-17s %7s %7s %8s %8s %7s %9s %8s %8s\n", "rounds", "brier", "oracle",
-                          "|P-0.5|", "stomps", "draws", "spearman", "present", "seen") < 0)
+    if (!o.json && printf("%-17s %7s %7s %8s %8s %7s %9s %8s %8s %8s\n", "rounds", "brier",
+                          "oracle", "|P-0.5|", "stomps", "draws", "spearman", "present", "seen",
+                          "inexact") < 0)
         goto done;
     bool tty = eo_opt_tty();
     eo_sim_report rep;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/numeric.h"
+#include "evenodds/eo_balance.h"
 #include "evenodds/eo_split.h"
 
 #define ID_CAP 12        /* "p" + 6 digits + NUL, with room the compiler can prove */
@@ -26,7 +27,7 @@ static const char *const balancer_names[EO_SIM_BAL_COUNT] = {"random", "alternat
                                                              "ours"};
 
 typedef struct acc {
-    uint64_t from, rounds, decided, stomps, draws;
+    uint64_t from, rounds, decided, stomps, draws, inexact;
     double brier, brier_true, imbalance;
 } acc;
 
@@ -55,6 +56,7 @@ struct eo_sim {
     eo_member team[2][EO_SIM_TEAM_MAX];
     char round_id[ROUND_ID_CAP];
     eo_round round;
+    bool inexact; /* the current round's split is not proven optimal */
     acc window, total;
 };
 
@@ -159,6 +161,7 @@ void eo_sim_config_default(eo_sim_config *c)
     c->round_seconds = 600;
     c->start = 1763800000;
     c->balancer = EO_SIM_BAL_OURS;
+    c->work_limit = EO_SIM_WORK_LIMIT;
 }
 
 double eo_sim_p_true(double diff, double scale, double bias)
@@ -390,9 +393,45 @@ static int draft_side(eo_sim_balancer b, size_t i)
     return r == 1 || r == 2;
 }
 
-/* Forms the teams of k from the n present players in s->queue into s->side. */
+/* The balancer `ours` when the exact splitter gave up (EO_ELIMIT past the work limit):
+ * eo_balance_solve() for size k alone with a work limit of one node, so that its exact search
+ * stops at once and its swap local search answers (seeded from the world's seed and the round
+ * number: deterministic, and it draws nothing from either random stream). */
+static int form_teams_fallback(eo_sim *s, const eo_split_player *sp, size_t n, size_t k,
+                               const uint32_t *q)
+{
+    eo_balance_player bp[PRESENT_MAX];
+    memset(bp, 0, sizeof bp);
+    for (size_t i = 0; i < n; i++)
+        bp[i].rating = sp[i].rating;
+    eo_balance_request req;
+    memset(&req, 0, sizeof req);
+    req.k_min = req.k_max = (int)k;
+    req.work_limit = 1;
+    req.seed = s->c.seed ^ s->serial;
+    eo_balance_result *res = NULL;
+    int rc = eo_balance_solve(bp, n, &req, &res, NULL);
+    if (rc != 0)
+        return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
+    const eo_balance_split *x = &res->split[0];
+    if (res->count != 1 || x->err != 0 || x->k != (int)k) {
+        eo_balance_free(res);
+        return EO_EINTERNAL;
+    }
+    for (size_t i = 0; i < k; i++) {
+        s->side[0][i] = q[x->a[i]];
+        s->side[1][i] = q[x->b[i]];
+    }
+    s->inexact = x->exact == 0;
+    eo_balance_free(res);
+    return 0;
+}
+
+/* Forms the teams of k from the n present players in s->queue into s->side; s->inexact says
+ * whether the split is not proven optimal (balancer ours past the work limit). */
 static int form_teams(eo_sim *s, size_t n, size_t k)
 {
+    s->inexact = false;
     uint32_t q[PRESENT_MAX];
     memcpy(q, s->queue, n * sizeof *q);
     eo_sim_balancer b = s->c.balancer;
@@ -404,8 +443,11 @@ static int form_teams(eo_sim *s, size_t n, size_t k)
         eo_split_options opt;
         memset(&opt, 0, sizeof opt);
         opt.bench = EO_BENCH_SOLVER;
+        opt.work_limit = s->c.work_limit ? s->c.work_limit : EO_SIM_WORK_LIMIT;
         eo_splits *res = NULL;
         int rc = eo_split_solve_ws(s->ws, sp, n, &opt, &res);
+        if (rc == EO_ELIMIT)
+            return form_teams_fallback(s, sp, n, k, q);
         if (rc != 0)
             return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
         const eo_split *x = &res->split[k - 2];
@@ -476,6 +518,7 @@ static void acc_add(acc *a, const eo_sim_round *r)
 {
     double d = r->p_true - 0.5;
     a->rounds++;
+    a->inexact += r->inexact;
     a->imbalance += d < 0 ? -d : d;
     a->stomps += r->p_true > 0.8 || r->p_true < 0.2;
     if (r->round->winner == EO_DRAW) {
@@ -551,6 +594,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     res.round = r;
     res.bias = s->map_bias[map];
     res.bench = n - 2 * k;
+    res.inexact = s->inexact;
     res.p_true = eo_sim_p_true(sum[0] - sum[1], c->scale, res.bias);
     double u_draw = unit(&s->world), u_win = unit(&s->world);
     double p_draw = (double)c->draw_permille / 1000.0 * 4.0 * res.p_true * (1.0 - res.p_true);
@@ -586,6 +630,7 @@ static int report(eo_sim *s, const acc *a, eo_sim_report *out)
     out->imbalance = a->rounds ? a->imbalance / nr : NAN;
     out->stomps = a->rounds ? (double)a->stomps / nr : NAN;
     out->draws = a->rounds ? (double)a->draws / nr : NAN;
+    out->inexact = a->inexact;
     out->present = s->nactive;
     double *x = malloc((s->nactive ? s->nactive : 1) * sizeof *x);
     double *y = malloc((s->nactive ? s->nactive : 1) * sizeof *y);

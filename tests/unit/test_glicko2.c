@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "core/models/glicko2_internal.h"
+#include "core/numeric.h"
 #include "evenodds/eo_glicko2.h"
 #include "evenodds/eo_model.h"
 
@@ -744,6 +746,95 @@ static void volatility_random(void **state)
     assert_int_equal(checked, 20000);
 }
 
+/* ---- step 5's paired fast path against the general iteration ---- */
+
+/* Uniform in [0, 1) from the LCG state *s. */
+static double unit01(uint64_t *s)
+{
+    *s = *s * 6364136223846793005u + 1442695040888963407u;
+    return (double)(*s >> 11) * 0x1p-53;
+}
+
+/* One player's step-5 inputs of kind @p kind: 0 a typical per-round update (one game against
+ * a composite of RD 30-350 at most ±600 points away, φ for RD 30-350, σ near 0.06), 1 the
+ * extreme ranges of volatility_random, 2 no information (s1 below the 1e-100 threshold, or
+ * 0), 3 the threshold's neighbourhood (s1 in [1e-101, 1e-99]), 4 a game that ended exactly as
+ * expected (s2 = 0). */
+static void vol_input(uint64_t *s, int kind, eo_glicko2_player *y)
+{
+    memset(y, 0, sizeof *y);
+    if (kind == 0 || kind == 4) {
+        y->phi = (30 + 320 * unit01(s)) / EO_GLICKO2_SCALE;
+        y->vol = 0.03 + 0.06 * unit01(s);
+        double phj = (30 + 320 * unit01(s)) / EO_GLICKO2_SCALE;
+        double g = 1 / sqrt(1 + 3 * phj * phj / (M_PI * M_PI));
+        double e = 1 / (1 + exp(-g * (1200 * unit01(s) - 600) / EO_GLICKO2_SCALE));
+        double sc = unit01(s) < 0.5 ? 1.0 : unit01(s) < 0.1 ? 0.5 : 0.0;
+        y->s1 = g * g * e * (1 - e);
+        y->s2 = kind == 4 ? 0.0 : g * (sc - e);
+    } else {
+        y->phi = log_uniform(s, 1e-3, 60);
+        y->vol = log_uniform(s, 1e-6, 10);
+        y->s1 = kind == 1 ? log_uniform(s, 1e-100, 30)
+                : kind == 2 ? (unit01(s) < 0.5 ? 0.0 : log_uniform(s, 1e-300, 1e-100))
+                            : log_uniform(s, 1e-101, 1e-99);
+        y->s2 = log_uniform(s, 1e-6, 300) * (unit01(s) < 0.5 ? -1 : 1);
+    }
+    y->ln_vol2 = eo__log(y->vol * y->vol);
+}
+
+/* eo_glicko2_rate() solves step 5 for the players of a round two at a time by a branch-free
+ * copy of the first Newton steps and sends the players that copy does not settle to the
+ * general iteration; each player's σ'² and ln σ'² must be the bits the general iteration
+ * alone gives (glicko2.c: "the same bits"). Rounds of 1 to EO_PLAYERS_MAX players (odd counts
+ * included: the last player pairs with itself), players of every kind of vol_input() mixed,
+ * τ and ε at the defaults, at their limits and random. Typical players must mostly take the
+ * fast path (else this would test nothing) and extreme ones must reach the general one. */
+static void vol_fast_path_bits(void **state)
+{
+    (void)state;
+    uint64_t s = 20260101;
+    static eo_glicko2_player ys[EO_PLAYERS_MAX];
+    eo_glicko2_player *in[EO_PLAYERS_MAX];
+    double ex[EO_PLAYERS_MAX], ln[EO_PLAYERS_MAX];
+    size_t fast_typical = 0, n_typical = 0, fast_all = 0, n_all = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t n = trial < EO_PLAYERS_MAX ? (size_t)trial % 9 + 1
+                                          : 1 + (size_t)(unit01(&s) * EO_PLAYERS_MAX);
+        int mix = trial % 4; /* 0: all typical, 1: all extreme, 2-3: a mix of every kind */
+        double tau = trial % 5 == 0   ? 0.5
+                     : trial % 5 == 1 ? 0.01
+                     : trial % 5 == 2 ? 10
+                                      : log_uniform(&s, 0.01, 10);
+        double eps = trial % 3 == 0 ? 1e-6 : trial % 3 == 1 ? 1e-12 : log_uniform(&s, 1e-12, 1);
+        for (size_t i = 0; i < n; i++) {
+            int kind = mix == 0 ? 0 : mix == 1 ? 1 : (int)(unit01(&s) * 5);
+            vol_input(&s, kind, &ys[i]);
+            in[i] = &ys[i];
+        }
+        size_t nf = eo__glicko2_vol_solve(tau, eps, n, in, ex, ln);
+        assert_true(nf <= n);
+        fast_all += nf;
+        n_all += n;
+        if (mix == 0 && tau == 0.5 && eps == 1e-6) {
+            fast_typical += nf;
+            n_typical += n;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double ex1, ln1;
+            eo__glicko2_vol_scalar(tau, eps, &ys[i], &ex1, &ln1);
+            if (memcmp(&ex1, &ex[i], sizeof ex1) != 0 || memcmp(&ln1, &ln[i], sizeof ln1) != 0)
+                fail_msg("trial %d, player %zu of %zu (tau %.17g eps %.17g; phi %.17g vol %.17g "
+                         "s1 %.17g s2 %.17g): paired %a / %a, scalar %a / %a",
+                         trial, i, n, tau, eps, ys[i].phi, ys[i].vol, ys[i].s1, ys[i].s2, ex[i],
+                         ln[i], ex1, ln1);
+        }
+    }
+    /* The fast path settles nearly every typical update, and not every update. */
+    assert_true(n_typical > 1000 && fast_typical * 10 >= n_typical * 9);
+    assert_true(fast_all < n_all);
+}
+
 /* ---- the interface: parameters, view, set, extremes ---- */
 
 static void parameters_and_view(void **state)
@@ -907,6 +998,7 @@ int main(void)
         cmocka_unit_test(predict_properties),
         cmocka_unit_test(volatility_root),
         cmocka_unit_test(volatility_random),
+        cmocka_unit_test(vol_fast_path_bits),
         cmocka_unit_test(parameters_and_view),
         cmocka_unit_test(weight_zero_and_set),
         cmocka_unit_test(extremes_finite),

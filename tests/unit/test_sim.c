@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,6 +309,76 @@ static void test_closed_loop(void **state)
     assert_true(total[EO_SIM_BAL_RANDOM].brier_true < total[EO_SIM_BAL_RANDOM].brier);
 }
 
+/* Balancer ours under a work limit. The default limit leaves an ordinary run (12v12) exact:
+ * every round is the bits of a run with no practical limit (UINT64_MAX nodes) and none is
+ * counted inexact. A limit of one node makes the exact splitter give up on some rounds (up to
+ * 32v32); those are formed by local search, flagged and counted in the reports, still k a side
+ * of distinct players, and the same on a second run (the fallback is deterministic). */
+static void test_work_limit(void **state)
+{
+    (void)state;
+    eo_sim_config c;
+    eo_sim_config_default(&c);
+    assert_true(c.work_limit == EO_SIM_WORK_LIMIT);
+    c.players = 300;
+    c.seed = 77;
+    eo_sim *def = make(&c);
+    c.work_limit = UINT64_MAX;
+    eo_sim *inf = make(&c);
+    c.work_limit = 1;
+    c.team_min = 8;
+    c.team_max = 32; /* up to 64 present */
+    eo_sim *tiny = make(&c), *tiny2 = make(&c);
+    uint64_t flagged = 0, flagged_window = 0;
+    eo_sim_report w;
+    for (int i = 0; i < 400; i++) {
+        eo_sim_round rd, ri, rt, rt2;
+        assert_int_equal(eo_sim_step(def, &rd), 0);
+        assert_int_equal(eo_sim_step(inf, &ri), 0);
+        assert_int_equal(eo_sim_step(tiny, &rt), 0);
+        assert_int_equal(eo_sim_step(tiny2, &rt2), 0);
+        assert_false(rd.inexact);
+        assert_false(ri.inexact);
+        assert_memory_equal(&rd.p_model, &ri.p_model, sizeof rd.p_model);
+        assert_memory_equal(&rt.p_model, &rt2.p_model, sizeof rt.p_model);
+        assert_memory_equal(&rt.p_true, &rt2.p_true, sizeof rt.p_true);
+        assert_int_equal(rt.inexact, rt2.inexact);
+        for (int t = 0; t < 2; t++) {
+            assert_int_equal(rd.round->n[t], ri.round->n[t]);
+            for (size_t m = 0; m < rd.round->n[t]; m++)
+                assert_string_equal(rd.round->team[t][m].id, ri.round->team[t][m].id);
+            for (size_t m = 0; m < rt.round->n[t]; m++)
+                assert_string_equal(rt.round->team[t][m].id, rt2.round->team[t][m].id);
+        }
+        /* k a side, nobody twice */
+        size_t k = rt.round->n[0];
+        assert_int_equal(rt.round->n[1], k);
+        for (size_t x = 0; x < 2 * k; x++)
+            for (size_t y = x + 1; y < 2 * k; y++)
+                assert_string_not_equal(rt.round->team[x / k][x % k].id,
+                                        rt.round->team[y / k][y % k].id);
+        flagged += rt.inexact;
+        flagged_window += rt.inexact;
+        if (i == 199) {
+            assert_int_equal(eo_sim_report_window(tiny, &w), 0);
+            assert_int_equal(w.inexact, flagged_window);
+            flagged_window = 0;
+        }
+    }
+    assert_true(flagged > 0);
+    assert_int_equal(eo_sim_report_window(tiny, &w), 0);
+    assert_int_equal(w.inexact, flagged_window);
+    assert_int_equal(eo_sim_report_total(tiny, &w), 0);
+    assert_int_equal(w.inexact, flagged);
+    assert_int_equal(eo_sim_report_total(def, &w), 0);
+    assert_int_equal(w.inexact, 0);
+    print_message("work limit 1: %llu of 400 rounds inexact\n", (unsigned long long)flagged);
+    eo_sim_destroy(def);
+    eo_sim_destroy(inf);
+    eo_sim_destroy(tiny);
+    eo_sim_destroy(tiny2);
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -347,7 +418,7 @@ int main(void)
         cmocka_unit_test(test_determinism),   cmocka_unit_test(test_moments),
         cmocka_unit_test(test_partial_fields), cmocka_unit_test(test_bias_symmetric),
         cmocka_unit_test(test_spearman),      cmocka_unit_test(test_closed_loop),
-        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_config_errors), cmocka_unit_test(test_work_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/models/glicko2_internal.h"
 #include "core/models/model_internal.h"
 #include "core/numeric.h"
 
@@ -289,8 +290,9 @@ static inline void vol_fast2(const vol_pair *z, double inv_tau2, double eps, dou
  * (vol_fast1, vol_fast2) for all, two at a time; the players it does not settle then run the
  * general iteration as a wavefront:
  * each pass makes one step for every player still iterating. Either way each player's result
- * is that of vol_init() and vol_step() and does not depend on the others. */
-static void vol_solve(double tau, double eps, size_t n, eo_glicko2_player *const *in,
+ * is that of vol_init() and vol_step() and does not depend on the others. Returns how many
+ * players the fast path settled (for tests). */
+static size_t vol_solve(double tau, double eps, size_t n, eo_glicko2_player *const *in,
                       double *ex_out, double *ln_out)
 {
     double tau2 = tau * tau, inv_tau2 = 1.0 / tau2;
@@ -310,6 +312,7 @@ static void vol_solve(double tau, double eps, size_t n, eo_glicko2_player *const
             nslow += !ok[j];
         }
     }
+    size_t nfast = n - nslow;
     if (nslow > 0) {
         vol_it st[EO_PLAYERS_MAX];
         uint16_t live[EO_PLAYERS_MAX];
@@ -341,6 +344,30 @@ static void vol_solve(double tau, double eps, size_t n, eo_glicko2_player *const
             ln_out[slow[k]] = st[slow[k]].x;
         }
     }
+    return nfast;
+}
+
+size_t eo__glicko2_vol_solve(double tau, double eps, size_t n, eo_glicko2_player *const *in,
+                             double *ex_out, double *ln_out)
+{
+    return vol_solve(tau, eps, n, in, ex_out, ln_out);
+}
+
+void eo__glicko2_vol_scalar(double tau, double eps, const eo_glicko2_player *y, double *ex_out,
+                            double *ln_out)
+{
+    if (!(y->s1 >= S1_MIN)) {
+        *ex_out = y->vol * y->vol;
+        *ln_out = y->ln_vol2;
+        return;
+    }
+    double tau2 = tau * tau, inv_tau2 = 1.0 / tau2;
+    vol_it z;
+    if (vol_init(&z, y, tau2, inv_tau2))
+        while (vol_step(&z, tau2, inv_tau2, eps)) {
+        }
+    *ex_out = z.w * z.p;
+    *ln_out = z.x;
 }
 
 /* σ' from step 5's σ'² for @p pl (before its sums are cleared): σ kept without information. */
