@@ -2,7 +2,19 @@
  * queued only on a later callback (after the whole body arrived), which keeps keep-alive
  * connections alive. Updates suspend the connection while the writer works, so the few HTTP
  * threads keep serving lookups and splits meanwhile; the writer resumes it when the answer is
- * committed. */
+ * committed.
+ *
+ * Stopping. libmicrohttpd aborts the process if MHD_stop_daemon() finds a connection suspended
+ * without a pending resume, and its threads keep reading requests on connections they already
+ * accepted until they see the stop, so "nothing in flight" alone does not make stopping safe:
+ * a request read in their last turn could still park. Two gates, each checked after the count
+ * it pairs with (all sequentially consistent atomics), close that:
+ * - a request counts itself in inflight on its first callback, then reads draining; one that
+ *   sees it never parks (updates get 503 "draining"), and one that does not is counted when
+ *   eo__http_stop, which sets draining first, waits for inflight to reach 0;
+ * - a request about to park counts itself in parked, then reads closing; eo__http_stop sets
+ *   closing when the drain ends (or times out) and then waits for parked to reach 0, which the
+ *   writer brings about by asking to resume each connection it answers. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -29,6 +41,7 @@ typedef struct req {
     size_t len, cap;
     bool too_large;
     bool have_busy;
+    bool late; /* began after the drain started: may not park */
     atomic_int state;
     int status;
     char method[16];
@@ -154,8 +167,24 @@ static void writer_done(eo__wreq *w, void *ctx)
 {
     (void)w;
     req *r = ctx;
+    struct eo_service *svc = r->svc; /* r may be completed and reused once resumed */
     atomic_store(&r->state, ST_READY);
     MHD_resume_connection(r->conn);
+    atomic_fetch_sub(&svc->parked, 1);
+}
+
+/* Whether the request may suspend its connection for the writer (see the top of the file).
+ * true: it is counted in parked, and the resume must be asked for before the count drops. */
+static bool may_park(struct eo_service *svc, const req *r)
+{
+    if (r->late)
+        return false;
+    atomic_fetch_add(&svc->parked, 1);
+    if (atomic_load(&svc->closing)) {
+        atomic_fetch_sub(&svc->parked, 1);
+        return false;
+    }
+    return true;
 }
 
 static bool parse_size(const char *s, unsigned long long *out)
@@ -188,6 +217,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         atomic_init(&r->state, ST_NEW);
         *con_cls = r;
         atomic_fetch_add(&svc->inflight, 1);
+        r->late = atomic_load(&svc->draining); /* after the count: see the top of the file */
         unsigned long long cl;
         const char *clh = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                       MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -258,6 +288,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->call.body_len = r->len;
     if (eo__route_run(&r->call, &a))
         return send_answer(r, &a);
+    if (!may_park(svc, r)) {
+        eo__route_busy(&r->call, &a); /* 503 "draining" */
+        return send_answer(r, &a);
+    }
 
     /* Suspend first, then submit: the writer's resume can never precede the suspend. */
     r->call.w.done = writer_done;
@@ -269,6 +303,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->have_busy = true;
         atomic_store(&r->state, ST_READY);
         MHD_resume_connection(conn);
+        atomic_fetch_sub(&svc->parked, 1);
     }
     return MHD_YES;
 }
@@ -447,10 +482,22 @@ void eo__http_stop(struct eo_service *svc)
     if (ls != MHD_INVALID_SOCKET)
         close(ls);
     double deadline = mono_s() + svc->cfg.drain_timeout_ms / 1000.0;
-    while (atomic_load(&svc->inflight) > 0 && mono_s() < deadline) {
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+    struct timespec tick = {0, 5 * 1000 * 1000};
+    while (atomic_load(&svc->inflight) > 0 && mono_s() < deadline)
+        nanosleep(&tick, NULL);
+    long left = atomic_load(&svc->inflight);
+    if (left > 0) {
+        eo__logline l;
+        eo__log_begin(&l, EO_LOG_WARN, "drain timed out");
+        eo__log_int(&l, "in_flight", left);
+        eo__log_end(&svc->log, EO_LOG_WARN, &l);
     }
+    /* Requests still in flight after a timeout may not park any more; those parked already
+     * are waited for (the writer is still running and answers everything it was given). Their
+     * connections are then closed by MHD_stop_daemon, answered or not. */
+    atomic_store(&svc->closing, true);
+    while (atomic_load(&svc->parked) > 0)
+        nanosleep(&tick, NULL);
     MHD_stop_daemon(svc->mhd);
     svc->mhd = NULL;
 }

@@ -140,6 +140,8 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
     svc->metrics.inflight = &svc->inflight;
     atomic_init(&svc->draining, false);
     atomic_init(&svc->inflight, 0);
+    atomic_init(&svc->closing, false);
+    atomic_init(&svc->parked, 0);
     if (!svc->db || !svc->listen || pthread_key_create(&svc->reader_key, close_reader) != 0) {
         destroy(svc);
         snprintf(err, errlen, "out of memory");

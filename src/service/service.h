@@ -208,8 +208,11 @@ struct eo_service {
     eo__writer *writer;
     struct MHD_Daemon *mhd;
     uint16_t port;
-    atomic_bool draining;
-    atomic_long inflight;
+    atomic_bool draining; /* set first by eo__http_stop: requests that begin later get no update */
+    atomic_long inflight; /* requests between their first callback and their completion */
+    atomic_bool closing;  /* set by eo__http_stop once the drain ended: nothing parks any more */
+    atomic_long parked;   /* connections suspended for the writer whose resume is not yet asked
+                           * for; MHD_stop_daemon aborts the process if one is left */
     pthread_key_t reader_key; /* per HTTP thread read-only eo_store* */
     bool reader_key_ok;
     pthread_key_t req_key;    /* per HTTP thread cache of request blocks (http.c) */

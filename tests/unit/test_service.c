@@ -1,13 +1,17 @@
 /* Unit tests of the service's internal parts (src/service/): path decoding and routing, bearer
  * key checks, key loading, logfmt lines, Prometheus text and the pool table. Expected values
  * are written out by hand from the rules in docs/SERVICE.md. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -302,13 +306,94 @@ static void test_pools_table(void **state)
     eo__pools_destroy(&p);
 }
 
+/* Stopping with a zero drain timeout while updates are parked for the writer (in process, to
+ * set drain_timeout_ms). Regression: the HTTP daemon was stopped as soon as the drain ended,
+ * and libmicrohttpd aborts the process ("MHD_stop_daemon() called while we have suspended
+ * connections") when a connection is still suspended. Now the stop waits for the writer to
+ * hand every parked connection back; requests that come too late get 503 or no answer. */
+static void test_stop_while_parked(void **state)
+{
+    (void)state;
+    enum { CONNS = 16, ROUNDS = 10 };
+    char dir[] = "/tmp/eo-stop-XXXXXX", db[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    eo_service_keys keys;
+    memset(&keys, 0, sizeof keys);
+    snprintf(keys.server, sizeof keys.server, "server-key-0123456789");
+    snprintf(keys.admin, sizeof keys.admin, "admin-key-0123456789");
+    eo_service_config cfg;
+    eo_service_config_default(&cfg);
+    cfg.db = db;
+    cfg.listen = "127.0.0.1:0";
+    cfg.default_pool = "default";
+    cfg.threads = 2;
+    cfg.drain_timeout_ms = 0;
+    int answered = 0;
+    for (int k = 0; k < ROUNDS; k++) {
+        eo_service *svc = NULL;
+        char err[256];
+        assert_int_equal(eo_service_start(&cfg, &keys, &svc, err, sizeof err), 0);
+        struct sockaddr_in sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons(eo_service_port(svc));
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        int fd[CONNS];
+        for (int i = 0; i < CONNS; i++) {
+            char body[300], req[800];
+            int bn = snprintf(body, sizeof body,
+                              "{\"id\":\"r%d_%d\",\"started_at\":1763800000,"
+                              "\"ended_at\":1763800391,\"winner\":\"A\",\"A\":[\"a%d\",\"b%d\"],"
+                              "\"B\":[\"c%d\",\"d%d\"]}",
+                              k, i, i, i, i, i);
+            int n = snprintf(req, sizeof req,
+                             "POST /v1/pools/default/rounds HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+                             "Content-Length: %d\r\nConnection: close\r\n\r\n%s",
+                             keys.server, bn, body);
+            fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+            assert_true(fd[i] >= 0);
+            assert_int_equal(connect(fd[i], (struct sockaddr *)&sa, sizeof sa), 0);
+            assert_int_equal(send(fd[i], req, (size_t)n, MSG_NOSIGNAL), n);
+        }
+        /* Stop as soon as an update is in the service's hands. */
+        for (int i = 0; i < 2000 && atomic_load(&svc->inflight) == 0; i++) {
+            struct timespec ts = {0, 100 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        assert_int_equal(eo_service_stop(svc), 0);
+        for (int i = 0; i < CONNS; i++) {
+            char resp[2048];
+            size_t got = 0;
+            ssize_t n;
+            while (got < sizeof resp - 1 &&
+                   (n = recv(fd[i], resp + got, sizeof resp - 1 - got, 0)) > 0)
+                got += (size_t)n;
+            resp[got] = '\0';
+            close(fd[i]);
+            int status = strncmp(resp, "HTTP/1.1 ", 9) == 0 ? (int)strtol(resp + 9, NULL, 10) : 0;
+            assert_true(status == 0 || status == 200 || status == 503);
+            answered += status != 0;
+        }
+    }
+    print_message("stop while parked: %d of %d requests answered\n", answered, CONNS * ROUNDS);
+    const char *files[] = {"t.db", "t.db-wal", "t.db-shm"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pct_decode), cmocka_unit_test(test_route_match),
         cmocka_unit_test(test_auth),       cmocka_unit_test(test_keys_load),
         cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_pools_table),
+        cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
