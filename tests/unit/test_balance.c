@@ -461,6 +461,13 @@ static void test_scramble_full(void **state)
     }
 }
 
+/* The bound: brute force up to N = 14 (a few instances: 3^14 assignments per k). */
+static void test_brute_14(void **state)
+{
+    (void)state;
+    run_brute(13, 14, 4, 5, 0);
+}
+
 /* ---- plain requests are the splitter's ------------------------------------------------------ */
 
 static void compare_plain(const eo_balance_player *p, int n, int no_plain)
@@ -674,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_brute_small),
         cmocka_unit_test(test_brute_medium),
         cmocka_unit_test(test_brute_large),
+        cmocka_unit_test(test_brute_14),
         cmocka_unit_test(test_scramble_full),
         cmocka_unit_test(test_props_exact),
         cmocka_unit_test(test_props_local),
