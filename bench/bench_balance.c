@@ -23,43 +23,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "evenodds/eo_balance.h"
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static double unif(uint64_t *s) { return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0; }
-
-static int64_t normal_rating(uint64_t *s)
-{
-    double u = unif(s), v = unif(s);
-    double z = sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-    int64_t r = (int64_t)llround(1000.0 + 300.0 * z);
-    return r < 100 ? 100 : r;
-}
-
-static double clock_us(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static double now_us(void) { return clock_us(CLOCK_MONOTONIC); }
-
 /* CPU time of this thread: not counting the time other jobs on a shared machine take the core */
-static double cpu_us(void) { return clock_us(CLOCK_THREAD_CPUTIME_ID); }
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+static double cpu_us(void) { return bench_clock_us(CLOCK_THREAD_CPUTIME_ID); }
 
 static uint64_t fnv(uint64_t h, uint64_t v)
 {
@@ -80,7 +48,7 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
         eo_balance_player p[64];
         memset(p, 0, sizeof p);
         for (int i = 0; i < n; i++)
-            p[i].rating = normal_rating(&s);
+            p[i].rating = bench_normal_rating(&s);
         eo_balance_request r;
         memset(&r, 0, sizeof r);
         r.work_limit = work;
@@ -101,7 +69,7 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
                 p[i].team = i % 2 ? EO_BALANCE_B : EO_BALANCE_A;
                 if (i % 3 == 0) {
                     p[i].prefer = p[i].team;
-                    p[i].weight = (uint32_t)(1 + rng_next(&s) % 8);
+                    p[i].weight = (uint32_t)(1 + bench_rng_next(&s) % 8);
                 }
             }
             p[0].party = p[2].party = p[4].party = 9; /* all on A */
@@ -111,9 +79,9 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
         for (int w = 0; c == 0 && w < 2; w++) /* warm-up, untimed */
             if (eo_balance_solve(p, (size_t)n, &r, &res, NULL) == 0)
                 eo_balance_free(res);
-        double t0 = now_us(), u0 = cpu_us();
+        double t0 = bench_now_us(), u0 = cpu_us();
         int rc = eo_balance_solve(p, (size_t)n, &r, &res, NULL);
-        t[c] = now_us() - t0;
+        t[c] = bench_now_us() - t0;
         u[c] = cpu_us() - u0;
         if (rc) {
             errs++;
@@ -139,8 +107,8 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
                     scramble ? "scramble" : "rebalance", c, ex, (unsigned long long)h, t[c], u[c]);
         eo_balance_free(res);
     }
-    qsort(t, (size_t)count, sizeof *t, cmp_d);
-    qsort(u, (size_t)count, sizeof *u, cmp_d);
+    qsort(t, (size_t)count, sizeof *t, bench_cmp_double);
+    qsort(u, (size_t)count, sizeof *u, bench_cmp_double);
     printf("| %2d | %-9s | %10.0f | %10.0f | %10.0f | %10.0f | %10.0f | %d/%d | %d | %016llx |\n",
            n, scramble ? "scramble" : "rebalance", t[count / 2], t[(count * 99) / 100],
            t[count - 1], u[count / 2], u[(count * 99) / 100], exact, total, errs,

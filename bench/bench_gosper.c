@@ -33,47 +33,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "evenodds/eo_split.h"
 
 #define NMAX 32
 #define KMAX (NMAX / 2)
 #define GPE_LIMIT_US 10e6 /* a GPE call past this is abandoned */
-
-/* splitmix64, as bench_split */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static double rng_unit(uint64_t *s) /* (0, 1) */
-{
-    return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-/* bench_split's NORMAL rows: the same draws in the same order. */
-static int64_t normal_rating(uint64_t *s)
-{
-    double u = rng_unit(s);
-    double z = sqrt(-2.0 * log(u)) * cos(6.283185307179586 * rng_unit(s));
-    int64_t v = (int64_t)llround(1000.0 + 300.0 * z);
-    return v < 100 ? 100 : v;
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Gosper's hack: the next larger integer with as many set bits as x (x > 0). */
 static uint64_t gosper_next(uint64_t x)
@@ -131,7 +96,7 @@ static int gpe(const int64_t *r, int n, int64_t *gap, uint64_t *splits, double t
                     if (d == 0)
                         break;
                 }
-                if ((++seen & 0xFFFFF) == 0 && now_us() - t_start > GPE_LIMIT_US) {
+                if ((++seen & 0xFFFFF) == 0 && bench_now_us() - t_start > GPE_LIMIT_US) {
                     *splits = seen;
                     return 1;
                 }
@@ -169,7 +134,7 @@ typedef struct row_out {
 
 static double median(double *t, int n)
 {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
     return n ? t[(n - 1) / 2] : 0;
 }
 
@@ -197,14 +162,14 @@ static int row(int n, int calls, double budget_us, int gpe_on, eo_split_ws *ws, 
     for (int c = 0; c < calls && !bad; c++) {
         eo_split_player p[NMAX];
         int64_t r[NMAX];
-        for (int i = 0; i < n; i++)
-            r[i] = p[i].rating = normal_rating(&s);
+        for (int i = 0; i < n; i++) /* bench_split's NORMAL rows: the same draws */
+            r[i] = p[i].rating = bench_normal_rating(&s);
         eo_splits *res = NULL, *wres = NULL;
-        double t0 = now_us();
+        double t0 = bench_now_us();
         int rc = eo_split_solve(p, (size_t)n, NULL, &res);
-        double t1 = now_us();
+        double t1 = bench_now_us();
         int wrc = eo_split_solve_ws(ws, p, (size_t)n, NULL, &wres);
-        double t2 = now_us();
+        double t2 = bench_now_us();
         if (rc != 0 || wrc != 0) {
             fprintf(stderr, "N=%d call %d: eo_split_solve: %s / %s\n", n, c, eo_strerror(rc),
                     eo_strerror(wrc));
@@ -224,9 +189,9 @@ static int row(int n, int calls, double budget_us, int gpe_on, eo_split_ws *ws, 
         if (gpe_on && gpe_spent < budget_us) {
             int64_t g[KMAX + 1];
             uint64_t splits = 0;
-            double t3 = now_us();
+            double t3 = bench_now_us();
             int over = gpe(r, n, g, &splits, t3);
-            double dt = now_us() - t3;
+            double dt = bench_now_us() - t3;
             gpe_spent += dt;
             if (over) {
                 if (o->gpe_n + o->gpe_over == 0)

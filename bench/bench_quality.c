@@ -42,43 +42,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "evenodds/eo_balance.h"
 
 #define N 24
 #define K 12
 #define EPS_P01 96 /* 2400 * ln(0.51 / 0.49) = 96.02 */
 
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static double rng_unit(uint64_t *s) /* (0, 1) */
-{
-    return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-}
-
 static int rng_below(uint64_t *s, int n) /* [0, n), bias negligible here */
 {
-    return (int)(rng_next(s) % (uint64_t)n);
-}
-
-static int64_t normal_rating(uint64_t *s)
-{
-    double u = rng_unit(s);
-    double z = sqrt(-2.0 * log(u)) * cos(6.283185307179586 * rng_unit(s));
-    int64_t v = (int64_t)llround(1000.0 + 300.0 * z);
-    return v < 100 ? 100 : v;
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+    return (int)(bench_rng_next(s) % (uint64_t)n);
 }
 
 static void shuffle(uint64_t *s, int *v, int n)
@@ -103,7 +76,7 @@ static void gen(uint64_t *s, inst *x)
     int perm[N], cnt[3] = {0, 0, 0};
     memset(x, 0, sizeof *x);
     for (int i = 0; i < N; i++) {
-        x->r[i] = normal_rating(s);
+        x->r[i] = bench_normal_rating(s);
         perm[i] = i;
     }
     shuffle(s, perm, N);
@@ -375,9 +348,9 @@ static int64_t ours(const inst *x, eo_balance_mode mode, int64_t eps, int64_t bo
     req.epsilon = eps;
     req.work_limit = UINT64_C(10000000);
     eo_balance_result *res = NULL;
-    double t0 = now_us();
+    double t0 = bench_now_us();
     int rc = eo_balance_solve(p, N, &req, &res, NULL);
-    st->time_us += now_us() - t0;
+    st->time_us += bench_now_us() - t0;
     if (rc == 0 && res->count != 1)
         rc = EO_EINTERNAL;
     if (rc == 0)

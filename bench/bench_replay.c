@@ -23,8 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_pool.h"
 #include "gen.h"

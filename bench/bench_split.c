@@ -19,34 +19,24 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "evenodds/eo_split.h"
 
 typedef struct rng {
     uint64_t s;
 } rng;
 
-/* splitmix64 */
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static double rng_unit(rng *r) /* (0, 1) */
-{
-    return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
 static int64_t rng_range(rng *r, int64_t lo, int64_t hi) /* [lo, hi], bias negligible here */
 {
-    return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
+    return lo + (int64_t)(bench_rng_next(&r->s) % (uint64_t)(hi - lo + 1));
 }
 
+/* Box-Muller, u drawn before v (as bench_normal_rating(): bench_gosper repeats the NORMAL rows'
+ * draws); two calls in one expression would leave their order to the compiler. */
 static double rng_normal(rng *r)
 {
-    return sqrt(-2.0 * log(rng_unit(r))) * cos(6.283185307179586 * rng_unit(r));
+    double u = bench_rng_unit(&r->s), v = bench_rng_unit(&r->s);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
 enum dist { NORMAL, YOUNG, UNIFORM_1M, UNIFORM_2_40, EQUAL, POW2, POW2_NOISE };
@@ -77,19 +67,6 @@ static void gen(rng *r, enum dist d, eo_split_player *p, size_t n)
         }
         p[i].rating = v;
     }
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static eo_split_ws *g_ws;        /* --ws: the run's work space, else NULL */
@@ -137,9 +114,9 @@ static int row(uint64_t seed, enum dist d, size_t n, eo_bench_mode mode, int cou
     for (int i = 0; i < count; i++) {
         gen(&r, d, p, n);
         eo_splits *s = NULL;
-        double t0 = now_us();
+        double t0 = bench_now_us();
         int rc = g_ws ? eo_split_solve_ws(g_ws, p, n, &opt, &s) : eo_split_solve(p, n, &opt, &s);
-        double t1 = now_us();
+        double t1 = bench_now_us();
         sum = mix(sum, (uint64_t)(rc + 1000));
         if (rc == EO_ELIMIT) {
             limited++;
@@ -157,7 +134,7 @@ static int row(uint64_t seed, enum dist d, size_t n, eo_bench_mode mode, int cou
         t[done++] = t1 - t0;
         total += t1 - t0;
     }
-    qsort(t, (size_t)done, sizeof *t, cmp_double);
+    qsort(t, (size_t)done, sizeof *t, bench_cmp_double);
     if (done > 0) {
         size_t i99 = (size_t)ceil(0.99 * done) - 1;
         printf("%s n=%-5d p50=%10.1f us  p99=%10.1f us  max=%10.1f us  mean=%9.1f us", name,

@@ -169,12 +169,14 @@ typedef struct eo_sim_report {
 } eo_sim_report;
 
 /**
- * The figures of the rounds since the previous eo_sim_report() call (or the start), and
- * starts a new span. Returns 0 or EO_ENOMEM (Spearman's work space).
+ * The figures of the rounds since the previous eo_sim_report_window() call (or the start),
+ * and starts a new span. Returns 0, EO_EINVAL (NULL argument) or EO_ENOMEM (Spearman's work
+ * space).
  */
 int eo_sim_report_window(eo_sim *s, eo_sim_report *out);
 
-/** The figures of every round since the start (does not start a new span). 0 or EO_ENOMEM. */
+/** The figures of every round since the start (does not start a new span). 0, EO_EINVAL
+ *  (NULL argument) or EO_ENOMEM. */
 int eo_sim_report_total(eo_sim *s, eo_sim_report *out);
 
 /** The simulator's pool: the model's ratings so far. */

@@ -29,10 +29,6 @@ static int only_known(const json_t *obj, const char *const *names, const char *p
     return 0;
 }
 
-
-
-
-
 /* A string among @p names (NULL-terminated); *out its index. */
 static int get_choice(const json_t *obj, const char *path, const char *name,
                       const char *const *names, const char *expect, int *out, eo_round_error *err)
@@ -135,9 +131,9 @@ static int player_from_json(const json_t *v, size_t i, eo_autobalance_request *o
         return rc;
     bool is_null;
     if ((rc = eo__get_int(v, path, "joined_at", 0, EO_ROUND_TIME_MAX, &p->joined_at, NULL,
-                      err)) != 0 ||
+                          err)) != 0 ||
         (rc = eo__get_int(v, path, "last_moved", 0, EO_ROUND_TIME_MAX, &p->last_moved,
-                      &is_null, err)) != 0)
+                          &is_null, err)) != 0)
         return rc;
     if (is_null)
         p->last_moved = EO_AB_NEVER;
@@ -148,7 +144,7 @@ static int player_from_json(const json_t *v, size_t i, eo_autobalance_request *o
     }
     *score_seen = has_score;
     if ((rc = eo__get_int(v, path, "score", -EO_AB_JSON_DURATION_MAX, EO_AB_JSON_DURATION_MAX,
-                      &p->score, NULL, err)) != 0)
+                          &p->score, NULL, err)) != 0)
         return rc;
     return 0;
 }
@@ -183,20 +179,20 @@ static int policy_from_json(const json_t *v, eo_autobalance_request *out, eo_rou
         (rc = eo__get_bool(v, path, "strength_swaps", &p->strength_swaps, err)) != 0 ||
         (rc = eo__get_bool(v, path, "odd_extra", &p->odd_extra, err)) != 0 ||
         (rc = eo__get_int(v, path, "last_minutes", 0, EO_AB_JSON_DURATION_MAX,
-                      &p->last_minutes, NULL, err)) != 0 ||
+                          &p->last_minutes, NULL, err)) != 0 ||
         (rc = eo__get_int(v, path, "delay", 0, EO_AB_JSON_DURATION_MAX, &p->delay, NULL,
-                      err)) != 0 ||
+                          err)) != 0 ||
         (rc = eo__get_int(v, path, "cooldown", 0, EO_AB_JSON_DURATION_MAX, &p->cooldown,
-                      &cool_null, err)) != 0 ||
+                          &cool_null, err)) != 0 ||
         (rc = eo__get_int(v, path, "size_gap_min", 2, 2 * EO_AB_TEAM_MAX, &gmin, NULL,
-                      err)) != 0 ||
+                          err)) != 0 ||
         (rc = eo__get_num(v, path, "strength_threshold", 0, EO_AB_JSON_RATING_MAX,
-                      &out->strength_threshold, err)) != 0 ||
+                          &out->strength_threshold, err)) != 0 ||
         (rc = eo__get_num(v, path, "gap_tolerance", 0, EO_AB_JSON_RATING_MAX, &out->gap_tolerance,
-                      err)) != 0 ||
+                          err)) != 0 ||
         (rc = eo__get_num(v, path, "p_threshold", 0, 0.5, &p->p_threshold, err)) != 0 ||
         (rc = eo__get_int(v, path, "work_limit", 0, EO_AB_JSON_WORK_MAX, &work, NULL,
-                      err)) != 0)
+                          err)) != 0)
         return rc;
     if (cool_null)
         p->cooldown = INT64_MAX;
@@ -260,15 +256,15 @@ static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_er
     out->state.has_scores = score_seen && n > 0;
     bool is_null;
     if ((rc = eo__get_int(obj, "", "now", 0, EO_ROUND_TIME_MAX, &out->state.now, NULL,
-                      err)) != 0 ||
+                          err)) != 0 ||
         (rc = eo__get_int(obj, "", "time_left", 0, EO_AB_JSON_DURATION_MAX,
-                      &out->state.time_left, &is_null, err)) != 0)
+                          &out->state.time_left, &is_null, err)) != 0)
         return rc;
     if (is_null)
         out->state.time_left = EO_AB_TIME_UNKNOWN;
     out->has_now = json_object_get(obj, "now") != NULL;
     if ((rc = eo__get_int(obj, "", "unbalanced_since", 0, EO_ROUND_TIME_MAX,
-                      &out->state.unbalanced_since, &is_null, err)) != 0)
+                          &out->state.unbalanced_since, &is_null, err)) != 0)
         return rc;
     if (is_null)
         out->state.unbalanced_since = EO_AB_NEVER;
@@ -351,16 +347,12 @@ int eo_autobalance_request_resolve(eo_autobalance_request *req, const eo_model_c
     return 0;
 }
 
-/* An integer sum of the split scale on the model's scale: an integer when exact. */
-static json_t *scaled(int64_t v, int64_t unit)
-{
-    return unit == 1 || v % unit == 0 ? json_integer(v / unit)
-                                      : json_real((double)v / (double)unit);
-}
-
 static json_t *prob(double p) { return isnan(p) ? json_null() : json_real(p); }
 
-static const char *team_name(eo_ab_team t) { return t == EO_AB_A ? "A" : t == EO_AB_B ? "B" : NULL; }
+static const char *team_name(eo_ab_team t)
+{
+    return t == EO_AB_A ? "A" : t == EO_AB_B ? "B" : NULL;
+}
 
 json_t *eo_autobalance_to_json(const eo_autobalance_request *req, const eo_ab_result *res,
                                const eo_ab_placement *join)
@@ -386,18 +378,19 @@ json_t *eo_autobalance_to_json(const eo_autobalance_request *req, const eo_ab_re
                           "rule", eo_ab_rule_name(res->rule), "action",
                           eo_ab_action_name(res->action), "act_at",
                           res->act_at == EO_AB_NEVER ? json_null() : json_integer(res->act_at),
-                          "size_a", res->ka, "size_b", res->kb, "sum_a", scaled(res->sum_a, u),
-                          "sum_b", scaled(res->sum_b, u), "gap_before",
-                          scaled(res->gap_before, u), "gap_after", scaled(res->gap_after, u),
-                          "p_before", prob(res->p_before), "p_after", prob(res->p_after),
-                          "needed", res->needed, "short_by", res->short_by, "eligible",
-                          res->eligible, "exact", res->exact, "moves", moves);
+                          "size_a", res->ka, "size_b", res->kb, "sum_a",
+                          eo__json_scaled(res->sum_a, u), "sum_b", eo__json_scaled(res->sum_b, u),
+                          "gap_before", eo__json_scaled(res->gap_before, u), "gap_after",
+                          eo__json_scaled(res->gap_after, u), "p_before", prob(res->p_before),
+                          "p_after", prob(res->p_after), "needed", res->needed, "short_by",
+                          res->short_by, "eligible", res->eligible, "exact", res->exact, "moves",
+                          moves);
     if (o != NULL && join != NULL) {
         const char *t = team_name(join->team);
         json_t *j = json_pack("{s:s?,s:o,s:s,s:b,s:o}", "id", req->joiner_id, "team",
                               t ? json_string(t) : json_null(), "action",
                               eo_ab_action_name(join->action), "by_size", join->by_size,
-                              "gap_after", scaled(join->gap_after, u));
+                              "gap_after", eo__json_scaled(join->gap_after, u));
         if (j == NULL || json_object_set_new(o, "joiner", j) != 0) {
             json_decref(o);
             return NULL;
@@ -408,21 +401,12 @@ json_t *eo_autobalance_to_json(const eo_autobalance_request *req, const eo_ab_re
 
 /* ---- scramble triggers -------------------------------------------------------------------- */
 
-static int get_u32(const json_t *obj, const char *path, const char *name, uint32_t *out,
-                   eo_round_error *err)
+/* An integer in [lo, INT32_MAX]; absent leaves *out alone. */
+static int get_u32(const json_t *obj, const char *path, const char *name, int64_t lo,
+                   uint32_t *out, eo_round_error *err)
 {
     int64_t v = *out;
-    int rc = eo__get_int(obj, path, name, 0, INT32_MAX, &v, NULL, err);
-    *out = (uint32_t)v;
-    return rc;
-}
-
-/* A threshold of the config: at least 1 (0 would fire always or never). */
-static int get_pos(const json_t *obj, const char *path, const char *name, uint32_t *out,
-                   eo_round_error *err)
-{
-    int64_t v = *out;
-    int rc = eo__get_int(obj, path, name, 1, INT32_MAX, &v, NULL, err);
+    int rc = eo__get_int(obj, path, name, lo, INT32_MAX, &v, NULL, err);
     *out = (uint32_t)v;
     return rc;
 }
@@ -492,18 +476,19 @@ static int config_from_json(const json_t *v, eo_trigger_config *cfg, eo_round_er
     if (!json_is_object(v))
         return eo__fail(err, path, "expected an object");
     int rc = only_known(v, known, path, err);
+    /* The thresholds are at least 1 (0 would fire always or never). */
     if (rc == 0)
         rc = eo__get_bool(v, path, "win_difference_on", &cfg->win_difference_on, err);
     if (rc == 0)
-        rc = get_pos(v, path, "win_difference", &cfg->win_difference, err);
+        rc = get_u32(v, path, "win_difference", 1, &cfg->win_difference, err);
     if (rc == 0)
-        rc = get_u32(v, path, "min_players", &cfg->min_players, err);
+        rc = get_u32(v, path, "min_players", 0, &cfg->min_players, err);
     if (rc == 0)
-        rc = get_u32(v, path, "map_end_window", &cfg->map_end_window, err);
+        rc = get_u32(v, path, "map_end_window", 0, &cfg->map_end_window, err);
     if (rc == 0)
-        rc = get_pos(v, path, "arena_streak", &cfg->arena_streak, err);
+        rc = get_u32(v, path, "arena_streak", 1, &cfg->arena_streak, err);
     if (rc == 0)
-        rc = get_pos(v, path, "ad_full_rounds", &cfg->ad_full_rounds, err);
+        rc = get_u32(v, path, "ad_full_rounds", 1, &cfg->ad_full_rounds, err);
     return rc;
 }
 
@@ -544,12 +529,12 @@ static int trig_decode(const json_t *obj, eo_trigger_state *st, eo_trigger_confi
     }
     if ((rc = eo__get_bool(obj, "", "tournament", &st->tournament, err)) != 0 ||
         (rc = eo__get_bool(obj, "", "attackers_timed_out", &st->attackers_timed_out, err)) != 0 ||
-        (rc = get_u32(obj, "", "round", &st->round, err)) != 0 ||
-        (rc = get_u32(obj, "", "streak", &st->streak, err)) != 0 ||
-        (rc = get_u32(obj, "", "full_rounds", &st->full_rounds, err)) != 0 ||
-        (rc = get_u32(obj, "", "win_limit", &st->win_limit, err)) != 0 ||
-        (rc = get_u32(obj, "", "max_rounds", &st->max_rounds, err)) != 0 ||
-        (rc = get_u32(obj, "", "players", &st->players, err)) != 0 ||
+        (rc = get_u32(obj, "", "round", 0, &st->round, err)) != 0 ||
+        (rc = get_u32(obj, "", "streak", 0, &st->streak, err)) != 0 ||
+        (rc = get_u32(obj, "", "full_rounds", 0, &st->full_rounds, err)) != 0 ||
+        (rc = get_u32(obj, "", "win_limit", 0, &st->win_limit, err)) != 0 ||
+        (rc = get_u32(obj, "", "max_rounds", 0, &st->max_rounds, err)) != 0 ||
+        (rc = get_u32(obj, "", "players", 0, &st->players, err)) != 0 ||
         (rc = get_pair(obj, "wins", false, st->wins, NULL, err)) != 0 ||
         (rc = get_pair(obj, "captured", true, NULL, st->captured, err)) != 0)
         return rc;
@@ -559,7 +544,7 @@ static int trig_decode(const json_t *obj, eo_trigger_state *st, eo_trigger_confi
         return rc;
     st->time_left = is_null ? -1 : (int32_t)tl;
     if ((rc = eo__get_int(obj, "", "last_scramble_round", 0, INT32_MAX, &last, &is_null,
-                      err)) != 0)
+                          err)) != 0)
         return rc;
     st->last_scramble_round = is_null ? -1 : (int32_t)last;
     const json_t *c = json_object_get(obj, "config");

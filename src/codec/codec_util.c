@@ -1,4 +1,5 @@
-/* Error formatting and id checks shared by the decoders. */
+/* Error formatting, id checks and typed readers shared by the decoders; small encoders shared
+ * by the answers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,4 +102,22 @@ int eo__get_num(const json_t *obj, const char *path, const char *name, double lo
         return eo__fail(err, f, "out of range: expected a number in [%g, %g]", lo, hi);
     *out = x;
     return 0;
+}
+
+json_t *eo__json_id_array(const uint16_t *idx, size_t n, const char *const *ids)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < n; i++) {
+        if (json_array_append_new(a, json_string(ids[idx[i]])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
+json_t *eo__json_scaled(int64_t v, int64_t unit)
+{
+    return unit == 1 || v % unit == 0 ? json_integer(v / unit)
+                                      : json_real((double)v / (double)unit);
 }

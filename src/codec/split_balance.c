@@ -177,25 +177,6 @@ int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
     return 0;
 }
 
-/* An integer of split units on the model's scale: an integer when it divides, else a real. */
-static json_t *scaled(int64_t v, int64_t unit)
-{
-    return unit == 1 || v % unit == 0 ? json_integer(v / unit)
-                                      : json_real((double)v / (double)unit);
-}
-
-static json_t *ids_of(const uint16_t *idx, size_t n, const char *const *ids)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < n; i++) {
-        if (json_array_append_new(a, json_string(ids[idx[i]])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
-    }
-    return a;
-}
-
 static const char *side_name(uint8_t s)
 {
     return s == EO_BALANCE_A ? "A" : s == EO_BALANCE_B ? "B" : "bench";
@@ -252,13 +233,13 @@ static json_t *split_json(const eo_balance_split *s, int64_t eps, const eo_split
         return o;
     }
     const char *const *ids = (const char *const *)req->ids;
-    bad |= json_object_set_new(o, "A", ids_of(s->a, (size_t)s->k, ids));
-    bad |= json_object_set_new(o, "B", ids_of(s->b, (size_t)s->k, ids));
-    bad |= json_object_set_new(o, "bench", ids_of(s->bench, s->nbench, ids));
-    bad |= json_object_set_new(o, "gap", scaled(s->gap, unit));
+    bad |= json_object_set_new(o, "A", eo__json_id_array(s->a, (size_t)s->k, ids));
+    bad |= json_object_set_new(o, "B", eo__json_id_array(s->b, (size_t)s->k, ids));
+    bad |= json_object_set_new(o, "bench", eo__json_id_array(s->bench, s->nbench, ids));
+    bad |= json_object_set_new(o, "gap", eo__json_scaled(s->gap, unit));
     bad |= json_object_set_new(o, "p_a", isnan(s->p_a) ? json_null() : json_real(s->p_a));
-    bad |= json_object_set_new(o, "dev", scaled(s->dev, unit));
-    bad |= json_object_set_new(o, "epsilon", scaled(eps, unit));
+    bad |= json_object_set_new(o, "dev", eo__json_scaled(s->dev, unit));
+    bad |= json_object_set_new(o, "epsilon", eo__json_scaled(eps, unit));
     bad |= json_object_set_new(o, "exact", json_boolean(s->exact));
     bad |= json_object_set_new(o, "parties_broken", json_integer(s->terms.broken));
     json_t *moves = json_array();
@@ -288,7 +269,7 @@ static json_t *split_json(const eo_balance_split *s, int64_t eps, const eo_split
                                   json_real(s->terms.spread / ((double)unit * (double)unit)));
         b3 |= json_object_set_new(t, "denied", json_integer(s->terms.denied));
         b3 |= json_object_set_new(t, "bench_again", json_integer(s->terms.bench_again));
-        b3 |= json_object_set_new(t, "dev", scaled(s->dev, unit));
+        b3 |= json_object_set_new(t, "dev", eo__json_scaled(s->dev, unit));
         if (b3) {
             json_decref(t);
             t = NULL;

@@ -48,9 +48,6 @@ static int get_side(const json_t *obj, const char *path, const char *name, bool 
     return eo__fail(err, f, null_ok ? "expected \"A\", \"B\" or null" : "expected \"A\" or \"B\"");
 }
 
-
-
-
 static const char *const player_keys[] = {"team",     "party",     "lock",    "priority",
                                           "prefer",   "denied",    "protected", "sat_out",
                                           NULL};
@@ -322,35 +319,21 @@ int eo_split_request_from_json(const json_t *obj, eo_split_request *out, eo_roun
     return rc;
 }
 
-static json_t *id_array(const uint16_t *idx, size_t n, const char *const *ids)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < n; i++) {
-        if (json_array_append_new(a, json_string(ids[idx[i]])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
-    }
-    return a;
-}
-
 static json_t *split_to_json(const eo_split *s, const char *const *ids, int64_t unit)
 {
     json_t *o = json_object();
     if (o == NULL)
         return NULL;
     json_t *p = isnan(s->p_a) ? json_null() : json_real(s->p_a);
-    json_t *a = id_array(s->a, (size_t)s->k, ids);
-    json_t *b = id_array(s->b, (size_t)s->k, ids);
-    json_t *bench = id_array(s->bench, s->nbench, ids);
+    json_t *a = eo__json_id_array(s->a, (size_t)s->k, ids);
+    json_t *b = eo__json_id_array(s->b, (size_t)s->k, ids);
+    json_t *bench = eo__json_id_array(s->bench, s->nbench, ids);
     /* set_new steals each value even when it fails, so every value is handed over once. */
     int bad = json_object_set_new(o, "k", json_integer(s->k));
     bad |= json_object_set_new(o, "A", a);
     bad |= json_object_set_new(o, "B", b);
     bad |= json_object_set_new(o, "bench", bench);
-    bad |= json_object_set_new(o, "gap", unit == 1 || s->gap % unit == 0
-                                             ? json_integer(s->gap / unit)
-                                             : json_real((double)s->gap / (double)unit));
+    bad |= json_object_set_new(o, "gap", eo__json_scaled(s->gap, unit));
     bad |= json_object_set_new(o, "p_a", p);
     if (bad) {
         json_decref(o);

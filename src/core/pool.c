@@ -383,23 +383,15 @@ int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma)
 {
     if (pool == NULL || !isfinite(mu) || isnan(sigma))
         return EO_EINVAL;
-    if (id != NULL && find(pool, id, NULL, NULL) < 0) {
-        /* an unknown player is created only for a value the model takes */
-        void *scratch = malloc(pool->stride);
-        if (scratch == NULL)
-            return EO_ENOMEM;
-        eo_model_player_init(pool->model, scratch);
-        int rc = eo_model_set(pool->model, scratch, mu, sigma);
-        eo_model_player_free(pool->model, scratch);
-        free(scratch);
-        if (rc != 0)
-            return rc;
-    }
+    size_t before = eo__strmap_size(pool->ids);
     eo_player_handle h;
     int rc = eo_pool_handle(pool, id, &h);
     if (rc != 0)
         return rc;
-    return eo_model_set(pool->model, state_of(pool, h), mu, sigma);
+    rc = eo_model_set(pool->model, state_of(pool, h), mu, sigma);
+    if (rc != 0)
+        drop_players_from(pool, before); /* a refused value creates no player */
+    return rc;
 }
 
 int eo_pool_reset_player(eo_pool *pool, const char *id)

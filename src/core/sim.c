@@ -31,6 +31,15 @@ typedef struct acc {
     double brier, brier_true, imbalance;
 } acc;
 
+/* What the simulator knows of one player. */
+typedef struct player {
+    char id[ID_CAP];
+    double skill;
+    uint64_t stamp;  /* serial of the round the player last showed up in */
+    uint32_t rounds; /* rounds played */
+    bool present;
+} player;
+
 struct eo_sim {
     eo_sim_config c;
     uint64_t world, bal; /* PRNG states */
@@ -38,14 +47,10 @@ struct eo_sim {
     eo_split_ws *ws;
     uint64_t serial;     /* rounds played */
     int64_t last_end;
-    /* players, by creation index */
+    /* players, by creation index; active[0 .. nactive) indexes the present ones */
     size_t nplayers, cap;
-    char (*ids)[ID_CAP];
-    double *skill;
-    uint32_t *rounds;
-    uint64_t *stamp;     /* serial of the round the player last showed up in */
-    unsigned char *present;
-    uint32_t *active;    /* indices of present players */
+    player *pl;
+    uint32_t *active;
     size_t nactive;
     /* maps */
     char map_names[EO_SIM_MAPS_MAX][MAP_CAP];
@@ -114,6 +119,15 @@ static double draw_skill(eo_sim *s)
     return s->c.skill_mean + s->c.skill_sd * draw_unit_skill(s);
 }
 
+/* The index of @p name in names[0 .. n), or n when it is not there (or NULL). */
+static unsigned name_index(const char *const *names, unsigned n, const char *name)
+{
+    unsigned i = 0;
+    while (name != NULL && i < n && strcmp(name, names[i]) != 0)
+        i++;
+    return name != NULL ? i : n;
+}
+
 const char *eo_sim_skill_name(eo_sim_skill d)
 {
     return (unsigned)d < EO_SIM_SKILL_COUNT ? skill_names[d] : NULL;
@@ -121,12 +135,11 @@ const char *eo_sim_skill_name(eo_sim_skill d)
 
 int eo_sim_skill_parse(const char *name, eo_sim_skill *out)
 {
-    for (unsigned i = 0; name != NULL && i < EO_SIM_SKILL_COUNT; i++)
-        if (strcmp(name, skill_names[i]) == 0) {
-            *out = (eo_sim_skill)i;
-            return 0;
-        }
-    return EO_EINVAL;
+    unsigned i = name_index(skill_names, EO_SIM_SKILL_COUNT, name);
+    if (i == EO_SIM_SKILL_COUNT)
+        return EO_EINVAL;
+    *out = (eo_sim_skill)i;
+    return 0;
 }
 
 const char *eo_sim_balancer_name(eo_sim_balancer b)
@@ -136,12 +149,11 @@ const char *eo_sim_balancer_name(eo_sim_balancer b)
 
 int eo_sim_balancer_parse(const char *name, eo_sim_balancer *out)
 {
-    for (unsigned i = 0; name != NULL && i < EO_SIM_BAL_COUNT; i++)
-        if (strcmp(name, balancer_names[i]) == 0) {
-            *out = (eo_sim_balancer)i;
-            return 0;
-        }
-    return EO_EINVAL;
+    unsigned i = name_index(balancer_names, EO_SIM_BAL_COUNT, name);
+    if (i == EO_SIM_BAL_COUNT)
+        return EO_EINVAL;
+    *out = (eo_sim_balancer)i;
+    return 0;
 }
 
 void eo_sim_config_default(eo_sim_config *c)
@@ -271,26 +283,10 @@ static int add_player(eo_sim *s)
 {
     if (s->nplayers == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 1024;
-        char(*ids)[ID_CAP] = realloc(s->ids, cap * sizeof *ids);
-        if (ids == NULL)
+        player *pl = realloc(s->pl, cap * sizeof *pl);
+        if (pl == NULL)
             return EO_ENOMEM;
-        s->ids = ids;
-        double *skill = realloc(s->skill, cap * sizeof *skill);
-        if (skill == NULL)
-            return EO_ENOMEM;
-        s->skill = skill;
-        uint32_t *rounds = realloc(s->rounds, cap * sizeof *rounds);
-        if (rounds == NULL)
-            return EO_ENOMEM;
-        s->rounds = rounds;
-        uint64_t *stamp = realloc(s->stamp, cap * sizeof *stamp);
-        if (stamp == NULL)
-            return EO_ENOMEM;
-        s->stamp = stamp;
-        unsigned char *present = realloc(s->present, cap * sizeof *present);
-        if (present == NULL)
-            return EO_ENOMEM;
-        s->present = present;
+        s->pl = pl;
         uint32_t *active = realloc(s->active, cap * sizeof *active);
         if (active == NULL)
             return EO_ENOMEM;
@@ -298,11 +294,12 @@ static int add_player(eo_sim *s)
         s->cap = cap;
     }
     size_t i = s->nplayers++;
-    snprintf(s->ids[i], ID_CAP, "p%06u", (unsigned)(i + 1));
-    s->skill[i] = draw_skill(s);
-    s->rounds[i] = 0;
-    s->stamp[i] = 0;
-    s->present[i] = 1;
+    player *p = &s->pl[i];
+    snprintf(p->id, ID_CAP, "p%06u", (unsigned)(i + 1));
+    p->skill = draw_skill(s);
+    p->stamp = 0;
+    p->rounds = 0;
+    p->present = true;
     s->active[s->nactive++] = (uint32_t)i;
     return 0;
 }
@@ -316,6 +313,8 @@ int eo_sim_create(const eo_sim_config *c, const eo_pool_config *pool_cfg, eo_sim
     if (s == NULL)
         return EO_ENOMEM;
     s->c = *c;
+    if (s->c.work_limit == 0)
+        s->c.work_limit = EO_SIM_WORK_LIMIT;
     s->world = c->seed;
     s->bal = c->seed ^ 0xD1B54A32D192ED03u;
     eo_pool_config def;
@@ -347,11 +346,7 @@ void eo_sim_destroy(eo_sim *s)
         return;
     eo_pool_destroy(s->pool);
     eo_split_ws_free(s->ws);
-    free(s->ids);
-    free(s->skill);
-    free(s->rounds);
-    free(s->stamp);
-    free(s->present);
+    free(s->pl);
     free(s->active);
     free(s);
 }
@@ -361,7 +356,7 @@ void eo_sim_destroy(eo_sim *s)
 static double mean_rating(const eo_sim *s, uint32_t p)
 {
     eo_rating_view v;
-    (void)eo_pool_lookup(s->pool, s->ids[p], s->last_end, &v); /* unknown: start values */
+    (void)eo_pool_lookup(s->pool, s->pl[p].id, s->last_end, &v); /* unknown: start values */
     return v.mu;
 }
 
@@ -393,6 +388,16 @@ static int draft_side(eo_sim_balancer b, size_t i)
     return r == 1 || r == 2;
 }
 
+/* Teams of k from a solver's answer: a[i] and b[i] index the queue copy q. */
+static void take_teams(eo_sim *s, const uint32_t *q, const uint16_t *a, const uint16_t *b,
+                       size_t k)
+{
+    for (size_t i = 0; i < k; i++) {
+        s->side[0][i] = q[a[i]];
+        s->side[1][i] = q[b[i]];
+    }
+}
+
 /* The balancer `ours` when the exact splitter gave up (EO_ELIMIT past the work limit):
  * eo_balance_solve() for size k alone with a work limit of one node, so that its exact search
  * stops at once and its swap local search answers (seeded from the world's seed and the round
@@ -418,10 +423,7 @@ static int form_teams_fallback(eo_sim *s, const eo_split_player *sp, size_t n, s
         eo_balance_free(res);
         return EO_EINTERNAL;
     }
-    for (size_t i = 0; i < k; i++) {
-        s->side[0][i] = q[x->a[i]];
-        s->side[1][i] = q[x->b[i]];
-    }
+    take_teams(s, q, x->a, x->b, k);
     s->inexact = x->exact == 0;
     eo_balance_free(res);
     return 0;
@@ -443,7 +445,7 @@ static int form_teams(eo_sim *s, size_t n, size_t k)
         eo_split_options opt;
         memset(&opt, 0, sizeof opt);
         opt.bench = EO_BENCH_SOLVER;
-        opt.work_limit = s->c.work_limit ? s->c.work_limit : EO_SIM_WORK_LIMIT;
+        opt.work_limit = s->c.work_limit;
         eo_splits *res = NULL;
         int rc = eo_split_solve_ws(s->ws, sp, n, &opt, &res);
         if (rc == EO_ELIMIT)
@@ -451,10 +453,7 @@ static int form_teams(eo_sim *s, size_t n, size_t k)
         if (rc != 0)
             return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
         const eo_split *x = &res->split[k - 2];
-        for (size_t i = 0; i < k; i++) {
-            s->side[0][i] = q[x->a[i]];
-            s->side[1][i] = q[x->b[i]];
-        }
+        take_teams(s, q, x->a, x->b, k);
         return 0;
     }
     /* The others: the first 2k of the queue play. */
@@ -486,7 +485,7 @@ static int form_teams(eo_sim *s, size_t n, size_t k)
 
 static void remove_active(eo_sim *s, size_t pos)
 {
-    s->present[s->active[pos]] = 0;
+    s->pl[s->active[pos]].present = false;
     s->active[pos] = s->active[--s->nactive];
 }
 
@@ -541,7 +540,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
 
     if (c->drift > 0.0)
         for (size_t i = 0; i < s->nactive; i++)
-            s->skill[s->active[i]] += c->drift * normal(&s->world);
+            s->pl[s->active[i]].skill += c->drift * normal(&s->world);
     if (c->arrive_permille > 0 && below(&s->world, 1000) < c->arrive_permille &&
         s->nplayers < EO_SIM_PLAYERS_MAX && (rc = add_player(s)) != 0)
         return rc;
@@ -556,8 +555,8 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     size_t k = n / 2 < c->team_max ? n / 2 : c->team_max;
     for (size_t i = 0; i < n;) {
         uint32_t p = s->active[below(&s->world, (uint32_t)s->nactive)];
-        if (s->stamp[p] != s->serial) {
-            s->stamp[p] = s->serial;
+        if (s->pl[p].stamp != s->serial) {
+            s->pl[p].stamp = s->serial;
             s->queue[i++] = p;
         }
     }
@@ -580,7 +579,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
         for (size_t i = 0; i < k; i++) {
             eo_member *m = &s->team[t][i];
             memset(m, 0, sizeof *m);
-            m->id = s->ids[s->side[t][i]];
+            m->id = s->pl[s->side[t][i]].id;
             partial(s, m);
         }
         r->team[t] = s->team[t];
@@ -588,7 +587,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     }
     for (int t = 0; t < 2; t++)
         for (size_t i = 0; i < k; i++)
-            sum[t] += eo_round_member_weight(r, &s->team[t][i]) * s->skill[s->side[t][i]];
+            sum[t] += eo_round_member_weight(r, &s->team[t][i]) * s->pl[s->side[t][i]].skill;
 
     eo_sim_round res;
     res.round = r;
@@ -607,7 +606,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     s->last_end = r->ended_at;
     for (int t = 0; t < 2; t++)
         for (size_t i = 0; i < k; i++)
-            s->rounds[s->side[t][i]]++;
+            s->pl[s->side[t][i]].rounds++;
     acc_add(&s->window, &res);
     acc_add(&s->total, &res);
     if (out != NULL)
@@ -642,10 +641,10 @@ static int report(eo_sim *s, const acc *a, eo_sim_report *out)
     /* In creation order, so the figure does not depend on the order of the active list. */
     size_t m = 0;
     for (size_t p = 0; p < s->nplayers; p++) {
-        if (!s->present[p] || s->rounds[p] == 0)
+        if (!s->pl[p].present || s->pl[p].rounds == 0)
             continue;
         x[m] = mean_rating(s, (uint32_t)p);
-        y[m] = s->skill[p];
+        y[m] = s->pl[p].skill;
         m++;
     }
     out->seen = m;
@@ -686,10 +685,10 @@ int eo_sim_player_get(const eo_sim *s, size_t i, eo_sim_player *out)
 {
     if (s == NULL || out == NULL || i >= s->nplayers)
         return EO_EINVAL;
-    out->id = s->ids[i];
-    out->skill = s->skill[i];
-    out->present = s->present[i] != 0;
-    out->rounds = s->rounds[i];
+    out->id = s->pl[i].id;
+    out->skill = s->pl[i].skill;
+    out->present = s->pl[i].present;
+    out->rounds = s->pl[i].rounds;
     return 0;
 }
 

@@ -68,6 +68,15 @@ static void path_in(const e2e_server *s, const char *name, char *out, size_t cap
     assert_true(snprintf(out, cap, "%s/%s", s->dir, name) < (int)cap);
 }
 
+/* Writes @p text to the file at @p path (created or truncated). */
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void test_service_equals_replay(void **state)
 {
     (void)state;
@@ -400,15 +409,12 @@ static void test_autobalance_triggers(void **state)
     path_in(&s, "ab_bad.json", bad, sizeof bad);
     path_in(&s, "tr.json", tin, sizeof tin);
     path_in(&s, "tr.out", tout, sizeof tout);
-    FILE *f = fopen(in, "w");
-    assert_non_null(f);
-    fputs("{\"now\":1000,\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1600},"
-          "{\"id\":\"b\",\"team\":\"A\",\"rating\":1400},{\"id\":\"c\",\"team\":\"A\",\"rating\":1200},"
-          "{\"id\":\"d\",\"team\":\"A\",\"rating\":500},{\"id\":\"e\",\"team\":\"A\",\"rating\":300},"
-          "{\"id\":\"f\",\"team\":\"A\",\"rating\":100},{\"id\":\"g\",\"team\":\"B\",\"rating\":1400},"
-          "{\"id\":\"h\",\"team\":\"B\",\"rating\":1900}],\"policy\":{\"delay\":0}}",
-          f);
-    assert_int_equal(fclose(f), 0);
+    write_text(in,
+               "{\"now\":1000,\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1600},"
+               "{\"id\":\"b\",\"team\":\"A\",\"rating\":1400},{\"id\":\"c\",\"team\":\"A\",\"rating\":1200},"
+               "{\"id\":\"d\",\"team\":\"A\",\"rating\":500},{\"id\":\"e\",\"team\":\"A\",\"rating\":300},"
+               "{\"id\":\"f\",\"team\":\"A\",\"rating\":100},{\"id\":\"g\",\"team\":\"B\",\"rating\":1400},"
+               "{\"id\":\"h\",\"team\":\"B\",\"rating\":1900}],\"policy\":{\"delay\":0}}");
     const char *ab[] = {"evenodds", "autobalance", "--file", in, "--out", out, NULL};
     assert_int_equal(e2e_run(ab, NULL, err, sizeof err), 0);
     json_error_t jerr;
@@ -422,20 +428,15 @@ static void test_autobalance_triggers(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 1), "id")), "e");
     json_decref(j);
 
-    f = fopen(bad, "w");
-    assert_non_null(f);
-    fputs("{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1},{\"id\":\"b\",\"team\":\"A\"}]}", f);
-    assert_int_equal(fclose(f), 0);
+    write_text(bad,
+               "{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1},{\"id\":\"b\",\"team\":\"A\"}]}");
     const char *ab_bad[] = {"evenodds", "autobalance", "--file", bad, NULL};
     assert_int_equal(e2e_run(ab_bad, NULL, err, sizeof err), 1);
     assert_non_null(strstr(err, "\"players[1].rating\": required here"));
 
-    f = fopen(tin, "w");
-    assert_non_null(f);
-    fputs("{\"mode\":\"arena\",\"round\":1,\"winner\":\"A\",\"wins\":[1,0],\"streak_team\":\"A\","
-          "\"streak\":1,\"players\":8}",
-          f);
-    assert_int_equal(fclose(f), 0);
+    write_text(tin,
+               "{\"mode\":\"arena\",\"round\":1,\"winner\":\"A\",\"wins\":[1,0],\"streak_team\":\"A\","
+               "\"streak\":1,\"players\":8}");
     const char *tr[] = {"evenodds", "triggers", "--file", tin, "--out", tout, NULL};
     assert_int_equal(e2e_run(tr, NULL, err, sizeof err), 0);
     j = json_load_file(tout, 0, &jerr);
@@ -468,16 +469,13 @@ static void test_split_balancer(void **state)
     path_in(&s, "split.json", in, sizeof in);
     path_in(&s, "split.out", out, sizeof out);
     path_in(&s, "split_bad.json", bad, sizeof bad);
-    FILE *f = fopen(in, "w");
-    assert_non_null(f);
-    fputs("{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\"},"
-          "{\"id\":\"b\",\"rating\":1100,\"team\":\"A\"},"
-          "{\"id\":\"c\",\"rating\":1200,\"team\":\"B\",\"party\":\"p\"},"
-          "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"},"
-          "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"},"
-          "{\"id\":\"f\",\"rating\":1050,\"team\":\"B\"}],\"mode\":\"rebalance\"}",
-          f);
-    assert_int_equal(fclose(f), 0);
+    write_text(in,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\"},"
+               "{\"id\":\"b\",\"rating\":1100,\"team\":\"A\"},"
+               "{\"id\":\"c\",\"rating\":1200,\"team\":\"B\",\"party\":\"p\"},"
+               "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"},"
+               "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"},"
+               "{\"id\":\"f\",\"rating\":1050,\"team\":\"B\"}],\"mode\":\"rebalance\"}");
     const char *run[] = {"evenodds", "split", "--file", in, "--out", out, NULL};
     assert_int_equal(e2e_run(run, NULL, err, sizeof err), 0);
     json_error_t jerr;
@@ -498,21 +496,15 @@ static void test_split_balancer(void **state)
                      2);
     json_decref(j);
 
-    f = fopen(bad, "w");
-    assert_non_null(f);
-    fputs("{\"players\":[{\"id\":\"a\",\"rating\":1,\"lock\":\"C\"},{\"id\":\"b\",\"rating\":2}]}",
-          f);
-    assert_int_equal(fclose(f), 0);
+    write_text(bad,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1,\"lock\":\"C\"},{\"id\":\"b\",\"rating\":2}]}");
     const char *run_bad[] = {"evenodds", "split", "--file", bad, NULL};
     assert_int_equal(e2e_run(run_bad, NULL, err, sizeof err), 1);
     assert_non_null(strstr(err, "\"players[0].lock\": expected \"A\", \"B\" or null"));
 
-    f = fopen(in, "w");
-    assert_non_null(f);
-    fputs("{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\",\"rating\":1100},"
-          "{\"id\":\"c\",\"rating\":1200},{\"id\":\"d\",\"rating\":900}]}",
-          f);
-    assert_int_equal(fclose(f), 0);
+    write_text(in,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\",\"rating\":1100},"
+               "{\"id\":\"c\",\"rating\":1200},{\"id\":\"d\",\"rating\":900}]}");
     assert_int_equal(e2e_run(run, NULL, err, sizeof err), 0);
     j = json_load_file(out, 0, &jerr);
     assert_non_null(j);
@@ -658,12 +650,9 @@ static void test_eval(void **state)
     free(table);
 
     /* A bad second line: exit 1, the message names the file's line and the field. */
-    FILE *f = fopen(bad, "w");
-    assert_non_null(f);
-    fputs("{\"id\":\"r1\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}\n"
-          "{\"id\":\"r2\",\"winner\":\"C\",\"A\":[\"a\"],\"B\":[\"b\"]}\n",
-          f);
-    assert_int_equal(fclose(f), 0);
+    write_text(bad,
+               "{\"id\":\"r1\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}\n"
+               "{\"id\":\"r2\",\"winner\":\"C\",\"A\":[\"a\"],\"B\":[\"b\"]}\n");
     const char *bad_argv[] = {"evenodds", "eval", "--format", "json", bad, NULL};
     assert_int_equal(e2e_run(bad_argv, NULL, err, sizeof err), 1);
     assert_non_null(strstr(err, "eval_bad.jsonl:2:"));

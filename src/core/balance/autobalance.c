@@ -175,24 +175,18 @@ typedef struct {
 
 static int measure(const eo_ab_policy *p, int64_t sa, int ka, int64_t sb, int kb, strength *s)
 {
+    s->score = 0.0;
+    s->lead = 0;
+    if (ka == 0 || kb == 0) /* an empty team: the strength rule does not apply */
+        return 0;
     if (p->predict != NULL) {
         double pa;
         int rc = predict(p, sa, ka, sb, kb, &pa);
         if (rc != 0)
             return rc;
-        if (isnan(pa)) { /* an empty team: the strength rule does not apply */
-            s->score = 0.0;
-            s->lead = 0;
-            return 0;
-        }
         s->score = fabs(pa - 0.5);
         s->lead = pa > 0.5 ? 1 : pa < 0.5 ? -1 : 0;
     } else {
-        if (ka == 0 || kb == 0) {
-            s->score = 0.0;
-            s->lead = 0;
-            return 0;
-        }
         s->score = (double)abs64(sa - sb);
         s->lead = sa > sb ? 1 : sa < sb ? -1 : 0;
     }

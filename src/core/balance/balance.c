@@ -85,6 +85,37 @@ static void fill(eo_balance_split *s, const eo__bal *b, const eo_balance_player 
     s->exact = exact;
 }
 
+/* Every item's status from the pins alone (base[t]: the side item t is pinned to, or none). */
+static void base_statuses(eo__bal *b, const uint8_t *base)
+{
+    for (int t = 0; t < b->m; t++)
+        b->ist[t] = base[t] == EO_BALANCE_A   ? EO__BS_A
+                    : base[t] == EO_BALANCE_B ? EO__BS_B
+                                              : EO__BS_FREE;
+}
+
+/* One question of step 3: item t takes status yes when a split with vector C* (within T)
+ * still exists so, else no. `kept`: the witness side[] already agrees with yes; otherwise the
+ * search's split, when there is one, becomes the witness. Returns 0 or an error. */
+static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
+                  const eo__bal_vec cstar, uint8_t *side)
+{
+    b->ist[t] = (uint8_t)yes;
+    if (kept)
+        return 0;
+    eo__bal_vec v;
+    uint8_t alt[EO__BAL_N];
+    memcpy(v, cstar, sizeof v);
+    int rc = eo__bal_search(b, T, 1, v, alt);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        memcpy(side, alt, (size_t)b->n);
+    else
+        b->ist[t] = (uint8_t)no;
+    return 0;
+}
+
 /* Steps 1-3 of the file comment for b->k with the base statuses in b->ist. Returns 1 with
  * side[] the answer, 0 when no split exists, EO_ELIMIT past the work limit, or an error. */
 static int solve_k(eo__bal *b, int64_t eps, uint8_t *side)
@@ -120,38 +151,18 @@ static int solve_k(eo__bal *b, int64_t eps, uint8_t *side)
     rc = eo__bal_search(b, T, 2, cstar, side);
     if (rc <= 0)
         return rc < 0 ? rc : EO_EINTERNAL; /* step 1 found a split within T */
-    uint8_t alt[EO__BAL_N];
     for (int x = 0; x < b->n; x++) { /* who plays, by priority */
         int p = b->prio[x], t = b->item_of[p];
-        if (b->ist[t] != EO__BS_FREE)
-            continue;
-        b->ist[t] = EO__BS_PLAY;
-        if (side[p] != EO__SIDE_BENCH)
-            continue;
-        memcpy(v, cstar, sizeof v);
-        rc = eo__bal_search(b, T, 1, v, alt);
-        if (rc < 0)
+        if (b->ist[t] == EO__BS_FREE &&
+            (rc = decide(b, t, EO__BS_PLAY, EO__BS_BENCH, side[p] != EO__SIDE_BENCH, T, cstar,
+                         side)) < 0)
             return rc;
-        if (rc == 1)
-            memcpy(side, alt, (size_t)b->n);
-        else
-            b->ist[t] = EO__BS_BENCH;
     }
     for (int p = 0; p < b->n; p++) { /* team A, in request order */
         int t = b->item_of[p];
-        if (b->ist[t] != EO__BS_PLAY)
-            continue;
-        b->ist[t] = EO__BS_A;
-        if (side[p] == EO__SIDE_A)
-            continue;
-        memcpy(v, cstar, sizeof v);
-        rc = eo__bal_search(b, T, 1, v, alt);
-        if (rc < 0)
+        if (b->ist[t] == EO__BS_PLAY &&
+            (rc = decide(b, t, EO__BS_A, EO__BS_B, side[p] == EO__SIDE_A, T, cstar, side)) < 0)
             return rc;
-        if (rc == 1)
-            memcpy(side, alt, (size_t)b->n);
-        else
-            b->ist[t] = EO__BS_B;
     }
     eo__bal_eval(b, side, v);
     if (eo__bal_cmp(b, v, cstar) != 0)
@@ -359,11 +370,9 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
             continue;
         }
         int na = 0, nb = 0, too_big = 0;
+        base_statuses(b, base);
         for (int t = 0; t < b->m; t++) {
             int sz = b->istart[t + 1] - b->istart[t];
-            b->ist[t] = base[t] == EO_BALANCE_A   ? EO__BS_A
-                        : base[t] == EO_BALANCE_B ? EO__BS_B
-                                                  : EO__BS_FREE;
             na += base[t] == EO_BALANCE_A ? sz : 0;
             nb += base[t] == EO_BALANCE_B ? sz : 0;
             if (sz > k && !too_big) {
@@ -385,10 +394,7 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
             if (got == EO_ELIMIT) {
                 limited = 1; /* the remaining sizes go to local search too */
                 got = 0;
-                for (int t = 0; t < b->m; t++) /* solve_k left decisions in the statuses */
-                    b->ist[t] = base[t] == EO_BALANCE_A   ? EO__BS_A
-                                : base[t] == EO_BALANCE_B ? EO__BS_B
-                                                          : EO__BS_FREE;
+                base_statuses(b, base); /* solve_k left decisions in the statuses */
             } else if (got < 0) {
                 rc = got;
                 break;

@@ -240,14 +240,13 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
     return 1;
 }
 
-static void leaf(bs *s, const state *c)
+static void leaf(bs *s)
 {
     eo__bal *b = s->b;
     eo__bal_vec v;
     eo__bal_eval(b, s->side, v);
     if (s->feas ? eo__bal_cmp(b, v, s->best) > 0 : s->found && eo__bal_cmp(b, v, s->best) >= 0)
         return;
-    (void)c;
     memcpy(s->best, v, sizeof(eo__bal_vec));
     memcpy(s->out_side, s->side, (size_t)b->n);
     s->found = 1;
@@ -276,7 +275,7 @@ static void dfs(bs *s, int j, const state *c)
         s->have_root = 1;
     }
     if (j == s->m) {
-        leaf(s, c);
+        leaf(s);
         return;
     }
     int it = s->order[j];

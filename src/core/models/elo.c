@@ -28,22 +28,17 @@ void eo_elo_params_default(eo_elo_params *p)
     p->t_stale_days = 30;
 }
 
-static bool in(double v, double lo, double hi)
-{
-    return v >= lo && v <= hi; /* false for NaN */
-}
-
 int eo_elo_params_check(const eo_elo_params *p)
 {
     if (p == NULL)
         return EO_EINVAL;
-    if (!in(p->scale, 1.0, 1e9) || !in(p->r_min, EO_ELO_RATING_MIN, EO_ELO_RATING_MAX) ||
-        !in(p->r0, p->r_min, EO_ELO_RATING_MAX))
+    if (!eo__in(p->scale, 1.0, 1e9) || !eo__in(p->r_min, EO_ELO_RATING_MIN, EO_ELO_RATING_MAX) ||
+        !eo__in(p->r0, p->r_min, EO_ELO_RATING_MAX))
         return EO_EINVAL;
     if (p->team != EO_ELO_TEAM_SUM && p->team != EO_ELO_TEAM_MEAN)
         return EO_EINVAL;
-    if (!in(p->k_new, 0, 1e6) || !in(p->k, 0, 1e6) || !in(p->k_high, 0, 1e6) ||
-        !in(p->rating_high, -1e12, 1e12))
+    if (!eo__in(p->k_new, 0, 1e6) || !eo__in(p->k, 0, 1e6) || !eo__in(p->k_high, 0, 1e6) ||
+        !eo__in(p->rating_high, -1e12, 1e12))
         return EO_EINVAL;
     if (p->games_new < 0 || p->games_new > 1000000 || p->visible_rounds < 0 ||
         p->visible_rounds > 1000000 || p->t_stale_days < 0 || p->t_stale_days > 36500)
@@ -171,22 +166,11 @@ static int rate_c(const eo_elo_params *p, double c, const eo_participant *a, siz
     return 0;
 }
 
-static bool weights_ok(const eo_participant *m, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (m[i].st == NULL || !(m[i].w >= 0.0 && m[i].w <= 1.0))
-            return false;
-    return true;
-}
-
 int eo_elo_rate(const eo_elo_params *p, const eo_participant *a, size_t na,
                 const eo_participant *b, size_t nb, eo_winner winner, double field, int64_t at,
                 double *p_a, eo_model_update *out)
 {
-    if (p == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
-        na + nb > EO_PLAYERS_MAX ||
-        (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW) || !isfinite(field) ||
-        !weights_ok(a, na) || !weights_ok(b, nb))
+    if (p == NULL || !eo__rate_args_ok(a, na, b, nb, winner, field))
         return EO_EINVAL;
     return rate_c(p, ELO_LN10 / p->scale, a, na, b, nb, winner, field, at, p_a, out);
 }
@@ -328,6 +312,7 @@ const eo__model_ops eo__elo_ops = {
     .state_size = (sizeof(eo_elo_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(elo_impl),
     .integer_display = false,
+    .has_deviation = false,
     .check = elo_check,
     .prepare = elo_prepare,
     .player_init = elo_player_init,

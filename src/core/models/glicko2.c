@@ -40,18 +40,14 @@ void eo_glicko2_params_default(eo_glicko2_params *p)
     p->t_stale_days = 30;
 }
 
-static bool in(double v, double lo, double hi)
-{
-    return v >= lo && v <= hi; /* false for NaN */
-}
-
 int eo_glicko2_params_check(const eo_glicko2_params *p)
 {
-    if (p == NULL || !in(p->r0, EO_GLICKO2_RATING_MIN, EO_GLICKO2_RATING_MAX) ||
-        !in(p->rd_max, 1.0, EO_GLICKO2_RD_LIMIT) || !in(p->rd0, 0.0, p->rd_max) ||
-        !in(p->vol0, 1e-6, 10.0) || !in(p->tau, 0.01, 10.0) || !in(p->epsilon, 1e-12, 1.0) ||
-        p->period < 0 || p->period > ((int64_t)1 << 40) || p->visible_rounds < 0 ||
-        !in(p->visible_rd, 0.0, EO_GLICKO2_RD_LIMIT) || p->t_stale_days < 0)
+    if (p == NULL || !eo__in(p->r0, EO_GLICKO2_RATING_MIN, EO_GLICKO2_RATING_MAX) ||
+        !eo__in(p->rd_max, 1.0, EO_GLICKO2_RD_LIMIT) || !eo__in(p->rd0, 0.0, p->rd_max) ||
+        !eo__in(p->vol0, 1e-6, 10.0) || !eo__in(p->tau, 0.01, 10.0) ||
+        !eo__in(p->epsilon, 1e-12, 1.0) || p->period < 0 || p->period > ((int64_t)1 << 40) ||
+        p->visible_rounds < 0 ||
+        !eo__in(p->visible_rd, 0.0, EO_GLICKO2_RD_LIMIT) || p->t_stale_days < 0)
         return EO_EINVAL;
     return 0;
 }
@@ -780,6 +776,7 @@ const eo__model_ops eo__glicko2_ops = {
     .state_size = (sizeof(eo_glicko2_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(eo_glicko2_params),
     .integer_display = false,
+    .has_deviation = true,
     .check = glicko2_check,
     .prepare = glicko2_prepare,
     .player_init = glicko2_player_init,

@@ -25,19 +25,14 @@ void eo_hive_params_default(eo_hive_params *p)
     p->t_stale_days = 30;
 }
 
-static bool in(double v, double lo, double hi)
-{
-    return v >= lo && v <= hi; /* false for NaN */
-}
-
 int eo_hive_params_check(const eo_hive_params *p)
 {
     if (p == NULL)
         return EO_EINVAL;
-    if (!in(p->alpha, 0, 1e6) || !in(p->alpha_commander, 0, 1e6) || !in(p->side_share, 0, 1) ||
-        !in(p->playtime_c, 0, 1e3))
+    if (!eo__in(p->alpha, 0, 1e6) || !eo__in(p->alpha_commander, 0, 1e6) ||
+        !eo__in(p->side_share, 0, 1) || !eo__in(p->playtime_c, 0, 1e3))
         return EO_EINVAL;
-    if (!(p->round_length == 0.0 || in(p->round_length, 1.0, EO_HIVE_ROUND_LENGTH_MAX)))
+    if (!(p->round_length == 0.0 || eo__in(p->round_length, 1.0, EO_HIVE_ROUND_LENGTH_MAX)))
         return EO_EINVAL;
     if (p->side_rounds < 0 || p->side_rounds > 1000000 || p->visible_rounds < 0 ||
         p->visible_rounds > 1000000 || p->t_stale_days < 0 || p->t_stale_days > 36500)
@@ -196,26 +191,13 @@ static int rate_impl(const eo_hive_params *p, const eo_participant *a, size_t na
     return 0;
 }
 
-static bool args_ok(const eo_participant *m, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (m[i].st == NULL || !(m[i].w >= 0.0 && m[i].w <= 1.0))
-            return false;
-    return true;
-}
-
 int eo_hive_rate(const eo_hive_params *p, const eo_participant *a, size_t na,
                  const eo_participant *b, size_t nb, const eo_participant_info *info,
                  eo_winner winner, double field, int64_t at, double *p_a, eo_model_update *out)
 {
-    if (p == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
-        na + nb > EO_PLAYERS_MAX ||
-        (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW) || !isfinite(field) ||
-        !args_ok(a, na) || !args_ok(b, nb))
+    if (p == NULL || !eo__rate_args_ok(a, na, b, nb, winner, field) ||
+        !eo__playtimes_ok(info, na + nb))
         return EO_EINVAL;
-    for (size_t i = 0; info != NULL && i < na + nb; i++)
-        if (isnan(info[i].playtime) || isinf(info[i].playtime))
-            return EO_EINVAL;
     return rate_impl(p, a, na, b, nb, info, winner, field, at, p_a, out);
 }
 
@@ -366,6 +348,7 @@ const eo__model_ops eo__hive_ops = {
     .state_size = (sizeof(eo_hive_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(eo_hive_params),
     .integer_display = false,
+    .has_deviation = false,
     .check = hive_check,
     .prepare = hive_prepare,
     .player_init = hive_player_init,

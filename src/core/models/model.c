@@ -288,14 +288,27 @@ static bool weights_ok(const eo_participant *p, size_t n)
     return true;
 }
 
+bool eo__rate_args_ok(const eo_participant *a, size_t na, const eo_participant *b, size_t nb,
+                      eo_winner winner, double field)
+{
+    return a != NULL && b != NULL && na != 0 && nb != 0 && na + nb <= EO_PLAYERS_MAX &&
+           (winner == EO_WIN_A || winner == EO_WIN_B || winner == EO_DRAW) &&
+           isfinite(field) && weights_ok(a, na) && weights_ok(b, nb);
+}
+
+bool eo__playtimes_ok(const eo_participant_info *info, size_t n)
+{
+    for (size_t i = 0; info != NULL && i < n; i++)
+        if (isnan(info[i].playtime) || isinf(info[i].playtime))
+            return false;
+    return true;
+}
+
 int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
                   const eo_participant *b, size_t nb, eo_winner winner, double field,
                   int64_t at, double *p_a, eo_model_update *out)
 {
-    if (ctx == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
-        na + nb > EO_PLAYERS_MAX || (winner != EO_WIN_A && winner != EO_WIN_B &&
-                                     winner != EO_DRAW) ||
-        !isfinite(field) || !weights_ok(a, na) || !weights_ok(b, nb))
+    if (ctx == NULL || !eo__rate_args_ok(a, na, b, nb, winner, field))
         return EO_EINVAL;
     return ctx->ops->rate(ctx->impl, a, na, b, nb, winner, field, at, p_a, out);
 }
@@ -307,13 +320,8 @@ int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t 
 {
     if (info == NULL || ctx == NULL || ctx->ops->rate_info == NULL)
         return eo_model_rate(ctx, a, na, b, nb, winner, field, at, p_a, out);
-    if (a == NULL || b == NULL || na == 0 || nb == 0 || na + nb > EO_PLAYERS_MAX ||
-        (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW) || !isfinite(field) ||
-        !weights_ok(a, na) || !weights_ok(b, nb))
+    if (!eo__rate_args_ok(a, na, b, nb, winner, field) || !eo__playtimes_ok(info, na + nb))
         return EO_EINVAL;
-    for (size_t i = 0; i < na + nb; i++)
-        if (isnan(info[i].playtime) || isinf(info[i].playtime))
-            return EO_EINVAL;
     return ctx->ops->rate_info(ctx->impl, a, na, b, nb, info, winner, field, at, p_a, out);
 }
 
@@ -336,8 +344,7 @@ bool eo_model_integer_display(const eo_model_ctx *ctx)
 
 bool eo_model_has_deviation(const eo_model_ctx *ctx)
 {
-    return ctx->cfg.model != EO_MODEL_SYNELO && ctx->cfg.model != EO_MODEL_ELO &&
-           ctx->cfg.model != EO_MODEL_HIVE;
+    return ctx->ops->has_deviation;
 }
 
 int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma)

@@ -22,6 +22,7 @@ typedef struct eo__model_ops {
     size_t state_size;           /* bytes of one player's state (a multiple of 8) */
     size_t impl_size;            /* bytes of the prepared parameters */
     bool integer_display;
+    bool has_deviation;          /* players have a deviation (eo_model_has_deviation()) */
 
     /* Rules between parameters beyond each value's own bounds (which model.c has checked),
      * resolving derived ones in c->v in place. NULL when there are none. On error: EO_EINVAL
@@ -71,6 +72,21 @@ struct eo_model_ctx {
 static inline int32_t eo__param_int(const eo_model_config *c, size_t i)
 {
     return (int32_t)c->v[i];
+}
+
+/* The checks every rate entry point makes (eo_model_rate(), the models' direct APIs): both
+ * teams non-empty, na + nb <= EO_PLAYERS_MAX, a valid winner, a finite field, every member with
+ * a state and a weight in [0, 1]. */
+bool eo__rate_args_ok(const eo_participant *a, size_t na, const eo_participant *b, size_t nb,
+                      eo_winner winner, double field);
+
+/* True when @p info is NULL or none of its @p n playtimes is NaN or infinite. */
+bool eo__playtimes_ok(const eo_participant_info *info, size_t n);
+
+/* True when lo <= v <= hi (false for NaN): the models' parameter checks. */
+static inline bool eo__in(double v, double lo, double hi)
+{
+    return v >= lo && v <= hi;
 }
 
 /* True when the last round ended more than @p days before @p now (false with no known end). */

@@ -28,20 +28,15 @@ void eo_trueskill_params_default(eo_trueskill_params *p)
     p->t_stale_days = 30;
 }
 
-static bool in(double v, double lo, double hi)
-{
-    return v >= lo && v <= hi; /* false for NaN */
-}
-
 int eo_trueskill_params_check(const eo_trueskill_params *p)
 {
     if (p == NULL)
         return EO_EINVAL;
-    if (!in(p->mu, -EO_TRUESKILL_MU_MAX, EO_TRUESKILL_MU_MAX) ||
-        !in(p->sigma, 1e-9, EO_TRUESKILL_SIGMA_MAX) || !in(p->beta, 1e-9, 1e6) ||
-        !in(p->tau, 0.0, 1e6) || !(p->draw_probability >= 0.0 && p->draw_probability < 1.0) ||
-        !in(p->display_k, 0.0, 1000.0) || p->visible_rounds < 0 ||
-        !in(p->visible_sigma, 0.0, EO_TRUESKILL_SIGMA_MAX) || p->t_stale_days < 0 ||
+    if (!eo__in(p->mu, -EO_TRUESKILL_MU_MAX, EO_TRUESKILL_MU_MAX) ||
+        !eo__in(p->sigma, 1e-9, EO_TRUESKILL_SIGMA_MAX) || !eo__in(p->beta, 1e-9, 1e6) ||
+        !eo__in(p->tau, 0.0, 1e6) || !(p->draw_probability >= 0.0 && p->draw_probability < 1.0) ||
+        !eo__in(p->display_k, 0.0, 1000.0) || p->visible_rounds < 0 ||
+        !eo__in(p->visible_sigma, 0.0, EO_TRUESKILL_SIGMA_MAX) || p->t_stale_days < 0 ||
         p->t_stale_days > 36500)
         return EO_EINVAL;
     return 0;
@@ -68,12 +63,14 @@ typedef struct ts_impl {
     double eps_unit; /* Φ⁻¹((1 + p_draw)/2)·β: the draw margin is eps_unit·√n */
 } ts_impl;
 
-static void impl_of(const eo_trueskill_params *p, ts_impl *s)
+/* With @p margin false, eps_unit is left 0: P(A wins) and quality do not need it, and Φ⁻¹ is
+ * set-up work. */
+static void impl_of(const eo_trueskill_params *p, bool margin, ts_impl *s)
 {
     s->p = *p;
     s->beta2 = p->beta * p->beta;
     s->tau2 = p->tau * p->tau;
-    s->eps_unit = draw_quantile(p->draw_probability) * p->beta;
+    s->eps_unit = margin ? draw_quantile(p->draw_probability) * p->beta : 0.0;
 }
 
 double eo_trueskill_draw_margin(const eo_trueskill_params *p, size_t n)
@@ -221,6 +218,20 @@ static bool teams_ok(const eo_trueskill_params *p, const eo_trueskill_member *a,
            na + nb <= EO_PLAYERS_MAX && members_ok(a, na) && members_ok(b, nb);
 }
 
+/* For P(A wins) and quality of the direct API: @p p prepared without the draw margin into @p s,
+ * and both teams' sums. */
+static void direct_sums(const eo_trueskill_params *p, const eo_trueskill_member *a, size_t na,
+                        const eo_trueskill_member *b, size_t nb, ts_impl *s, team_sums *ta,
+                        team_sums *tb)
+{
+    eo_participant pa[EO_PLAYERS_MAX], pb[EO_PLAYERS_MAX];
+    impl_of(p, false, s);
+    to_participants(a, na, pa);
+    to_participants(b, nb, pb);
+    *ta = sums_of(s, pa, na);
+    *tb = sums_of(s, pb, nb);
+}
+
 double eo_trueskill_win_probability(const eo_trueskill_params *p, const eo_trueskill_member *a,
                                     size_t na, const eo_trueskill_member *b, size_t nb,
                                     double field)
@@ -228,11 +239,8 @@ double eo_trueskill_win_probability(const eo_trueskill_params *p, const eo_trues
     if (!teams_ok(p, a, na, b, nb))
         return 0.5;
     ts_impl s;
-    eo_participant pa[EO_PLAYERS_MAX], pb[EO_PLAYERS_MAX];
-    impl_of(p, &s);
-    to_participants(a, na, pa);
-    to_participants(b, nb, pb);
-    team_sums ta = sums_of(&s, pa, na), tb = sums_of(&s, pb, nb);
+    team_sums ta, tb;
+    direct_sums(p, a, na, b, nb, &s, &ta, &tb);
     return p_agg(&s, ta.mu, ta.var, ta.w2, tb.mu, tb.var, tb.w2, isfinite(field) ? field : 0.0);
 }
 
@@ -242,11 +250,8 @@ double eo_trueskill_quality(const eo_trueskill_params *p, const eo_trueskill_mem
     if (!teams_ok(p, a, na, b, nb))
         return 1.0;
     ts_impl s;
-    eo_participant pa[EO_PLAYERS_MAX], pb[EO_PLAYERS_MAX];
-    impl_of(p, &s);
-    to_participants(a, na, pa);
-    to_participants(b, nb, pb);
-    team_sums ta = sums_of(&s, pa, na), tb = sums_of(&s, pb, nb);
+    team_sums ta, tb;
+    direct_sums(p, a, na, b, nb, &s, &ta, &tb);
     return quality_agg(&s, ta.mu, ta.var, ta.w2, tb.mu, tb.var, tb.w2,
                        isfinite(field) ? field : 0.0);
 }
@@ -261,7 +266,7 @@ int eo_trueskill_rate(const eo_trueskill_params *p, const eo_trueskill_member *a
     ts_impl s;
     eo_participant pa[EO_PLAYERS_MAX], pb[EO_PLAYERS_MAX];
     eo_model_update u[EO_PLAYERS_MAX];
-    impl_of(p, &s);
+    impl_of(p, true, &s);
     to_participants(a, na, pa);
     to_participants(b, nb, pb);
     for (size_t i = 0; out != NULL && i < na + nb; i++) {
@@ -350,7 +355,7 @@ static int ts_prepare(const eo_model_config *c, void *impl)
 {
     eo_trueskill_params p;
     params_of(c, &p);
-    impl_of(&p, impl);
+    impl_of(&p, true, impl);
     return 0;
 }
 
@@ -416,6 +421,7 @@ const eo__model_ops eo__trueskill_ops = {
     .state_size = (sizeof(eo_trueskill_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(ts_impl),
     .integer_display = false,
+    .has_deviation = true,
     .check = NULL,
     .prepare = ts_prepare,
     .player_init = ts_player_init,

@@ -31,21 +31,16 @@ void eo_wenglin_params_default(eo_wenglin_params *p)
     p->t_stale_days = 30;
 }
 
-static bool in(double v, double lo, double hi)
-{
-    return v >= lo && v <= hi; /* false for NaN */
-}
-
 int eo_wenglin_params_check(const eo_wenglin_params *p)
 {
     if (p == NULL)
         return EO_EINVAL;
-    if (!in(p->mu, -EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX) ||
-        !in(p->sigma, 1e-9, EO_WENGLIN_SIGMA_MAX) || !in(p->beta, 1e-9, 1e6) ||
-        !in(p->tau, 0.0, 1e6) || !in(p->kappa, 1e-12, 1.0) ||
+    if (!eo__in(p->mu, -EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX) ||
+        !eo__in(p->sigma, 1e-9, EO_WENGLIN_SIGMA_MAX) || !eo__in(p->beta, 1e-9, 1e6) ||
+        !eo__in(p->tau, 0.0, 1e6) || !eo__in(p->kappa, 1e-12, 1.0) ||
         (p->variant != EO_WENGLIN_BT_FULL && p->variant != EO_WENGLIN_PL) ||
-        !in(p->display_k, 0.0, 1000.0) || p->visible_rounds < 0 ||
-        p->visible_rounds > 1000000000 || !in(p->visible_sigma, 0.0, EO_WENGLIN_SIGMA_MAX) ||
+        !eo__in(p->display_k, 0.0, 1000.0) || p->visible_rounds < 0 ||
+        p->visible_rounds > 1000000000 || !eo__in(p->visible_sigma, 0.0, EO_WENGLIN_SIGMA_MAX) ||
         p->t_stale_days < 0 || p->t_stale_days > 36500)
         return EO_EINVAL;
     return 0;
@@ -285,22 +280,11 @@ static void rate_core(const wl_impl *s, const eo_participant *a, size_t na,
     update_team(s, b, nb, om[1], de[1], at, pb, out != NULL ? out + na : NULL);
 }
 
-static bool members_ok(const eo_participant *m, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (m[i].st == NULL || !(m[i].w >= 0.0 && m[i].w <= 1.0))
-            return false;
-    return true;
-}
-
 int eo_wenglin_rate(const eo_wenglin_params *p, const eo_participant *a, size_t na,
                     const eo_participant *b, size_t nb, eo_winner winner, double field,
                     int64_t at, double *p_a, eo_model_update *out)
 {
-    if (p == NULL || a == NULL || b == NULL || na == 0 || nb == 0 ||
-        na + nb > EO_PLAYERS_MAX || !isfinite(field) ||
-        (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW) ||
-        !members_ok(a, na) || !members_ok(b, nb))
+    if (p == NULL || !eo__rate_args_ok(a, na, b, nb, winner, field))
         return EO_EINVAL;
     wl_impl s;
     impl_of(p, &s);
@@ -454,6 +438,7 @@ const eo__model_ops eo__wenglin_ops = {
     .state_size = (sizeof(eo_wenglin_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(wl_impl),
     .integer_display = false,
+    .has_deviation = true,
     .check = NULL,
     .prepare = wl_prepare,
     .player_init = wl_player_init,
