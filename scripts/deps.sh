@@ -2,12 +2,12 @@
 # Installs the Debian packages evenodds needs, only those missing. Usage: scripts/deps.sh [run|test|bench|fuzz]
 set -eu
 what=${1:-run}
-pkgs="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev"
+pkgs="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev"
 case "$what" in
   run) ;;
-  test) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev clang" ;;
-  bench) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev wrk" ;;
-  fuzz) pkgs="$pkgs libcmocka-dev libcurl4-openssl-dev clang libclang-rt-14-dev" ;;
+  test) pkgs="$pkgs libcmocka-dev clang" ;;
+  bench) pkgs="$pkgs libcmocka-dev wrk" ;;
+  fuzz) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev" ;;
   *) echo "usage: $0 [run|test|bench|fuzz]" >&2; exit 2 ;;
 esac
 missing=""
