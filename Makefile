@@ -9,7 +9,7 @@ DB ?= var/evenodds.db
 build:
 	@scripts/deps.sh run
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEO_BENCH=OFF >/dev/null
-	cmake --build build -j$(JOBS) --target evenodds
+	cmake --build build -j$(JOBS) --target evenodds evenodds-gamesim
 
 # Starts the service on embedded SQLite; first start creates var/keys.env and the pool "default".
 run: build

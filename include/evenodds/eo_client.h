@@ -15,8 +15,8 @@
  *
  * Round reports. eo_client_round_end() builds the canonical round record (eo_tracker.h states
  * who is rated and with which time) with the id "SERVER:EPOCH:SEQ": SEQ counts this server's
- * reports and survives restarts in the state file; EPOCH is the Unix time the state file was
- * made, so a lost state file cannot reuse an id. The report joins a ring of queue_slots
+ * reports and survives restarts in the state file; EPOCH is the Unix time in milliseconds at
+ * which the state file was made, so a lost state file cannot reuse an id. The report joins a ring of queue_slots
  * reports (8 by default, seed 000) persisted to the state file; the worker sends the ring
  * oldest first, one at a time, and drops a report only when the service acknowledged it (200),
  * or refused it for good (400, 409, 413, 415, 422: logged as errors). A network error, a 5xx, a
@@ -93,6 +93,9 @@ typedef struct eo_client_config {
      *  (default, every mode but arena) they go to the team that is smaller, then to the one
      *  whose rating sum is lower. */
     bool bench_waits;
+    /** Most players per team a scramble may make (the game's team size, e.g. 12 for 12v12);
+     *  0 (default): no limit but the players. Players beyond it wait (EO_TRACK_WAITING). */
+    int team_size_max;
     eo_ab_policy autobalance;      /**< eo_autobalance_policy_default(); enabled by default */
     double autobalance_interval;   /**< seconds between autobalance checks (default 1) */
     eo_client_log_fn log;    /**< may be NULL */
@@ -140,11 +143,15 @@ int eo_client_player_connect(eo_client *c, const char *id, double now);
 /** A player disconnected. EO_EINVAL, EO_ENOTFOUND. */
 int eo_client_player_disconnect(eo_client *c, const char *id, double now);
 
-/** A player's team is now @p team (he chose it, or the game applied a move). */
+/** A player's team is now @p team (he chose it, or the game applied a move). EO_ENOTFOUND
+ *  when he is not connected (a move that came after he left), EO_EINVAL. */
 int eo_client_player_team(eo_client *c, const char *id, eo_track_team team, double now);
 
 /** A player dealt damage, took damage or healed: he counts as a participant (seed 000). */
 int eo_client_player_event(eo_client *c, const char *id, eo_track_event ev, double now);
+
+/** The player is commanding now (NS2): his member of this round's record says "commander". */
+int eo_client_player_commander(eo_client *c, const char *id);
 
 /** Autobalance facts: dead now, protected (charged medic, flag carrier …), in-round score,
  *  party (NULL: none). EO_EINVAL, EO_ENOTFOUND (not connected). */
@@ -166,9 +173,21 @@ int eo_client_place_joiner(eo_client *c, const char *id, eo_track_team *team);
 
 /* ---- rounds ------------------------------------------------------------------------------- */
 
-/** A new map: resets the scramble counters (round number, wins, streak) and names the map of
- *  the next records (NULL keeps the configured one). */
+/** A new map: abandons a round still running (eo_client_round_abandon()), resets the scramble
+ *  counters (round number, wins, streak) and names the map of the next records (NULL keeps
+ *  the current one). */
 int eo_client_map_start(eo_client *c, const char *map, double now);
+
+/** The game mode changed (a mixed rotation, or a tournament starting): @p mode names it in the
+ *  records (NULL: absent), @p trigger_mode selects the scramble rules, and @p tournament
+ *  turns every scramble rule off (eo_trigger_state.tournament). */
+int eo_client_set_mode(eo_client *c, const char *mode, eo_trigger_mode trigger_mode,
+                       bool tournament);
+
+/** Ends the running round without reporting it (the map changed, the server is shutting
+ *  down, an admin restarted the round). No round running: nothing to do. Returns 0 or
+ *  EO_EINVAL. */
+int eo_client_round_abandon(eo_client *c, double now);
 
 /** The round starts (spawn doors up): whoever is on A or B now is in it. EO_EBUSY when a
  *  round runs. */
@@ -263,7 +282,10 @@ typedef struct eo_client_stats {
     uint64_t lookups;          /**< lookups answered */
     uint64_t splits;           /**< split answers received */
     uint64_t scrambles_fresh, scrambles_cache; /**< scrambles applied, by source */
-    uint64_t scrambles_deferred; /**< times a scramble stayed pending (no answer, no cache) */
+    uint64_t scrambles_deferred; /**< times a scramble was put off to the next round end (no
+                                      answer and no cache, too few players, late answer) */
+    /** A scramble is decided and its moves are not given yet (its splits may be on the way):
+     *  a game may hold the next round's start briefly while this is true. */
     bool scramble_pending;
     bool service_up;           /**< the last request reached the service */
 } eo_client_stats;

@@ -114,6 +114,13 @@ typedef enum eo_track_event {
  */
 int eo_tracker_participate(eo_tracker *t, const char *id, eo_track_event ev, double now);
 
+/**
+ * A connected player is commanding now (NS2's commander chair): his member of this round's
+ * record carries "commander": true (the hive model rates commanders separately). Counts only
+ * while a round runs and he is on A or B. Returns 0, EO_EINVAL or EO_ENOTFOUND.
+ */
+int eo_tracker_set_commander(eo_tracker *t, const char *id);
+
 /** Per-player facts for autobalance (dead, protected, score) and the party; EO_ENOTFOUND
  *  when @p id is not connected, EO_EINVAL for a bad id or party (NULL party clears it). */
 int eo_tracker_set_dead(eo_tracker *t, const char *id, bool dead);

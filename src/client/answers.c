@@ -45,7 +45,7 @@ int eo__client_rating_from_json(const json_t *o, char *id_out, eo_client_rating 
     if (!json_is_object(o) || !get_id(json_object_get(o, "id"), id_out))
         return EO_EPARSE;
     eo_client_rating r = {0};
-    double rating;
+    double rating = 0;
     bool has_rating = get_num(o, "rating", &rating);
     if (!get_num(o, "mu", &r.mean)) {
         if (!has_rating)

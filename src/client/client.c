@@ -208,6 +208,8 @@ static int check_config(const eo_client_config *cfg, char *err, size_t errlen)
         return say(err, errlen, EO_EINVAL, "map: not a valid id");
     if (cfg->mode != NULL && !id_ok(cfg->mode))
         return say(err, errlen, EO_EINVAL, "mode: not a valid id");
+    if (cfg->team_size_max < 0 || cfg->team_size_max > EO_PLAYERS_MAX / 2)
+        return say(err, errlen, EO_EINVAL, "team_size_max: expected 0..%d", EO_PLAYERS_MAX / 2);
     if ((unsigned)cfg->trigger_mode >= EO_TRIGGER_MODE_COUNT)
         return say(err, errlen, EO_EINVAL, "trigger_mode: out of range");
     return 0;
@@ -219,7 +221,12 @@ static int load_state(eo_client *c, char *err, size_t errlen)
 {
     char *text = NULL, ioerr[512] = "";
     size_t len = 0;
-    int64_t now = (int64_t)time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec;
+    /* The epoch in milliseconds: a server that loses its state file and restarts within the
+     * same second must still not reuse a round id. */
+    int64_t epoch_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     int rc = eo__client_file_read(c->state_file, EO__STATE_MAX, &text, &len, ioerr, sizeof ioerr);
     if (rc == EO_EIO)
         return say(err, errlen, rc, "state_file: %s", ioerr);
@@ -246,7 +253,7 @@ static int load_state(eo_client *c, char *err, size_t errlen)
                               "state file %s: %s; moved to %s, starting a new one",
                               c->state_file, perr, aside);
     }
-    if ((rc = eo__client_state_init(&c->st, c->cfg.queue_slots, now)) != 0)
+    if ((rc = eo__client_state_init(&c->st, c->cfg.queue_slots, epoch_ms)) != 0)
         return say(err, errlen, rc, "out of memory");
     /* Written now, so that a state file that cannot be written fails here, not later. */
     char *out = NULL;
@@ -261,6 +268,7 @@ static void reset_trigger_state(eo_client *c)
 {
     eo_trigger_state_init(&c->trig);
     c->trig.mode = c->cfg.trigger_mode;
+    c->trig.tournament = c->tournament;
     c->trig.round = 0;
 }
 
@@ -435,16 +443,19 @@ int eo_client_player_team(eo_client *c, const char *id, eo_track_team team, doub
 {
     if (c == NULL)
         return EO_EINVAL;
-    bool known = eo_tracker_player(c->tr, id, NULL) == 0;
-    int rc = eo_tracker_set_team(c->tr, id, team, now);
-    if (rc == 0 && !known)
-        want_lookup(c, id);
-    return rc;
+    /* A move applied after the player left must not bring back a ghost. */
+    int rc = eo_tracker_player(c->tr, id, NULL);
+    return rc != 0 ? rc : eo_tracker_set_team(c->tr, id, team, now);
 }
 
 int eo_client_player_event(eo_client *c, const char *id, eo_track_event ev, double now)
 {
     return c == NULL ? EO_EINVAL : eo_tracker_participate(c->tr, id, ev, now);
+}
+
+int eo_client_player_commander(eo_client *c, const char *id)
+{
+    return c == NULL ? EO_EINVAL : eo_tracker_set_commander(c->tr, id);
 }
 
 int eo_client_player_dead(eo_client *c, const char *id, bool dead)
@@ -589,20 +600,27 @@ static bool request_splits(eo_client *c, unsigned tag)
     return true;
 }
 
+/* A scramble could not be given now: it stays pending until the next round end. */
+static void defer_scramble(eo_client *c, const char *why)
+{
+    c->scramble_tag = 0;
+    pthread_mutex_lock(&c->mu);
+    c->stats.scrambles_deferred++;
+    eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "scramble (%s) pending until the next round "
+                          "end: %s", c->scramble_rule, why);
+    pthread_mutex_unlock(&c->mu);
+}
+
 static void start_scramble(eo_client *c, const char *rule)
 {
     c->scramble_pending = true;
     c->scramble_rule = rule;
     c->scramble_tag = ++c->next_tag;
-    if (!request_splits(c, c->scramble_tag)) {
-        c->scramble_tag = 0; /* not enough players: stays pending */
-        pthread_mutex_lock(&c->mu);
-        c->stats.scrambles_deferred++;
-        c->stats.scramble_pending = true;
-        eo__client_log_locked(c, EO_CLIENT_LOG_INFO,
-                              "scramble (%s) pending: fewer than 4 eligible players", rule);
-        pthread_mutex_unlock(&c->mu);
-    }
+    pthread_mutex_lock(&c->mu);
+    c->stats.scramble_pending = true;
+    pthread_mutex_unlock(&c->mu);
+    if (!request_splits(c, c->scramble_tag))
+        defer_scramble(c, "fewer than 4 eligible players");
 }
 
 /* The team of a connected eligible player, or EO_TRACK_NONE. */
@@ -619,9 +637,10 @@ static eo_track_team team_of(const eo_client *c, const char *id)
 static bool apply_scramble(eo_client *c, const eo__splits *s, const char *source)
 {
     const eo__split *best = NULL;
+    int kmax = c->cfg.team_size_max > 0 ? c->cfg.team_size_max : INT32_MAX;
     for (size_t i = 0; i < s->count; i++) {
         const eo__split *sp = &s->s[i];
-        bool fits = best == NULL || sp->k > best->k;
+        bool fits = sp->k <= kmax && (best == NULL || sp->k > best->k);
         for (int j = 0; fits && j < 2 * sp->k; j++)
             fits = team_of(c, sp->ids[j]) != EO_TRACK_NONE;
         if (fits)
@@ -667,8 +686,9 @@ static bool apply_scramble(eo_client *c, const eo__splits *s, const char *source
         if (in_split)
             continue;
         eo_track_team to = EO_TRACK_WAITING;
-        if (!c->cfg.bench_waits) {
+        if (!c->cfg.bench_waits && (size[0] < kmax || size[1] < kmax)) {
             int t = size[0] != size[1] ? (size[0] < size[1] ? 0 : 1) : (sum[0] <= sum[1] ? 0 : 1);
+            /* (the smaller team is below kmax whenever either is) */
             size[t]++;
             sum[t] += split_rating(c, tp.id);
             to = t == 0 ? EO_TRACK_A : EO_TRACK_B;
@@ -709,22 +729,16 @@ static void on_splits(eo_client *c, eo__result *r)
     /* A scramble applies between rounds; one that comes back late waits for the next round
      * end, which asks again. */
     if (eo_tracker_round_running(c->tr)) {
-        c->scramble_tag = 0;
+        defer_scramble(c, "the splits came after the round started");
         return;
     }
     if (r->ok && apply_scramble(c, &c->cache, "fresh"))
         return;
     if (!r->ok && apply_scramble(c, &c->cache, "cache"))
         return;
-    c->scramble_tag = 0;
-    pthread_mutex_lock(&c->mu);
-    c->stats.scrambles_deferred++;
-    c->stats.scramble_pending = true;
-    eo__client_log_locked(c, EO_CLIENT_LOG_WARN,
-                          "scramble (%s) pending: no split fits (service %s, cache %s)",
-                          c->scramble_rule, r->ok ? "answered" : "unreachable",
-                          c->cache.count ? "stale" : "empty");
-    pthread_mutex_unlock(&c->mu);
+    defer_scramble(c, !r->ok && c->cache.count == 0 ? "service unreachable, no cached splits"
+                      : !r->ok ? "service unreachable, no cached split fits the players"
+                               : "no split fits the players");
 }
 
 static void eval_triggers(eo_client *c)
@@ -752,11 +766,45 @@ static void eval_triggers(eo_client *c)
 
 /* ---- rounds ------------------------------------------------------------------------------- */
 
+int eo_client_round_abandon(eo_client *c, double now)
+{
+    if (c == NULL)
+        return EO_EINVAL;
+    if (!eo_tracker_round_running(c->tr))
+        return 0;
+    eo_round rec;
+    eo_round_error rerr;
+    if (eo_tracker_round_end(c->tr, now, EO_DRAW, "abandoned", NULL, NULL, NULL, &rec, &rerr) ==
+        0)
+        eo_round_free(&rec);
+    glog(c, EO_CLIENT_LOG_INFO, "round abandoned: not reported");
+    return 0;
+}
+
+int eo_client_set_mode(eo_client *c, const char *mode, eo_trigger_mode trigger_mode,
+                       bool tournament)
+{
+    if (c == NULL || (mode != NULL && !id_ok(mode)) ||
+        (unsigned)trigger_mode >= EO_TRIGGER_MODE_COUNT)
+        return EO_EINVAL;
+    char *d = NULL;
+    if (mode != NULL && (d = strdup(mode)) == NULL)
+        return EO_ENOMEM;
+    free(c->mode);
+    c->mode = d;
+    c->cfg.mode = d;
+    c->cfg.trigger_mode = trigger_mode;
+    c->trig.mode = trigger_mode;
+    c->tournament = tournament;
+    c->trig.tournament = tournament;
+    return 0;
+}
+
 int eo_client_map_start(eo_client *c, const char *map, double now)
 {
-    (void)now;
     if (c == NULL || (map != NULL && !id_ok(map)))
         return EO_EINVAL;
+    eo_client_round_abandon(c, now); /* a map change ends a round that did not finish */
     if (map != NULL) {
         char *d = strdup(map);
         if (d == NULL)

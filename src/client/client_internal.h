@@ -154,6 +154,7 @@ struct eo_client {
     eo__known *known;
     size_t known_cap;
     eo_trigger_state trig;
+    bool tournament;
     int64_t unbalanced_since;
     double next_ab_check;
     double round_ends_at; /* < 0: no clock */

@@ -36,6 +36,7 @@ typedef struct player {
      * connected on A or B, so no flag is kept for it: seg_at is its start. */
     bool in_round;  /* he was on A or B at some time in the round */
     bool took_part; /* damage dealt or taken, or healing, while on A or B */
+    bool commanded; /* commanded at some time in the round (NS2) */
     int last;       /* 0 or 1: the playing team he was on last in the round; -1 none */
     double seg_at;
     stint on[2];
@@ -148,6 +149,7 @@ static void clear_counts(player *p)
 {
     p->in_round = false;
     p->took_part = false;
+    p->commanded = false;
     p->last = -1;
     p->seg_at = 0.0;
     memset(p->on, 0, sizeof p->on);
@@ -392,6 +394,15 @@ int eo_tracker_set_score(eo_tracker *t, const char *id, int64_t score)
     return rc;
 }
 
+int eo_tracker_set_commander(eo_tracker *t, const char *id)
+{
+    player *p;
+    int rc = find_mut(t, id, &p);
+    if (rc == 0 && seg_open(t, p))
+        p->commanded = true;
+    return rc;
+}
+
 int eo_tracker_set_party(eo_tracker *t, const char *id, const char *party)
 {
     player *p;
@@ -515,6 +526,7 @@ static int write_member(eo_member *m, const cand *c)
         return EO_ENOMEM;
     if (c->p->has_party && (m->party = dup_str(c->p->party)) == NULL)
         return EO_ENOMEM;
+    m->commander = c->p->commanded;
     m->has = EO_MEMBER_TIME | EO_MEMBER_JOINED | EO_MEMBER_LEFT;
     m->time = c->time;
     m->joined = c->joined;

@@ -236,10 +236,13 @@ static void send_job(eo_client *c, CURL *h, answer *a)
         prc = eo__client_parse_splits(a->p ? a->p : "", a->len, &res->splits);
     pthread_mutex_lock(&c->mu);
     c->busy = false;
-    if (status == 0)
-        reached(c, false, "split request", why);
-    else
+    /* A failed split request does not grow the reports' backoff: split requests are sent
+     * whatever the backoff, and their failures would otherwise stretch it to the cap during a
+     * short outage and hold the queued reports back long after the service returned. */
+    if (status != 0)
         reached(c, true, "split request", "");
+    else
+        eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "split request failed: %s", why);
     if (status != 0 && status != 200)
         eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "split request: HTTP %ld: %.200s", status,
                               a->p ? a->p : "");

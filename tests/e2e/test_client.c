@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -492,6 +493,76 @@ static void test_game_restart(void **state)
     bed_down(&b);
 }
 
+/* The game server is killed (SIGKILL) with three reports queued and the service unreachable:
+ * the state file has them, and the next start delivers them, in order. The child is forked
+ * before this test starts any thread. */
+static void test_game_killed(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/eo_killed_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/client.state", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        eo_client_config cfg;
+        eo_client_config_init(&cfg);
+        cfg.url = "http://127.0.0.1:1"; /* nothing listens */
+        cfg.server_id = "srv1";
+        cfg.key = "0123456789abcdef0123";
+        cfg.state_file = path;
+        cfg.retry_min_ms = 20;
+        cfg.autobalance.enabled = false;
+        eo_client *c = NULL;
+        if (eo_client_create(&cfg, &c, NULL, 0) != 0)
+            _exit(3);
+        const char *ids[] = {"p1", "p2", "p3", "p4"};
+        for (int i = 0; i < 4; i++) {
+            eo_client_player_connect(c, ids[i], 1000);
+            eo_client_player_team(c, ids[i], i % 2 ? EO_TRACK_B : EO_TRACK_A, 1000);
+        }
+        for (int r = 0; r < 3; r++) {
+            eo_client_round_start(c, 1000 + 400 * r);
+            if (eo_client_round_end(c, EO_WIN_A, NULL, 1300 + 400 * r, NULL, 0) != 0)
+                _exit(4);
+        }
+        usleep(500 * 1000); /* the worker writes the state file after each change */
+        raise(SIGKILL);
+        _exit(5);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+    static bed b;
+    memset(&b, 0, sizeof b);
+    assert_int_equal(e2e_init(&b.s), 0);
+    const char *extra[] = {"--default-pool", "default", NULL};
+    assert_int_equal(e2e_start(&b.s, extra), 0);
+    assert_int_equal(proxy_start(b.s.port, &b.px), 0);
+    snprintf(b.url, sizeof b.url, "http://127.0.0.1:%u", proxy_port(b.px));
+    snprintf(b.state, sizeof b.state, "%s", path);
+    eo_client_config cfg;
+    client_config(&b, &cfg);
+    open_client(&b, &cfg);
+    eo_client_stats st;
+    eo_client_get_stats(b.c, &st);
+    assert_int_equal(st.queued, 3);
+    assert_int_equal(st.next_seq, 4);
+    assert_int_equal(eo_client_flush(b.c, 20000), 0);
+    char got[4][EO_ID_MAX + 1];
+    assert_int_equal(exported_ids(&b, got, 4), 3);
+    for (int i = 0; i < 3; i++) {
+        char tail[8];
+        snprintf(tail, sizeof tail, ":%d", i + 1);
+        assert_string_equal(got[i] + strlen(got[i]) - strlen(tail), tail);
+    }
+    bed_down(&b);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* The service hangs (accepts, never answers): no frame-loop call waits for it. Every call is
  * timed; a call that waited on the network would take the request timeout (30 s). When the
  * service answers again, the queued rounds go through. */
@@ -648,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_outage),
         cmocka_unit_test(test_lost_reply),
         cmocka_unit_test(test_game_restart),
+        cmocka_unit_test(test_game_killed),
         cmocka_unit_test(test_hang_never_blocks),
         cmocka_unit_test(test_scramble),
     };

@@ -274,6 +274,61 @@ static void test_place_and_autobalance(void **state)
     cleanup_ctx(&x);
 }
 
+/* A round can be abandoned (nothing reported, no sequence number used), a map change abandons
+ * a running round, a move for a player who left is refused, and the commander flag reaches the
+ * record; tournament mode turns the scramble rules off. */
+static void test_abandon_mode_commander(void **state)
+{
+    (void)state;
+    ctx x;
+    eo_client_config cfg;
+    setup_ctx(&x, &cfg);
+    cfg.autobalance.enabled = false;
+    eo_client *c = NULL;
+    assert_int_equal(eo_client_create(&cfg, &c, NULL, 0), 0);
+    const char *a[] = {"a1", "a2"}, *b[] = {"b1", "b2"};
+    seat(c, a, 2, EO_TRACK_A, 100);
+    seat(c, b, 2, EO_TRACK_B, 100);
+    assert_int_equal(eo_client_player_team(c, "gone", EO_TRACK_A, 100), EO_ENOTFOUND);
+    assert_int_equal(eo_client_round_start(c, 100), 0);
+    assert_int_equal(eo_client_round_abandon(c, 150), 0);
+    assert_int_equal(eo_client_round_abandon(c, 150), 0); /* none running: nothing to do */
+    assert_int_equal(eo_client_round_start(c, 200), 0);
+    assert_int_equal(eo_client_map_start(c, "ns2_veil", 250), 0);
+    assert_int_equal(eo_client_round_start(c, 300), 0); /* the map change ended the round */
+    assert_int_equal(eo_client_player_commander(c, "a1"), 0);
+    assert_int_equal(eo_client_player_commander(c, "nobody"), EO_ENOTFOUND);
+    assert_int_equal(eo_client_set_mode(c, "ns2", EO_TRIGGER_MODE_OTHER, true), 0);
+    assert_int_equal(eo_client_set_mode(c, "ns2", EO_TRIGGER_MODE_COUNT, false), EO_EINVAL);
+    assert_int_equal(eo_client_round_end(c, EO_WIN_A, NULL, 600, NULL, 0), 0);
+    assert_int_equal(eo_client_wfp_expired(c, 610), 0); /* tournament: no scramble */
+    eo_client_stats st;
+    eo_client_get_stats(c, &st);
+    assert_int_equal(st.next_seq, 2);
+    assert_false(st.scramble_pending);
+    eo_client_destroy(c);
+    /* The state file holds the one report: commander on a1, map and mode named. */
+    FILE *f = fopen(x.state, "r");
+    assert_non_null(f);
+    char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\"commander\":true"));
+    assert_non_null(strstr(text, "\"map\":\"ns2_veil\""));
+    assert_non_null(strstr(text, "\"mode\":\"ns2\""));
+    assert_null(strstr(strstr(text, "\"commander\":true") + 1, "\"commander\":true"));
+    /* Without tournament mode the expired wait scrambles (pending: nothing answers here). */
+    assert_int_equal(eo_client_create(&cfg, &c, NULL, 0), 0);
+    seat(c, a, 2, EO_TRACK_A, 700);
+    seat(c, b, 2, EO_TRACK_B, 700);
+    assert_int_equal(eo_client_wfp_expired(c, 710), 0);
+    eo_client_get_stats(c, &st);
+    assert_true(st.scramble_pending);
+    eo_client_destroy(c);
+    cleanup_ctx(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_state_moved_aside),
         cmocka_unit_test(test_offline_rounds),
         cmocka_unit_test(test_place_and_autobalance),
+        cmocka_unit_test(test_abandon_mode_commander),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
