@@ -478,9 +478,10 @@ void eo__http_stop(struct eo_service *svc)
     if (!svc->mhd)
         return;
     atomic_store(&svc->draining, true);
+    /* The quiesced listening socket stays open until MHD_stop_daemon() returns: the daemon's
+     * threads may still be using it (libmicrohttpd's contract for MHD_quiesce_daemon), and
+     * closing it early can make one of them fail on it and abort the process. */
     MHD_socket ls = MHD_quiesce_daemon(svc->mhd);
-    if (ls != MHD_INVALID_SOCKET)
-        close(ls);
     double deadline = mono_s() + svc->cfg.drain_timeout_ms / 1000.0;
     struct timespec tick = {0, 5 * 1000 * 1000};
     while (atomic_load(&svc->inflight) > 0 && mono_s() < deadline)
@@ -500,4 +501,6 @@ void eo__http_stop(struct eo_service *svc)
         nanosleep(&tick, NULL);
     MHD_stop_daemon(svc->mhd);
     svc->mhd = NULL;
+    if (ls != MHD_INVALID_SOCKET)
+        close(ls);
 }

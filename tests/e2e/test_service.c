@@ -44,6 +44,11 @@ static void stop_clean(e2e_server *s)
 {
     int st = -1;
     assert_int_equal(e2e_stop(s, SIGTERM, 20000, &st), 0);
+    if (st != 0) {
+        char *log = e2e_read_log(s);
+        fprintf(stderr, "service exit %d; its stderr:\n%s\n", st, log ? log : "(none)");
+        free(log);
+    }
     assert_int_equal(st, 0);
 }
 
