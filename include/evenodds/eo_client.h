@@ -63,7 +63,8 @@ typedef void (*eo_client_log_fn)(void *ctx, eo_client_log_level level, const cha
 typedef struct eo_client_config {
     const char *url;         /**< the service, "http://HOST:PORT" (required) */
     const char *pool;        /**< pool name (default "default") */
-    const char *server_id;   /**< this game server's id, an id of at most 64 bytes (required) */
+    const char *server_id;   /**< this game server's id: an id of at most 64 bytes without ':'
+                                  or spaces (required) */
     const char *key;         /**< the server key (required; never logged) */
     /** File that keeps the report sequence and the queued reports across restarts (required).
      *  Written atomically (temporary file, fsync, rename) by the worker after every change. A
@@ -108,8 +109,8 @@ void eo_client_config_init(eo_client_config *cfg);
 typedef struct eo_client eo_client;
 
 /**
- * Creates a client: reads the state file (or starts one), starts the worker thread, which sends
- * any queued reports. Blocks only to read the state file. Returns 0 with *out set; EO_EINVAL
+ * Creates a client: reads the state file (or writes a new one), starts the worker thread, which
+ * sends any queued reports. Blocks only to read (or write and sync) the state file. Returns 0 with *out set; EO_EINVAL
  * (a required field missing or malformed: @p err names it), EO_EIO (the state file cannot be
  * written or its directory is missing), EO_ENOMEM. @p err (capacity @p errlen, may be NULL)
  * gets a one-line message on failure.
@@ -117,7 +118,8 @@ typedef struct eo_client eo_client;
 int eo_client_create(const eo_client_config *cfg, eo_client **out, char *err, size_t errlen);
 
 /**
- * Stops the worker (an HTTP request in flight is abandoned at once; its report stays queued),
+ * Stops the worker (an HTTP request in flight is abandoned at once: its socket is shut down;
+ * its report stays queued),
  * writes the state file, releases everything. Blocks at most for the file write. NULL is a no-op.
  */
 void eo_client_destroy(eo_client *c);
@@ -167,7 +169,8 @@ int eo_client_rating_of(const eo_client *c, const char *id, eo_client_rating *ou
 /**
  * Where a player about to join should go (seed 000: the team that keeps sizes fair, then the
  * one with the smaller rating gap; eo_autobalance_place_joiner()): *team is EO_TRACK_A or
- * EO_TRACK_B, or EO_TRACK_NONE when autobalance is off (the game decides). 0 or EO_EINVAL.
+ * EO_TRACK_B, or EO_TRACK_NONE when autobalance is off (the game decides). 0, EO_EINVAL, or
+ * EO_ELIMIT (more than EO_AB_TEAM_MAX players on a team).
  */
 int eo_client_place_joiner(eo_client *c, const char *id, eo_track_team *team);
 
@@ -213,12 +216,13 @@ void eo_client_round_info_init(eo_client_round_info *info);
 
 /**
  * The round ends with @p winner (EO_DRAW for a stalemate). Builds and queues the report
- * (unless no team has a rated player left: then nothing is reported and EO_EINVAL is returned
+ * (unless a team has no rated player: then nothing is reported and EO_EINVAL is returned
  * after the round is closed), retries queued reports at once, asks the service for fresh splits
  * of the eligible players (for the cache), and evaluates the scramble rules; when one fires
  * (and scramble_on), a scramble starts (EO_CLIENT_EV_SCRAMBLE). @p info may be NULL.
  * @p round_id (capacity @p idlen, may be NULL) gets the report's id.
- * Returns 0, EO_EINVAL (no round running, bad argument, nobody rated), EO_ENOMEM.
+ * Returns 0, EO_EINVAL (no round running, bad argument or time, a team with nobody rated),
+ * EO_ENOMEM, EO_EINTERNAL (the built record failed validation: a bug, logged).
  */
 int eo_client_round_end(eo_client *c, eo_winner winner, const eo_client_round_info *info,
                         double now, char *round_id, size_t idlen);
@@ -284,9 +288,13 @@ typedef struct eo_client_stats {
     uint64_t scrambles_fresh, scrambles_cache; /**< scrambles applied, by source */
     uint64_t scrambles_deferred; /**< times a scramble was put off to the next round end (no
                                       answer and no cache, too few players, late answer) */
-    /** A scramble is decided and its moves are not given yet (its splits may be on the way):
-     *  a game may hold the next round's start briefly while this is true. */
+    /** A scramble is decided and its moves are not given yet (its splits may be on the way,
+     *  or it was put off to the next round end). */
     bool scramble_pending;
+    /** The pending scramble's split request is on the way: a game may hold the next round's
+     *  start briefly while this is true (its MOVE events come at the poll that clears it). */
+    bool scramble_waiting;
+    size_t splits_queued;      /**< split requests queued or being sent */
     bool service_up;           /**< the last request reached the service */
 } eo_client_stats;
 

@@ -155,6 +155,11 @@ int eo_tracker_round_end(eo_tracker *t, double now, eo_winner winner, const char
                          const char *server, const char *map, const char *mode, eo_round *out,
                          eo_round_error *err);
 
+/** Ends the running round without a record (restarted, cut short by a map change): as
+ *  eo_tracker_round_end() but nothing is built. No round running: nothing to do. Returns 0 or
+ *  EO_EINVAL (NULL, @p now not finite). */
+int eo_tracker_round_abandon(eo_tracker *t, double now);
+
 /** Number of connected players. */
 size_t eo_tracker_count(const eo_tracker *t);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -183,9 +184,10 @@ static int check_config(const eo_client_config *cfg, char *err, size_t errlen)
         return say(err, errlen, EO_EINVAL, "url: expected http://HOST:PORT (at most 256 bytes)");
     if (!id_ok(cfg->pool))
         return say(err, errlen, EO_EINVAL, "pool: not a valid id");
-    if (!id_ok(cfg->server_id) || strlen(cfg->server_id) > 64 || strchr(cfg->server_id, ':'))
+    if (!id_ok(cfg->server_id) || strlen(cfg->server_id) > 64 ||
+        strpbrk(cfg->server_id, ": ") != NULL)
         return say(err, errlen, EO_EINVAL,
-                   "server_id: required, 1-64 bytes, no ':' or control characters");
+                   "server_id: required, 1-64 bytes, no ':', space or control characters");
     if (cfg->key == NULL || strlen(cfg->key) < 16 || strlen(cfg->key) > 255)
         return say(err, errlen, EO_EINVAL, "key: required, 16-255 characters");
     for (const char *p = cfg->key; *p; p++)
@@ -240,6 +242,11 @@ static int load_state(eo_client *c, char *err, size_t errlen)
             if (c->st.count > 0)
                 eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "%zu queued reports from %s",
                                       c->st.count, c->state_file);
+            if (c->st.overflow > 0)
+                eo__client_log_locked(c, EO_CLIENT_LOG_ERROR,
+                                      "%s holds %zu reports more than queue_slots (%zu): the "
+                                      "oldest dropped, never rated", c->state_file,
+                                      c->st.overflow, c->st.cap);
             return 0;
         }
         if (rc == EO_ENOMEM)
@@ -266,9 +273,10 @@ static int load_state(eo_client *c, char *err, size_t errlen)
 
 static void reset_trigger_state(eo_client *c)
 {
+    bool tournament = c->trig.tournament; /* a mode setting, not a counter */
     eo_trigger_state_init(&c->trig);
     c->trig.mode = c->cfg.trigger_mode;
-    c->trig.tournament = c->tournament;
+    c->trig.tournament = tournament;
     c->trig.round = 0;
 }
 
@@ -324,6 +332,7 @@ int eo_client_create(const eo_client_config *cfg, eo_client **out, char *err, si
     reset_trigger_state(c);
     c->unbalanced_since = EO_AB_NEVER;
     c->round_ends_at = -1;
+    c->sock = -1;
     c->stats.service_up = true;
     if ((rc = load_state(c, err, errlen)) != 0) {
         eo_client_destroy(c);
@@ -347,6 +356,8 @@ void eo_client_destroy(eo_client *c)
     if (c->thread_started) {
         pthread_mutex_lock(&c->mu);
         __atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
+        if (c->sock >= 0)
+            shutdown(c->sock, SHUT_RDWR); /* a request in flight ends now */
         pthread_cond_broadcast(&c->wake);
         pthread_mutex_unlock(&c->mu);
         pthread_join(c->thread, NULL);
@@ -595,15 +606,26 @@ static bool request_splits(eo_client *c, unsigned tag)
     else
         c->jobs = j;
     c->jobs_tail = j;
+    c->njobs++;
     pthread_cond_signal(&c->wake);
     pthread_mutex_unlock(&c->mu);
     return true;
+}
+
+/* Publishes the scramble's state in the stats (they are read from any thread). */
+static void sync_scramble_stats(eo_client *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->stats.scramble_pending = c->scramble_pending;
+    c->stats.scramble_waiting = c->scramble_tag != 0;
+    pthread_mutex_unlock(&c->mu);
 }
 
 /* A scramble could not be given now: it stays pending until the next round end. */
 static void defer_scramble(eo_client *c, const char *why)
 {
     c->scramble_tag = 0;
+    sync_scramble_stats(c);
     pthread_mutex_lock(&c->mu);
     c->stats.scrambles_deferred++;
     eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "scramble (%s) pending until the next round "
@@ -616,11 +638,21 @@ static void start_scramble(eo_client *c, const char *rule)
     c->scramble_pending = true;
     c->scramble_rule = rule;
     c->scramble_tag = ++c->next_tag;
-    pthread_mutex_lock(&c->mu);
-    c->stats.scramble_pending = true;
-    pthread_mutex_unlock(&c->mu);
+    sync_scramble_stats(c);
     if (!request_splits(c, c->scramble_tag))
         defer_scramble(c, "fewer than 4 eligible players");
+}
+
+/* Forgets a pending scramble (tournament started, map changed): its answer, if one comes, only
+ * refreshes the cache. */
+static void cancel_scramble(eo_client *c)
+{
+    if (!c->scramble_pending)
+        return;
+    c->scramble_pending = false;
+    c->scramble_tag = 0;
+    sync_scramble_stats(c);
+    glog(c, EO_CLIENT_LOG_INFO, "pending scramble (%s) cancelled", c->scramble_rule);
 }
 
 /* The team of a connected eligible player, or EO_TRACK_NONE. */
@@ -698,6 +730,7 @@ static bool apply_scramble(eo_client *c, const eo__splits *s, const char *source
     }
     c->scramble_pending = false;
     c->scramble_tag = 0;
+    sync_scramble_stats(c);
     /* TF2 resets the team scores when it scrambles; the trigger counters follow. */
     c->trig.wins[0] = c->trig.wins[1] = 0;
     c->trig.streak = 0;
@@ -708,7 +741,6 @@ static bool apply_scramble(eo_client *c, const eo__splits *s, const char *source
         c->stats.scrambles_fresh++;
     else
         c->stats.scrambles_cache++;
-    c->stats.scramble_pending = false;
     eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "scramble (%s) from %s splits: %dv%d",
                           c->scramble_rule, source, best->k, best->k);
     pthread_mutex_unlock(&c->mu);
@@ -768,17 +800,14 @@ static void eval_triggers(eo_client *c)
 
 int eo_client_round_abandon(eo_client *c, double now)
 {
-    if (c == NULL)
+    if (c == NULL || !isfinite(now))
         return EO_EINVAL;
     if (!eo_tracker_round_running(c->tr))
         return 0;
-    eo_round rec;
-    eo_round_error rerr;
-    if (eo_tracker_round_end(c->tr, now, EO_DRAW, "abandoned", NULL, NULL, NULL, &rec, &rerr) ==
-        0)
-        eo_round_free(&rec);
-    glog(c, EO_CLIENT_LOG_INFO, "round abandoned: not reported");
-    return 0;
+    int rc = eo_tracker_round_abandon(c->tr, now);
+    if (rc == 0)
+        glog(c, EO_CLIENT_LOG_INFO, "round abandoned: not reported");
+    return rc;
 }
 
 int eo_client_set_mode(eo_client *c, const char *mode, eo_trigger_mode trigger_mode,
@@ -795,8 +824,9 @@ int eo_client_set_mode(eo_client *c, const char *mode, eo_trigger_mode trigger_m
     c->cfg.mode = d;
     c->cfg.trigger_mode = trigger_mode;
     c->trig.mode = trigger_mode;
-    c->tournament = tournament;
     c->trig.tournament = tournament;
+    if (tournament)
+        cancel_scramble(c); /* teams are fixed from now on */
     return 0;
 }
 
@@ -804,7 +834,10 @@ int eo_client_map_start(eo_client *c, const char *map, double now)
 {
     if (c == NULL || (map != NULL && !id_ok(map)))
         return EO_EINVAL;
+    if (!isfinite(now))
+        return EO_EINVAL;
     eo_client_round_abandon(c, now); /* a map change ends a round that did not finish */
+    cancel_scramble(c);
     if (map != NULL) {
         char *d = strdup(map);
         if (d == NULL)
@@ -859,10 +892,15 @@ static int queue_report(eo_client *c, const eo_round *r)
         return rc;
     }
     c->st.next_seq++;
+    c->unsaved = c->unsaved + 1 < c->st.count ? c->unsaved + 1 : c->st.count;
     c->stats.next_seq = c->st.next_seq;
     c->stats.reports_made++;
     c->stats.reports_dropped = c->st.dropped;
-    if (gone != NULL)
+    if (gone != NULL && c->sending != NULL && strcmp(gone, c->sending) == 0)
+        eo__client_log_locked(c, EO_CLIENT_LOG_ERROR,
+                              "report queue full (%zu slots): round %s dropped while being sent "
+                              "(it is rated if that request succeeds)", c->st.cap, gone);
+    else if (gone != NULL)
         eo__client_log_locked(c, EO_CLIENT_LOG_ERROR,
                               "report queue full (%zu slots): round %s dropped, never rated",
                               c->st.cap, gone);
@@ -877,7 +915,7 @@ static int queue_report(eo_client *c, const eo_round *r)
 int eo_client_round_end(eo_client *c, eo_winner winner, const eo_client_round_info *info,
                         double now, char *round_id, size_t idlen)
 {
-    if (c == NULL || (unsigned)winner > EO_DRAW)
+    if (c == NULL || (unsigned)winner > EO_DRAW || !isfinite(now))
         return EO_EINVAL;
     if (!eo_tracker_round_running(c->tr))
         return EO_EINVAL;
@@ -927,8 +965,10 @@ int eo_client_round_end(eo_client *c, eo_winner winner, const eo_client_round_in
     c->trig.max_rounds = info->max_rounds;
     bool was_pending = c->scramble_pending;
     eval_triggers(c);
-    if (was_pending && c->scramble_tag == 0)
-        start_scramble(c, c->scramble_rule); /* the next opportunity (seed 000) */
+    /* A put-off scramble asks again at the next opportunity (seed 000), unless scrambles were
+     * turned off meanwhile (set_mode's tournament cancels it). */
+    if (was_pending && c->scramble_tag == 0 && c->scramble_pending)
+        start_scramble(c, c->scramble_rule);
     else if (!c->scramble_pending)
         request_splits(c, 0); /* keeps the cache fresh */
     return rc;
@@ -1060,6 +1100,7 @@ void eo_client_get_stats(const eo_client *c, eo_client_stats *out)
     pthread_mutex_lock(&m->mu);
     *out = c->stats;
     out->queued = c->st.count;
+    out->splits_queued = c->njobs;
     pthread_mutex_unlock(&m->mu);
 }
 

@@ -30,6 +30,7 @@ typedef struct eo__client_state {
     uint64_t dropped;
     eo__report *ring; /* cap slots */
     size_t cap, head, count;
+    size_t overflow;  /* set by eo__client_state_parse(): reports of the file beyond cap */
 } eo__client_state;
 
 /* Longest state file read (1024 slots of 1 MiB reports would not fit; real reports are a few
@@ -154,7 +155,6 @@ struct eo_client {
     eo__known *known;
     size_t known_cap;
     eo_trigger_state trig;
-    bool tournament;
     int64_t unbalanced_since;
     double next_ab_check;
     double round_ends_at; /* < 0: no clock */
@@ -174,12 +174,19 @@ struct eo_client {
     bool stop;             /* also read without the lock by the transfer callback */
     bool busy;             /* the worker is in a request or writing the file */
     bool dirty;            /* the state changed since the file was written */
+    int64_t save_at_ms;    /* monotonic ms: after a failed write, when to try again */
+    long save_backoff_ms;
     eo__client_state st;
+    size_t unsaved;        /* reports at the ring's tail not yet in the state file: not sent */
+    const char *sending;   /* id of the report being sent (the worker's copy), or NULL */
+    int sock;              /* socket of the worker's connection, -1 none: destroy shuts it */
+    size_t njobs;          /* split requests queued or being sent */
     char **lookups;        /* ids to look up, owned */
     size_t nlookups, lookups_cap;
     eo__job *jobs, *jobs_tail;
     eo__result *res, *res_tail;
-    int64_t next_try_ms;   /* monotonic ms; reports and lookups wait for it after a failure */
+    int64_t next_try_ms;   /* monotonic ms; reports wait for it after a failure */
+    int64_t lookup_try_ms; /* lookups wait for it after a network failure or a 5xx lookup */
     long backoff_ms;
     eo_client_stats stats;
 };

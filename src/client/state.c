@@ -230,6 +230,8 @@ int eo__client_state_parse(const char *text, size_t len, size_t cap, eo__client_
             free(rtext);
             goto bad;
         }
+        if (gone != NULL)
+            st->overflow++;
         free(gone);
     }
     if (lineno < 4) {

@@ -627,6 +627,17 @@ int eo_tracker_round_end(eo_tracker *t, double now, eo_winner winner, const char
     return rc;
 }
 
+int eo_tracker_round_abandon(eo_tracker *t, double now)
+{
+    if (t == NULL || !isfinite(now))
+        return EO_EINVAL;
+    if (!t->running)
+        return 0;
+    t->last = clock_at(t, now);
+    finish(t);
+    return 0;
+}
+
 size_t eo_tracker_count(const eo_tracker *t)
 {
     return t == NULL ? 0 : t->nconn;

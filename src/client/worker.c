@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -81,7 +83,8 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
-/* Abandons a transfer as soon as the client is being destroyed. */
+/* Abandons a transfer as soon as the client is being destroyed (a backstop: destroy also
+ * shuts the transfer's socket down, which libcurl notices at once). */
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
     (void)dt, (void)dn, (void)ut, (void)un;
@@ -89,8 +92,34 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
     return __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) ? 1 : 0;
 }
 
+/* The transfer's socket is recorded so that eo_client_destroy() can shut it down: a request
+ * waiting on a service that never answers then ends at once, not at libcurl's next progress
+ * call (about once a second). */
+static curl_socket_t on_open(void *arg, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    (void)purpose;
+    eo_client *c = arg;
+    curl_socket_t fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+    pthread_mutex_lock(&c->mu);
+    c->sock = fd;
+    if (c->stop && fd != CURL_SOCKET_BAD)
+        shutdown(fd, SHUT_RDWR);
+    pthread_mutex_unlock(&c->mu);
+    return fd;
+}
+
+static int on_close(void *arg, curl_socket_t fd)
+{
+    eo_client *c = arg;
+    pthread_mutex_lock(&c->mu);
+    if (c->sock == fd)
+        c->sock = -1;
+    pthread_mutex_unlock(&c->mu);
+    return close(fd);
+}
+
 /* One request. *status is the HTTP status, or 0 when the service was not reached (then
- * @p why says how). The answer body lands in @p a. */
+ * @p why says how). The answer body lands in @p a (empty when there is none). */
 static void request(eo_client *c, CURL *h, const char *method, const char *path,
                     const char *body, long *status, answer *a, char *why, size_t whylen)
 {
@@ -111,53 +140,88 @@ static void request(eo_client *c, CURL *h, const char *method, const char *path,
     curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
     a->len = 0;
     a->too_big = false;
+    if (a->p != NULL)
+        a->p[0] = '\0';
     CURLcode rc = curl_easy_perform(h);
     *status = 0;
-    if (rc == CURLE_OK) {
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-    } else {
-        snprintf(why, whylen, "%s", a->too_big ? "answer too large" : curl_easy_strerror(rc));
-        /* A connection in an unknown state is not reused. */
-        curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
-    }
     if (rc == CURLE_OK)
-        curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 0L);
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    else
+        snprintf(why, whylen, "%s", a->too_big ? "answer too large" : curl_easy_strerror(rc));
+    /* A connection in an unknown state is not reused. */
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, rc == CURLE_OK ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(hdrs);
 }
 
-/* The service answered a request or not: adjusts the backoff (mu held). */
-static void reached(eo_client *c, bool ok, const char *what, const char *why)
+/* The service answered: the backoff ends (mu held). */
+static void reached(eo_client *c)
 {
-    if (ok) {
-        if (!c->stats.service_up && c->stats.send_failures > 0)
-            eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "service reachable again");
-        c->stats.service_up = true;
-        c->backoff_ms = 0;
-        c->next_try_ms = 0;
-        return;
-    }
+    if (!c->stats.service_up && c->stats.send_failures > 0)
+        eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "service reachable again");
+    c->stats.service_up = true;
+    c->backoff_ms = 0;
+    c->next_try_ms = 0;
+    c->lookup_try_ms = 0;
+}
+
+/* A report or lookup failed: the backoff grows (mu held). A network failure (the service not
+ * reached) holds back reports and lookups; an HTTP failure only the kind that failed, so that
+ * a store failing round reports does not keep joiners from their ratings. */
+static void failed(eo_client *c, bool network, bool lookup, const char *what, const char *why)
+{
     c->stats.send_failures++;
     if (c->stats.service_up || c->backoff_ms == 0)
         eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "%s failed: %s; retrying with backoff",
                               what, why);
-    c->stats.service_up = false;
+    c->stats.service_up = !network;
     c->backoff_ms = c->backoff_ms == 0 ? c->cfg.retry_min_ms : c->backoff_ms * 2;
     if (c->backoff_ms > c->cfg.retry_max_ms)
         c->backoff_ms = c->cfg.retry_max_ms;
-    c->next_try_ms = eo__client_mono_ms() + c->backoff_ms;
+    int64_t at = eo__client_mono_ms() + c->backoff_ms;
+    if (network || !lookup)
+        c->next_try_ms = at;
+    if (network || lookup)
+        c->lookup_try_ms = at;
 }
 
-static void rating_result(void *ctx, const char *id, const eo_client_rating *r)
+/* Results made without the lock, handed over in one step. */
+typedef struct batch {
+    eo__result *head, *tail;
+} batch;
+
+static eo__result *batch_new(batch *b, eo__res_type type)
 {
-    eo_client *c = ctx;
-    eo__result *res = calloc(1, sizeof *res);
+    eo__result *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    r->type = type;
+    if (b->tail != NULL)
+        b->tail->next = r;
+    else
+        b->head = r;
+    b->tail = r;
+    return r;
+}
+
+static void batch_rating(void *ctx, const char *id, const eo_client_rating *r)
+{
+    eo__result *res = batch_new(ctx, EO__RES_RATING);
     if (res == NULL)
         return;
-    res->type = EO__RES_RATING;
     snprintf(res->id, sizeof res->id, "%s", id);
     res->rating = *r;
-    eo__client_push_result(c, res);
+}
+
+/* Appends @p b's results (mu held). */
+static void batch_hand_over(eo_client *c, batch *b)
+{
+    for (eo__result *r = b->head; r != NULL;) {
+        eo__result *next = r->next;
+        eo__client_push_result(c, r);
+        r = next;
+    }
+    b->head = b->tail = NULL;
 }
 
 /* Sends the oldest queued report (mu held on entry and exit). */
@@ -168,56 +232,64 @@ static void send_report(eo_client *c, CURL *h, answer *a)
     if (id == NULL || text == NULL) {
         free(id);
         free(text);
-        reached(c, false, "report", "out of memory");
+        failed(c, false, false, "report", "out of memory");
         return;
     }
     c->busy = true;
+    c->sending = id;
     pthread_mutex_unlock(&c->mu);
     char path[512], why[256] = "";
     snprintf(path, sizeof path, "/v1/pools/%s/rounds", c->pool_esc);
     long status;
     request(c, h, "POST", path, text, &status, a, why, sizeof why);
+    batch b = {0};
+    bool malformed = false;
+    if (status == 200)
+        malformed = eo__client_parse_round_answer(a->p ? a->p : "", a->len, batch_rating, &b) != 0;
     pthread_mutex_lock(&c->mu);
     c->busy = false;
-    /* The head is still this report: only this thread pops, and the game thread's push drops
-     * the oldest only from a full ring, which may have dropped it meanwhile. */
-    bool still_head = c->st.count > 0 && strcmp(eo__client_state_at(&c->st, 0)->id, id) == 0;
+    c->sending = NULL;
     bool done = status == 200 || status == 400 || status == 409 || status == 413 ||
                 status == 415 || status == 422;
-    if (status == 0 || !done) {
+    if (!done) {
         if (status != 0)
             snprintf(why, sizeof why, "HTTP %ld", status);
-        reached(c, false, "report", why); /* 5xx, 401, 403, 404: kept, retried later */
+        failed(c, status == 0, false, "report", why); /* 5xx, 401, 403, 404: kept */
+        free(id);
+        free(text);
+        return;
+    }
+    reached(c);
+    /* The head is still this report unless the game thread dropped it from a full ring
+     * meanwhile (only this thread pops). */
+    if (c->st.count > 0 && strcmp(eo__client_state_at(&c->st, 0)->id, id) == 0) {
+        eo__client_state_pop(&c->st);
+        c->dirty = true;
+    }
+    eo__result *res = batch_new(&b, EO__RES_REPORT);
+    if (res != NULL) {
+        res->status = (int)status;
+        snprintf(res->id, sizeof res->id, "%s", id);
+    }
+    batch_hand_over(c, &b);
+    if (status == 200) {
+        c->stats.reports_acked++;
+        if (malformed)
+            eo__client_log_locked(c, EO_CLIENT_LOG_WARN,
+                                  "round %s: malformed answer from the service", id);
     } else {
-        reached(c, true, "report", "");
-        if (still_head) {
-            eo__client_state_pop(&c->st);
-            c->dirty = true;
-        }
-        eo__result *res = calloc(1, sizeof *res);
-        if (res != NULL) {
-            res->type = EO__RES_REPORT;
-            res->status = (int)status;
-            snprintf(res->id, sizeof res->id, "%s", id);
-            eo__client_push_result(c, res);
-        }
-        if (status == 200) {
-            c->stats.reports_acked++;
-            if (eo__client_parse_round_answer(a->p ? a->p : "", a->len, rating_result, c) != 0)
-                eo__client_log_locked(c, EO_CLIENT_LOG_WARN,
-                                      "round %s: malformed answer from the service", id);
-        } else {
-            c->stats.reports_refused++;
-            eo__client_log_locked(c, EO_CLIENT_LOG_ERROR,
-                                  "round %s refused by the service (HTTP %ld): %.200s; dropped",
-                                  id, status, a->p ? a->p : "");
-        }
+        c->stats.reports_refused++;
+        eo__client_log_locked(c, EO_CLIENT_LOG_ERROR,
+                              "round %s refused by the service (HTTP %ld): %.200s; dropped", id,
+                              status, a->p ? a->p : "");
     }
     free(id);
     free(text);
 }
 
-/* Sends the first split job (mu held on entry and exit). */
+/* Sends the first split job (mu held on entry and exit). Split requests are sent whatever the
+ * backoff, and their failures leave it alone: otherwise a few round ends during a short outage
+ * would stretch it to the cap and hold queued reports back long after the service returned. */
 static void send_job(eo_client *c, CURL *h, answer *a)
 {
     eo__job *j = c->jobs;
@@ -230,62 +302,61 @@ static void send_job(eo_client *c, CURL *h, answer *a)
     snprintf(path, sizeof path, "/v1/pools/%s/splits", c->pool_esc);
     long status;
     request(c, h, "POST", path, j->body, &status, a, why, sizeof why);
-    eo__result *res = calloc(1, sizeof *res);
+    batch b = {0};
+    eo__result *res = batch_new(&b, EO__RES_SPLITS);
     int prc = EO_EPARSE;
     if (res != NULL && status == 200)
         prc = eo__client_parse_splits(a->p ? a->p : "", a->len, &res->splits);
     pthread_mutex_lock(&c->mu);
     c->busy = false;
-    /* A failed split request does not grow the reports' backoff: split requests are sent
-     * whatever the backoff, and their failures would otherwise stretch it to the cap during a
-     * short outage and hold the queued reports back long after the service returned. */
-    if (status != 0)
-        reached(c, true, "split request", "");
-    else
+    c->njobs--;
+    if (status >= 200 && status < 500)
+        reached(c);
+    if (status == 0)
         eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "split request failed: %s", why);
-    if (status != 0 && status != 200)
+    else if (status != 200)
         eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "split request: HTTP %ld: %.200s", status,
                               a->p ? a->p : "");
-    else if (status == 200 && prc != 0)
+    else if (prc != 0)
         eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "split request: malformed answer");
     if (res != NULL) {
-        res->type = EO__RES_SPLITS;
         res->tag = j->tag;
         res->ok = status == 200 && prc == 0;
-        if (res->ok)
-            c->stats.splits++;
-        eo__client_push_result(c, res);
+        c->stats.splits += res->ok;
+        batch_hand_over(c, &b);
     }
     free(j->body);
     free(j);
 }
 
-/* Looks up the last queued player (mu held on entry and exit). */
+/* Looks up the newest queued player (mu held on entry and exit). */
 static void send_lookup(eo_client *c, CURL *h, answer *a)
 {
     char *id = c->lookups[c->nlookups - 1];
     c->busy = true;
     pthread_mutex_unlock(&c->mu);
     char *esc = curl_easy_escape(h, id, 0);
-    char path[1024], why[256] = "";
+    char path[1024], why[256] = "out of memory";
     snprintf(path, sizeof path, "/v1/pools/%s/players/%s", c->pool_esc, esc ? esc : "");
     curl_free(esc);
     long status = 0;
     if (esc != NULL)
         request(c, h, "GET", path, NULL, &status, a, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "out of memory");
     char got[EO_ID_MAX + 1];
     eo_client_rating r;
     int prc = status == 200 ? eo__client_parse_lookup(a->p ? a->p : "", a->len, got, &r)
                             : EO_EPARSE;
     pthread_mutex_lock(&c->mu);
     c->busy = false;
-    reached(c, status != 0, "lookup", why);
-    if (status == 0)
+    if (status == 0 || status >= 500) {
+        if (status != 0)
+            snprintf(why, sizeof why, "HTTP %ld", status);
+        failed(c, status == 0, true, "lookup", why);
         return; /* stays queued for the next try */
-    /* Done with this id either way; it is still the last one (only this thread removes, the
-     * game thread only appends, so find it again). */
+    }
+    reached(c);
+    /* Done with this id either way. The game thread may have appended since, so it is found
+     * again by its pointer (only this thread removes). */
     for (size_t i = c->nlookups; i-- > 0;) {
         if (c->lookups[i] == id) {
             c->lookups[i] = c->lookups[--c->nlookups];
@@ -294,7 +365,9 @@ static void send_lookup(eo_client *c, CURL *h, answer *a)
     }
     if (prc == 0 && strcmp(got, id) == 0) {
         c->stats.lookups++;
-        rating_result(c, got, &r);
+        batch b = {0};
+        batch_rating(&b, got, &r);
+        batch_hand_over(c, &b);
     } else {
         eo__client_log_locked(c, EO_CLIENT_LOG_WARN, "lookup of %s: HTTP %ld%s", id, status,
                               status == 200 ? ", malformed answer" : "");
@@ -302,26 +375,42 @@ static void send_lookup(eo_client *c, CURL *h, answer *a)
     free(id);
 }
 
-/* Writes the state file when it changed (mu held on entry and exit). */
+/* Writes the state file (mu held on entry and exit). A failed write is retried with its own
+ * backoff (a full disk must not spin the worker), and reports not yet in the file are not sent
+ * meanwhile: a report acknowledged before its sequence number reached the disk could see its id
+ * reused after a crash. */
 static void persist(eo_client *c)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = eo__client_state_format(&c->st, &text, &len);
-    if (rc != 0)
+    if (eo__client_state_format(&c->st, &text, &len) != 0) {
+        c->save_at_ms = eo__client_mono_ms() + c->cfg.retry_min_ms; /* out of memory */
         return;
+    }
+    size_t saving = c->unsaved;
     c->dirty = false;
     c->busy = true;
     pthread_mutex_unlock(&c->mu);
     char err[512] = "";
-    rc = eo__client_file_write(c->state_file, text, len, err, sizeof err);
+    int rc = eo__client_file_write(c->state_file, text, len, err, sizeof err);
     free(text);
     pthread_mutex_lock(&c->mu);
     c->busy = false;
-    if (rc != 0) {
-        c->dirty = true; /* try again on the next change or wake-up */
-        eo__client_log_locked(c, EO_CLIENT_LOG_ERROR, "state file: %s", err);
+    if (rc == 0) {
+        c->unsaved -= saving < c->unsaved ? saving : c->unsaved;
+        if (c->save_backoff_ms > 0)
+            eo__client_log_locked(c, EO_CLIENT_LOG_INFO, "state file written again");
+        c->save_backoff_ms = 0;
+        return;
     }
+    c->dirty = true;
+    if (c->save_backoff_ms == 0)
+        eo__client_log_locked(c, EO_CLIENT_LOG_ERROR,
+                              "state file: %s; new reports wait until it can be written", err);
+    c->save_backoff_ms = c->save_backoff_ms == 0 ? c->cfg.retry_min_ms : 2 * c->save_backoff_ms;
+    if (c->save_backoff_ms > c->cfg.retry_max_ms)
+        c->save_backoff_ms = c->cfg.retry_max_ms;
+    c->save_at_ms = eo__client_mono_ms() + c->save_backoff_ms;
 }
 
 bool eo__client_idle(const eo_client *c)
@@ -341,6 +430,10 @@ void *eo__client_worker(void *arg)
         curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
         curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
+        curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open);
+        curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, c);
+        curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, on_close);
+        curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, c);
         curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(h, CURLOPT_USERAGENT, "libevenodds-client/0.1");
     }
@@ -348,30 +441,35 @@ void *eo__client_worker(void *arg)
     if (h == NULL)
         eo__client_log_locked(c, EO_CLIENT_LOG_ERROR, "libcurl could not start: no reports");
     while (!c->stop) {
-        if (c->dirty) {
-            persist(c);
-            continue;
-        }
         int64_t now = eo__client_mono_ms();
-        bool gate_open = now >= c->next_try_ms;
-        if (h != NULL && c->st.count > 0 && gate_open) {
+        bool save = c->dirty && now >= c->save_at_ms;
+        bool report = h != NULL && c->st.count > c->unsaved && now >= c->next_try_ms;
+        bool lookup = h != NULL && c->nlookups > 0 && now >= c->lookup_try_ms;
+        if (save) {
+            persist(c);
+        } else if (report) {
             send_report(c, h, &a);
         } else if (h != NULL && c->jobs != NULL) {
             send_job(c, h, &a);
-        } else if (h != NULL && c->nlookups > 0 && gate_open) {
+        } else if (lookup) {
             send_lookup(c, h, &a);
         } else {
             if (eo__client_idle(c))
                 pthread_cond_broadcast(&c->idle);
-            bool gated = h != NULL && (c->st.count > 0 || c->nlookups > 0);
-            if (gated) {
-                struct timespec ts;
-                int64_t at = c->next_try_ms;
-                ts.tv_sec = (time_t)(at / 1000);
-                ts.tv_nsec = (long)(at % 1000) * 1000000;
-                pthread_cond_timedwait(&c->wake, &c->mu, &ts);
-            } else {
+            /* Sleep until the earliest gate that holds something back opens, or a wake-up. */
+            int64_t at = INT64_MAX;
+            if (c->dirty)
+                at = c->save_at_ms;
+            if (h != NULL && c->st.count > c->unsaved && c->next_try_ms < at)
+                at = c->next_try_ms;
+            if (h != NULL && c->nlookups > 0 && c->lookup_try_ms < at)
+                at = c->lookup_try_ms;
+            if (at == INT64_MAX) {
                 pthread_cond_wait(&c->wake, &c->mu);
+            } else {
+                struct timespec ts = {.tv_sec = (time_t)(at / 1000),
+                                      .tv_nsec = (long)(at % 1000) * 1000000};
+                pthread_cond_timedwait(&c->wake, &c->mu, &ts);
             }
         }
     }

@@ -243,7 +243,6 @@ int main(int argc, char **argv)
             goto out;
         }
     }
-    time_t made_at = time(NULL); /* every state file's epoch is at most this */
     if (!o.quiet)
         fprintf(stderr,
                 "gamesim: %lld server(s) x %lld rounds, %lld players each (population %lld, "
@@ -295,13 +294,6 @@ int main(int argc, char **argv)
     if (!ok && !o.quiet)
         fprintf(stderr, "gamesim: not every report was acknowledged (see the summary)\n");
     status = ok ? 0 : 1;
-    /* Round ids are SERVER:EPOCH:SEQ, EPOCH the second a state file was made: a next run with
-     * fresh state files made within this same second would reuse our ids and see its reports
-     * refused (409). Ending only after that second makes back-to-back runs safe. */
-    while (time(NULL) <= made_at) {
-        struct timespec ms = {0, 10000000};
-        nanosleep(&ms, NULL);
-    }
 out:
     for (size_t i = 0; i < run.nsv; i++)
         gs_server_free(&run.sv[i]);

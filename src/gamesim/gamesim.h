@@ -157,7 +157,6 @@ typedef struct gs_server {
     size_t map;
     uint32_t map_round, map_wins[2];
     int64_t inter_since_ms, not_before_ms;
-    uint64_t splits_base, failures_base;
     bool expect_splits;
     bool holding;
     int64_t hold_since_ms, hold_said_ms;

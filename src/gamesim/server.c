@@ -55,12 +55,10 @@ static void stats_of(gs_server *s, eo_client_stats *st)
 
 /* Waits (in later steps) for the answer of the split request that a round end or the Waiting
  * For Players period made, so that a scramble applies before the next round, as it would in
- * a real intermission; @p before: the counters read before that request. */
-static void enter_intermission(gs_server *s, const eo_client_stats *before, bool expect)
+ * a real intermission. */
+static void enter_intermission(gs_server *s, bool expect)
 {
     s->phase = GS_INTERMISSION;
-    s->splits_base = before->splits;
-    s->failures_base = before->send_failures;
     s->expect_splits = expect && gs_eligible(s) >= 4;
     s->inter_since_ms = gs_mono_ms();
     s->not_before_ms = s->inter_since_ms + gs_o(s)->pace_ms;
@@ -74,14 +72,11 @@ static void pregame(gs_server *s)
     gs_server_drain(s);
     if (s->now < start + PREGAME_S)
         s->now = start + PREGAME_S;
-    eo_client_stats before;
-    stats_of(s, &before);
     int rc = GS_CALL(eo_client_wfp_expired, s->c, s->now);
     if (rc != 0)
         gs_call_failed(s, "eo_client_wfp_expired", NULL, rc);
     gs_server_drain(s);
-    enter_intermission(s, &before,
-                       gs_o(s)->scramble && gs_o(s)->mode != EO_TRIGGER_MODE_ARENA);
+    enter_intermission(s, gs_o(s)->scramble && gs_o(s)->mode != EO_TRIGGER_MODE_ARENA);
 }
 
 static void round_start(gs_server *s)
@@ -294,7 +289,7 @@ static bool round_end(gs_server *s)
     if (s->map_round >= map_rules[o->mode].max_rounds ||
         (wl > 0 && (s->map_wins[0] >= wl || s->map_wins[1] >= wl)))
         new_map(s);
-    enter_intermission(s, &before, true);
+    enter_intermission(s, true);
     return true;
 }
 
@@ -306,8 +301,9 @@ static bool intermission(gs_server *s)
     stats_of(s, &st);
     gs_server_drain(s);
     int64_t now_ms = gs_mono_ms();
-    bool answered = !s->expect_splits || st.splits > s->splits_base ||
-                    (st.send_failures > s->failures_base && !st.service_up);
+    /* Every split request of the round end answered (or failed): its scramble, if any, is
+     * applied or put off by the time the poll above ran. */
+    bool answered = !s->expect_splits || st.splits_queued == 0;
     bool waited = now_ms - s->inter_since_ms >= gs_o(s)->intermission_ms;
     if (now_ms < s->not_before_ms || !(answered || waited))
         return false;

@@ -527,7 +527,22 @@ static void test_game_killed(void **state)
             if (eo_client_round_end(c, EO_WIN_A, NULL, 1300 + 400 * r, NULL, 0) != 0)
                 _exit(4);
         }
-        usleep(500 * 1000); /* the worker writes the state file after each change */
+        /* The worker writes the state file after each change: wait until it holds all three
+         * reports (as a crash could come any time after that), then die without a word. */
+        for (int i = 0; i < 2000; i++) {
+            FILE *f = fopen(path, "r");
+            char text[8192];
+            size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+            if (f)
+                fclose(f);
+            text[n] = '\0';
+            int reports = 0;
+            for (const char *p = text; (p = strstr(p, "\nreport ")) != NULL; p++)
+                reports++;
+            if (reports == 3)
+                break;
+            usleep(5000);
+        }
         raise(SIGKILL);
         _exit(5);
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -76,7 +77,8 @@ static void test_config_errors(void **state)
         {0, "url:"}, {1, "url:"}, {2, "pool:"}, {3, "server_id:"}, {4, "server_id:"},
         {5, "key:"}, {6, "key:"}, {7, "state_file:"}, {8, "queue_slots:"}, {9, "queue_slots:"},
         {10, "retry_min_ms/retry_max_ms:"}, {11, "start_rating/rating_scale:"},
-        {12, "timeouts:"}, {13, "map:"}, {14, "trigger_mode:"},
+        {12, "timeouts:"}, {13, "map:"}, {14, "trigger_mode:"}, {15, "server_id:"},
+        {16, "team_size_max:"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         eo_client_config cfg = good;
@@ -96,6 +98,8 @@ static void test_config_errors(void **state)
         case 12: cfg.request_timeout_ms = 0; break;
         case 13: cfg.map = "bad\nmap"; break;
         case 14: cfg.trigger_mode = EO_TRIGGER_MODE_COUNT; break;
+        case 15: cfg.server_id = "EU 1"; break; /* a space would split the state file's lines */
+        case 16: cfg.team_size_max = -1; break;
         }
         eo_client *c = (eo_client *)&cfg; /* must be reset to NULL */
         char err[256] = "";
@@ -329,6 +333,59 @@ static void test_abandon_mode_commander(void **state)
     cleanup_ctx(&x);
 }
 
+/* The state file cannot be written (its folder vanished): the new report is kept in memory and
+ * not sent, the failure is logged once (no spinning retries), and once the folder is back the
+ * worker writes the file by itself. */
+static void test_state_write_failure(void **state)
+{
+    (void)state;
+    ctx x;
+    eo_client_config cfg;
+    setup_ctx(&x, &cfg);
+    cfg.retry_min_ms = 20;
+    cfg.retry_max_ms = 40;
+    cfg.autobalance.enabled = false;
+    eo_client *c = NULL;
+    assert_int_equal(eo_client_create(&cfg, &c, NULL, 0), 0);
+    const char *a[] = {"a1"}, *b[] = {"b1"};
+    seat(c, a, 1, EO_TRACK_A, 100);
+    seat(c, b, 1, EO_TRACK_B, 100);
+    assert_int_equal(unlink(x.state), 0);
+    assert_int_equal(rmdir(x.dir), 0);
+    assert_int_equal(eo_client_round_start(c, 100), 0);
+    assert_int_equal(eo_client_round_end(c, EO_WIN_A, NULL, 400, NULL, 0), 0);
+    eo_client_event evs[8];
+    for (int i = 0; i < 50; i++) { /* 0.5 s: a spinning worker would log thousands of lines */
+        usleep(10000);
+        drain(c, 400, evs, 8);
+    }
+    size_t fails = 0;
+    for (const char *p = x.log; (p = strstr(p, "state file: cannot")) != NULL; p++)
+        fails++;
+    assert_int_equal(fails, 1);
+    eo_client_stats st;
+    eo_client_get_stats(c, &st);
+    assert_int_equal(st.queued, 1);
+    assert_true(mkdir(x.dir, 0700) == 0);
+    for (int i = 0; i < 200 && access(x.state, F_OK) != 0; i++)
+        usleep(10000);
+    assert_int_equal(access(x.state, F_OK), 0);
+    for (int i = 0; i < 20; i++) {
+        usleep(10000);
+        drain(c, 400, evs, 8);
+    }
+    assert_non_null(strstr(x.log, "state file written again"));
+    FILE *f = fopen(x.state, "r");
+    assert_non_null(f);
+    char text[2048];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_non_null(strstr(text, "\nreport srv:"));
+    eo_client_destroy(c);
+    cleanup_ctx(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_offline_rounds),
         cmocka_unit_test(test_place_and_autobalance),
         cmocka_unit_test(test_abandon_mode_commander),
+        cmocka_unit_test(test_state_write_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

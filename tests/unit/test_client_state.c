@@ -84,6 +84,7 @@ static void test_round_trip(void **state)
     assert_int_equal(eo__client_state_parse(text, len, 2, &back, err, sizeof err), 0);
     assert_int_equal(back.count, 2);
     assert_int_equal(back.dropped, 8);
+    assert_int_equal(back.overflow, 1);
     assert_string_equal(eo__client_state_at(&back, 0)->id, "srv:1763800000:40");
     eo__client_state_free(&back);
     free(text);
