@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 
 #include <cmocka.h>
@@ -726,6 +727,44 @@ static void test_scramble(void **state)
     bed_down(&b);
 }
 
+/* docs/CLIENT.md's example (examples/minimal_plugin.c, built beside EO_BIN) runs against the
+ * real service as its guide says: exit 0, and its three rounds are in the pool, once each. */
+static void test_example_plugin(void **state)
+{
+    (void)state;
+    static bed b;
+    bed_up(&b, NULL);
+    const char *bin = getenv("EO_BIN");
+    const char *slash = strrchr(bin, '/');
+    assert_non_null(slash);
+    char exe[512], st[400];
+    snprintf(exe, sizeof exe, "%.*s/examples/minimal_plugin", (int)(slash - bin), bin);
+    snprintf(st, sizeof st, "%s/example.state", b.s.dir);
+    char keyvar[128];
+    snprintf(keyvar, sizeof keyvar, "EVENODDS_SERVER_KEY=%s", b.s.server_key);
+    char *const envp[] = {keyvar, NULL}; /* made before the fork: the child only execs */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 1);
+        execle(exe, exe, b.url, st, (char *)NULL, envp);
+        _exit(127);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char got[8][EO_ID_MAX + 1];
+    size_t n = exported_ids(&b, got, 8);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++)
+        assert_true(strncmp(got[i], "example-1:", 10) == 0);
+    expect_unique(got, n);
+    bed_down(&b);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -737,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_game_killed),
         cmocka_unit_test(test_hang_never_blocks),
         cmocka_unit_test(test_scramble),
+        cmocka_unit_test(test_example_plugin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
