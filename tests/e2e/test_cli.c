@@ -6,6 +6,7 @@
  * nothing.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -751,6 +752,102 @@ static void test_sim(void **state)
     e2e_cleanup(&s);
 }
 
+/* `evenodds tune` (issue 5 §4) on a simulated world: started from a SynElo Θ far too small,
+ * the search lowers the training log loss and the held-out one, stays within the parameters'
+ * bounds and its budget, gives the same bytes twice, and its pool configuration is accepted by
+ * the service as it is. Bad options exit 2 naming the option. */
+static void test_tune(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    char world[400], out1[400], out2[400], args[1200], err[1024];
+    path_in(&s, "tune_world.jsonl", world, sizeof world);
+    path_in(&s, "tune1.json", out1, sizeof out1);
+    path_in(&s, "tune2.json", out2, sizeof out2);
+    const char *sim[] = {"evenodds", "sim", "--seed", "11", "--rounds", "2500", "--players",
+                         "200", "--balancer", "random", "--skill-mean", "100", "--rounds-out",
+                         world, NULL};
+    assert_int_equal(e2e_run(sim, NULL, err, sizeof err), 0);
+    snprintf(args, sizeof args,
+             "tune --model synelo --param theta=300 --budget 20 --format json '%s'", world);
+    assert_int_equal(run_stdout(args, out1), 0);
+    assert_int_equal(run_stdout(args, out2), 0);
+    size_t l1, l2;
+    char *a = slurp(out1, &l1), *b = slurp(out2, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(a, b, l1);
+    json_error_t je;
+    json_t *j = json_loads(a, 0, &je);
+    assert_non_null(j);
+    free(a);
+    free(b);
+    assert_true(json_integer_value(json_object_get(j, "folds")) <= 20);
+    json_t *start = json_object_get(j, "start"), *best = json_object_get(j, "best");
+    double st_train = json_number_value(json_object_get(json_object_get(start, "train"), "logloss"));
+    double be_train = json_number_value(json_object_get(json_object_get(best, "train"), "logloss"));
+    double st_held = json_number_value(json_object_get(json_object_get(start, "held_out"), "logloss"));
+    double be_held = json_number_value(json_object_get(json_object_get(best, "held_out"), "logloss"));
+    if (!(be_train < st_train && be_held < st_held))
+        fail_msg("tune did not improve: train %g -> %g, held out %g -> %g", st_train, be_train,
+                 st_held, be_held);
+    /* Training and held-out rounds partition the scored rounds: 2500 rounds, 10 % burn-in
+     * (rounds 1-250), training 251-1750, held out 1751-2500, draws left out. */
+    size_t draws[2] = {0, 0}, pos = 0;
+    FILE *f = fopen(world, "r");
+    assert_non_null(f);
+    char line[65536];
+    while (fgets(line, sizeof line, f)) {
+        if (pos >= 250 && strstr(line, "\"winner\":\"draw\"") != NULL)
+            draws[pos >= 1750]++;
+        pos++;
+    }
+    fclose(f);
+    assert_int_equal(pos, 2500);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(best, "train"), "rounds")),
+                     1500 - draws[0]);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(best, "held_out"), "rounds")),
+                     750 - draws[1]);
+    double theta = json_number_value(json_object_get(json_object_get(best, "params"), "theta"));
+    assert_true(theta > 300 && theta <= 1e6);
+    /* The pool configuration is a valid POST /v1/pools body. */
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    char *body = json_dumps(json_object_get(j, "pool"), JSON_COMPACT);
+    e2e_resp r;
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools", s.admin_key, body, &r), 0);
+    if (r.status != 201)
+        fail_msg("POST /v1/pools %s -> %ld %s", body, r.status, r.body);
+    e2e_resp_free(&r);
+    free(body);
+    json_decref(j);
+    int st = -1;
+    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
+    assert_int_equal(st, 0);
+    /* Bad usage. */
+    static const struct {
+        const char *args, *says;
+    } bad[] = {
+        {"--model synelo --tune nope", "--tune nope: not a parameter of model \"synelo\""},
+        {"--model elo --tune team", "--tune team: a choice"},
+        {"--train 0.2 --eval-from 0.3", "--eval-from (0.3) must be below --train (0.2)"},
+        {"--budget 0", "--budget"},
+        {"--metric auc", "--metric: expected logloss or brier"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "'%s' tune %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"),
+                 bad[i].args, world, out1);
+        int rc = system(cmd);
+        assert_true(rc != -1 && WIFEXITED(rc));
+        size_t n;
+        char *msg = slurp(out1, &n);
+        if (WEXITSTATUS(rc) != 2 || strstr(msg, bad[i].says) == NULL)
+            fail_msg("tune %s: exit %d, %s", bad[i].args, WEXITSTATUS(rc), msg);
+        free(msg);
+    }
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -761,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_autobalance_triggers),
         cmocka_unit_test(test_split_balancer),
         cmocka_unit_test(test_eval),
+        cmocka_unit_test(test_tune),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,453 @@
+/* evenodds tune: searches a model's parameters on a training prefix of a round log and reports
+ * the best found with its held-out figures (issue 5 §4; docs/EVAL.md, "Tuning").
+ *
+ * Every candidate folds the whole log in memory, in file order, as replay does: the rounds in
+ * [--eval-from, --train) score it (the search's objective), those after --train are held out
+ * and only reported, so the held-out figures are one-step-ahead predictions by ratings that
+ * went on learning, exactly as a pool would. The search is a coordinate descent: each tuned
+ * parameter in turn is tried a step up and a step down (a factor for positive scales, a share
+ * of its range otherwise), the best of the three is kept, and a step that finds nothing better
+ * shrinks; it stops when every step is small or the --budget of folds is spent. Deterministic:
+ * the same log and options give the same answer. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_metrics.h"
+#include "evenodds/eo_pool.h"
+
+static const char tune_usage[] =
+    "usage: evenodds tune [--model M] [--param NAME=VALUE]... [--tune NAME]...\n"
+    "                     [--train F] [--eval-from F] [--metric logloss|brier]\n"
+    "                     [--budget N] [--format table|json] [--skip-duplicates] ROUNDS.jsonl\n"
+    "\n"
+    "Searches the model's parameters for the best one-step-ahead predictions on a training\n"
+    "prefix of the log, then reports the held-out figures of the best and of the starting\n"
+    "point (the defaults with the --param values), and prints the best as the body of\n"
+    "POST /v1/pools. Each candidate folds the whole log in memory in file order; rounds in\n"
+    "[--eval-from, --train) are its score, later rounds are held out. Coordinate descent:\n"
+    "each parameter a step up and down, the best kept, steps shrinking when nothing improves.\n"
+    "\n"
+EO_OPT_MODEL_HELP
+    "  --tune NAME         a parameter to search (repeatable). Default per model: synelo\n"
+    "                      theta, k_max, k_min, sigma; trueskill beta, tau, draw_probability;\n"
+    "                      wenglin beta, tau; glicko2 tau, rd_max; elo k, k_new; hive alpha,\n"
+    "                      alpha_commander\n"
+    "  --train F           fraction of the rounds in the training prefix (default 0.7)\n"
+    "  --eval-from F       fraction before which rounds are not scored: the ratings'\n"
+    "                      burn-in (default 0.1; below --train)\n"
+    "  --metric M          what the search minimises: logloss (default) or brier\n"
+    "  --budget N          most folds of the log, the starting point included (default 60)\n"
+    "  --format table|json aligned text, or one JSON object (default: table on a terminal)\n"
+    "  --skip-duplicates   skip a round whose id appeared earlier in the file\n"
+    "\n"
+    "Progress goes to stderr on a terminal. Exit status: 0 done, 1 unreadable or invalid\n"
+    "input (file, line and field named), 2 bad usage.\n";
+
+#define TUNE_MAX 8
+
+typedef struct tune_opts {
+    eo_opt_model model;
+    eo_pool_config cfg;
+    const char *tune[TUNE_MAX];
+    int ntune;
+    double train, eval_from;
+    bool brier;
+    int64_t budget;
+    const char *input;
+    int json; /* -1: by the terminal */
+    bool skip_duplicates;
+} tune_opts;
+
+static int parse_args(int argc, char **argv, tune_opts *o)
+{
+    const char *val = NULL;
+    eo_pool_config_default(&o->cfg);
+    o->json = -1;
+    o->train = 0.7;
+    o->eval_from = 0.1;
+    o->budget = 60;
+    for (int i = 1; i < argc; i++) {
+        int r = 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(tune_usage, stdout);
+            return 1;
+        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
+            o->skip_duplicates = true;
+        } else if ((r = eo_opt_model_arg("tune", argc, argv, &i, &o->model)) != 0) {
+            if (r < 0)
+                return -1;
+        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--tune", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            if (o->ntune == TUNE_MAX) {
+                fprintf(stderr, "evenodds tune: --tune: at most %d parameters\n", TUNE_MAX);
+                return -1;
+            }
+            o->tune[o->ntune++] = val;
+        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--train", &val)) != 0) {
+            if (r < 0 || eo_opt_real("tune", "--train", val, 0.01, 0.99, &o->train) != 0)
+                return -1;
+        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--eval-from", &val)) != 0) {
+            if (r < 0 || eo_opt_real("tune", "--eval-from", val, 0.0, 0.98, &o->eval_from) != 0)
+                return -1;
+        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--budget", &val)) != 0) {
+            if (r < 0 || eo_opt_int("tune", "--budget", val, 1, 100000, &o->budget) != 0)
+                return -1;
+        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--metric", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            if (strcmp(val, "brier") == 0 || strcmp(val, "logloss") == 0) {
+                o->brier = val[0] == 'b';
+            } else {
+                fprintf(stderr, "evenodds tune: --metric: expected logloss or brier, got '%s'\n",
+                        val);
+                return -1;
+            }
+        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--format", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            if (strcmp(val, "json") == 0 || strcmp(val, "table") == 0) {
+                o->json = val[0] == 'j';
+            } else {
+                fprintf(stderr, "evenodds tune: --format: expected table or json, got '%s'\n", val);
+                return -1;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "evenodds tune: unknown option '%s'\n%s", argv[i], tune_usage);
+            return -1;
+        } else if (o->input) {
+            fprintf(stderr, "evenodds tune: one input file only ('%s' and '%s')\n", o->input,
+                    argv[i]);
+            return -1;
+        } else {
+            o->input = argv[i];
+        }
+    }
+    if (!o->input) {
+        fprintf(stderr, "evenodds tune: missing ROUNDS.jsonl\n%s", tune_usage);
+        return -1;
+    }
+    if (o->eval_from >= o->train) {
+        fprintf(stderr, "evenodds tune: --eval-from (%g) must be below --train (%g)\n",
+                o->eval_from, o->train);
+        return -1;
+    }
+    if (o->json < 0)
+        o->json = isatty(STDOUT_FILENO) != 1;
+    return eo_opt_model_finish("tune", &o->model, &o->cfg.model);
+}
+
+/* ---- the parameters searched ---- */
+
+typedef struct knob {
+    int index;            /* in the model's parameter table */
+    const eo_param_spec *spec;
+    double step;          /* a factor > 1 (log steps) or an absolute step */
+    bool log;             /* positive scale: multiplicative steps */
+} knob;
+
+static const char *const default_knobs[][5] = {
+    [EO_MODEL_SYNELO] = {"theta", "k_max", "k_min", "sigma", NULL},
+    [EO_MODEL_TRUESKILL] = {"beta", "tau", "draw_probability", NULL},
+    [EO_MODEL_GLICKO2] = {"tau", "rd_max", NULL},
+    [EO_MODEL_ELO] = {"k", "k_new", NULL},
+    [EO_MODEL_WENGLIN] = {"beta", "tau", NULL},
+    [EO_MODEL_HIVE] = {"alpha", "alpha_commander", NULL},
+};
+
+/* The knobs to search: --tune's names, else the model's default set. -1 after a message. */
+static int make_knobs(const tune_opts *o, knob *k, int *nk)
+{
+    eo_model m = o->cfg.model.model;
+    size_t n = 0;
+    const eo_param_spec *spec = eo_model_params(m, &n);
+    const char *const *names = o->ntune > 0 ? o->tune : default_knobs[m];
+    int count = o->ntune > 0 ? o->ntune : 0;
+    if (o->ntune == 0)
+        while (count < 4 && names[count] != NULL)
+            count++;
+    *nk = 0;
+    for (int i = 0; i < count; i++) {
+        int idx = eo_model_param_index(m, names[i]);
+        if (idx < 0) {
+            fprintf(stderr, "evenodds tune: --tune %s: not a parameter of model \"%s\"\n",
+                    names[i], eo_model_name(m));
+            return -1;
+        }
+        const eo_param_spec *s = &spec[idx];
+        if (s->choices != NULL || s->min == s->max) {
+            fprintf(stderr, "evenodds tune: --tune %s: a choice or fixed value cannot be "
+                            "searched; set it with --param\n", names[i]);
+            return -1;
+        }
+        for (int j = 0; j < *nk; j++)
+            if (k[j].index == idx) {
+                fprintf(stderr, "evenodds tune: --tune %s: given twice\n", names[i]);
+                return -1;
+            }
+        double v = o->cfg.model.v[idx];
+        knob *kb = &k[(*nk)++];
+        kb->index = idx;
+        kb->spec = s;
+        kb->log = s->min >= 0 && v > 0;
+        kb->step = kb->log ? 2.0 : fmax(0.25 * (s->max - s->min > 1e6 ? fabs(v) + 1 : s->max - s->min),
+                                          s->integer ? 1.0 : 1e-9);
+    }
+    return 0;
+}
+
+/* A knob's value moved by its step (+1 up, -1 down), clamped and rounded as the spec asks. */
+static double moved(const knob *k, double v, int dir)
+{
+    double x = k->log ? (dir > 0 ? v * k->step : v / k->step) : v + dir * k->step;
+    x = fmin(fmax(x, k->spec->min), k->spec->max);
+    if (k->spec->integer)
+        x = dir > 0 ? ceil(x) : floor(x);
+    return fmin(fmax(x, k->spec->min), k->spec->max);
+}
+
+/* ---- one fold ---- */
+
+typedef struct score {
+    eo_metrics_result train, held;
+    double objective;
+} score;
+
+typedef struct log_rounds {
+    eo_round *r;
+    size_t n, cap;
+} log_rounds;
+
+/* Folds every round through a fresh pool of @p cfg. 0, or -1 (message printed: a config the
+ * model refuses, or out of memory). */
+static int fold(const tune_opts *o, const log_rounds *lg, const eo_pool_config *cfg, score *out)
+{
+    eo_pool *pool = NULL;
+    if (eo_pool_create(cfg, &pool) != 0)
+        return -1;
+    size_t from = (size_t)floor(o->eval_from * (double)lg->n);
+    size_t train = (size_t)floor(o->train * (double)lg->n);
+    eo_metrics mt, mh;
+    eo_metrics_init(&mt);
+    eo_metrics_init(&mh);
+    for (size_t i = 0; i < lg->n; i++) {
+        eo_round_result res;
+        int rc = eo_pool_apply(pool, &lg->r[i], &res, NULL);
+        if (rc != 0) {
+            fprintf(stderr, "evenodds tune: round %zu (%s): %s\n", i + 1, lg->r[i].id,
+                    eo_strerror(rc));
+            eo_pool_destroy(pool);
+            return -1;
+        }
+        if (i < from || lg->r[i].winner == EO_DRAW)
+            continue;
+        eo_metrics_add(i < train ? &mt : &mh, res.p_a, lg->r[i].winner == EO_WIN_A);
+    }
+    eo_pool_destroy(pool);
+    eo_metrics_get(&mt, &out->train);
+    eo_metrics_get(&mh, &out->held);
+    out->objective = o->brier ? out->train.brier : out->train.logloss;
+    return 0;
+}
+
+/* ---- output ---- */
+
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *metrics_json(const eo_metrics_result *m)
+{
+    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
+                     real_or_null(m->logloss), "brier", real_or_null(m->brier), "accuracy",
+                     real_or_null(m->accuracy));
+}
+
+static json_t *knobs_json(const knob *k, int nk, const eo_pool_config *cfg)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < nk; i++)
+        json_object_set_new(o, k[i].spec->name, json_real(cfg->model.v[k[i].index]));
+    return o;
+}
+
+static void print_row(const char *label, const eo_metrics_result *m)
+{
+    printf("  %-10s %8llu %9.5f %8.5f %9.4f\n", label, (unsigned long long)m->count, m->logloss,
+           m->brier, m->accuracy);
+}
+
+/* ---- the run ---- */
+
+static int load(const tune_opts *o, log_rounds *lg)
+{
+    FILE *in = fopen(o->input, "r");
+    if (!in) {
+        fprintf(stderr, "evenodds tune: cannot open '%s'\n", o->input);
+        return -1;
+    }
+    eo_jsonl_reader *rd = NULL;
+    char msg[512];
+    int rc = eo_jsonl_open(in, o->input, o->skip_duplicates, &rd);
+    while (rc == 0) {
+        if (lg->n == lg->cap) {
+            size_t cap = lg->cap ? 2 * lg->cap : 1024;
+            eo_round *r = realloc(lg->r, cap * sizeof *r);
+            if (r == NULL) {
+                rc = EO_ENOMEM;
+                break;
+            }
+            lg->r = r;
+            lg->cap = cap;
+        }
+        rc = eo_jsonl_next(rd, &lg->r[lg->n], NULL, msg, sizeof msg);
+        if (rc == 0)
+            break; /* end of file */
+        if (rc < 0) {
+            fprintf(stderr, "evenodds tune: %s\n", msg);
+            eo_jsonl_close(rd);
+            fclose(in);
+            return -1;
+        }
+        lg->n++;
+        rc = 0;
+    }
+    eo_jsonl_close(rd);
+    fclose(in);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds tune: %s\n", eo_strerror(rc));
+        return -1;
+    }
+    if (lg->n < 10) {
+        fprintf(stderr, "evenodds tune: %s: %zu rounds; at least 10 are needed\n", o->input,
+                lg->n);
+        return -1;
+    }
+    return 0;
+}
+
+int eo_cmd_tune(int argc, char **argv)
+{
+    tune_opts o;
+    memset(&o, 0, sizeof o);
+    int pr = parse_args(argc, argv, &o);
+    if (pr != 0)
+        return pr > 0 ? 0 : 2;
+    knob k[TUNE_MAX];
+    int nk = 0;
+    if (make_knobs(&o, k, &nk) != 0)
+        return 2;
+    log_rounds lg = {0};
+    int status = 1;
+    if (load(&o, &lg) != 0)
+        goto done;
+
+    bool tty = eo_opt_tty();
+    eo_pool_config best = o.cfg;
+    score start, cur;
+    if (fold(&o, &lg, &best, &start) != 0)
+        goto done;
+    cur = start;
+    int64_t folds = 1;
+    /* Sweeps over the knobs until every step is small or the budget is spent. */
+    for (bool moving = true; moving && folds < o.budget;) {
+        moving = false;
+        for (int i = 0; i < nk && folds < o.budget; i++) {
+            knob *kb = &k[i];
+            double v = best.model.v[kb->index];
+            bool small = kb->log ? kb->step < 1.02 : kb->step < (kb->spec->integer ? 1.0 : 1e-6 * (fabs(v) + 1));
+            if (small)
+                continue;
+            moving = true;
+            bool improved = false;
+            for (int dir = 1; dir >= -1 && folds < o.budget; dir -= 2) {
+                double x = moved(kb, v, dir);
+                if (x == v)
+                    continue;
+                eo_pool_config c = best;
+                eo_round_error err;
+                score s;
+                if (eo_model_config_set_number(&c.model, kb->spec->name, x, &err) != 0 ||
+                    eo_model_config_check(&c.model, &err) != 0)
+                    continue; /* outside what the model allows with the other values */
+                folds++;
+                if (fold(&o, &lg, &c, &s) != 0)
+                    goto done;
+                if (tty)
+                    fprintf(stderr, "\revenodds tune: fold %lld/%lld, %s = %g: %.5f (best %.5f)   ",
+                            (long long)folds, (long long)o.budget, kb->spec->name, x, s.objective,
+                            cur.objective);
+                if (s.objective < cur.objective) {
+                    best = c;
+                    cur = s;
+                    improved = true;
+                    break; /* keep the step: the next sweep goes on in this direction */
+                }
+            }
+            if (!improved)
+                kb->step = kb->log ? sqrt(kb->step) : (kb->spec->integer ? floor(kb->step / 2) : kb->step / 2);
+        }
+    }
+    if (tty)
+        fputc('\n', stderr);
+
+    json_t *pool = json_pack("{s:s,s:s,s:o}", "name", "tuned", "model",
+                             eo_model_name(best.model.model), "params",
+                             eo_pool_config_to_json(&best));
+    if (o.json) {
+        json_t *out = json_pack(
+            "{s:s,s:I,s:I,s:f,s:f,s:s,s:{s:o,s:o,s:o},s:{s:o,s:o,s:o},s:o}", "model",
+            eo_model_name(best.model.model), "rounds", (json_int_t)lg.n, "folds",
+            (json_int_t)folds, "eval_from", o.eval_from, "train", o.train, "metric",
+            o.brier ? "brier" : "logloss", "start", "params", knobs_json(k, nk, &o.cfg), "train",
+            metrics_json(&start.train), "held_out", metrics_json(&start.held), "best", "params",
+            knobs_json(k, nk, &best), "train", metrics_json(&cur.train), "held_out",
+            metrics_json(&cur.held), "pool", json_incref(pool));
+        if (out == NULL || json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                                      JSON_REAL_PRECISION(10)) != 0) {
+            json_decref(out);
+            json_decref(pool);
+            fprintf(stderr, "evenodds tune: cannot write the answer\n");
+            goto done;
+        }
+        putchar('\n');
+        json_decref(out);
+    } else {
+        printf("model %s, %zu rounds: %s; %lld folds, minimising %s over rounds %zu-%zu\n\n",
+               eo_model_name(best.model.model), lg.n, o.input, (long long)folds,
+               o.brier ? "Brier" : "log loss", (size_t)floor(o.eval_from * (double)lg.n) + 1,
+               (size_t)floor(o.train * (double)lg.n));
+        printf("  %-10s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
+        printf("start:");
+        for (int i = 0; i < nk; i++)
+            printf(" %s=%g", k[i].spec->name, o.cfg.model.v[k[i].index]);
+        printf("\n");
+        print_row("train", &start.train);
+        print_row("held out", &start.held);
+        printf("best:");
+        for (int i = 0; i < nk; i++)
+            printf(" %s=%g", k[i].spec->name, best.model.v[k[i].index]);
+        printf("\n");
+        print_row("train", &cur.train);
+        print_row("held out", &cur.held);
+        char *body = json_dumps(pool, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        printf("\npool configuration (POST /v1/pools):\n%s\n", body ? body : "?");
+        free(body);
+    }
+    json_decref(pool);
+    status = 0;
+done:
+    for (size_t i = 0; i < lg.n; i++)
+        eo_round_free(&lg.r[i]);
+    free(lg.r);
+    return status;
+}
