@@ -1140,6 +1140,26 @@ static void test_pool_config(void **state)
     eo_pool_config none;
     assert_int_equal(config_decode("synelo", "{}", &none, &e), 0);
     assert_null(eo_pool_division(&none, 1000));
+    /* Map bias: off by default and then absent from the output (pools without it read as
+     * before); when on, all three values round-trip. */
+    assert_int_equal(none.bias.by, EO_BIAS_OFF);
+    out = eo_pool_config_to_json(&none);
+    assert_null(json_object_get(out, "bias"));
+    json_decref(out);
+    assert_int_equal(config_decode("elo", "{\"bias\":\"map_size\",\"bias_prior\":8,"
+                                   "\"bias_strength\":0.5}", &cfg, &e), 0);
+    assert_int_equal(cfg.bias.by, EO_BIAS_MAP_SIZE);
+    out = eo_pool_config_to_json(&cfg);
+    assert_string_equal(json_string_value(json_object_get(out, "bias")), "map_size");
+    assert_int_equal(eo_pool_config_from_json("elo", out, &back, &e), 0);
+    json_decref(out);
+    assert_int_equal(back.bias.by, EO_BIAS_MAP_SIZE);
+    assert_true(back.bias.prior == 8.0 && back.bias.strength == 0.5);
+    expect_config_error("synelo", "{\"bias\":\"maps\"}", "params.bias");
+    expect_config_error("synelo", "{\"bias\":1}", "params.bias");
+    expect_config_error("synelo", "{\"bias_prior\":-1}", "params.bias_prior");
+    expect_config_error("synelo", "{\"bias_prior\":\"20\"}", "params.bias_prior");
+    expect_config_error("synelo", "{\"bias_strength\":1.5}", "params.bias_strength");
 
     expect_config_error("nosuch", NULL, "model");
     expect_config_error("synelo", "[1]", "params");
