@@ -76,6 +76,7 @@ typedef enum {
     EO__R_SEASON_GET,
     EO__R_AUTOBALANCE,
     EO__R_TRIGGERS,
+    EO__R_MAPS,
     EO__R_UNMATCHED,
     EO__R_COUNT
 } eo__route;
@@ -148,14 +149,16 @@ int eo__pool_info_from_engine(eo_engine *e, const char *name, eo__pool_info *out
 /* ---- writer.c: the single writer --------------------------------------------------------- */
 
 /* EO__W_QUALITY reads the writer's in-memory pool: quality is O(players) to compute, so it is
- * computed on request (admin only) rather than after every batch. */
+ * computed on request (admin only) rather than after every batch. EO__W_MAPS reads the pool's
+ * map bias table the same way: only the writer's pool has it. */
 typedef enum {
     EO__W_ROUND,
     EO__W_SET,
     EO__W_RESET,
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
-    EO__W_SEASON
+    EO__W_SEASON,
+    EO__W_MAPS
 } eo__wkind;
 
 typedef struct eo__wreq eo__wreq;
