@@ -373,8 +373,12 @@ static void h_splits(eo__call *c, eo__answer *a)
         eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
     if (req.balance) {
         /* Balancer inputs (issue 3 §4): eo_balance_solve() within the request's time budget;
-         * plain requests keep the splitter and this thread's work space below. */
+         * plain requests keep the splitter and this thread's work space below. The map's
+         * field is that of the largest team size asked (its size bucket, under map_size). */
         eo_split_answer ans;
+        int kb = req.k_max > 0 ? req.k_max : (int)(req.n / 2);
+        req.field = eo__pools_field(&c->svc->pools, pi.name, req.map, (size_t)kb, (size_t)kb,
+                                    NULL);
         memset(&rerr, 0, sizeof rerr);
         int brc = eo_split_request_balance(&req, pi.model, strength, &ans, &rerr);
         if (brc == EO_ENOMEM)
@@ -395,8 +399,10 @@ static void h_splits(eo__call *c, eo__answer *a)
                 : eo_split_solve(players, req.n, &opt, &s);
     for (size_t k = 0; rc == 0 && k < s->count; k++) {
         eo_split *sp = &s->split[k];
+        double field = eo__pools_field(&c->svc->pools, pi.name, req.map, (size_t)sp->k,
+                                       (size_t)sp->k, NULL);
         sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
-                                       (size_t)sp->k, 0.0);
+                                       (size_t)sp->k, field);
     }
     if (rc == EO_ENOMEM) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);

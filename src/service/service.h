@@ -124,6 +124,9 @@ typedef struct eo__pool_info {
     /* The prepared model, owned by the table (a pool's configuration never changes, so it
      * lives until eo__pools_destroy()); NULL in an info not read from the table. */
     const eo_model_ctx *model;
+    /* The map bias fields as last committed (eo__pools_publish_bias()), owned by the table and
+     * read only under its lock (eo__pools_field()): NULL in every copy handed out. */
+    struct eo__bias_snap *bias;
 } eo__pool_info;
 
 typedef struct eo__pools {
@@ -139,6 +142,15 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out);
 /* Inserts a pool (preparing its model) unless its name is there already (then nothing
  * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
 int eo__pools_put(eo__pools *p, const eo__pool_info *in);
+/* Publishes the field terms of @p pool's map bias (the writer's in-memory pool, after a
+ * commit) for pool @p name, replacing the previous ones; a pool with bias off publishes
+ * nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the previous ones stay). */
+int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool);
+/* The field term a round on @p map (NULL: none) with teams of @p na and @p nb in @p mode
+ * would get in pool @p name, as last published (eo_pool_bias_field()'s answer then); 0 when
+ * the pool has no bias, no published entry for the key, or is unknown. */
+double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t na, size_t nb,
+                       const char *mode);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n);
 /* {"name","model","params":{…every parameter…}}; NULL when out of memory. */

@@ -205,9 +205,21 @@ static void apply(eo__writer *wr, eo__wreq *w)
         set_error(w, EO_ENOMEM);
 }
 
-/* Publishes the pools created by this batch (after its commit, before its answers). */
+/* Publishes the pools created by this batch and the map bias of the pools it rated rounds in
+ * (after its commit, before its answers), so splits see what the rounds taught. */
 static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
 {
+    for (size_t i = 0; i < k; i++) {
+        if (batch[i]->kind != EO__W_ROUND || batch[i]->status != 200)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = batch[j]->kind == EO__W_ROUND && batch[j]->status == 200 &&
+                   strcmp(batch[j]->pool, batch[i]->pool) == 0;
+        if (!seen) /* out of memory keeps the previous fields: a little stale, never wrong */
+            (void)eo__pools_publish_bias(wr->pools, batch[i]->pool,
+                                         eo_engine_pool(wr->e, batch[i]->pool));
+    }
     for (size_t i = 0; i < k; i++) {
         if (batch[i]->kind != EO__W_POOL_CREATE || batch[i]->status != 201)
             continue;

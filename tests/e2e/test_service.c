@@ -329,6 +329,23 @@ static void test_maps(void **state)
     assert_null(json_object_get(e, "size"));
     json_decref(j);
 
+    /* Splits on that map see its bias in P(A): four new players (all 1000), plain and
+     * balancer requests alike: σ(2) for any split; without the map, 0.5. A balancer request's
+     * objective |ΣA − ΣB + F| has F = 2 · Θ = 4800 points for every split here. */
+    const char *bodies[] = {"{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"],\"map\":\"arena_well\"}",
+                            "{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"],\"map\":\"arena_well\","
+                            "\"mode\":\"scramble\"}",
+                            "{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"]}"};
+    for (int b = 0; b < 3; b++) {
+        j = expect(&s, "POST", "/v1/pools/biased/splits", s.server_key, bodies[b], 200);
+        json_t *k2 = json_array_get(json_object_get(j, "splits"), 0);
+        double want = b < 2 ? 1.0 / (1.0 + exp(-2.0)) : 0.5;
+        assert_true(fabs(jnum(k2, "p_a") - want) < 1e-6);
+        if (b == 1)
+            assert_int_equal(jint(k2, "dev"), 4800);
+        json_decref(j);
+    }
+
     round_json(round, sizeof round, "r2", "p5", "p6", "p7", "p8", "B");
     j = expect(&s, "POST", "/v1/pools/biased/rounds", s.server_key, round, 200);
     m0 = json_array_get(json_object_get(j, "players"), 0);
