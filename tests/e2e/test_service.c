@@ -332,10 +332,11 @@ static void test_maps(void **state)
     /* Splits on that map see its bias in P(A): four new players (all 1000), plain and
      * balancer requests alike: σ(2) for any split; without the map, 0.5. A balancer request's
      * objective |ΣA − ΣB + F| has F = 2 · Θ = 4800 points for every split here. */
-    const char *bodies[] = {"{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"],\"map\":\"arena_well\"}",
-                            "{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"],\"map\":\"arena_well\","
-                            "\"mode\":\"scramble\"}",
-                            "{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"]}"};
+#define NPLAYERS "{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"]"
+    const char *bodies[] = {NPLAYERS ",\"map\":\"arena_well\"}",
+                            (NPLAYERS ",\"map\":\"arena_well\",\"mode\":\"scramble\"}"),
+                            NPLAYERS "}"};
+#undef NPLAYERS
     for (int b = 0; b < 3; b++) {
         j = expect(&s, "POST", "/v1/pools/biased/splits", s.server_key, bodies[b], 200);
         json_t *k2 = json_array_get(json_object_get(j, "splits"), 0);

@@ -1101,7 +1101,8 @@ static void expect_config_error(const char *model, const char *params, const cha
     eo_round_error e;
     assert_int_equal(config_decode(model, params, &cfg, &e), EO_EINVAL);
     if (strcmp(e.field, field) != 0)
-        fail_msg("%s: field '%s' (%s), expected '%s'", params, e.field, e.message, field);
+        fail_msg("%s: field '%s' (%s), expected '%s'", params ? params : "(none)", e.field,
+                 e.message, field);
     assert_true(e.message[0] != '\0');
 }
 
