@@ -199,7 +199,8 @@ static size_t compose(const eo_bias_key *k, char *buf, size_t cap)
             return 0;
         if (at + len + 1 > cap)
             return 0;
-        memcpy(buf + at, part[i], len);
+        if (len > 0) /* an absent part is empty (and memcpy wants no NULL) */
+            memcpy(buf + at, part[i], len);
         at += len;
         if (i < 2)
             buf[at++] = '\x1f';
