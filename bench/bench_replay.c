@@ -13,6 +13,8 @@
  * --only runs one of the four (repeatable); --cpu times with the thread's CPU clock.
  * --model and --param pick the model (default SynElo with its defaults); --model all runs every
  * registered model with its defaults, one after the other, on the same rounds.
+ * --param bias=map (a pool's map bias, eo_bias.h) gives the generated rounds 8 maps in turn;
+ * only the apply path sees them (handles have no map, the JSONL text is written without).
  * --partial PM gives each member a partial-play `time` with chance PM per mille (default 0);
  * the handles path, which takes no weights, is then left out.
  * Defaults: 100000 rounds of 12v12 among 5000 players, 3 reps. */
@@ -344,6 +346,7 @@ int main(int argc, char **argv)
         return 2;
     }
     eo_model_config_default(model, &pool_cfg.model);
+    eo_bias_config_default(&pool_cfg.bias);
     for (int i = 0; i < nparams; i++) {
         char name[64];
         const char *eq = strchr(params[i], '=');
@@ -354,7 +357,10 @@ int main(int argc, char **argv)
         }
         memcpy(name, params[i], (size_t)(eq - params[i]));
         name[eq - params[i]] = '\0';
-        if (eo_model_config_set(&pool_cfg.model, name, eq + 1, &err) != 0) {
+        int rc = eo_bias_config_set(&pool_cfg.bias, name, eq + 1, &err);
+        if (rc == EO_ENOTFOUND)
+            rc = eo_model_config_set(&pool_cfg.model, name, eq + 1, &err);
+        if (rc != 0) {
             fprintf(stderr, "bench_replay: --param %s: %s\n", err.field, err.message);
             return 2;
         }
@@ -370,6 +376,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_replay: bad configuration\n");
         return 2;
     }
+    static const char *const maps[8] = {"map01", "map02", "map03", "map04",
+                                        "map05", "map06", "map07", "map08"};
+    for (size_t i = 0; pool_cfg.bias.by != EO_BIAS_OFF && i < log->n; i++)
+        log->rounds[i].map = (char *)maps[i % 8];
     /* The JSONL text of the whole log, one line per round, when a parsing path runs. Memory
      * for 1,000,000 rounds of 12v12: ~1.5 GB for the rounds, ~0.7 GB more for the text. A
      * member with a partial `time` is written as an object, longer than a plain id. */

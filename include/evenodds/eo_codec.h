@@ -139,7 +139,11 @@ typedef struct eo_split_request {
     eo_balance_mode mode;  /**< default rebalance */
     double epsilon;        /**< tolerance on |P(A) − 0.5|, default EO_SPLIT_EPSILON_DEFAULT */
     int64_t budget_ms;     /**< time budget, default EO_SPLIT_BUDGET_DEFAULT_MS */
-    char *map;             /**< owned, NULL when absent (validated; no map bias yet) */
+    char *map;             /**< owned, NULL when absent (validated; its bias is the caller's:
+                                it sets @c field) */
+    double field;          /**< the field term in A's favour for @c map, in the model's units
+                                (eo_pool_bias_field()); the decoder sets 0, the caller may set
+                                it before eo_split_request_balance() */
     bool allow_party_split;
     bool allow_protected;
     int k_min, k_max;      /**< team sizes wanted; 0 = 2 and floor(n/2) */
@@ -212,6 +216,16 @@ json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t un
 int64_t eo_split_tolerance(const eo_model_ctx *model, double p_tol, int k, double var_sum,
                            int64_t unit, double slack);
 
+/**
+ * The field term @p field (model units: a logit, or μ for the Gaussian models) as a rating
+ * difference in split units, consistently with eo_split_tolerance(): the F such that two teams
+ * of @p k whose mean sums differ by F / unit, with total variance @p var_sum, have the P(A) at
+ * field 0 that equal teams have at @p field; rounded to the nearest integer, its sign that of
+ * @p field, odd in @p field, |F| at most 2^46 (eo_balance_request.field). 0 for field 0.
+ */
+int64_t eo_split_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
+                             int64_t unit);
+
 /** A balancer request's answers (eo_split_request_balance()). */
 typedef struct eo_split_answer {
     size_t count;                 /**< team sizes, k ascending */
@@ -229,8 +243,9 @@ typedef struct eo_split_answer {
  * per k with eo_split_tolerance() (the 2k smallest variances, the 2k largest rounding errors),
  * and consecutive k with the same tolerance are solved in one call; "budget_ms" times
  * EO_SPLIT_NODES_PER_MS nodes are shared equally between those calls (past its share a call
- * answers by local search, exact = 0); the field is 0 (no map bias yet). Each answer's p_a is
- * eo_model_predict_idx() of its teams from @p strength. @p req's players get their ratings.
+ * answers by local search, exact = 0); req->field (model units) enters the objective
+ * |ΣA − ΣB + field| as eo_split_field_units() per k, and each answer's p_a is
+ * eo_model_predict_idx() of its teams from @p strength with req->field. @p req's players get their ratings.
  * Returns 0 (per-k problems are in each split's err), EO_EINVAL (not a balancer request, or
  * a request the core refuses: @p err names the field), EO_ENOMEM. On success @p out is the
  * caller's, released with eo_split_answer_free(); on failure it is zeroed.

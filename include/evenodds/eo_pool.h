@@ -19,6 +19,7 @@
 #include "eo_common.h"
 #include "eo_round.h"
 #include "eo_model.h"
+#include "eo_bias.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,11 +35,13 @@ typedef struct eo_division {
     double from;
 } eo_division;
 
-/** A pool's configuration: its model and the model's parameters, and its divisions. */
+/** A pool's configuration: its model and the model's parameters, its divisions, and its map
+ *  and side bias (eo_bias.h; a zeroed @c bias is "off"). */
 typedef struct eo_pool_config {
     eo_model_config model;
     size_t ndivisions;                       /**< 0: the pool has no divisions */
     eo_division divisions[EO_DIVISIONS_MAX]; /**< strictly ascending @c from */
+    eo_bias_config bias;                     /**< "bias", "bias_prior", "bias_strength" */
 } eo_pool_config;
 
 /**
@@ -48,13 +51,14 @@ typedef struct eo_pool_config {
  */
 const char *eo_pool_division(const eo_pool_config *cfg, double display);
 
-/** Defaults: SynElo with the seed's table. */
+/** Defaults: SynElo with the seed's table, no divisions, bias off (eo_bias_config_default()). */
 void eo_pool_config_default(eo_pool_config *cfg);
 
 typedef struct eo_pool eo_pool;
 
 /** Creates an empty pool. @p cfg is copied, its model configuration checked and resolved
- *  (eo_model_config_check()). Returns 0, EO_EINVAL (bad parameters) or EO_ENOMEM. */
+ *  (eo_model_config_check()), its bias configuration checked (eo_bias_config_check()).
+ *  Returns 0, EO_EINVAL (bad parameters) or EO_ENOMEM. */
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out);
 
 /** Destroys the pool and everything it owns. NULL is a no-op. */
@@ -105,6 +109,10 @@ typedef struct eo_round_result {
  * member's partial-play weight is eo_model_member_weight() (eo_round_member_weight() for
  * every model but the hive one); its commander flag and playtime reach the model as
  * eo_participant_info.
+ * When the pool's bias is on and the round has a map, the field term is the key's current
+ * estimate (eo_bias_field(), from the rounds before this one: it is in res->p_a and every
+ * member's expected), and the round then joins the estimate with P0 and dP/dfield taken from
+ * eo_model_predict() on the round-start team aggregates; otherwise the field is 0.
  * @p members is NULL, or has room for r->n[0] + r->n[1] entries. On error the pool is
  * unchanged. Returns 0, EO_EINVAL or EO_ENOMEM.
  */
@@ -138,6 +146,18 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h);
 int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
                           const eo_player_handle *b, size_t nb, eo_winner winner,
                           int64_t ended_at, eo_round_result *res, eo_model_update *updates);
+
+/** The pool's bias table (read only), or NULL when its bias is off. */
+const eo_bias *eo_pool_bias(const eo_pool *pool);
+
+/**
+ * The field term a round on @p map (NULL: none) with teams of @p na and @p nb members in game
+ * mode @p mode (NULL: none) would get now, for predictions of proposed teams (the balancer's
+ * P(A)): 0 when the bias is off, the map is NULL or the key has no plays yet. Returns 0 or
+ * EO_EINVAL (@p pool or @p field NULL).
+ */
+int eo_pool_bias_field(const eo_pool *pool, const char *map, size_t na, size_t nb,
+                       const char *mode, double *field);
 
 /** Admin: sets a player's rating (eo_model_set(): @p mu the mean, @p sigma the deviation or
  *  negative to keep it); rounds and history are kept. Creates the player if unknown. Returns

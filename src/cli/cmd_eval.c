@@ -99,7 +99,7 @@ static int parse_args(int argc, char **argv, eval_opts *o)
     }
     if (o->json < 0)
         o->json = isatty(STDOUT_FILENO) != 1;
-    return eo_opt_model_finish("eval", &o->model, &o->cfg.model);
+    return eo_opt_pool_finish("eval", &o->model, &o->cfg);
 }
 
 /* What the run found, for the writers. */

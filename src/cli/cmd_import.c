@@ -98,7 +98,7 @@ static int parse_args(int argc, char **argv, import_opts *o)
     if (o->create) {
         eo_pool_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        if (eo_opt_model_finish("import", &o->model, &cfg.model) != 0)
+        if (eo_opt_pool_finish("import", &o->model, &cfg) != 0)
             return -1;
         o->model_name = eo_model_name(cfg.model.model);
         o->params = eo_pool_config_to_json(&cfg);

@@ -76,7 +76,7 @@ static int parse_args(int argc, char **argv, replay_opts *o)
         fprintf(stderr, "evenodds replay: missing ROUNDS.jsonl\n%s", replay_usage);
         return -1;
     }
-    return eo_opt_model_finish("replay", &o->model, &o->cfg.model);
+    return eo_opt_pool_finish("replay", &o->model, &o->cfg);
 }
 
 typedef struct write_ctx {

@@ -231,7 +231,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
                 (unsigned)o->c.team_max);
         return -1;
     }
-    return eo_opt_model_finish("sim", &o->model, &o->pool.model);
+    return eo_opt_pool_finish("sim", &o->model, &o->pool);
 }
 
 static json_t *real_or_null(double v)

@@ -142,17 +142,46 @@ static int parse_args(int argc, char **argv, tune_opts *o)
     }
     if (o->json < 0)
         o->json = isatty(STDOUT_FILENO) != 1;
-    return eo_opt_model_finish("tune", &o->model, &o->cfg.model);
+    return eo_opt_pool_finish("tune", &o->model, &o->cfg);
 }
 
 /* ---- the parameters searched ---- */
 
 typedef struct knob {
-    int index;            /* in the model's parameter table */
+    int index;            /* in the model's parameter table, or one of the BIAS_* below */
     const eo_param_spec *spec;
     double step;          /* a factor > 1 (log steps) or an absolute step */
     bool log;             /* positive scale: multiplicative steps */
 } knob;
+
+/* The pool's bias parameters (eo_bias.h), searched like a model's when the bias is on. */
+enum { BIAS_PRIOR = -1, BIAS_STRENGTH = -2 };
+static const eo_param_spec bias_specs[2] = {
+    {"bias_prior", "the bias prior's weight in average plays", EO_BIAS_PRIOR_DEFAULT, 0, 1e6,
+     false, NULL},
+    {"bias_strength", "share of the bias estimate applied", 1, 0, 1, false, NULL},
+};
+
+static double knob_get(const knob *k, const eo_pool_config *c)
+{
+    return k->index == BIAS_PRIOR      ? c->bias.prior
+           : k->index == BIAS_STRENGTH ? c->bias.strength
+                                       : c->model.v[k->index];
+}
+
+/* Sets a knob in @p c and checks the whole; 0, or -1 when the model refuses the value with
+ * the others (e.g. k_min above k_max). */
+static int knob_set(const knob *k, eo_pool_config *c, double x)
+{
+    eo_round_error err;
+    if (k->index == BIAS_PRIOR)
+        c->bias.prior = x;
+    else if (k->index == BIAS_STRENGTH)
+        c->bias.strength = x;
+    else if (eo_model_config_set_number(&c->model, k->spec->name, x, &err) != 0)
+        return -1;
+    return eo_model_config_check(&c->model, &err) == 0 ? 0 : -1;
+}
 
 static const char *const default_knobs[][5] = {
     [EO_MODEL_SYNELO] = {"theta", "k_max", "k_min", "sigma", NULL},
@@ -169,20 +198,36 @@ static int make_knobs(const tune_opts *o, knob *k, int *nk)
     eo_model m = o->cfg.model.model;
     size_t n = 0;
     const eo_param_spec *spec = eo_model_params(m, &n);
-    const char *const *names = o->ntune > 0 ? o->tune : default_knobs[m];
-    int count = o->ntune > 0 ? o->ntune : 0;
-    if (o->ntune == 0)
-        while (count < 4 && names[count] != NULL)
-            count++;
+    const char *names[TUNE_MAX];
+    int count = 0;
+    for (int i = 0; i < o->ntune; i++)
+        names[count++] = o->tune[i];
+    for (int i = 0; o->ntune == 0 && i < 4 && default_knobs[m][i] != NULL; i++)
+        names[count++] = default_knobs[m][i];
+    if (o->ntune == 0 && o->cfg.bias.by != EO_BIAS_OFF) {
+        names[count++] = "bias_strength";
+        names[count++] = "bias_prior";
+    }
     *nk = 0;
     for (int i = 0; i < count; i++) {
         int idx = eo_model_param_index(m, names[i]);
-        if (idx < 0) {
+        const eo_param_spec *s = idx >= 0 ? &spec[idx] : NULL;
+        for (int b = 0; b < 2 && s == NULL; b++) {
+            if (strcmp(names[i], bias_specs[b].name) == 0) {
+                idx = b == 0 ? BIAS_PRIOR : BIAS_STRENGTH;
+                s = &bias_specs[b];
+            }
+        }
+        if (s != NULL && idx < 0 && o->cfg.bias.by == EO_BIAS_OFF) {
+            fprintf(stderr, "evenodds tune: --tune %s: the bias is off (--param bias=map)\n",
+                    names[i]);
+            return -1;
+        }
+        if (s == NULL) {
             fprintf(stderr, "evenodds tune: --tune %s: not a parameter of model \"%s\"\n",
                     names[i], eo_model_name(m));
             return -1;
         }
-        const eo_param_spec *s = &spec[idx];
         if (s->choices != NULL || s->min == s->max) {
             fprintf(stderr, "evenodds tune: --tune %s: a choice or fixed value cannot be "
                             "searched; set it with --param\n", names[i]);
@@ -193,10 +238,10 @@ static int make_knobs(const tune_opts *o, knob *k, int *nk)
                 fprintf(stderr, "evenodds tune: --tune %s: given twice\n", names[i]);
                 return -1;
             }
-        double v = o->cfg.model.v[idx];
         knob *kb = &k[(*nk)++];
         kb->index = idx;
         kb->spec = s;
+        double v = knob_get(kb, &o->cfg);
         kb->log = s->min >= 0 && v > 0;
         kb->step = kb->log ? 2.0 : fmax(0.25 * (s->max - s->min > 1e6 ? fabs(v) + 1 : s->max - s->min),
                                           s->integer ? 1.0 : 1e-9);
@@ -276,7 +321,7 @@ static json_t *knobs_json(const knob *k, int nk, const eo_pool_config *cfg)
 {
     json_t *o = json_object();
     for (int i = 0; i < nk; i++)
-        json_object_set_new(o, k[i].spec->name, json_real(cfg->model.v[k[i].index]));
+        json_object_set_new(o, k[i].spec->name, json_real(knob_get(&k[i], cfg)));
     return o;
 }
 
@@ -363,7 +408,7 @@ int eo_cmd_tune(int argc, char **argv)
         moving = false;
         for (int i = 0; i < nk && folds < o.budget; i++) {
             knob *kb = &k[i];
-            double v = best.model.v[kb->index];
+            double v = knob_get(kb, &best);
             bool small = kb->log ? kb->step < 1.02 : kb->step < (kb->spec->integer ? 1.0 : 1e-6 * (fabs(v) + 1));
             if (small)
                 continue;
@@ -374,10 +419,8 @@ int eo_cmd_tune(int argc, char **argv)
                 if (x == v)
                     continue;
                 eo_pool_config c = best;
-                eo_round_error err;
                 score s;
-                if (eo_model_config_set_number(&c.model, kb->spec->name, x, &err) != 0 ||
-                    eo_model_config_check(&c.model, &err) != 0)
+                if (knob_set(kb, &c, x) != 0)
                     continue; /* outside what the model allows with the other values */
                 folds++;
                 if (fold(&o, &lg, &c, &s) != 0)
@@ -429,13 +472,13 @@ int eo_cmd_tune(int argc, char **argv)
         printf("  %-10s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
         printf("start:");
         for (int i = 0; i < nk; i++)
-            printf(" %s=%g", k[i].spec->name, o.cfg.model.v[k[i].index]);
+            printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &o.cfg));
         printf("\n");
         print_row("train", &start.train);
         print_row("held out", &start.held);
         printf("best:");
         for (int i = 0; i < nk; i++)
-            printf(" %s=%g", k[i].spec->name, best.model.v[k[i].index]);
+            printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &best));
         printf("\n");
         print_row("train", &cur.train);
         print_row("held out", &cur.held);

@@ -111,7 +111,10 @@ static int split_param(const char *cmd, const eo_opt_model *m, int k, char *name
     return 0;
 }
 
-int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out)
+/* The model's configuration, and the pool's bias parameters into @p bias when not NULL
+ * (else they are unknown model parameters). */
+static int finish(const char *cmd, const eo_opt_model *m, eo_model_config *out,
+                  eo_bias_config *bias)
 {
     eo_model model = EO_MODEL_SYNELO;
     if (m->model != NULL && eo_model_parse(m->model, &model) != 0) {
@@ -130,7 +133,10 @@ int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config 
         if (split_param(cmd, m, k, name, sizeof name, &value) != 0)
             return -1;
         memset(&err, 0, sizeof err);
-        if (eo_model_config_set(out, name, value, &err) != 0) {
+        int rc = bias != NULL ? eo_bias_config_set(bias, name, value, &err) : EO_ENOTFOUND;
+        if (rc == EO_ENOTFOUND)
+            rc = eo_model_config_set(out, name, value, &err);
+        if (rc != 0) {
             fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
             return -1;
         }
@@ -141,6 +147,17 @@ int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config 
         return -1;
     }
     return 0;
+}
+
+int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out)
+{
+    return finish(cmd, m, out, NULL);
+}
+
+int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out)
+{
+    eo_bias_config_default(&out->bias);
+    return finish(cmd, m, &out->model, &out->bias);
 }
 
 bool eo_opt_tty(void)

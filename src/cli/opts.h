@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "evenodds/eo_model.h"
+#include "evenodds/eo_pool.h"
 
 /* Parses @p s as a whole integer in [lo, hi]. On error prints "evenodds CMD: OPT: …" and
  * returns -1. */
@@ -47,10 +48,17 @@ int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_mode
  * parameter ("evenodds CMD: --param beta: …"); returns 0 or -1. */
 int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out);
 
+/* The same for the commands that build a pool: the pool's bias parameters ("bias",
+ * "bias_prior", "bias_strength", eo_bias.h) go to out->bias (reset to its defaults first), the
+ * others to out->model. */
+int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out);
+
 /* Help lines for the model options, for the commands' usage texts. */
 #define EO_OPT_MODEL_HELP                                                                        \
     "  --model M           synelo (default), trueskill, glicko2, elo, wenglin or hive\n"       \
     "  --param NAME=VALUE  a model parameter (repeatable; docs/MODELS.md lists them per model)\n"  \
+    "                      or a pool's bias: bias=off|map|map_size|map_mode, bias_prior=N,\n"  \
+    "                      bias_strength=S (replay, eval, sim, import; docs/MODELS.md)\n"      \
     "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
     "  --theta T           synelo: Θ given directly (default 2400)\n"
 

@@ -93,6 +93,7 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
         return fail(err, "model", msg);
     }
     eo_model_config_default(m, &cfg.model);
+    eo_bias_config_default(&cfg.bias);
     if (params != NULL && !json_is_object(params))
         return fail(err, "params", "expected an object");
     const char *key;
@@ -102,6 +103,18 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
             if (strcmp(key, "divisions") == 0) {
                 if (divisions_from_json(v, &cfg, err) != 0)
                     return EO_EINVAL;
+                continue;
+            }
+            if (eo_bias_param_name(key)) {
+                int brc = strcmp(key, "bias") == 0
+                              ? eo_bias_config_set(&cfg.bias, key,
+                                                   json_is_string(v) ? json_string_value(v) : "",
+                                                   err)
+                          : json_is_number(v)
+                              ? eo_bias_config_set_number(&cfg.bias, key, json_number_value(v), err)
+                              : fail(err, key, "expected a number");
+                if (brc != 0)
+                    return param_error(err);
                 continue;
             }
             int i = eo_model_param_index(m, key);
@@ -123,7 +136,7 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
                 return param_error(err);
         }
     }
-    if (eo_model_config_check(&cfg.model, err) != 0)
+    if (eo_model_config_check(&cfg.model, err) != 0 || eo_bias_config_check(&cfg.bias, err) != 0)
         return param_error(err);
     *out = cfg;
     return 0;
@@ -145,6 +158,14 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
             json_decref(o);
             return NULL;
         }
+    }
+    /* The bias only when on: the parameters of pools without it read as they always did. */
+    if (o != NULL && cfg->bias.by != EO_BIAS_OFF &&
+        (json_object_set_new(o, "bias", json_string(eo_bias_by_name(cfg->bias.by))) != 0 ||
+         json_object_set_new(o, "bias_prior", json_real(cfg->bias.prior)) != 0 ||
+         json_object_set_new(o, "bias_strength", json_real(cfg->bias.strength)) != 0)) {
+        json_decref(o);
+        return NULL;
     }
     if (o != NULL && cfg->ndivisions > 0) {
         json_t *arr = json_array();

@@ -61,6 +61,47 @@ int64_t eo_split_tolerance(const eo_model_ctx *model, double p_tol, int k, doubl
     return E > 0 && dev_at(model, k, var_sum, ((double)E + slack) / u) <= p_tol ? E : 0;
 }
 
+/* P(A) of two teams of k whose mean sums differ by @p delta, with field @p field. */
+static double p_at(const eo_model_ctx *m, int k, double var_sum, double delta, double field)
+{
+    eo_team_agg a = {(double)k, (double)k, (double)k, delta, var_sum / 2.0};
+    eo_team_agg b = {(double)k, (double)k, (double)k, 0.0, var_sum / 2.0};
+    return eo_model_predict(m, &a, &b, field);
+}
+
+#define FIELD_CAP (INT64_C(1) << 46)
+
+int64_t eo_split_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
+                             int64_t unit)
+{
+    if (model == NULL || k < 1 || unit < 1 || !isfinite(field) || field == 0.0)
+        return 0;
+    if (!(var_sum >= 0.0) || !isfinite(var_sum))
+        var_sum = 0.0;
+    /* Odd by construction: solve for |field| and give the sign back. */
+    double f = fabs(field), target = p_at(model, k, var_sum, 0.0, f);
+    const double u = (double)unit, cap = (double)FIELD_CAP;
+    double lo = 0.0, hi = 1.0 / u;
+    while (p_at(model, k, var_sum, hi, 0.0) < target) {
+        lo = hi;
+        hi *= 2.0;
+        if (hi * u > cap)
+            return field > 0 ? FIELD_CAP : -FIELD_CAP;
+    }
+    for (int it = 0; it < 200; it++) {
+        double mid = lo + (hi - lo) / 2.0;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (p_at(model, k, var_sum, mid, 0.0) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double r = nearbyint((lo + (hi - lo) / 2.0) * u); /* ties to even (default rounding) */
+    int64_t F = r > cap ? FIELD_CAP : (int64_t)r;
+    return field > 0 ? F : -F;
+}
+
 void eo_split_answer_free(eo_split_answer *a)
 {
     if (a == NULL)
@@ -119,7 +160,12 @@ int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
     out->res = calloc(count, sizeof *out->res);
     if (!out->split || !out->epsilon || !out->res)
         return oom(out, err);
-    /* The tolerance per k (the 2k smallest variances, the 2k largest rounding errors). */
+    int64_t *field = calloc(count, sizeof *field);
+    if (!field)
+        return oom(out, err);
+    /* The tolerance and the field per k (the 2k smallest variances, the 2k largest rounding
+     * errors): the same variance for both, so the field is worth in ratings what it is
+     * worth in P(A) for those players. */
     size_t groups = 0;
     for (size_t c = 0; c < count; c++) {
         int k = req->k_min + (int)c;
@@ -129,12 +175,13 @@ int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
             slack -= rerr[i];
         }
         out->epsilon[c] = eo_split_tolerance(model, req->epsilon, k, vs, unit, slack);
-        groups += c == 0 || out->epsilon[c] != out->epsilon[c - 1];
+        field[c] = eo_split_field_units(model, req->field, k, vs, unit);
+        groups += c == 0 || out->epsilon[c] != out->epsilon[c - 1] || field[c] != field[c - 1];
     }
     uint64_t work = (uint64_t)req->budget_ms * EO_SPLIT_NODES_PER_MS / groups;
     for (size_t c = 0; c < count;) {
         size_t e = c + 1;
-        while (e < count && out->epsilon[e] == out->epsilon[c])
+        while (e < count && out->epsilon[e] == out->epsilon[c] && field[e] == field[c])
             e++;
         eo_balance_request br;
         memset(&br, 0, sizeof br);
@@ -142,16 +189,19 @@ int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
         br.k_min = req->k_min + (int)c;
         br.k_max = req->k_min + (int)e - 1;
         br.epsilon = out->epsilon[c];
-        br.field = 0; /* no map bias yet (issue 5) */
+        br.field = field[c];
         br.allow_party_split = req->allow_party_split;
         br.allow_protected = req->allow_protected;
         br.work_limit = work > 0 ? work : 1;
         uint32_t bad = 0;
         eo_balance_result *r = NULL;
         int rc = eo_balance_solve(req->players, n, &br, &r, &bad);
-        if (rc == EO_ENOMEM)
+        if (rc == EO_ENOMEM) {
+            free(field);
             return oom(out, err);
+        }
         if (rc != 0 || r->count != e - c) {
+            free(field);
             eo_balance_free(r);
             eo_split_answer_free(out);
             /* The decoder checks what the core refuses; this is a safety net. */
@@ -169,11 +219,12 @@ int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
             eo_balance_split *s = &r->split[x - c];
             if (s->err == 0)
                 s->p_a = eo_model_predict_idx(model, strength, s->a, (size_t)s->k, s->b,
-                                              (size_t)s->k, 0.0);
+                                              (size_t)s->k, req->field);
             out->split[x] = s;
         }
         c = e;
     }
+    free(field);
     return 0;
 }
 

@@ -14,6 +14,7 @@
 struct eo_pool {
     eo_pool_config cfg;
     eo_model_ctx *model;
+    eo_bias *bias; /* NULL when the pool's bias is off */
     size_t stride;
     eo__strmap *ids;
     unsigned char *states;
@@ -43,6 +44,7 @@ void eo_pool_config_default(eo_pool_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     eo_model_config_default(EO_MODEL_SYNELO, &cfg->model);
+    eo_bias_config_default(&cfg->bias);
 }
 
 const char *eo_pool_division(const eo_pool_config *cfg, double display)
@@ -69,7 +71,8 @@ static bool divisions_ok(const eo_pool_config *cfg)
 
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
 {
-    if (cfg == NULL || out == NULL || !divisions_ok(cfg))
+    if (cfg == NULL || out == NULL || !divisions_ok(cfg) ||
+        eo_bias_config_check(&cfg->bias, NULL) != 0)
         return EO_EINVAL;
     eo_pool *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -83,7 +86,9 @@ int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
     p->cfg.model = *eo_model_ctx_config(p->model);
     p->stride = eo_model_state_size(p->model);
     p->ids = eo__strmap_create();
-    if (p->ids == NULL) {
+    if (p->ids == NULL ||
+        (cfg->bias.by != EO_BIAS_OFF && eo_bias_create(&cfg->bias, &p->bias) != 0)) {
+        eo__strmap_destroy(p->ids);
         eo_model_release(p->model);
         free(p);
         return EO_ENOMEM;
@@ -102,6 +107,7 @@ void eo_pool_destroy(eo_pool *pool)
     free(pool->states);
     free(pool->stamps);
     eo__strmap_destroy(pool->ids);
+    eo_bias_destroy(pool->bias);
     eo_model_release(pool->model);
     free(pool);
 }
@@ -191,20 +197,61 @@ static void drop_players_from(eo_pool *pool, size_t n)
     eo__strmap_truncate(pool->ids, n);
 }
 
+/* Step of the symmetric difference for dP/dfield, in field units. Both kinds of units (a logit,
+ * a few μ) make P smooth at this scale: the truncation error is O(h²) relative, far below the
+ * information a single round carries, and the rounding error about 1e-16/h. */
+#define FIELD_STEP 1e-3
+
+/* P(A) at field 0 and dP/dfield there, from the round-start team aggregates of the
+ * participants in pool->part (A's then B's) at time @p at. */
+static void field_slope(const eo_pool *pool, size_t na, size_t nb, int64_t at, double *p0,
+                        double *g)
+{
+    eo_team_agg t[2];
+    memset(t, 0, sizeof t);
+    for (size_t i = 0; i < na + nb; i++) {
+        eo_strength s;
+        eo_model_strength(pool->model, pool->part[i].st, at, &s);
+        eo_team_agg_add(&t[i >= na], &s, pool->part[i].w);
+    }
+    *p0 = eo_model_predict(pool->model, &t[0], &t[1], 0.0);
+    double hi = eo_model_predict(pool->model, &t[0], &t[1], FIELD_STEP);
+    double lo = eo_model_predict(pool->model, &t[0], &t[1], -FIELD_STEP);
+    *g = (hi - lo) / (2.0 * FIELD_STEP);
+}
+
 /* Rates a round whose players are resolved to pool->idx[0 .. na+nb) and checked distinct, with
- * weights already in pool->part[].w; @p info NULL or pool->info filled for the round. */
+ * weights already in pool->part[].w; @p info NULL or pool->info filled for the round; @p map
+ * and @p mode the round's (NULL: none) for the bias. */
 static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_participant_info *info,
-                          eo_winner winner, int64_t ended_at, eo_round_result *res,
-                          eo_model_update *upd)
+                          const char *map, const char *mode, eo_winner winner, int64_t ended_at,
+                          eo_round_result *res, eo_model_update *upd)
 {
     size_t n = na + nb;
     for (size_t i = 0; i < n; i++)
         pool->part[i].st = state_of(pool, pool->idx[i]);
+    eo_bias_key key;
+    bool biased = pool->bias != NULL &&
+                  eo_bias_key_of(&pool->cfg.bias, map, na, nb, mode, &key) == 0;
+    size_t slot = 0, keys_before = eo_bias_count(pool->bias);
+    double field = 0.0, p0 = 0.5, g = 0.0;
+    int rc;
+    if (biased) {
+        rc = eo_bias_slot(pool->bias, &key, &slot);
+        if (rc != 0)
+            return rc;
+        field = eo_bias_field(pool->bias, slot);
+        field_slope(pool, na, nb, ended_at, &p0, &g);
+    }
     double p_a;
-    int rc = eo_model_rate_info(pool->model, pool->part, na, pool->part + na, nb, info, winner,
-                                0.0, ended_at, &p_a, upd);
-    if (rc != 0)
+    rc = eo_model_rate_info(pool->model, pool->part, na, pool->part + na, nb, info, winner,
+                            field, ended_at, &p_a, upd);
+    if (rc != 0) {
+        eo_bias_truncate(pool->bias, keys_before);
         return rc;
+    }
+    if (biased)
+        (void)eo_bias_observe(pool->bias, slot, p0, g, winner); /* slot and winner are valid */
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     double d = p_a - 0.5 * o_half;
     pool->brier_sum += d * d;
@@ -300,8 +347,8 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
         pool->info[i].playtime = (m->has & EO_MEMBER_PLAYTIME) ? m->playtime : -1.0;
     }
     int64_t ended = r->ended_at != 0 ? r->ended_at : r->started_at;
-    int rc = apply_resolved(pool, na, r->n[1], pool->info, r->winner, ended, res,
-                            members != NULL ? pool->upd : NULL);
+    int rc = apply_resolved(pool, na, r->n[1], pool->info, r->map, r->mode, r->winner, ended,
+                            res, members != NULL ? pool->upd : NULL);
     if (rc != 0) {
         drop_players_from(pool, before);
         return rc;
@@ -368,7 +415,7 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
         pool->idx[i] = h;
         pool->part[i].w = 1.0;
     }
-    int rc = apply_resolved(pool, na, nb, NULL, winner, ended_at, res, updates);
+    int rc = apply_resolved(pool, na, nb, NULL, NULL, NULL, winner, ended_at, res, updates);
     return rc;
 }
 
@@ -377,6 +424,26 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h)
     if (pool == NULL || h >= eo__strmap_size(pool->ids))
         return NULL;
     return eo__strmap_key(pool->ids, h);
+}
+
+const eo_bias *eo_pool_bias(const eo_pool *pool)
+{
+    return pool != NULL ? pool->bias : NULL;
+}
+
+int eo_pool_bias_field(const eo_pool *pool, const char *map, size_t na, size_t nb,
+                       const char *mode, double *field)
+{
+    if (pool == NULL || field == NULL)
+        return EO_EINVAL;
+    eo_bias_key key;
+    size_t slot;
+    *field = 0.0;
+    if (pool->bias != NULL &&
+        eo_bias_key_of(&pool->cfg.bias, map, na, nb, mode, &key) == 0 &&
+        eo_bias_find(pool->bias, &key, &slot) == 0)
+        *field = eo_bias_field(pool->bias, slot);
+    return 0;
 }
 
 int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma)

@@ -7,6 +7,31 @@
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
+/* A pool's published bias: every key with the field it applies, in the table's order. */
+typedef struct bias_entry {
+    char *map, *mode;
+    const char *size; /* a static bucket name, or NULL */
+    double field;
+} bias_entry;
+
+struct eo__bias_snap {
+    eo_bias_config cfg;
+    size_t n;
+    bias_entry *v;
+};
+
+static void snap_free(struct eo__bias_snap *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].map);
+        free(s->v[i].mode);
+    }
+    free(s->v);
+    free(s);
+}
+
 int eo__pools_init(eo__pools *p)
 {
     memset(p, 0, sizeof *p);
@@ -18,8 +43,10 @@ void eo__pools_destroy(eo__pools *p)
     if (!p)
         return;
     pthread_rwlock_destroy(&p->lock);
-    for (size_t i = 0; i < p->n; i++)
+    for (size_t i = 0; i < p->n; i++) {
         eo_model_release((eo_model_ctx *)p->v[i].model);
+        snap_free(p->v[i].bias);
+    }
     free(p->v);
     p->v = NULL;
     p->n = p->cap = 0;
@@ -49,6 +76,7 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out)
     long i = find(p, name);
     if (i >= 0) {
         *out = p->v[i];
+        out->bias = NULL;
         rc = 0;
     }
     pthread_rwlock_unlock(&p->lock);
@@ -79,6 +107,7 @@ int eo__pools_put(eo__pools *p, const eo__pool_info *in)
     memmove(p->v + pos + 1, p->v + pos, (p->n - pos) * sizeof *p->v);
     p->v[pos] = *in;
     p->v[pos].model = model;
+    p->v[pos].bias = NULL;
     model = NULL;
     p->n++;
 out:
@@ -95,13 +124,87 @@ int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n)
     *n = p->n;
     if (p->n) {
         *out = malloc(p->n * sizeof **out);
-        if (*out)
+        if (*out) {
             memcpy(*out, p->v, p->n * sizeof **out);
-        else
+            for (size_t i = 0; i < p->n; i++)
+                (*out)[i].bias = NULL;
+        } else
             rc = EO_ENOMEM;
     }
     pthread_rwlock_unlock(&p->lock);
     return rc;
+}
+
+static struct eo__bias_snap *snap_of(const eo_pool *pool)
+{
+    const eo_bias *t = eo_pool_bias(pool);
+    struct eo__bias_snap *s = calloc(1, sizeof *s);
+    size_t n = eo_bias_count(t);
+    if (!s || (n && !(s->v = calloc(n, sizeof *s->v)))) {
+        free(s);
+        return NULL;
+    }
+    s->cfg = eo_pool_get_config(pool)->bias;
+    for (size_t i = 0; i < n; i++) {
+        eo_bias_stats st;
+        eo_bias_get(t, i, &st);
+        bias_entry *e = &s->v[s->n++];
+        e->map = strdup(st.map);
+        e->mode = st.mode ? strdup(st.mode) : NULL;
+        e->size = st.size;
+        e->field = st.applied;
+        if (!e->map || (st.mode && !e->mode)) {
+            snap_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool)
+{
+    if (!pool || !eo_pool_bias(pool))
+        return 0;
+    struct eo__bias_snap *s = snap_of(pool);
+    if (!s)
+        return EO_ENOMEM;
+    pthread_rwlock_wrlock(&p->lock);
+    long i = find(p, name);
+    if (i >= 0) {
+        struct eo__bias_snap *old = p->v[i].bias;
+        p->v[i].bias = s;
+        s = old;
+    }
+    pthread_rwlock_unlock(&p->lock);
+    snap_free(s); /* the old one, or the new one of an unknown pool */
+    return i >= 0 ? 0 : EO_ENOTFOUND;
+}
+
+static bool same(const char *x, const char *y)
+{
+    return x == NULL ? y == NULL : y != NULL && strcmp(x, y) == 0;
+}
+
+double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t na, size_t nb,
+                       const char *mode)
+{
+    double f = 0.0;
+    pthread_rwlock_rdlock(&p->lock);
+    long i = find(p, name);
+    const struct eo__bias_snap *s = i >= 0 ? p->v[i].bias : NULL;
+    eo_bias_key k;
+    /* Linear: a pool has tens of maps, and a split costs far more. */
+    if (s && eo_bias_key_of(&s->cfg, map, na, nb, mode, &k) == 0) {
+        for (size_t j = 0; j < s->n; j++) {
+            const bias_entry *e = &s->v[j];
+            if (strcmp(e->map, k.map) == 0 && same(e->size, k.size) && same(e->mode, k.mode)) {
+                f = e->field;
+                break;
+            }
+        }
+    }
+    pthread_rwlock_unlock(&p->lock);
+    return f;
 }
 
 json_t *eo__pool_json(const eo__pool_info *pi)

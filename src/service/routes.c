@@ -30,6 +30,7 @@ static const struct {
     [EO__R_SEASON_GET] = {"/v1/pools/{pool}/seasons/{season}", "GET", EO__ROLE_SERVER},
     [EO__R_AUTOBALANCE] = {"/v1/pools/{pool}/autobalance", "POST", EO__ROLE_SERVER},
     [EO__R_TRIGGERS] = {"/v1/pools/{pool}/triggers", "POST", EO__ROLE_SERVER},
+    [EO__R_MAPS] = {"/v1/pools/{pool}/maps", "GET", EO__ROLE_SERVER},
     [EO__R_UNMATCHED] = {"unmatched", "", EO__ROLE_NONE},
 };
 
@@ -141,11 +142,11 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
             m->allow = "POST";
             if (post)
                 r = SEG_IS(3, "autobalance") ? EO__R_AUTOBALANCE : EO__R_TRIGGERS;
-        } else if (nseg == 4 && SEG_IS(3, "quality")) {
+        } else if (nseg == 4 && (SEG_IS(3, "quality") || SEG_IS(3, "maps"))) {
             m->path_known = true;
             m->allow = "GET";
             if (get)
-                r = EO__R_QUALITY;
+                r = SEG_IS(3, "quality") ? EO__R_QUALITY : EO__R_MAPS;
         } else if (nseg == 4 && SEG_IS(3, "seasons")) {
             m->path_known = true;
             m->allow = "GET, POST";
@@ -372,8 +373,12 @@ static void h_splits(eo__call *c, eo__answer *a)
         eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
     if (req.balance) {
         /* Balancer inputs (issue 3 §4): eo_balance_solve() within the request's time budget;
-         * plain requests keep the splitter and this thread's work space below. */
+         * plain requests keep the splitter and this thread's work space below. The map's
+         * field is that of the largest team size asked (its size bucket, under map_size). */
         eo_split_answer ans;
+        int kb = req.k_max > 0 ? req.k_max : (int)(req.n / 2);
+        req.field = eo__pools_field(&c->svc->pools, pi.name, req.map, (size_t)kb, (size_t)kb,
+                                    NULL);
         memset(&rerr, 0, sizeof rerr);
         int brc = eo_split_request_balance(&req, pi.model, strength, &ans, &rerr);
         if (brc == EO_ENOMEM)
@@ -394,8 +399,10 @@ static void h_splits(eo__call *c, eo__answer *a)
                 : eo_split_solve(players, req.n, &opt, &s);
     for (size_t k = 0; rc == 0 && k < s->count; k++) {
         eo_split *sp = &s->split[k];
+        double field = eo__pools_field(&c->svc->pools, pi.name, req.map, (size_t)sp->k,
+                                       (size_t)sp->k, NULL);
         sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
-                                       (size_t)sp->k, 0.0);
+                                       (size_t)sp->k, field);
     }
     if (rc == EO_ENOMEM) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
@@ -697,12 +704,13 @@ static int prep_player_put(eo__call *c, eo__answer *a)
     return 0;
 }
 
-static int prep_quality(eo__call *c, eo__answer *a)
+/* Quality and maps: figures of the writer's in-memory pool, asked through its queue. */
+static int prep_pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
         return -1;
-    c->w.kind = EO__W_QUALITY;
+    c->w.kind = kind;
     return 0;
 }
 
@@ -836,7 +844,8 @@ int eo__route_run(eo__call *c, eo__answer *a)
     case EO__R_SPLITS: h_splits(c, a); return 1;
     case EO__R_AUTOBALANCE: h_autobalance(c, a); return 1;
     case EO__R_TRIGGERS: h_triggers(c, a); return 1;
-    case EO__R_QUALITY: prep = prep_quality(c, a); break;
+    case EO__R_QUALITY: prep = prep_pool_read(c, a, EO__W_QUALITY); break;
+    case EO__R_MAPS: prep = prep_pool_read(c, a, EO__W_MAPS); break;
     case EO__R_SEASONS_LIST: h_seasons_list(c, a); return 1;
     case EO__R_SEASON_GET: h_season_get(c, a); return 1;
     case EO__R_SEASON_CREATE: prep = prep_season_create(c, a); break;

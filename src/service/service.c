@@ -31,6 +31,9 @@ static int publish_all(struct eo_service *svc, eo_engine *e, char *err, size_t e
         eo__pool_info pi;
         if (rc == 0 && (rc = eo__pool_info_from_engine(e, rows[i].name, &pi)) == 0)
             rc = eo__pools_put(&svc->pools, &pi);
+        if (rc == 0) /* the bias the fold of the log gave */
+            rc = eo__pools_publish_bias(&svc->pools, rows[i].name,
+                                        eo_engine_pool(e, rows[i].name));
         if (rc != 0 && !err[0])
             snprintf(err, errlen, "pool '%s': %s", rows[i].name, eo_strerror(rc));
         eo_pool_row_free(&rows[i]);

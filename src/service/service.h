@@ -76,6 +76,7 @@ typedef enum {
     EO__R_SEASON_GET,
     EO__R_AUTOBALANCE,
     EO__R_TRIGGERS,
+    EO__R_MAPS,
     EO__R_UNMATCHED,
     EO__R_COUNT
 } eo__route;
@@ -123,6 +124,9 @@ typedef struct eo__pool_info {
     /* The prepared model, owned by the table (a pool's configuration never changes, so it
      * lives until eo__pools_destroy()); NULL in an info not read from the table. */
     const eo_model_ctx *model;
+    /* The map bias fields as last committed (eo__pools_publish_bias()), owned by the table and
+     * read only under its lock (eo__pools_field()): NULL in every copy handed out. */
+    struct eo__bias_snap *bias;
 } eo__pool_info;
 
 typedef struct eo__pools {
@@ -138,6 +142,15 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out);
 /* Inserts a pool (preparing its model) unless its name is there already (then nothing
  * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
 int eo__pools_put(eo__pools *p, const eo__pool_info *in);
+/* Publishes the field terms of @p pool's map bias (the writer's in-memory pool, after a
+ * commit) for pool @p name, replacing the previous ones; a pool with bias off publishes
+ * nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the previous ones stay). */
+int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool);
+/* The field term a round on @p map (NULL: none) with teams of @p na and @p nb in @p mode
+ * would get in pool @p name, as last published (eo_pool_bias_field()'s answer then); 0 when
+ * the pool has no bias, no published entry for the key, or is unknown. */
+double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t na, size_t nb,
+                       const char *mode);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n);
 /* {"name","model","params":{…every parameter…}}; NULL when out of memory. */
@@ -148,14 +161,16 @@ int eo__pool_info_from_engine(eo_engine *e, const char *name, eo__pool_info *out
 /* ---- writer.c: the single writer --------------------------------------------------------- */
 
 /* EO__W_QUALITY reads the writer's in-memory pool: quality is O(players) to compute, so it is
- * computed on request (admin only) rather than after every batch. */
+ * computed on request (admin only) rather than after every batch. EO__W_MAPS reads the pool's
+ * map bias table the same way: only the writer's pool has it. */
 typedef enum {
     EO__W_ROUND,
     EO__W_SET,
     EO__W_RESET,
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
-    EO__W_SEASON
+    EO__W_SEASON,
+    EO__W_MAPS
 } eo__wkind;
 
 typedef struct eo__wreq eo__wreq;

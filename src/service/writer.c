@@ -86,6 +86,54 @@ static char *quality_json(eo_engine *e, const char *pool, int64_t now)
     return s;
 }
 
+typedef struct maps_ctx {
+    json_t *arr;
+    bool with_mode; /* the pool keys by mode: every entry says its mode, null for none */
+} maps_ctx;
+
+static int add_map(void *ctx, const eo_bias_stats *st)
+{
+    maps_ctx *mc = ctx;
+    json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:o}", "map", st->map, "plays",
+                          (json_int_t)st->plays, "a_wins", (json_int_t)st->a_wins, "b_wins",
+                          (json_int_t)st->b_wins, "draws", (json_int_t)st->draws, "a_win_rate",
+                          isfinite(st->a_win_rate) ? json_real(st->a_win_rate) : json_null(),
+                          "bias", st->bias, "applied", st->applied, "uncertainty",
+                          isfinite(st->uncertainty) ? json_real(st->uncertainty) : json_null());
+    int bad = o == NULL;
+    if (!bad && st->size != NULL)
+        bad = json_object_set_new(o, "size", json_string(st->size)) != 0;
+    if (!bad && mc->with_mode)
+        bad = json_object_set_new(o, "mode", st->mode ? json_string(st->mode) : json_null()) != 0;
+    if (bad || json_array_append_new(mc->arr, o) != 0) {
+        json_decref(o);
+        return EO_ENOMEM;
+    }
+    return 0;
+}
+
+/* {"pool","by","units","maps":[…]} sorted by map (then size bucket, then mode). */
+static char *maps_json(eo_engine *e, const char *pool)
+{
+    const eo_pool *p = eo_engine_pool(e, pool);
+    if (!p)
+        return NULL;
+    const eo_bias_config *bc = &eo_pool_get_config(p)->bias;
+    eo_model m = eo_pool_get_config(p)->model.model;
+    bool gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
+    json_t *arr = json_array();
+    maps_ctx ctx = {arr, bc->by == EO_BIAS_MAP_MODE};
+    if (arr == NULL || eo_bias_each(eo_pool_bias(p), add_map, &ctx) != 0) {
+        json_decref(arr);
+        return NULL;
+    }
+    json_t *o = json_pack("{s:s,s:s,s:s,s:o}", "pool", pool, "by", eo_bias_by_name(bc->by),
+                          "units", gaussian ? "mu" : "logit", "maps", arr);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
 static void apply(eo__writer *wr, eo__wreq *w)
 {
     int rc = 0;
@@ -124,6 +172,7 @@ static void apply(eo__writer *wr, eo__wreq *w)
         break;
     }
     case EO__W_QUALITY:
+    case EO__W_MAPS:
         w->status = 200;
         if (!eo_engine_pool(wr->e, w->pool)) {
             snprintf(w->err.code, sizeof w->err.code, "unknown_pool");
@@ -132,7 +181,8 @@ static void apply(eo__writer *wr, eo__wreq *w)
             w->err.status = 404;
             rc = EO_ENOTFOUND;
         } else {
-            w->resp = quality_json(wr->e, w->pool, w->now);
+            w->resp = w->kind == EO__W_QUALITY ? quality_json(wr->e, w->pool, w->now)
+                                               : maps_json(wr->e, w->pool);
         }
         break;
     }
@@ -155,9 +205,21 @@ static void apply(eo__writer *wr, eo__wreq *w)
         set_error(w, EO_ENOMEM);
 }
 
-/* Publishes the pools created by this batch (after its commit, before its answers). */
+/* Publishes the pools created by this batch and the map bias of the pools it rated rounds in
+ * (after its commit, before its answers), so splits see what the rounds taught. */
 static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
 {
+    for (size_t i = 0; i < k; i++) {
+        if (batch[i]->kind != EO__W_ROUND || batch[i]->status != 200)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = batch[j]->kind == EO__W_ROUND && batch[j]->status == 200 &&
+                   strcmp(batch[j]->pool, batch[i]->pool) == 0;
+        if (!seen) /* out of memory keeps the previous fields: a little stale, never wrong */
+            (void)eo__pools_publish_bias(wr->pools, batch[i]->pool,
+                                         eo_engine_pool(wr->e, batch[i]->pool));
+    }
     for (size_t i = 0; i < k; i++) {
         if (batch[i]->kind != EO__W_POOL_CREATE || batch[i]->status != 201)
             continue;

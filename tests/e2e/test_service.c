@@ -1,5 +1,6 @@
 /* End-to-end tests of `evenodds serve`: the real binary on 127.0.0.1 (port 0) with a temporary
  * database, driven over HTTP with libcurl. Expected values are derived by hand in comments. */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
@@ -285,6 +286,98 @@ static void test_flow(void **state)
     assert_non_null(strstr(log, "msg=request method=POST path=/v1/pools/arena/rounds status=409"));
     assert_non_null(strstr(log, "remote=127.0.0.1:"));
     free(log);
+    e2e_cleanup(&s);
+}
+
+/* ---- map bias ---------------------------------------------------------------------------- */
+
+/* GET /maps of a pool with bias by map and prior 0 (SynElo). Round 1 on arena_well, p1, p2
+ * beat p3, p4, all new: field 0, P(A) 0.5; it teaches P0 0.5, g 0.25: U = 0.5, I = 0.25, so
+ * bias 2 logits, uncertainty 1/√0.25 = 2. Round 2 on the same map, new players: P(A) = σ(2) =
+ * 0.8808, B wins: U back to 0, bias 0. A restart refolds the log to the same table; a pool
+ * without bias lists no maps. */
+static void test_maps(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "plain");
+    json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key,
+                       "{\"name\":\"biased\",\"model\":\"synelo\",\"params\":"
+                       "{\"bias\":\"map\",\"bias_prior\":0}}", 201);
+    json_t *params = json_object_get(j, "params");
+    assert_string_equal(json_string_value(json_object_get(params, "bias")), "map");
+    assert_true(jnum(params, "bias_prior") == 0.0 && jnum(params, "bias_strength") == 1.0);
+    json_decref(j);
+    char round[512];
+    round_json(round, sizeof round, "r1", "p1", "p2", "p3", "p4", "A");
+    j = expect(&s, "POST", "/v1/pools/biased/rounds", s.server_key, round, 200);
+    json_t *m0 = json_array_get(json_object_get(j, "players"), 0);
+    assert_true(jnum(m0, "expected") == 0.5);
+    json_decref(j);
+
+    j = expect(&s, "GET", "/v1/pools/biased/maps", s.server_key, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "by")), "map");
+    assert_string_equal(json_string_value(json_object_get(j, "units")), "logit");
+    json_t *maps = json_object_get(j, "maps");
+    assert_int_equal(json_array_size(maps), 1);
+    json_t *e = json_array_get(maps, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "map")), "arena_well");
+    assert_int_equal(jint(e, "plays"), 1);
+    assert_int_equal(jint(e, "a_wins"), 1);
+    assert_int_equal(jint(e, "b_wins"), 0);
+    assert_int_equal(jint(e, "draws"), 0);
+    assert_true(jnum(e, "a_win_rate") == 1.0);
+    assert_true(fabs(jnum(e, "bias") - 2.0) < 1e-6);
+    assert_true(fabs(jnum(e, "applied") - 2.0) < 1e-6);
+    assert_true(fabs(jnum(e, "uncertainty") - 2.0) < 1e-6);
+    assert_null(json_object_get(e, "size"));
+    json_decref(j);
+
+    /* Splits on that map see its bias in P(A): four new players (all 1000), plain and
+     * balancer requests alike: σ(2) for any split; without the map, 0.5. A balancer request's
+     * objective |ΣA − ΣB + F| has F = 2 · Θ = 4800 points for every split here. */
+#define NPLAYERS "{\"players\":[\"n1\",\"n2\",\"n3\",\"n4\"]"
+    const char *bodies[] = {NPLAYERS ",\"map\":\"arena_well\"}",
+                            (NPLAYERS ",\"map\":\"arena_well\",\"mode\":\"scramble\"}"),
+                            NPLAYERS "}"};
+#undef NPLAYERS
+    for (int b = 0; b < 3; b++) {
+        j = expect(&s, "POST", "/v1/pools/biased/splits", s.server_key, bodies[b], 200);
+        json_t *k2 = json_array_get(json_object_get(j, "splits"), 0);
+        double want = b < 2 ? 1.0 / (1.0 + exp(-2.0)) : 0.5;
+        assert_true(fabs(jnum(k2, "p_a") - want) < 1e-6);
+        if (b == 1)
+            assert_int_equal(jint(k2, "dev"), 4800);
+        json_decref(j);
+    }
+
+    round_json(round, sizeof round, "r2", "p5", "p6", "p7", "p8", "B");
+    j = expect(&s, "POST", "/v1/pools/biased/rounds", s.server_key, round, 200);
+    m0 = json_array_get(json_object_get(j, "players"), 0);
+    assert_true(fabs(jnum(m0, "expected") - 1.0 / (1.0 + exp(-2.0))) < 1e-6);
+    json_decref(j);
+
+    int st = -1;
+    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
+    assert_int_equal(st, 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    j = expect(&s, "GET", "/v1/pools/biased/maps", s.server_key, NULL, 200);
+    e = json_array_get(json_object_get(j, "maps"), 0);
+    assert_int_equal(jint(e, "plays"), 2);
+    assert_int_equal(jint(e, "b_wins"), 1);
+    assert_true(jnum(e, "a_win_rate") == 0.5);
+    assert_true(fabs(jnum(e, "bias")) < 1e-9);
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/plain/maps", s.server_key, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "by")), "off");
+    assert_int_equal(json_array_size(json_object_get(j, "maps")), 0);
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/nope/maps", s.server_key, NULL, 404);
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/biased/maps", NULL, NULL, 401);
+    json_decref(j);
+    stop_clean(&s);
     e2e_cleanup(&s);
 }
 
@@ -1364,6 +1457,7 @@ int main(void)
         cmocka_unit_test(test_startup_errors),
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_seasons),
+        cmocka_unit_test(test_maps),
         cmocka_unit_test(test_autobalance_triggers),
         cmocka_unit_test(test_splits_balancer),
         cmocka_unit_test(test_malformed),

@@ -1101,7 +1101,8 @@ static void expect_config_error(const char *model, const char *params, const cha
     eo_round_error e;
     assert_int_equal(config_decode(model, params, &cfg, &e), EO_EINVAL);
     if (strcmp(e.field, field) != 0)
-        fail_msg("%s: field '%s' (%s), expected '%s'", params, e.field, e.message, field);
+        fail_msg("%s: field '%s' (%s), expected '%s'", params ? params : "(none)", e.field,
+                 e.message, field);
     assert_true(e.message[0] != '\0');
 }
 
@@ -1140,6 +1141,26 @@ static void test_pool_config(void **state)
     eo_pool_config none;
     assert_int_equal(config_decode("synelo", "{}", &none, &e), 0);
     assert_null(eo_pool_division(&none, 1000));
+    /* Map bias: off by default and then absent from the output (pools without it read as
+     * before); when on, all three values round-trip. */
+    assert_int_equal(none.bias.by, EO_BIAS_OFF);
+    out = eo_pool_config_to_json(&none);
+    assert_null(json_object_get(out, "bias"));
+    json_decref(out);
+    assert_int_equal(config_decode("elo", "{\"bias\":\"map_size\",\"bias_prior\":8,"
+                                   "\"bias_strength\":0.5}", &cfg, &e), 0);
+    assert_int_equal(cfg.bias.by, EO_BIAS_MAP_SIZE);
+    out = eo_pool_config_to_json(&cfg);
+    assert_string_equal(json_string_value(json_object_get(out, "bias")), "map_size");
+    assert_int_equal(eo_pool_config_from_json("elo", out, &back, &e), 0);
+    json_decref(out);
+    assert_int_equal(back.bias.by, EO_BIAS_MAP_SIZE);
+    assert_true(back.bias.prior == 8.0 && back.bias.strength == 0.5);
+    expect_config_error("synelo", "{\"bias\":\"maps\"}", "params.bias");
+    expect_config_error("synelo", "{\"bias\":1}", "params.bias");
+    expect_config_error("synelo", "{\"bias_prior\":-1}", "params.bias_prior");
+    expect_config_error("synelo", "{\"bias_prior\":\"20\"}", "params.bias_prior");
+    expect_config_error("synelo", "{\"bias_strength\":1.5}", "params.bias_strength");
 
     expect_config_error("nosuch", NULL, "model");
     expect_config_error("synelo", "[1]", "params");
@@ -1399,12 +1420,14 @@ static void test_split_tolerance(void **state)
     eo_model_release(g2);
 }
 
-static json_t *balance_answer(const char *text, eo_model_ctx *m)
+static json_t *balance_answer_field(const char *text, eo_model_ctx *m, double field)
 {
     eo_split_request req;
     eo_round_error err;
     memset(&err, 0, sizeof err);
     assert_int_equal(split_decode(text, &req, &err), 0);
+    assert_true(req.field == 0.0);
+    req.field = field;
     eo_strength st[EO_SPLIT_EXACT_MAX];
     for (size_t i = 0; i < req.n; i++) {
         assert_true(req.has_rating[i]);
@@ -1419,6 +1442,63 @@ static json_t *balance_answer(const char *text, eo_model_ctx *m)
     eo_split_answer_free(&ans); /* zeroed: a second free is harmless */
     eo_split_request_free(&req);
     return o;
+}
+
+static json_t *balance_answer(const char *text, eo_model_ctx *m)
+{
+    return balance_answer_field(text, m, 0.0);
+}
+
+/* The field in rating units (eo_split_field_units): SynElo's logit is Θ = 2400 points of
+ * team sum (unit 1); Elo's is 400/ln 10 = 173.72 points of team mean (its default), so
+ * 4 · 173.72 of sum for k = 4 (unit 100: 69487); TrueSkill's field is μ already (unit 100,
+ * whatever the variance); odd in the field, 0 for 0. */
+static void test_split_field_units(void **state)
+{
+    (void)state;
+    eo_model_ctx *syn = model_named("synelo");
+    eo_model_ctx *elo = model_named("elo");
+    eo_model_ctx *ts = model_named("trueskill");
+    assert_int_equal(eo_split_field_units(syn, 0.5, 6, 0.0, 1), 1200);
+    assert_int_equal(eo_split_field_units(syn, -0.5, 6, 0.0, 1), -1200);
+    assert_int_equal(eo_split_field_units(syn, 0.0, 6, 0.0, 1), 0);
+    assert_int_equal(eo_split_field_units(elo, 1.0, 4, 0.0, 100), 69487);
+    assert_int_equal(eo_split_field_units(ts, 1.5, 4, 8 * 8.33 * 8.33, 100), 150);
+    assert_int_equal(eo_split_field_units(ts, -1.5, 12, 0.0, 100), -150);
+    /* A huge field saturates P(A) at 1: the difference where the model's P reaches 1 too. */
+    int64_t big = eo_split_field_units(syn, 1e9, 6, 0.0, 1);
+    assert_true(big > 36 * 2400 && big <= INT64_C(1) << 46);
+    eo_model_release(syn);
+    eo_model_release(elo);
+    eo_model_release(ts);
+}
+
+/* A field in the balancer's objective |ΣA − ΣB + F|: a 1000, b 1000, c 1100, d 900, 2v2
+ * scramble. Without a field the best split is {a, b} : {c, d} (D = 0, P(A) 0.5). With 0.1
+ * logit for A (F = 240 SynElo points) it is A = {a, d} or {b, d} : {b or a, c}: D = −200,
+ * |D| = 40, against 240 for D = 0; P(A) = σ(−200/2400 + 0.1). */
+static void test_split_balance_field(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = model_named("synelo");
+    const char *req = "{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\","
+                      "\"rating\":1000},{\"id\":\"c\",\"rating\":1100},{\"id\":\"d\","
+                      "\"rating\":900}],\"mode\":\"scramble\",\"k_min\":2}";
+    json_t *o = balance_answer_field(req, m, 0.0);
+    json_t *k2 = json_array_get(json_object_get(o, "splits"), 0);
+    assert_int_equal(json_integer_value(json_object_get(k2, "dev")), 0);
+    assert_true(json_real_value(json_object_get(k2, "p_a")) == 0.5);
+    json_decref(o);
+    o = balance_answer_field(req, m, 0.1);
+    k2 = json_array_get(json_object_get(o, "splits"), 0);
+    assert_int_equal(json_integer_value(json_object_get(k2, "dev")), 40);
+    char *t = json_dumps(json_object_get(k2, "A"), JSON_COMPACT);
+    assert_non_null(strstr(t, "\"d\""));
+    free(t);
+    double pa = 1.0 / (1.0 + exp(200.0 / 2400.0 - 0.1));
+    assert_true(fabs(json_real_value(json_object_get(k2, "p_a")) - pa) < 1e-12);
+    json_decref(o);
+    eo_model_release(m);
 }
 
 static const char *str_at(const json_t *o, const char *k)
@@ -1895,6 +1975,8 @@ int main(void)
         cmocka_unit_test(test_split_balance_request),
         cmocka_unit_test(test_split_balance_request_errors),
         cmocka_unit_test(test_split_tolerance),
+        cmocka_unit_test(test_split_field_units),
+        cmocka_unit_test(test_split_balance_field),
         cmocka_unit_test(test_split_balance_answer),
         cmocka_unit_test(test_request_parse),
         cmocka_unit_test(test_pool_request),

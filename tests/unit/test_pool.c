@@ -378,6 +378,138 @@ static void model_names(void **state)
     assert_null(p);
 }
 
+
+static eo_pool *new_bias_pool(eo_model model, eo_bias_by by, double prior)
+{
+    eo_pool_config cfg;
+    eo_pool_config_default(&cfg);
+    assert_int_equal(eo_model_config_default(model, &cfg.model), 0);
+    cfg.bias.by = by;
+    cfg.bias.prior = prior;
+    eo_pool *p = NULL;
+    assert_int_equal(eo_pool_create(&cfg, &p), 0);
+    return p;
+}
+
+/* SynElo, bias by map with prior 0. Round 1 on "m", x vs y (both new, 1000): field 0, P(A)
+ * 0.5; then P0 = 0.5, g = 0.25 (the logistic slope, by symmetric difference), A wins:
+ * U = 0.25 · 0.5 / 0.25 = 0.5, I = 0.0625 / 0.25 = 0.25, bias = 2 logits. Round 2 on "m", u
+ * vs v (new): P(A) = σ(2) = 0.8808, and every member's expected says so. A round without a
+ * map takes field 0 and leaves the table alone; a round on "n" starts its own key. */
+static void bias_field_enters_p_a(void **state)
+{
+    (void)state;
+    eo_pool *p = new_bias_pool(EO_MODEL_SYNELO, EO_BIAS_MAP, 0.0);
+    test_round t;
+    eo_round_result res;
+    eo_member_result mr[2];
+    const char *x[] = {"x"}, *y[] = {"y"}, *u[] = {"u"}, *v[] = {"v"}, *w[] = {"w"}, *z[] = {"z"};
+    eo_round *r = mk(&t, x, 1, y, 1, EO_WIN_A, 1);
+    r->map = (char *)"m";
+    assert_int_equal(eo_pool_apply(p, r, &res, NULL), 0);
+    assert_true(res.p_a == 0.5);
+    double f;
+    assert_int_equal(eo_pool_bias_field(p, "m", 1, 1, NULL, &f), 0);
+    assert_true(fabs(f - 2.0) < 1e-6);
+    r = mk(&t, u, 1, v, 1, EO_WIN_B, 2);
+    r->map = (char *)"m";
+    assert_int_equal(eo_pool_apply(p, r, &res, mr), 0);
+    double pa = 1.0 / (1.0 + exp(-f));
+    assert_true(fabs(res.p_a - pa) < 1e-12);
+    assert_true(fabs(mr[0].expected - pa) < 1e-12);
+    assert_true(fabs(mr[1].expected - (1.0 - pa)) < 1e-12);
+    /* U = 0.5 + 0.25 · (0 − 0.5) / 0.25 = 0, so the bias is back to 0. */
+    assert_int_equal(eo_pool_bias_field(p, "m", 1, 1, NULL, &f), 0);
+    assert_true(fabs(f) < 1e-9);
+    assert_int_equal(eo_pool_apply(p, mk(&t, w, 1, z, 1, EO_WIN_A, 3), &res, NULL), 0);
+    assert_true(res.p_a == 0.5);
+    assert_int_equal(eo_bias_count(eo_pool_bias(p)), 1);
+    assert_int_equal(eo_pool_bias_field(p, "n", 1, 1, NULL, &f), 0);
+    assert_true(f == 0.0);
+    assert_int_equal(eo_pool_bias_field(p, NULL, 1, 1, NULL, &f), 0);
+    assert_true(f == 0.0);
+    eo_bias_stats s;
+    assert_int_equal(eo_bias_get(eo_pool_bias(p), 0, &s), 0);
+    assert_int_equal(s.plays, 2);
+    assert_int_equal(s.a_wins, 1);
+    assert_int_equal(s.b_wins, 1);
+    eo_pool_destroy(p);
+
+    p = new_pool(); /* off: no table, field 0 */
+    assert_null(eo_pool_bias(p));
+    assert_int_equal(eo_pool_bias_field(p, "m", 1, 1, NULL, &f), 0);
+    assert_true(f == 0.0);
+    r = mk(&t, x, 1, y, 1, EO_WIN_A, 1);
+    r->map = (char *)"m";
+    assert_int_equal(eo_pool_apply(p, r, &res, NULL), 0);
+    assert_true(res.p_a == 0.5);
+    eo_pool_destroy(p);
+}
+
+/* Swapping the teams and the winner of every round negates every key's bias, for a logistic
+ * and a Gaussian model (to rounding: the models' P(A) of swapped teams is 1 − P(A) to an ulp
+ * or so), and keys by size bucket and mode follow the rounds. */
+static void bias_mirror(void **state)
+{
+    (void)state;
+    const eo_model models[] = {EO_MODEL_ELO, EO_MODEL_TRUESKILL};
+    const char *maps[] = {"goldrush", "oasis", "radar"};
+    for (size_t mi = 0; mi < 2; mi++) {
+        eo_pool *p = new_bias_pool(models[mi], EO_BIAS_MAP_SIZE, 20.0);
+        eo_pool *q = new_bias_pool(models[mi], EO_BIAS_MAP_SIZE, 20.0);
+        eo_gen_config gc;
+        eo_gen_config_default(&gc);
+        gc.players = 60;
+        gc.team_min = 4;
+        gc.team_max = 8;
+        eo_gen *g = NULL;
+        assert_int_equal(eo_gen_create(&gc, &g), 0);
+        for (int i = 0; i < 600; i++) {
+            eo_round r;
+            eo_gen_next(g, &r);
+            r.map = (char *)maps[i % 3];
+            assert_int_equal(eo_pool_apply(p, &r, NULL, NULL), 0);
+            eo_member *ta = r.team[0];
+            size_t na = r.n[0];
+            r.team[0] = r.team[1];
+            r.n[0] = r.n[1];
+            r.team[1] = ta;
+            r.n[1] = na;
+            r.winner = r.winner == EO_WIN_A ? EO_WIN_B : r.winner == EO_WIN_B ? EO_WIN_A : EO_DRAW;
+            assert_int_equal(eo_pool_apply(q, &r, NULL, NULL), 0);
+        }
+        eo_gen_destroy(g);
+        const eo_bias *bp = eo_pool_bias(p), *bq = eo_pool_bias(q);
+        assert_int_equal(eo_bias_count(bp), 6); /* 3 maps × buckets 1-6 and 7-12 */
+        for (size_t i = 0; i < eo_bias_count(bp); i++) {
+            eo_bias_stats s, m;
+            assert_int_equal(eo_bias_get(bp, i, &s), 0);
+            assert_int_equal(eo_bias_get(bq, i, &m), 0);
+            assert_string_equal(s.map, m.map);
+            assert_string_equal(s.size, m.size);
+            assert_int_equal(s.a_wins, m.b_wins);
+            assert_true(s.plays > 50);
+            assert_true(fabs(s.bias + m.bias) <= 1e-9 * (1.0 + fabs(s.bias)));
+            assert_true(fabs(s.uncertainty - m.uncertainty) <= 1e-9 * s.uncertainty);
+        }
+        eo_pool_destroy(p);
+        eo_pool_destroy(q);
+    }
+}
+
+/* Bias parameters are checked when the pool is created. */
+static void bias_config_checked(void **state)
+{
+    (void)state;
+    eo_pool_config cfg;
+    eo_pool_config_default(&cfg);
+    assert_int_equal(cfg.bias.by, EO_BIAS_OFF);
+    cfg.bias.strength = 2.0;
+    eo_pool *p = NULL;
+    assert_int_equal(eo_pool_create(&cfg, &p), EO_EINVAL);
+    assert_null(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +523,9 @@ int main(void)
         cmocka_unit_test(visible_after_50),
         cmocka_unit_test(handles_match_apply),
         cmocka_unit_test(model_names),
+        cmocka_unit_test(bias_field_enters_p_a),
+        cmocka_unit_test(bias_mirror),
+        cmocka_unit_test(bias_config_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

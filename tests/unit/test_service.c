@@ -68,6 +68,11 @@ static void test_route_match(void **state)
     assert_int_equal(m.route, EO__R_SPLITS);
     eo__route_match("GET", "/v1/pools/a/quality", &m);
     assert_int_equal(m.route, EO__R_QUALITY);
+    eo__route_match("GET", "/v1/pools/a/maps", &m);
+    assert_int_equal(m.route, EO__R_MAPS);
+    eo__route_match("POST", "/v1/pools/a/maps", &m);
+    assert_int_equal(m.route, EO__R_UNMATCHED);
+    assert_string_equal(m.allow, "GET");
     eo__route_match("GET", "/v1/pools/a/rounds", &m);
     assert_int_equal(m.route, EO__R_UNMATCHED);
     assert_string_equal(m.allow, "POST");
