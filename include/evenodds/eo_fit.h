@@ -50,9 +50,9 @@ typedef struct eo_fit_config {
 /** Default prior deviation of the models without one (SynElo, Elo), rating points. */
 #define EO_FIT_ELO_SD 350.0
 /** Default mean and deviation of the hive model's Gamma prior, skill units: shape
- *  k = (mean/sd)² = 4, scale θ = sd²/mean = 1.25. */
-#define EO_FIT_HIVE_MEAN 5.0
-#define EO_FIT_HIVE_SD 2.5
+ *  k = (mean/sd)² = 1.5625, scale θ = sd²/mean = 6.4 (mode 3.6). docs/MODELS.md says why. */
+#define EO_FIT_HIVE_MEAN 10.0
+#define EO_FIT_HIVE_SD 8.0
 
 /**
  * The defaults for a pool of configuration @p pool (its model's start values). Returns 0 or
