@@ -795,7 +795,7 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         r->team[0] == NULL || r->team[1] == NULL || r->n[0] + r->n[1] > EO_PLAYERS_MAX)
         return EO_EINVAL;
     size_t na = r->n[0], n = na + r->n[1];
-    double w[EO_PLAYERS_MAX], s[EO_PLAYERS_MAX];
+    double w[EO_PLAYERS_MAX] = {0}, s[EO_PLAYERS_MAX]; /* zeroed: GCC -O2 cannot see the loop fill it */
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
         if (m->id == NULL)
