@@ -120,6 +120,18 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
                   eo_member_result *members);
 
 /**
+ * P(A wins) of round @p r with the pool as it is, without rating it (the pool is not changed):
+ * every member's strength at the round's end (ended_at, else started_at) summed with its
+ * eo_model_member_weight() into team aggregates, an unknown player at a new player's strength,
+ * and the field term of the round's bias key as eo_pool_apply() would take it; then
+ * eo_model_predict(). It equals eo_pool_apply()'s res->p_a except for the hive model's
+ * commanders and side offsets, which aggregates do not carry. Frozen ratings' predictions of
+ * held-out rounds (`evenodds fit --holdout`). Returns 0 or EO_EINVAL (empty team, too many
+ * players, a NULL id).
+ */
+int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a);
+
+/**
  * A player handle: resolves an id once, so bulk replays skip the hashing of every member.
  * Handles stay valid for the pool's life (a reset keeps them).
  */

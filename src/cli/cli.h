@@ -18,6 +18,7 @@ int eo_cmd_serve(int argc, char **argv);
 int eo_cmd_replay(int argc, char **argv);
 int eo_cmd_eval(int argc, char **argv);
 int eo_cmd_tune(int argc, char **argv);
+int eo_cmd_fit(int argc, char **argv);
 int eo_cmd_split(int argc, char **argv);
 int eo_cmd_autobalance(int argc, char **argv); /* cmd_autobalance.c */
 int eo_cmd_triggers(int argc, char **argv);    /* cmd_autobalance.c */

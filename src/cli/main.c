@@ -13,6 +13,7 @@ const eo_cmd eo_cli_commands[] = {
     {"replay", "fold a JSONL round log through a model and score its predictions", eo_cmd_replay},
     {"eval", "score a model's predictions: calibration, tightest rounds, experience", eo_cmd_eval},
     {"tune", "search a model's parameters on a training prefix, report held-out figures", eo_cmd_tune},
+    {"fit", "refit every rating from the whole log (iterated to convergence, with a prior)", eo_cmd_fit},
     {"split", "best teams for every team size from rated players (exact)", eo_cmd_split},
     {"autobalance", "mid-round moves that even the current teams, with reasons", eo_cmd_autobalance},
     {"triggers", "whether a game state calls for a scramble, and by which rule", eo_cmd_triggers},

@@ -374,6 +374,41 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
     return 0;
 }
 
+int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
+{
+    if (pool == NULL || r == NULL || p_a == NULL || r->n[0] == 0 || r->n[1] == 0 ||
+        r->n[0] + r->n[1] > EO_PLAYERS_MAX || r->team[0] == NULL || r->team[1] == NULL)
+        return EO_EINVAL;
+    uint64_t fresh[64]; /* a new player's state, as in eo_pool_new_player_view() */
+    if (pool->stride > sizeof fresh)
+        return EO_EINVAL;
+    eo_model_player_init(pool->model, fresh);
+    int64_t at = r->ended_at != 0 ? r->ended_at : r->started_at;
+    eo_team_agg t[2];
+    memset(t, 0, sizeof t);
+    int rc = 0;
+    for (int side = 0; side < 2 && rc == 0; side++) {
+        for (size_t i = 0; i < r->n[side]; i++) {
+            const eo_member *m = &r->team[side][i];
+            if (m->id == NULL) {
+                rc = EO_EINVAL;
+                break;
+            }
+            int64_t k = find(pool, m->id, NULL, NULL);
+            eo_strength s;
+            eo_model_strength(pool->model, k >= 0 ? state_of(pool, (size_t)k) : fresh, at, &s);
+            eo_team_agg_add(&t[side], &s, eo_model_member_weight(pool->model, r, m));
+        }
+    }
+    eo_model_player_free(pool->model, fresh);
+    if (rc != 0)
+        return rc;
+    double field = 0.0;
+    (void)eo_pool_bias_field(pool, r->map, r->n[0], r->n[1], r->mode, &field);
+    *p_a = eo_model_predict(pool->model, &t[0], &t[1], field);
+    return 0;
+}
+
 int eo_pool_handle(eo_pool *pool, const char *id, eo_player_handle *out)
 {
     if (pool == NULL || id == NULL || out == NULL)

@@ -848,6 +848,119 @@ static void test_tune(void **state)
     e2e_cleanup(&s);
 }
 
+/* `evenodds fit` (issue 5 §3) on a simulated world: converges, writes one rating per player
+ * sorted by id, gives the same bytes twice, and with --holdout reports the refit beside the
+ * online ratings (the refit's held-out log loss below online Elo's, frozen). A bad option exits
+ * 2 naming it; a bad log line exits 1 naming the line and the field. */
+static void test_fit(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    char world[400], out1[400], out2[400], r1[400], r2[400], args[1600], err[1024];
+    path_in(&s, "fit_world.jsonl", world, sizeof world);
+    path_in(&s, "fit1.json", out1, sizeof out1);
+    path_in(&s, "fit2.json", out2, sizeof out2);
+    path_in(&s, "fit_r1.jsonl", r1, sizeof r1);
+    path_in(&s, "fit_r2.jsonl", r2, sizeof r2);
+    const char *sim[] = {"evenodds", "sim", "--seed", "4", "--rounds", "3000", "--players",
+                         "200", "--balancer", "random", "--rounds-out", world, NULL};
+    assert_int_equal(e2e_run(sim, NULL, err, sizeof err), 0);
+    snprintf(args, sizeof args,
+             "fit --model elo --param bias=map --holdout 0.2 --format json --ratings-out '%s' "
+             "'%s' 2>/dev/null", r1, world);
+    assert_int_equal(run_stdout(args, out1), 0);
+    snprintf(args, sizeof args,
+             "fit --model elo --param bias=map --holdout 0.2 --format json --ratings-out '%s' "
+             "'%s' 2>/dev/null", r2, world);
+    assert_int_equal(run_stdout(args, out2), 0);
+    size_t l1, n1, n2;
+    char *a = slurp(r1, &n1), *b = slurp(r2, &n2), *save = NULL;
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, n1);
+    free(b);
+    /* One object per player, ids ascending, every one with a rating and rounds. */
+    size_t players = 0;
+    char prev[128] = "";
+    for (char *line = strtok_r(a, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        json_error_t je;
+        json_t *o = json_loads(line, 0, &je);
+        assert_non_null(o);
+        const char *id = json_string_value(json_object_get(o, "id"));
+        assert_non_null(id);
+        assert_true(strcmp(prev, id) < 0);
+        snprintf(prev, sizeof prev, "%s", id);
+        assert_true(json_is_real(json_object_get(o, "rating")));
+        assert_null(json_object_get(o, "sigma"));
+        assert_true(json_integer_value(json_object_get(o, "rounds")) >= 0);
+        json_decref(o);
+        players++;
+    }
+    free(a);
+    a = slurp(out1, &l1);
+    json_error_t je;
+    json_t *j = json_loads(a, 0, &je);
+    assert_non_null(j);
+    free(a);
+    assert_true(json_is_true(json_object_get(j, "converged")));
+    assert_int_equal(json_integer_value(json_object_get(j, "rounds")), 3000);
+    assert_int_equal(json_integer_value(json_object_get(j, "train_rounds")), 2400);
+    assert_int_equal(json_integer_value(json_object_get(j, "players")), players);
+    json_t *h = json_object_get(j, "holdout");
+    double refit = json_number_value(json_object_get(json_object_get(h, "refit"), "logloss"));
+    double frozen =
+        json_number_value(json_object_get(json_object_get(h, "online_frozen"), "logloss"));
+    if (!(refit < frozen))
+        fail_msg("refit %g does not beat online frozen %g", refit, frozen);
+    json_decref(j);
+    /* TrueSkill's file has mu and sigma. */
+    snprintf(args, sizeof args, "fit --model trueskill --format json --ratings-out '%s' '%s' "
+             "2>/dev/null", r1, world);
+    assert_int_equal(run_stdout(args, out1), 0);
+    a = slurp(r1, &n1);
+    assert_non_null(strstr(a, "\"mu\":"));
+    assert_non_null(strstr(a, "\"sigma\":"));
+    free(a);
+    /* Bad usage exits 2 naming the option. */
+    static const struct {
+        const char *args, *says;
+    } bad[] = {
+        {"--sweeps 0", "--sweeps"},
+        {"--tol x", "--tol"},
+        {"--holdout 0.95", "--holdout"},
+        {"--model hive --prior 20", "--prior: the hive model's Gamma prior"},
+        {"--format xml", "--format: expected table or json"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "'%s' fit %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"),
+                 bad[i].args, world, out1);
+        int rc = system(cmd);
+        assert_true(rc != -1 && WIFEXITED(rc));
+        size_t n;
+        char *msg = slurp(out1, &n);
+        if (WEXITSTATUS(rc) != 2 || strstr(msg, bad[i].says) == NULL)
+            fail_msg("fit %s: exit %d, %s", bad[i].args, WEXITSTATUS(rc), msg);
+        free(msg);
+    }
+    /* A bad third line exits 1 naming the line and the field. */
+    char badlog[400];
+    path_in(&s, "fit_bad.jsonl", badlog, sizeof badlog);
+    write_text(badlog, "{\"id\":\"r1\",\"winner\":\"A\",\"A\":[\"x\"],\"B\":[\"y\"]}\n"
+                       "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"x\"],\"B\":[\"y\"]}\n"
+                       "{\"id\":\"r3\",\"winner\":\"C\",\"A\":[\"x\"],\"B\":[\"y\"]}\n");
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "'%s' fit '%s' 2> '%s' > /dev/null", getenv("EO_BIN"), badlog,
+             out1);
+    int rc = system(cmd);
+    assert_true(rc != -1 && WIFEXITED(rc));
+    char *msg = slurp(out1, &n1);
+    if (WEXITSTATUS(rc) != 1 || strstr(msg, ":3:") == NULL || strstr(msg, "winner") == NULL)
+        fail_msg("fit on a bad line: exit %d, %s", WEXITSTATUS(rc), msg);
+    free(msg);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -859,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_split_balancer),
         cmocka_unit_test(test_eval),
         cmocka_unit_test(test_tune),
+        cmocka_unit_test(test_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -446,6 +446,36 @@ static void bias_field_enters_p_a(void **state)
     eo_pool_destroy(p);
 }
 
+/* eo_pool_predict() says what eo_pool_apply() then gives as p_a, for every model, with the bias
+ * on and players known and unknown, and changes nothing. */
+static void predict_matches_apply(void **state)
+{
+    (void)state;
+    for (int m = 0; m < EO_MODEL_COUNT; m++) {
+        eo_pool *p = new_bias_pool((eo_model)m, EO_BIAS_MAP, 1.0);
+        test_round t;
+        eo_round_result res;
+        const char *a[] = {"a1", "a2", "a3"}, *b[] = {"b1", "b2", "b3"}, *c[] = {"a1", "n1"},
+                   *d[] = {"b2", "n2", "n3"};
+        for (int i = 0; i < 6; i++) {
+            eo_round *r = i == 5 ? mk(&t, c, 2, d, 3, EO_WIN_B, 100 + i)
+                                 : mk(&t, a, 3, b, 3, i % 2 ? EO_WIN_B : EO_WIN_A, 100 + i);
+            r->map = (char *)"m";
+            double pa;
+            assert_int_equal(eo_pool_predict(p, r, &pa), 0);
+            size_t before = eo_pool_player_count(p);
+            assert_int_equal(eo_pool_predict(p, r, &pa), 0);
+            assert_int_equal(eo_pool_player_count(p), before);
+            assert_int_equal(eo_pool_apply(p, r, &res, NULL), 0);
+            assert_true(pa == res.p_a);
+        }
+        eo_round *r = mk(&t, a, 0, b, 3, EO_WIN_A, 1);
+        double pa;
+        assert_int_equal(eo_pool_predict(p, r, &pa), EO_EINVAL);
+        eo_pool_destroy(p);
+    }
+}
+
 /* Swapping the teams and the winner of every round negates every key's bias, for a logistic
  * and a Gaussian model (to rounding: the models' P(A) of swapped teams is 1 − P(A) to an ulp
  * or so), and keys by size bucket and mode follow the rounds. */
@@ -525,6 +555,7 @@ int main(void)
         cmocka_unit_test(model_names),
         cmocka_unit_test(bias_field_enters_p_a),
         cmocka_unit_test(bias_mirror),
+        cmocka_unit_test(predict_matches_apply),
         cmocka_unit_test(bias_config_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,147 @@
+/**
+ * @file eo_fit.h
+ * Whole-history refit (issue 5 §3): every player's skill recomputed from the whole round log at
+ * once, as the maximum a posteriori estimate under the pool's model, instead of folded one
+ * round at a time. docs/MODELS.md, "Whole-history refit", gives the formulas and the choices.
+ *
+ * The fit reads each round as its members (interned to dense indices), their partial-play
+ * weights (eo_model_member_weight()), the outcome and the map key of the pool's bias, and models
+ * P(A wins) with the pool model's own link on the weighted team sums or means:
+ *  - logistic (SynElo, Elo, Glicko-2, hive): P = σ(d), d the model's logit;
+ *  - Gaussian (TrueSkill, Weng-Lin): P = Φ(d), d = (Σ_A w·μ − Σ_B w·μ + b) / (β·√Σ w²).
+ * Draws count as half a win for each side. The objective is the log likelihood plus a log
+ * prior per player (Gaussian around the model's start value; for the hive model seed 001's
+ * Gamma prior) and per bias key (Gaussian around 0, worth `bias_prior` plays). It is maximised
+ * by sweeps: one pass over every round accumulates each parameter's gradient and diagonal
+ * Hessian, then every parameter takes its Newton step, scaled by a common factor that is halved
+ * until the objective does not fall.
+ *
+ * Pure: no I/O, no clock, no globals. Deterministic: the same rounds, added in the same order,
+ * give the same bits on every machine (fixed summation order, the core's own exp and log).
+ * Ownership: an eo_fit owns copies of every id and key it keeps; strings it returns stay valid
+ * for its life. Thread safety: none; one thread at a time per fit.
+ */
+#ifndef EO_FIT_H
+#define EO_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eo_common.h"
+#include "eo_pool.h"
+#include "eo_round.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How a fit runs. Fill with eo_fit_config_default(), then change what you need. */
+typedef struct eo_fit_config {
+    double prior_mean; /**< centre of the skill prior, model units (default: the model's start
+                            value; hive: the Gamma's mean, EO_FIT_HIVE_MEAN) */
+    double prior_sd;   /**< its standard deviation, > 0 (default: the model's start deviation;
+                            SynElo and Elo EO_FIT_ELO_SD; hive EO_FIT_HIVE_SD, below the mean) */
+    uint32_t max_sweeps; /**< most sweeps of eo_fit_run(), >= 1 (default 100) */
+    double tol;        /**< converged when no Newton step moves a skill by tol or more, > 0
+                            (default prior_sd / 10^4) */
+} eo_fit_config;
+
+/** Default prior deviation of the models without one (SynElo, Elo), rating points. */
+#define EO_FIT_ELO_SD 350.0
+/** Default mean and deviation of the hive model's Gamma prior, skill units: shape
+ *  k = (mean/sd)² = 1.5625, scale θ = sd²/mean = 6.4 (mode 3.6). docs/MODELS.md says why. */
+#define EO_FIT_HIVE_MEAN 10.0
+#define EO_FIT_HIVE_SD 8.0
+
+/**
+ * The defaults for a pool of configuration @p pool (its model's start values). Returns 0 or
+ * EO_EINVAL (a configuration eo_pool_create() would refuse).
+ */
+int eo_fit_config_default(const eo_pool_config *pool, eo_fit_config *out);
+
+typedef struct eo_fit eo_fit;
+
+/**
+ * Creates an empty fit for rounds of a pool of configuration @p pool (copied; its bias decides
+ * the map keys) with @p cfg (copied). Returns 0, EO_EINVAL (bad pool configuration, or a
+ * non-finite or out-of-range field of @p cfg; for the hive model prior_mean must exceed
+ * prior_sd, so that the Gamma's shape is above 1) or EO_ENOMEM. *out is owned by the caller.
+ */
+int eo_fit_create(const eo_pool_config *pool, const eo_fit_config *cfg, eo_fit **out);
+
+/** Destroys @p f. NULL is a no-op. */
+void eo_fit_destroy(eo_fit *f);
+
+/**
+ * Adds one round (in log order). Checks what eo_pool_apply() checks (teams non-empty, at most
+ * EO_PLAYERS_MAX players, a valid winner, valid ids, no player twice); unknown players and map
+ * keys are created. Rounds may be added after sweeps: new players start at the prior's mode,
+ * and the next sweep reads every round. Returns 0, EO_EINVAL or EO_ENOMEM; on error the fit is
+ * unchanged.
+ */
+int eo_fit_add_round(eo_fit *f, const eo_round *r);
+
+/** What one sweep did. */
+typedef struct eo_fit_sweep_stats {
+    uint32_t sweep;     /**< sweeps taken so far, this one included */
+    uint32_t passes;    /**< passes over the rounds this sweep made (1 + halvings) */
+    double step;        /**< the factor of the Newton steps applied, in (0, 1]; 0: none */
+    double max_change;  /**< largest |change| of a skill or bias this sweep (model units); when
+                             converged, the largest full Newton step, which was not taken */
+    double objective;   /**< log posterior after the sweep (never below the one before) */
+    double logloss;     /**< mean log loss of the rounds at the skills after the sweep (nats;
+                             draws as half a win and half a loss) */
+    bool converged;     /**< every Newton step was below tol (the values were left as they
+                             were), or no step raised the objective any more (rounding level) */
+} eo_fit_sweep_stats;
+
+/**
+ * One sweep: one pass for the gradients (skipped when the last sweep left them), the Newton
+ * steps, and one to a few passes of line search along them. Returns 0, EO_ENOTFOUND (no
+ * rounds added) or EO_EINVAL.
+ */
+int eo_fit_sweep(eo_fit *f, eo_fit_sweep_stats *st);
+
+/**
+ * Sweeps until converged or max_sweeps sweeps (counted over this fit's life). @p last (may be
+ * NULL) receives the last sweep's figures. Returns as eo_fit_sweep().
+ */
+int eo_fit_run(eo_fit *f, eo_fit_sweep_stats *last);
+
+/** One player's fitted values. */
+typedef struct eo_fit_player {
+    const char *id;   /**< the fit's copy */
+    double skill;     /**< the fitted mean in the model's units (SynElo, Elo, Glicko-2: rating
+                           points; TrueSkill, Weng-Lin: μ; hive: skill) */
+    double sigma;     /**< Laplace deviation 1/√(diagonal of the negative Hessian of the log
+                           posterior) at the fitted skills, same units */
+    uint32_t rounds;  /**< rounds with a weight above 0 */
+} eo_fit_player;
+
+/** Players the fit knows (dense indices 0 .. n−1 in order of first appearance). */
+size_t eo_fit_player_count(const eo_fit *f);
+
+/** Player @p i. Returns 0 or EO_EINVAL (out of range). */
+int eo_fit_player_get(const eo_fit *f, size_t i, eo_fit_player *out);
+
+/** Player @p id. Returns 0 or EO_ENOTFOUND (then @p out holds the prior's mode, 0 rounds, the
+ *  prior's deviation and a NULL id). */
+int eo_fit_lookup(const eo_fit *f, const char *id, eo_fit_player *out);
+
+/** Bias keys the fit knows, and key @p i: its parts (NULL where the pool does not key by them)
+ *  and fitted field term (model's field units). Returns 0 or EO_EINVAL. */
+size_t eo_fit_bias_count(const eo_fit *f);
+int eo_fit_bias_get(const eo_fit *f, size_t i, eo_bias_key *key, double *value);
+
+/**
+ * P(A wins) of round @p r with the fitted values frozen: players the fit does not know at the
+ * prior's mode, a map key it does not know at 0. The round is not added. Returns 0 or
+ * EO_EINVAL (as eo_fit_add_round()).
+ */
+int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,508 @@
+/* evenodds fit: whole-history refit of a round log (issue 5 §3; eo_fit.h, docs/MODELS.md,
+ * "Whole-history refit"). Reads the log once into the fit (and, with --holdout, an online pool
+ * of the same model over the same training rounds), sweeps to convergence with a progress bar
+ * on a terminal, writes the fitted ratings, and reports how the refit and the online ratings
+ * predict the held-out rounds. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_fit.h"
+#include "evenodds/eo_metrics.h"
+#include "evenodds/eo_pool.h"
+
+static const char fit_usage[] =
+    "usage: evenodds fit [--model M] [--param NAME=VALUE]... [--sweeps N] [--tol X]\n"
+    "                    [--prior S] [--prior-mean M] [--holdout F] [--ratings-out FILE]\n"
+    "                    [--format table|json] [--skip-duplicates] ROUNDS.jsonl\n"
+    "\n"
+    "Recomputes every player's rating from the whole log at once: the most probable skills\n"
+    "under the model's own win probability and a prior, found by sweeps of per-player Newton\n"
+    "steps until no step moves a rating by --tol (docs/MODELS.md, \"Whole-history refit\").\n"
+    "With --param bias=map the map bias is fitted with the skills.\n"
+    "\n"
+EO_OPT_MODEL_HELP
+    "  --sweeps N          most sweeps (default 100)\n"
+    "  --tol X             stop when no Newton step moves a rating by X (default: the\n"
+    "                      prior's deviation / 10^4)\n"
+    "  --prior S           deviation of the prior on each skill (default: the model's start\n"
+    "                      deviation; synelo and elo 350; hive 8)\n"
+    "  --prior-mean M      its centre (default: the model's start value; hive: the Gamma\n"
+    "                      prior's mean, 10, which must exceed --prior)\n"
+    "  --holdout F         fit the first 1-F of the rounds only, and score the last F with the\n"
+    "                      fitted ratings frozen, beside the online model's ratings after the\n"
+    "                      same rounds, frozen and continuing (default 0: fit everything)\n"
+    "  --ratings-out FILE  one JSON object per player, sorted by id: {\"id\", \"rating\" or\n"
+    "                      \"mu\", \"sigma\" (models with a deviation), \"rounds\"}\n"
+    "  --format table|json aligned text, or one JSON object (default: table on a terminal)\n"
+    "  --skip-duplicates   skip a round whose id appeared earlier in the file\n"
+    "\n"
+    "A progress bar goes to stderr on a terminal, and always a final line with the sweeps,\n"
+    "the last change, the objective and the time. Exit status: 0 done, 1 unreadable or\n"
+    "invalid input (file, line and field named), 2 bad usage.\n";
+
+typedef struct fit_opts {
+    eo_opt_model model;
+    eo_pool_config cfg;
+    int64_t sweeps;
+    double tol, prior, prior_mean, holdout;
+    bool has_tol, has_prior, has_mean;
+    const char *ratings_out;
+    const char *input;
+    int json; /* -1: by the terminal */
+    bool skip_duplicates;
+} fit_opts;
+
+static int parse_args(int argc, char **argv, fit_opts *o)
+{
+    const char *val = NULL;
+    eo_pool_config_default(&o->cfg);
+    o->json = -1;
+    o->sweeps = 100;
+    for (int i = 1; i < argc; i++) {
+        int r = 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(fit_usage, stdout);
+            return 1;
+        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
+            o->skip_duplicates = true;
+        } else if ((r = eo_opt_model_arg("fit", argc, argv, &i, &o->model)) != 0) {
+            if (r < 0)
+                return -1;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--sweeps", &val)) != 0) {
+            if (r < 0 || eo_opt_int("fit", "--sweeps", val, 1, 1000000, &o->sweeps) != 0)
+                return -1;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--tol", &val)) != 0) {
+            if (r < 0 || eo_opt_real("fit", "--tol", val, 1e-300, 1e300, &o->tol) != 0)
+                return -1;
+            o->has_tol = true;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--prior", &val)) != 0) {
+            if (r < 0 || eo_opt_real("fit", "--prior", val, 1e-300, 1e300, &o->prior) != 0)
+                return -1;
+            o->has_prior = true;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--prior-mean", &val)) != 0) {
+            if (r < 0 || eo_opt_real("fit", "--prior-mean", val, -1e300, 1e300, &o->prior_mean) != 0)
+                return -1;
+            o->has_mean = true;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--holdout", &val)) != 0) {
+            if (r < 0 || eo_opt_real("fit", "--holdout", val, 0.0, 0.9, &o->holdout) != 0)
+                return -1;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--ratings-out", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            o->ratings_out = val;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--format", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            if (strcmp(val, "json") == 0 || strcmp(val, "table") == 0) {
+                o->json = val[0] == 'j';
+            } else {
+                fprintf(stderr, "evenodds fit: --format: expected table or json, got '%s'\n", val);
+                return -1;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "evenodds fit: unknown option '%s'\n%s", argv[i], fit_usage);
+            return -1;
+        } else if (o->input) {
+            fprintf(stderr, "evenodds fit: one input file only ('%s' and '%s')\n", o->input,
+                    argv[i]);
+            return -1;
+        } else {
+            o->input = argv[i];
+        }
+    }
+    if (!o->input) {
+        fprintf(stderr, "evenodds fit: missing ROUNDS.jsonl\n%s", fit_usage);
+        return -1;
+    }
+    if (o->json < 0)
+        o->json = isatty(STDOUT_FILENO) != 1;
+    return eo_opt_pool_finish("fit", &o->model, &o->cfg);
+}
+
+/* The fit's configuration from the options; -1 after a message naming the option. */
+static int fit_config(const fit_opts *o, eo_fit_config *fc)
+{
+    if (eo_fit_config_default(&o->cfg, fc) != 0) {
+        fprintf(stderr, "evenodds fit: --param: the model refuses these parameters\n");
+        return -1;
+    }
+    if (o->has_prior) {
+        fc->prior_sd = o->prior;
+        if (!o->has_tol)
+            fc->tol = o->prior * 1e-4;
+    }
+    if (o->has_mean)
+        fc->prior_mean = o->prior_mean;
+    if (o->has_tol)
+        fc->tol = o->tol;
+    fc->max_sweeps = (uint32_t)o->sweeps;
+    if (o->cfg.model.model == EO_MODEL_HIVE && !(fc->prior_mean > fc->prior_sd)) {
+        fprintf(stderr, "evenodds fit: --prior: the hive model's Gamma prior needs a deviation "
+                        "below its mean (%g), got %g\n", fc->prior_mean, fc->prior_sd);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- held-out rounds ---- */
+
+typedef struct held {
+    eo_round *r;
+    size_t n, cap;
+} held;
+
+static int held_push(held *h, eo_round *r)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 256;
+        eo_round *q = realloc(h->r, cap * sizeof *q);
+        if (q == NULL)
+            return -1;
+        h->r = q;
+        h->cap = cap;
+    }
+    h->r[h->n++] = *r; /* takes ownership */
+    memset(r, 0, sizeof *r);
+    return 0;
+}
+
+static void held_free(held *h)
+{
+    for (size_t i = 0; i < h->n; i++)
+        eo_round_free(&h->r[i]);
+    free(h->r);
+}
+
+typedef struct scores {
+    eo_metrics_result refit, frozen, cont;
+} scores;
+
+/* Scores the held-out rounds (draws left out, as eval does): the refit frozen, the online pool
+ * frozen after the training rounds, then the same pool rating them as it goes. */
+static int score_held(const eo_fit *f, eo_pool *online, const held *h, scores *out)
+{
+    eo_metrics mr, mf, mc;
+    eo_metrics_init(&mr);
+    eo_metrics_init(&mf);
+    eo_metrics_init(&mc);
+    for (size_t i = 0; i < h->n; i++) {
+        const eo_round *r = &h->r[i];
+        double pr, pf;
+        if (eo_fit_predict(f, r, &pr) != 0 || eo_pool_predict(online, r, &pf) != 0)
+            return -1;
+        if (r->winner != EO_DRAW) {
+            eo_metrics_add(&mr, pr, r->winner == EO_WIN_A);
+            eo_metrics_add(&mf, pf, r->winner == EO_WIN_A);
+        }
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        const eo_round *r = &h->r[i];
+        eo_round_result res;
+        if (eo_pool_apply(online, r, &res, NULL) != 0)
+            return -1;
+        if (r->winner != EO_DRAW)
+            eo_metrics_add(&mc, res.p_a, r->winner == EO_WIN_A);
+    }
+    eo_metrics_get(&mr, &out->refit);
+    eo_metrics_get(&mf, &out->frozen);
+    eo_metrics_get(&mc, &out->cont);
+    return 0;
+}
+
+/* ---- output ---- */
+
+typedef struct by_id {
+    const char *id;
+    size_t i;
+} by_id;
+
+static int cmp_by_id(const void *x, const void *y)
+{
+    return strcmp(((const by_id *)x)->id, ((const by_id *)y)->id);
+}
+
+static int write_ratings(const eo_fit *f, const eo_pool_config *cfg, const char *path)
+{
+    size_t n = eo_fit_player_count(f);
+    by_id *order = malloc((n ? n : 1) * sizeof *order);
+    FILE *out = order != NULL ? fopen(path, "w") : NULL;
+    if (out == NULL) {
+        free(order);
+        fprintf(stderr, "evenodds fit: --ratings-out: cannot create '%s'\n", path);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        eo_fit_player p;
+        (void)eo_fit_player_get(f, i, &p);
+        order[i].id = p.id;
+        order[i].i = i;
+    }
+    qsort(order, n, sizeof *order, cmp_by_id); /* ids are unique: the order is total */
+    eo_model m = cfg->model.model;
+    bool gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
+    bool deviation = gaussian || m == EO_MODEL_GLICKO2;
+    int bad = 0;
+    for (size_t k = 0; k < n && !bad; k++) {
+        eo_fit_player p;
+        (void)eo_fit_player_get(f, order[k].i, &p);
+        json_t *o = json_object();
+        json_object_set_new(o, "id", json_string(p.id));
+        json_object_set_new(o, gaussian ? "mu" : "rating", json_real(p.skill));
+        if (deviation)
+            json_object_set_new(o, "sigma", json_real(p.sigma));
+        json_object_set_new(o, "rounds", json_integer(p.rounds));
+        bad = json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) !=
+                  0 ||
+              fputc('\n', out) == EOF;
+        json_decref(o);
+    }
+    free(order);
+    if (fclose(out) != 0 || bad) {
+        fprintf(stderr, "evenodds fit: --ratings-out: cannot write '%s'\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *metrics_json(const eo_metrics_result *m)
+{
+    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
+                     real_or_null(m->logloss), "brier", real_or_null(m->brier), "accuracy",
+                     real_or_null(m->accuracy));
+}
+
+typedef struct run {
+    const fit_opts *o;
+    const eo_fit_config *fc;
+    size_t rounds, train, players;
+    eo_fit_sweep_stats st;
+    uint32_t passes;
+    double seconds;
+    bool has_held;
+    scores sc;
+} run;
+
+static int write_json(const run *r)
+{
+    json_t *out = json_object();
+    json_object_set_new(out, "model", json_string(eo_model_name(r->o->cfg.model.model)));
+    json_object_set_new(out, "rounds", json_integer((json_int_t)r->rounds));
+    json_object_set_new(out, "train_rounds", json_integer((json_int_t)r->train));
+    json_object_set_new(out, "players", json_integer((json_int_t)r->players));
+    json_object_set_new(out, "prior", json_pack("{s:f,s:f}", "mean", r->fc->prior_mean, "sd",
+                                                r->fc->prior_sd));
+    json_object_set_new(out, "sweeps", json_integer(r->st.sweep));
+    json_object_set_new(out, "passes", json_integer(r->passes));
+    json_object_set_new(out, "converged", json_boolean(r->st.converged));
+    json_object_set_new(out, "max_change", real_or_null(r->st.max_change));
+    json_object_set_new(out, "tol", json_real(r->fc->tol));
+    json_object_set_new(out, "objective", real_or_null(r->st.objective));
+    json_object_set_new(out, "train_logloss", real_or_null(r->st.logloss));
+    json_object_set_new(out, "seconds", json_real(r->seconds));
+    if (r->has_held) {
+        json_t *h = json_object();
+        json_object_set_new(h, "share", json_real(r->o->holdout));
+        json_object_set_new(h, "refit", metrics_json(&r->sc.refit));
+        json_object_set_new(h, "online_frozen", metrics_json(&r->sc.frozen));
+        json_object_set_new(h, "online_continuing", metrics_json(&r->sc.cont));
+        json_object_set_new(out, "holdout", h);
+    }
+    int rc = json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
+                     putchar('\n') != EOF
+                 ? 0
+                 : -1;
+    json_decref(out);
+    return rc;
+}
+
+static void row(const char *label, const eo_metrics_result *m)
+{
+    printf("  %-20s %8llu %9.5f %8.5f %9.4f\n", label, (unsigned long long)m->count, m->logloss,
+           m->brier, m->accuracy);
+}
+
+static void write_table(const run *r)
+{
+    printf("model %s, %zu rounds (%zu fitted), %zu players: %s\n",
+           eo_model_name(r->o->cfg.model.model), r->rounds, r->train, r->players, r->o->input);
+    printf("prior mean %g, sd %g; %u sweeps, %u passes, %s (max change %.3g, tol %.3g)\n",
+           r->fc->prior_mean, r->fc->prior_sd, r->st.sweep, r->passes,
+           r->st.converged ? "converged" : "not converged", r->st.max_change, r->fc->tol);
+    printf("objective %.6g, training log loss %.5f, %.3f s\n", r->st.objective, r->st.logloss,
+           r->seconds);
+    if (!r->has_held)
+        return;
+    printf("\nheld-out: the last %g of the rounds, draws left out\n", r->o->holdout);
+    printf("  %-20s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
+    row("refit (frozen)", &r->sc.refit);
+    row("online (frozen)", &r->sc.frozen);
+    row("online (continuing)", &r->sc.cont);
+}
+
+/* ---- the run ---- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The progress bar: sweeps done of the most, with the last change against the tolerance. */
+static void progress(const eo_fit_sweep_stats *st, const eo_fit_config *fc)
+{
+    enum { WIDTH = 30 };
+    int done = (int)((double)WIDTH * st->sweep / fc->max_sweeps);
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < done ? '#' : '.';
+    bar[WIDTH] = '\0';
+    fprintf(stderr, "\rfit [%s] sweep %u/%u, change %.3g (tol %.3g)   ", bar, st->sweep,
+            fc->max_sweeps, st->max_change, fc->tol);
+}
+
+/* Reads the log: the first @p train rounds into the fit and the online pool, the rest kept. */
+static int load(const fit_opts *o, FILE *in, size_t train, eo_fit *f, eo_pool *online,
+                held *h, size_t *rounds)
+{
+    eo_jsonl_reader *rd = NULL;
+    eo_round round;
+    memset(&round, 0, sizeof round);
+    char msg[512];
+    int rc = eo_jsonl_open(in, o->input, o->skip_duplicates, &rd);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds fit: %s\n", eo_strerror(rc));
+        return -1;
+    }
+    *rounds = 0;
+    for (;;) {
+        rc = eo_jsonl_next(rd, &round, NULL, msg, sizeof msg);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            fprintf(stderr, "evenodds fit: %s\n", msg);
+            eo_jsonl_close(rd);
+            return -1;
+        }
+        size_t pos = *rounds + eo_jsonl_skipped(rd);
+        if (pos < train) {
+            rc = eo_fit_add_round(f, &round);
+            if (rc == 0 && online != NULL)
+                rc = eo_pool_apply(online, &round, NULL, NULL);
+        } else {
+            rc = held_push(h, &round) == 0 ? 0 : EO_ENOMEM;
+        }
+        eo_round_free(&round);
+        if (rc != 0) {
+            fprintf(stderr, "evenodds fit: %s:%zu: %s\n", o->input, eo_jsonl_line(rd),
+                    eo_strerror(rc));
+            eo_jsonl_close(rd);
+            return -1;
+        }
+        (*rounds)++;
+    }
+    eo_jsonl_close(rd);
+    return 0;
+}
+
+int eo_cmd_fit(int argc, char **argv)
+{
+    fit_opts o;
+    memset(&o, 0, sizeof o);
+    int pr = parse_args(argc, argv, &o);
+    if (pr != 0)
+        return pr > 0 ? 0 : 2;
+    eo_fit_config fc;
+    if (fit_config(&o, &fc) != 0)
+        return 2;
+    eo_fit *f = NULL;
+    if (eo_fit_create(&o.cfg, &fc, &f) != 0) {
+        fprintf(stderr, "evenodds fit: --prior: a prior of mean %g and deviation %g is not "
+                        "allowed\n", fc.prior_mean, fc.prior_sd);
+        return 2;
+    }
+    int status = 1;
+    eo_pool *online = NULL;
+    held h = {0};
+    run r;
+    memset(&r, 0, sizeof r);
+    r.o = &o;
+    r.fc = &fc;
+    FILE *in = fopen(o.input, "r");
+    size_t total = 0;
+    if (!in || eo_opt_count_lines(in, &total) != 0) {
+        fprintf(stderr, "evenodds fit: cannot read '%s'\n", o.input);
+        goto done;
+    }
+    r.has_held = o.holdout > 0.0;
+    size_t train = r.has_held ? total - (size_t)floor(o.holdout * (double)total) : total;
+    if (r.has_held && eo_pool_create(&o.cfg, &online) != 0) {
+        fprintf(stderr, "evenodds fit: %s\n", eo_strerror(EO_ENOMEM));
+        goto done;
+    }
+    if (load(&o, in, train, f, online, &h, &r.rounds) != 0)
+        goto done;
+    r.train = r.rounds - h.n;
+    r.players = eo_fit_player_count(f);
+    if (r.train == 0) {
+        fprintf(stderr, "evenodds fit: %s: no rounds to fit\n", o.input);
+        goto done;
+    }
+
+    bool tty = eo_opt_tty();
+    double t0 = now_s();
+    for (;;) {
+        int rc = eo_fit_sweep(f, &r.st);
+        if (rc != 0) {
+            fprintf(stderr, "evenodds fit: %s\n", eo_strerror(rc));
+            goto done;
+        }
+        r.passes += r.st.passes;
+        if (tty)
+            progress(&r.st, &fc);
+        if (r.st.converged || r.st.sweep >= fc.max_sweeps)
+            break;
+    }
+    r.seconds = now_s() - t0;
+    if (tty)
+        fputc('\n', stderr);
+    fprintf(stderr, "fit: %u sweeps (%u passes over %zu rounds), %s, max change %.3g, "
+                    "objective %.10g, %.3f s\n",
+            r.st.sweep, r.passes, r.train, r.st.converged ? "converged" : "not converged",
+            r.st.max_change, r.st.objective, r.seconds);
+
+    if (r.has_held && score_held(f, online, &h, &r.sc) != 0) {
+        fprintf(stderr, "evenodds fit: scoring the held-out rounds failed\n");
+        goto done;
+    }
+    if (o.ratings_out && write_ratings(f, &o.cfg, o.ratings_out) != 0)
+        goto done;
+    if (o.json) {
+        if (write_json(&r) != 0)
+            goto done;
+    } else {
+        write_table(&r);
+    }
+    status = fflush(stdout) == 0 ? 0 : 1;
+done:
+    if (in)
+        fclose(in);
+    held_free(&h);
+    eo_pool_destroy(online);
+    eo_fit_destroy(f);
+    return status;
+}
