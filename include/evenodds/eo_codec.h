@@ -75,6 +75,63 @@ json_t *eo_round_to_json(const eo_round *r);
  */
 int eo_round_canonical(const json_t *obj, char **out);
 
+/* ---- The refit record: a logged admin edit carrying fitted states ------------------------ */
+
+/** Most players in one refit record. A refit of more players is logged as several records in
+ *  one transaction; the cap keeps a record's JSONL line under EO_JSONL_LINE_MAX (2048 players
+ *  of the longest ids, escaped, with two 17-digit numbers each, stay below 1 MiB). */
+#define EO_REFIT_PLAYERS_MAX 2048
+
+/** One player's fitted state as logged: what eo_pool_set_rating() receives on replay. */
+typedef struct eo_refit_value {
+    char id[EO_ID_MAX + 1];
+    double mean;  /**< the model's mean (SynElo: an integer), finite */
+    double sigma; /**< the deviation, >= 0; negative: none (the model has no deviation) */
+} eo_refit_value;
+
+/** A refit record: the states of up to EO_REFIT_PLAYERS_MAX players, fitted from the pool's log
+ *  up to log position @c upto (docs/STORE.md, "The refit record"). */
+typedef struct eo_refit_record {
+    int64_t upto;      /**< the last log seq the fit read (informational: replay ignores it) */
+    size_t n;          /**< players, 1 .. EO_REFIT_PLAYERS_MAX */
+    eo_refit_value *v; /**< malloc'd, owned by the record; eo_refit_free() */
+} eo_refit_record;
+
+/**
+ * Maps {"players":[[id, mean] or [id, mean, sigma], …],"upto":P} to @p out (need not be
+ * initialised). Strict: no other field, "upto" an integer >= 0, 1 to EO_REFIT_PLAYERS_MAX
+ * players, ids per eo_id_check() and none twice, mean a finite number, sigma a finite number
+ * >= 0. Whether a value is in the model's range is the applier's question (eo_model_set()).
+ * Returns 0, EO_EINVAL with @p err naming the field ("players[3][1]") and @p out zeroed, or
+ * EO_ENOMEM.
+ */
+int eo_refit_from_json(const json_t *obj, eo_refit_record *out, eo_round_error *err);
+
+/** Parses the text of a refit record (duplicate keys rejected; EO_EPARSE for bad JSON or a NUL
+ *  byte) and maps it as eo_refit_from_json(). */
+int eo_refit_from_text(const char *text, size_t len, eo_refit_record *out, eo_round_error *err);
+
+/**
+ * The text of a refit record of @p n values (1 .. EO_REFIT_PLAYERS_MAX): compact, keys sorted,
+ * integral numbers as integers and others with 17 significant digits, so that
+ * eo_refit_from_text() gives back the same doubles. *out is malloc'd. Returns 0, EO_EINVAL (a
+ * bad id, a non-finite value, @p upto < 0, @p n out of range) or EO_ENOMEM.
+ */
+int eo_refit_to_text(int64_t upto, const eo_refit_value *v, size_t n, char **out);
+
+/** Releases what @p r owns and zeroes it. NULL is a no-op. */
+void eo_refit_free(eo_refit_record *r);
+
+/**
+ * Applies refit values to @p pool exactly as the service's writer, the fold at open and
+ * `evenodds replay` do: each player's state set by eo_pool_set_rating(mean, sigma) in order
+ * (rounds, history and players not listed kept; unknown players created). Every value is first
+ * checked against the model on a scratch player, so on EO_EINVAL (bad id) or EO_ERANGE (outside
+ * the model's range, eo_model_set()) nothing changed and *bad (may be NULL) is the index at
+ * fault. Returns 0, EO_EINVAL, EO_ERANGE or EO_ENOMEM (then players before *bad were set).
+ */
+int eo_refit_apply(eo_pool *pool, const eo_refit_value *v, size_t n, size_t *bad);
+
 /** Reads a JSONL round log line by line. */
 typedef struct eo_jsonl_reader eo_jsonl_reader;
 
@@ -102,6 +159,24 @@ int eo_jsonl_open(FILE *f, const char *name, bool skip_duplicates, eo_jsonl_read
  * caller may report and go on.
  */
 int eo_jsonl_next(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg, size_t msglen);
+
+/** eo_jsonl_next_entry()'s answer for a refit line. */
+#define EO_JSONL_REFIT 2
+
+/**
+ * Next entry of an exported log: a round as eo_jsonl_next() reads it (returns 1), or a refit
+ * record (returns EO_JSONL_REFIT with *refit filled; release it with eo_refit_free()). A refit
+ * line is an object with the one field "refit" (and so no "id", which every round has) whose
+ * value is a refit record (eo_refit_from_json(); errors name "refit.players[2][1]").
+ * eo_jsonl_next() is this with refit lines passed over (and counted, eo_jsonl_refits()):
+ * tools that read rounds only (eval, tune, fit) read exports that contain refits.
+ * @p refit may be NULL (then refit lines are passed over, as eo_jsonl_next()).
+ */
+int eo_jsonl_next_entry(eo_jsonl_reader *r, eo_round *round, json_t **obj,
+                        eo_refit_record *refit, char *msg, size_t msglen);
+
+/** Refit lines eo_jsonl_next() passed over so far. */
+size_t eo_jsonl_refits(const eo_jsonl_reader *r);
 
 /** Line number of the last line read (1-based). */
 size_t eo_jsonl_line(const eo_jsonl_reader *r);

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "eo_codec.h"
 #include "eo_common.h"
 #include "eo_pool.h"
 #include "eo_store.h"
@@ -110,6 +111,21 @@ int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, i
  */
 int eo_engine_season(eo_engine *e, const char *pool, const char *season, double f, double s,
                      int64_t now, int64_t *players, eo_engine_error *err);
+
+/**
+ * Admin: sets the fitted states @p v[0..n) of a whole-history refit of pool @p pool computed
+ * from its log up to seq @p upto (logged; docs/STORE.md "The refit record"). Every value is
+ * checked against the model first (400 "invalid_request", field "players[i]": a bad id or a
+ * value eo_model_set() refuses; nothing is logged). Then, in one transaction, the values are
+ * logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
+ * in-memory pool with eo_refit_apply() (each listed player's state set; rounds counts and
+ * unlisted players kept; rounds logged after @p upto are not applied again: their effect on
+ * the old states is replaced) and every listed player's row is rewritten. *records (may be
+ * NULL) receives the number of records. Returns 0, EO_ENOTFOUND (404 pool), EO_EINVAL,
+ * EO_ERANGE, EO_EIO or EO_ENOMEM (500).
+ */
+int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v,
+                    size_t n, int64_t now, size_t *records, eo_engine_error *err);
 
 /** The store handle the engine writes through (for reads in the same thread). */
 eo_store *eo_engine_store(eo_engine *e);

@@ -26,7 +26,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 3
+#define EO_STORE_SCHEMA_VERSION 4
 
 /** eo_store_open() flags. */
 enum {
@@ -94,7 +94,9 @@ typedef enum {
     EO_LOG_ROUND = 0, /**< body: canonical round record */
     EO_LOG_SET = 1,   /**< body: {"player":…,"rating":…} */
     EO_LOG_RESET = 2, /**< body: {"player":…} */
-    EO_LOG_SEASON = 3 /**< body: {"season":…,"f":…,"s":…}: a new season (soft reset) */
+    EO_LOG_SEASON = 3, /**< body: {"season":…,"f":…,"s":…}: a new season (soft reset) */
+    EO_LOG_REFIT = 4   /**< body: {"players":[[id,mean(,sigma)],…],"upto":P}: fitted states
+                            set (eo_refit_from_text()); a refit of many players is several */
 } eo_log_kind;
 
 /**

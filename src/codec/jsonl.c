@@ -25,6 +25,7 @@ struct eo_jsonl_reader {
     bool skip_duplicates;
     size_t line;
     size_t skipped;
+    size_t refits; /* refit records eo_jsonl_next() passed over */
     char *block;
     size_t block_pos, block_len;
     bool eof;
@@ -210,9 +211,33 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-/* Parses the current line. Returns 1 (a round), 2 (a skipped duplicate) or an error. */
-static int parse_line(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg,
-                      size_t msglen)
+/* A refit line: {"refit":{…record…}} (an object with "refit" and no "id": every round has an
+ * id, so no round is ever read as one). Returns 3 or an error. */
+static int parse_refit(eo_jsonl_reader *r, json_t *o, eo_refit_record *refit, char *msg,
+                       size_t msglen)
+{
+    if (json_object_size(o) != 1) {
+        json_decref(o);
+        return report(r, EO_EINVAL, msg, msglen, "a refit line has the one field \"refit\"");
+    }
+    eo_round_error err;
+    eo_refit_record tmp;
+    int rc = eo_refit_from_json(json_object_get(o, "refit"), refit ? refit : &tmp, &err);
+    json_decref(o);
+    if (rc == EO_ENOMEM)
+        return report(r, rc, msg, msglen, "out of memory");
+    if (rc != 0)
+        return report(r, rc, msg, msglen, "\"refit%s%s\": %s", err.field[0] ? "." : "",
+                      err.field, err.message);
+    if (refit == NULL)
+        eo_refit_free(&tmp);
+    return 3;
+}
+
+/* Parses the current line. Returns 1 (a round), 2 (a skipped duplicate), 3 (a refit record,
+ * into *refit) or an error. */
+static int parse_line(eo_jsonl_reader *r, eo_round *round, json_t **obj, eo_refit_record *refit,
+                      char *msg, size_t msglen)
 {
     const char *text = r->buf;
     size_t len = r->len;
@@ -232,6 +257,9 @@ static int parse_line(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *m
     if (o == NULL)
         return report(r, EO_EPARSE, msg, msglen, "invalid JSON at column %d: %s", jerr.column,
                       jerr.text);
+    if (json_is_object(o) && json_object_get(o, "refit") != NULL &&
+        json_object_get(o, "id") == NULL)
+        return parse_refit(r, o, refit, msg, msglen);
     eo_round_error err;
     int rc = eo_round_from_json(o, round, &err);
     if (rc != 0) {
@@ -277,12 +305,15 @@ static int parse_line(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *m
     return 1;
 }
 
-int eo_jsonl_next(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg, size_t msglen)
+int eo_jsonl_next_entry(eo_jsonl_reader *r, eo_round *round, json_t **obj,
+                        eo_refit_record *refit, char *msg, size_t msglen)
 {
     if (obj != NULL)
         *obj = NULL;
     if (round != NULL)
         memset(round, 0, sizeof *round);
+    if (refit != NULL)
+        memset(refit, 0, sizeof *refit);
     if (msg != NULL && msglen > 0)
         msg[0] = '\0';
     if (r == NULL || round == NULL)
@@ -299,8 +330,24 @@ int eo_jsonl_next(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg, 
         if (too_long)
             return report(r, EO_ELIMIT, msg, msglen, "line longer than %zu bytes",
                           EO_JSONL_LINE_MAX);
-        rc = parse_line(r, round, obj, msg, msglen);
+        rc = parse_line(r, round, obj, refit, msg, msglen);
+        if (rc == 3 && refit == NULL) {
+            r->refits++; /* a reader of rounds only passes over admin records */
+            continue;
+        }
+        if (rc == 3)
+            return EO_JSONL_REFIT;
         if (rc != 2)
             return rc;
     }
+}
+
+int eo_jsonl_next(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg, size_t msglen)
+{
+    return eo_jsonl_next_entry(r, round, obj, NULL, msg, msglen);
+}
+
+size_t eo_jsonl_refits(const eo_jsonl_reader *r)
+{
+    return r != NULL ? r->refits : 0;
 }

@@ -76,11 +76,33 @@ static int fold_season(fold_ctx *c, const eo_log_entry *le)
     return 0;
 }
 
+/* A refit record, as eo_engine_refit() applied it. */
+static int fold_refit(fold_ctx *c, const eo_log_entry *le)
+{
+    eo_refit_record r;
+    eo_round_error rerr;
+    int rc = eo_refit_from_text(le->body, strlen(le->body), &r, &rerr);
+    size_t bad = 0;
+    if (rc == 0)
+        rc = eo_refit_apply(c->pool, r.v, r.n, &bad);
+    eo_refit_free(&r);
+    if (rc == EO_ENOMEM)
+        return eo__engine_err(c->err, rc, 500, "internal", "", "out of memory");
+    if (rc)
+        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+                              "pool '%s': log entry %lld: bad refit record: %s%s%s", c->name,
+                              (long long)le->seq, rerr.field, rerr.field[0] ? ": " : "",
+                              rerr.field[0] ? rerr.message : eo_strerror(rc));
+    return 0;
+}
+
 static int fold_one(void *ctx, const eo_log_entry *le)
 {
     fold_ctx *c = ctx;
     if (le->kind == EO_LOG_SEASON)
         return fold_season(c, le);
+    if (le->kind == EO_LOG_REFIT)
+        return fold_refit(c, le);
     if (le->kind != EO_LOG_ROUND)
         return fold_edit(c, le);
     eo_round r;

@@ -275,3 +275,79 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
         *players = a.count;
     return eo__engine_op_end(e, own, rc, true, err);
 }
+
+int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v,
+                    size_t n, int64_t now, size_t *records, eo_engine_error *err)
+{
+    if (err != NULL)
+        memset(err, 0, sizeof *err);
+    if (records != NULL)
+        *records = 0;
+    if (e == NULL || pool == NULL || (v == NULL && n > 0))
+        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+    eo__epool *p = NULL;
+    int rc = eo__engine_target(e, pool, &p, err);
+    if (rc)
+        return rc;
+    if (n == 0 || upto < 0)
+        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", n == 0 ? "players" : "upto",
+                              n == 0 ? "a refit sets at least one player"
+                                     : "the log position must be >= 0");
+    /* Every value is checked before anything is logged (eo_refit_apply() checks again on a
+     * scratch player, and so changes nothing when one is refused). */
+    const eo_model_ctx *m = eo_pool_model(p->pool);
+    void *scratch = malloc(eo_model_state_size(m));
+    if (scratch == NULL)
+        return eo__engine_err(err, EO_ENOMEM, 500, "internal", "", "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "players[%zu]", i);
+        if (eo_id_check(v[i].id, strnlen(v[i].id, sizeof v[i].id)) != 0 ||
+            strnlen(v[i].id, sizeof v[i].id) == sizeof v[i].id) {
+            rc = eo__engine_err(err, EO_EINVAL, 400, "invalid_request", field,
+                                "a player id is 1 to %d bytes of UTF-8 without control "
+                                "characters", EO_ID_MAX);
+            break;
+        }
+        eo_model_player_init(m, scratch);
+        int src = isnan(v[i].sigma) || isinf(v[i].sigma) ? EO_EINVAL
+                                                        : eo_model_set(m, scratch, v[i].mean,
+                                                                       v[i].sigma);
+        eo_model_player_free(m, scratch);
+        if (src != 0)
+            rc = eo__engine_err(err, EO_ERANGE, 400, "invalid_request", field,
+                                "player \"%.60s\": %g (sigma %g) is outside the range of model "
+                                "\"%s\"", v[i].id, v[i].mean, v[i].sigma,
+                                eo_model_name(eo_model_ctx_config(m)->model));
+    }
+    free(scratch);
+    if (rc)
+        return rc;
+    bool own = false;
+    rc = eo__engine_op_begin(e, &own, err);
+    if (rc)
+        return rc;
+    /* From the first append on, memory and store must move together: a failure marks the
+     * batch failed and its rollback refolds the pool. */
+    p->touched = true;
+    size_t nrec = 0;
+    for (size_t off = 0; off < n && rc == 0; off += EO_REFIT_PLAYERS_MAX) {
+        size_t k = n - off < EO_REFIT_PLAYERS_MAX ? n - off : EO_REFIT_PLAYERS_MAX;
+        char *text = NULL;
+        rc = eo_refit_to_text(upto, v + off, k, &text);
+        if (rc == 0)
+            rc = eo_store_log_append(e->store, p->id, EO_LOG_REFIT, NULL, text, NULL, now, NULL);
+        free(text);
+        if (rc == 0)
+            rc = eo_refit_apply(p->pool, v + off, k, NULL);
+        for (size_t i = off; i < off + k && rc == 0; i++)
+            rc = eo__engine_put_player(e, p, v[i].id, now);
+        nrec++;
+    }
+    if (rc)
+        rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
+                            eo_store_errmsg(e->store));
+    else if (records != NULL)
+        *records = nrec;
+    return eo__engine_op_end(e, own, rc, true, err);
+}

@@ -568,7 +568,7 @@ static int sq_log_each(eo_store *s, int64_t pool_id, int64_t after,
         e.round_id = (const char *)sqlite3_column_text(st, 2);
         e.body = (const char *)sqlite3_column_text(st, 3);
         e.at = sqlite3_column_int64(st, 4);
-        if (kind < EO_LOG_ROUND || kind > EO_LOG_SEASON || e.body == NULL) {
+        if (kind < EO_LOG_ROUND || kind > EO_LOG_REFIT || e.body == NULL) {
             eo__store_seterr(s, "%s: log entry %lld of pool %lld is damaged", q->path,
                              (long long)e.seq, (long long)pool_id);
             done(st);

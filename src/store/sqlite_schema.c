@@ -100,6 +100,24 @@ const char *const eo__sqlite_migrations[] = {
     "  FOREIGN KEY (pool_id, season) REFERENCES seasons(pool_id, name)\n"
     ") WITHOUT ROWID;\n"
     "CREATE INDEX standings_rank ON standings (pool_id, season, rating DESC, player_id);\n",
+    /* 4: the log gains kind 4 (a refit: fitted states of up to 2048 players, eo_codec.h);
+     * the table is rebuilt with the same rows and ids, as in step 3. */
+    "CREATE TABLE log_v4 (\n"
+    "  id       INTEGER PRIMARY KEY,\n"
+    "  pool_id  INTEGER NOT NULL REFERENCES pools(id),\n"
+    "  seq      INTEGER NOT NULL,\n"
+    "  kind     INTEGER NOT NULL CHECK (kind IN (0, 1, 2, 3, 4)),\n"
+    "  round_id TEXT,\n"
+    "  body     TEXT    NOT NULL,\n"
+    "  response TEXT,\n"
+    "  at       INTEGER NOT NULL,\n"
+    "  UNIQUE (pool_id, seq),\n"
+    "  UNIQUE (pool_id, round_id),\n"
+    "  CHECK ((kind = 0) = (round_id IS NOT NULL))\n"
+    ");\n"
+    "INSERT INTO log_v4 SELECT id, pool_id, seq, kind, round_id, body, response, at FROM log;\n"
+    "DROP TABLE log;\n"
+    "ALTER TABLE log_v4 RENAME TO log;\n",
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

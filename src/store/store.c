@@ -121,7 +121,7 @@ int eo_store_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const ch
     if (s == NULL || body == NULL)
         return EO_EINVAL;
     if (kind != EO_LOG_ROUND && kind != EO_LOG_SET && kind != EO_LOG_RESET &&
-        kind != EO_LOG_SEASON)
+        kind != EO_LOG_SEASON && kind != EO_LOG_REFIT)
         return EO_EINVAL;
     /* Only rounds carry an id: it is the idempotency key, edits have none. */
     if ((kind == EO_LOG_ROUND) != (round_id != NULL))

@@ -1949,6 +1949,138 @@ static void test_trigger_request_errors(void **state)
     }
 }
 
+/* The refit record: the text round-trips every double bit for bit (integers as integers),
+ * and every malformed record is refused with its field named. */
+static void test_refit_record(void **state)
+{
+    (void)state;
+    eo_refit_value v[3];
+    memset(v, 0, sizeof v);
+    snprintf(v[0].id, sizeof v[0].id, "a");
+    v[0].mean = 1200;
+    v[0].sigma = -1;
+    snprintf(v[1].id, sizeof v[1].id, "b\"q");
+    v[1].mean = 0.1 + 0.2;
+    v[1].sigma = 1.0 / 3.0;
+    snprintf(v[2].id, sizeof v[2].id, "é");
+    v[2].mean = -1e-300;
+    v[2].sigma = 0;
+    char *text = NULL;
+    assert_int_equal(eo_refit_to_text(7, v, 3, &text), 0);
+    assert_memory_equal(text, "{\"players\":[[\"a\",1200],[\"b\\\"q\",", 31);
+    eo_refit_record r;
+    eo_round_error err;
+    assert_int_equal(eo_refit_from_text(text, strlen(text), &r, &err), 0);
+    assert_int_equal(r.upto, 7);
+    assert_int_equal(r.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(r.v[i].id, v[i].id);
+        assert_memory_equal(&r.v[i].mean, &v[i].mean, sizeof(double));
+        assert_memory_equal(&r.v[i].sigma, &v[i].sigma, sizeof(double));
+    }
+    eo_refit_free(&r);
+    eo_refit_free(&r); /* zeroed: a second free is harmless */
+    free(text);
+    /* the encoder refuses what it could not give back */
+    assert_int_equal(eo_refit_to_text(-1, v, 3, &text), EO_EINVAL);
+    assert_int_equal(eo_refit_to_text(0, v, 0, &text), EO_EINVAL);
+    v[0].mean = NAN;
+    assert_int_equal(eo_refit_to_text(0, v, 3, &text), EO_EINVAL);
+
+    static const struct {
+        const char *text;
+        int rc;
+        const char *field;
+    } bad[] = {
+        {"[]", EO_EINVAL, ""},
+        {"{\"upto\":1}", EO_EINVAL, "players"},
+        {"{\"players\":[[\"a\",1]]}", EO_EINVAL, "upto"},
+        {"{\"upto\":-1,\"players\":[[\"a\",1]]}", EO_EINVAL, "upto"},
+        {"{\"upto\":1.5,\"players\":[[\"a\",1]]}", EO_EINVAL, "upto"},
+        {"{\"upto\":1,\"players\":[]}", EO_EINVAL, "players"},
+        {"{\"upto\":1,\"players\":{}}", EO_EINVAL, "players"},
+        {"{\"upto\":1,\"players\":[[\"a\",1]],\"x\":0}", EO_EINVAL, "x"},
+        {"{\"upto\":1,\"players\":[[\"a\"]]}", EO_EINVAL, "players[0]"},
+        {"{\"upto\":1,\"players\":[[\"a\",1,2,3]]}", EO_EINVAL, "players[0]"},
+        {"{\"upto\":1,\"players\":[\"a\"]}", EO_EINVAL, "players[0]"},
+        {"{\"upto\":1,\"players\":[[1,1]]}", EO_EINVAL, "players[0][0]"},
+        {"{\"upto\":1,\"players\":[[\"\",1]]}", EO_EINVAL, "players[0][0]"},
+        {"{\"upto\":1,\"players\":[[\"a\\u0001\",1]]}", EO_EINVAL, "players[0][0]"},
+        {"{\"upto\":1,\"players\":[[\"a\",\"1\"]]}", EO_EINVAL, "players[0][1]"},
+        {"{\"upto\":1,\"players\":[[\"a\",null]]}", EO_EINVAL, "players[0][1]"},
+        {"{\"upto\":1,\"players\":[[\"a\",1,-1]]}", EO_EINVAL, "players[0][2]"},
+        {"{\"upto\":1,\"players\":[[\"a\",1e999]]}", EO_EPARSE, ""},
+        {"{\"upto\":1,\"players\":[[\"a\",1],[\"b\",2],[\"a\",3]]}", EO_EINVAL, "players[2][0]"},
+        {"{\"upto\":1,\"upto\":2,\"players\":[[\"a\",1]]}", EO_EPARSE, ""},
+        {"{\"upto\":1,", EO_EPARSE, ""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = eo_refit_from_text(bad[i].text, strlen(bad[i].text), &r, &err);
+        if (rc != bad[i].rc || strcmp(err.field, bad[i].field) != 0)
+            fail_msg("%s: rc %d field '%s' (%s)", bad[i].text, rc, err.field, err.message);
+        assert_null(r.v);
+    }
+    assert_int_equal(eo_refit_from_text("{\"upto\":1,\0", 11, &r, &err), EO_EPARSE);
+    /* more than EO_REFIT_PLAYERS_MAX players */
+    json_t *arr = json_array();
+    for (int i = 0; i <= EO_REFIT_PLAYERS_MAX; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "p%d", i);
+        json_array_append_new(arr, json_pack("[s,i]", id, 1000));
+    }
+    json_t *o = json_pack("{s:i,s:o}", "upto", 1, "players", arr);
+    assert_int_equal(eo_refit_from_json(o, &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "players");
+    json_decref(o);
+}
+
+/* JSONL: a refit line between rounds is an entry of its own for readers that ask
+ * (eo_jsonl_next_entry()) and passed over by readers of rounds (eo_jsonl_next()). */
+static void test_jsonl_refit(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"id\":\"r1\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}\n"
+        "{\"refit\":{\"players\":[[\"a\",1100],[\"b\",900]],\"upto\":1}}\n"
+        "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}\n"
+        "{\"refit\":{\"players\":[[\"a\",1100]],\"upto\":\"x\"}}\n"
+        "{\"refit\":{\"players\":[[\"a\",1100]],\"upto\":1},\"more\":1}\n";
+    FILE *f = mem(text, sizeof text - 1);
+    eo_jsonl_reader *rd;
+    assert_int_equal(eo_jsonl_open(f, "x", false, &rd), 0);
+    eo_round r;
+    eo_refit_record rf;
+    char msg[160];
+    assert_int_equal(eo_jsonl_next_entry(rd, &r, NULL, &rf, msg, sizeof msg), 1);
+    eo_round_free(&r);
+    assert_int_equal(eo_jsonl_next_entry(rd, &r, NULL, &rf, msg, sizeof msg), EO_JSONL_REFIT);
+    assert_int_equal(rf.n, 2);
+    assert_string_equal(rf.v[1].id, "b");
+    assert_true(rf.v[1].mean == 900);
+    eo_refit_free(&rf);
+    assert_int_equal(eo_jsonl_next_entry(rd, &r, NULL, &rf, msg, sizeof msg), 1);
+    eo_round_free(&r);
+    assert_int_equal(eo_jsonl_next_entry(rd, &r, NULL, &rf, msg, sizeof msg), EO_EINVAL);
+    assert_string_equal(msg, "x:4: \"refit.upto\": expected an integer >= 0 (the log position "
+                             "fitted)");
+    assert_int_equal(eo_jsonl_next_entry(rd, &r, NULL, &rf, msg, sizeof msg), EO_EINVAL);
+    assert_non_null(strstr(msg, "x:5: a refit line has the one field"));
+    assert_int_equal(eo_jsonl_next_entry(rd, &r, NULL, &rf, msg, sizeof msg), 0);
+    eo_jsonl_close(rd);
+    fclose(f);
+    f = mem(text, sizeof text - 1);
+    assert_int_equal(eo_jsonl_open(f, "x", false, &rd), 0);
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), 1);
+    assert_string_equal(r.id, "r1");
+    eo_round_free(&r);
+    assert_int_equal(eo_jsonl_next(rd, &r, NULL, msg, sizeof msg), 1);
+    assert_string_equal(r.id, "r2");
+    eo_round_free(&r);
+    assert_int_equal(eo_jsonl_refits(rd), 1);
+    eo_jsonl_close(rd);
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1965,6 +2097,8 @@ int main(void)
         cmocka_unit_test(test_big_round),
         cmocka_unit_test(test_jsonl_errors),
         cmocka_unit_test(test_jsonl_valid),
+        cmocka_unit_test(test_refit_record),
+        cmocka_unit_test(test_jsonl_refit),
         cmocka_unit_test(test_jsonl_skip_duplicates),
         cmocka_unit_test(test_jsonl_continue_after_error),
         cmocka_unit_test(test_jsonl_big_lines),

@@ -483,6 +483,77 @@ static void test_set_reset(void **state)
     assert_true(round_count(f->e, "arena") == 1);
 }
 
+/* A refit: values checked before anything is logged, one record per 2048 players, rounds
+ * counts kept, rows rewritten, and a fold of the log gives the same pool. */
+static void test_refit(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    enum { N = 2100 };
+    eo_refit_value *v = calloc(N, sizeof *v);
+    assert_non_null(v);
+    snprintf(v[0].id, sizeof v[0].id, "a");
+    snprintf(v[1].id, sizeof v[1].id, "b");
+    v[0].mean = 1200;
+    v[1].mean = 99; /* below R_min: refused, nothing logged */
+    v[0].sigma = v[1].sigma = -1;
+    for (int i = 2; i < N; i++) {
+        snprintf(v[i].id, sizeof v[i].id, "p%04d", i);
+        v[i].mean = 1000 + i % 50;
+        v[i].sigma = -1;
+    }
+    size_t records = 9;
+    assert_int_equal(eo_engine_refit(f->e, "arena", 1, v, N, NOW, &records, &err), EO_ERANGE);
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.field, "players[1]");
+    assert_int_equal(records, 0);
+    v[1].mean = 900.5; /* SynElo ratings are integers */
+    assert_int_equal(eo_engine_refit(f->e, "arena", 1, v, N, NOW, NULL, &err), EO_ERANGE);
+    v[1].mean = 900;
+    assert_int_equal(eo_engine_refit(f->e, "nope", 1, v, N, NOW, NULL, &err), EO_ENOTFOUND);
+    assert_int_equal(eo_engine_refit(f->e, "arena", 1, v, 0, NOW, NULL, &err), EO_EINVAL);
+    assert_int_equal(err.status, 400);
+    assert_int_equal(eo_engine_refit(f->e, "arena", 1, v, N, NOW, &records, &err), 0);
+    assert_int_equal(records, 2);
+    expect_player(f->e, "arena", "a", 1200, 1);
+    expect_player(f->e, "arena", "b", 900, 1);
+    expect_player(f->e, "arena", "p2099", 1049, 0);
+    kinds k = {0};
+    assert_int_equal(eo_store_log_each(eo_engine_store(f->e), pool_id(f->e, "arena"), 0,
+                                       collect_kind, &k), 0);
+    assert_int_equal(k.n, 3);
+    assert_int_equal(k.kind[1], EO_LOG_REFIT);
+    assert_int_equal(k.kind[2], EO_LOG_REFIT);
+    assert_memory_equal(k.body[1], "{\"players\":[[\"a\",1200],[\"b\",900],", 33);
+    static snap live, folded;
+    take_snap(f->e, &live);
+    reopen(f);
+    take_snap(f->e, &folded);
+    assert_int_equal(live.n, folded.n);
+    assert_int_equal(live.n, N);
+    for (size_t i = 0; i < live.n; i++)
+        assert_string_equal(live.line[i], folded.line[i]);
+    expect_player(f->e, "arena", "a", 1200, 1);
+
+    /* A model with a deviation: sigma is set too, and reals survive the log bit for bit. */
+    json_t *params = js("{}");
+    assert_int_equal(eo_engine_pool_create(f->e, "ts", "trueskill", params, NOW, &err), 0);
+    json_decref(params);
+    v[0].mean = 27.123456789012345;
+    v[0].sigma = 1.0 / 3.0;
+    assert_int_equal(eo_engine_refit(f->e, "ts", 0, v, 1, NOW, NULL, &err), 0);
+    reopen(f);
+    eo_rating_view rv;
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "ts"), "a", NOW, &rv), 0);
+    assert_true(rv.mu == 27.123456789012345);
+    assert_true(rv.sigma == 1.0 / 3.0);
+    free(v);
+}
+
 static void expect_create_fails(eo_engine *e, const char *name, const char *model,
                                 const char *params, int rc, int status, const char *field)
 {
@@ -577,6 +648,7 @@ int main(void)
         CASE(test_storage_failure),
         CASE(test_reopen_fold),
         CASE(test_set_reset),
+        CASE(test_refit),
         CASE(test_pool_create),
         CASE(test_open_bad_log),
     };
