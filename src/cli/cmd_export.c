@@ -1,4 +1,4 @@
-/* evenodds export: a pool's rounds as JSONL, in log order, exactly as stored. */
+/* evenodds export: a pool's rounds (and refits) as JSONL, in log order, exactly as stored. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,9 +12,11 @@ static const char export_usage[] =
     "usage: evenodds export --db FILE --pool NAME [--out FILE]\n"
     "\n"
     "Writes the rounds of pool NAME in the store FILE as JSONL, one canonical round record per\n"
-    "line (as stored: unknown fields kept), in the order they were rated. Admin edits (set and\n"
-    "reset of a rating) are not rounds and are not written. The store is opened read-only, so\n"
-    "this runs beside a live service.\n"
+    "line (as stored: unknown fields kept), in the order they were rated. A refit (the admin\n"
+    "endpoint's fitted states) is a line {\"refit\":{\"players\":[[id,mean(,sigma)],...],\n"
+    "\"upto\":P}} in its place, which `evenodds replay` applies, so a replay of the export\n"
+    "gives the pool's ratings. Other admin edits (set and reset of a rating, seasons) are not\n"
+    "written. The store is opened read-only, so this runs beside a live service.\n"
     "\n"
     "  --db FILE    the SQLite store\n"
     "  --pool NAME  the pool\n"
@@ -30,6 +32,13 @@ typedef struct writer {
 static int put_round(void *ctx, const eo_log_entry *le)
 {
     writer *w = ctx;
+    if (le->kind == EO_LOG_REFIT) {
+        /* The stored body as is: the line holds exactly the values the pool applied. */
+        if (fputs("{\"refit\":", w->out) == EOF || fputs(le->body, w->out) == EOF ||
+            fputs("}\n", w->out) == EOF)
+            return 1;
+        return 0;
+    }
     if (le->kind != EO_LOG_ROUND)
         return 0;
     if (fputs(le->body, w->out) == EOF || fputc('\n', w->out) == EOF)

@@ -155,11 +155,24 @@ static int validate(FILE *in, const import_opts *o, eo_store *s, int64_t pool_id
     for (;;) {
         eo_round r;
         json_t *obj = NULL;
-        int rc = eo_jsonl_next(rd, &r, &obj, msg, sizeof msg);
+        eo_refit_record rf;
+        int rc = eo_jsonl_next_entry(rd, &r, &obj, &rf, msg, sizeof msg);
         if (rc == 0)
             break;
         if (rc < 0) {
             fprintf(stderr, "%sevenodds import: %s\n", tty ? "\n" : "", msg);
+            ok = -1;
+            break;
+        }
+        if (rc == EO_JSONL_REFIT) {
+            /* A refit replaces states as of its place in the log; an import that skips rounds
+             * already stored could not put it back in that place, so it is refused rather than
+             * applied somewhere else (docs/STORE.md). */
+            eo_refit_free(&rf);
+            fprintf(stderr,
+                    "%sevenodds import: %s:%zu: a refit record: import takes rounds only "
+                    "(`evenodds replay` applies refits)\n",
+                    tty ? "\n" : "", name, eo_jsonl_line(rd));
             ok = -1;
             break;
         }

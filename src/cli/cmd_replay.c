@@ -29,7 +29,10 @@ EO_OPT_MODEL_HELP
     "                      model's state (\"rating\"; \"mu\",\"sigma\"; or \"rating\",\"rd\",\n"
     "                      \"volatility\"), \"display\":…,\"rounds\":…,\"visible\":…}, as of the\n"
     "                      last round's end\n"
-    "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n";
+    "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n"
+    "\n"
+    "A refit line of `evenodds export` ({\"refit\":…}) sets the players' states it lists, as\n"
+    "the service did; it is not a round and is not scored.\n";
 
 typedef struct replay_opts {
     eo_opt_model model;
@@ -161,12 +164,25 @@ int eo_cmd_replay(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        rc = eo_jsonl_next(rd, &round, NULL, msg, sizeof msg);
+        eo_refit_record rf;
+        rc = eo_jsonl_next_entry(rd, &round, NULL, &rf, msg, sizeof msg);
         if (rc == 0)
             break;
         if (rc < 0) {
             fprintf(stderr, "evenodds replay: %s\n", msg);
             goto done;
+        }
+        if (rc == EO_JSONL_REFIT) {
+            /* An exported refit: the states the service set, applied the way it did. */
+            size_t bad = 0;
+            rc = eo_refit_apply(pool, rf.v, rf.n, &bad);
+            if (rc != 0)
+                fprintf(stderr, "evenodds replay: %s:%zu: \"refit.players[%zu]\": %s\n",
+                        o.input, eo_jsonl_line(rd), bad, eo_strerror(rc));
+            eo_refit_free(&rf);
+            if (rc != 0)
+                goto done;
+            continue;
         }
         /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
         size_t pos = rounds + eo_jsonl_skipped(rd);
