@@ -1,6 +1,7 @@
 /* Routing and the request handlers. Reads (lookups, splits, quality, pool list) are answered
  * here from the published pool table and this thread's read-only store handle; updates are
  * parsed and checked here, then handed to the writer. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -31,6 +32,8 @@ static const struct {
     [EO__R_AUTOBALANCE] = {"/v1/pools/{pool}/autobalance", "POST", EO__ROLE_SERVER},
     [EO__R_TRIGGERS] = {"/v1/pools/{pool}/triggers", "POST", EO__ROLE_SERVER},
     [EO__R_MAPS] = {"/v1/pools/{pool}/maps", "GET", EO__ROLE_SERVER},
+    [EO__R_REFIT_POST] = {"/v1/pools/{pool}/refit", "POST", EO__ROLE_ADMIN},
+    [EO__R_REFIT_GET] = {"/v1/pools/{pool}/refit", "GET", EO__ROLE_ADMIN},
     [EO__R_UNMATCHED] = {"unmatched", "", EO__ROLE_NONE},
 };
 
@@ -151,6 +154,10 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
             m->path_known = true;
             m->allow = "GET, POST";
             r = get ? EO__R_SEASONS_LIST : post ? EO__R_SEASON_CREATE : EO__R_UNMATCHED;
+        } else if (nseg == 4 && SEG_IS(3, "refit")) {
+            m->path_known = true;
+            m->allow = "GET, POST";
+            r = get ? EO__R_REFIT_GET : post ? EO__R_REFIT_POST : EO__R_UNMATCHED;
         } else if (nseg == 5 && SEG_IS(3, "seasons")) {
             m->path_known = true;
             m->allow = "GET";
@@ -650,6 +657,122 @@ static int prep_season_create(eo__call *c, eo__answer *a)
     return 0;
 }
 
+/* A number member of the refit options: absent leaves *out; otherwise it must be a number
+ * (an integer when @p integer) within [lo, hi]. */
+static int refit_opt(const json_t *o, const char *name, bool integer, double lo, double hi,
+                     double *out, bool *has, eo__answer *a)
+{
+    const json_t *v = json_object_get(o, name);
+    if (v == NULL)
+        return 0;
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if ((integer && !json_is_integer(v)) || !(x >= lo && x <= hi)) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "expected %s in [%g, %g]", integer ? "an integer" : "a number",
+                 lo, hi);
+        eo__answer_error(a, 400, "invalid_request", msg, name);
+        return -1;
+    }
+    *out = x;
+    *has = true;
+    return 0;
+}
+
+static bool is_json_ctype(const char *ct);
+
+/* POST /v1/pools/{pool}/refit: starts a background refit (refit.c) → 202. The body is
+ * optional: {"sweeps","tol","prior","prior_mean"}, the options of `evenodds fit`. */
+static void h_refit_post(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a))
+        return;
+    if (c->body_len > 0) {
+        if (!is_json_ctype(c->ctype)) {
+            eo__answer_error(a, 415, "unsupported_media_type",
+                             "expected Content-Type: application/json", NULL);
+            return;
+        }
+        if (parse_body(c, a))
+            return;
+    }
+    eo_fit_config fc;
+    if (eo_fit_config_default(&pi.cfg, &fc) != 0) {
+        eo__answer_error(a, 500, "internal", "the pool's model has no fit defaults", NULL);
+        return;
+    }
+    double sweeps = 0, tol = 0, prior = 0, mean = 0;
+    bool has_sweeps = false, has_tol = false, has_prior = false, has_mean = false;
+    if (c->json != NULL) {
+        const char *key;
+        json_t *val;
+        json_object_foreach(c->json, key, val) {
+            if (strcmp(key, "sweeps") != 0 && strcmp(key, "tol") != 0 &&
+                strcmp(key, "prior") != 0 && strcmp(key, "prior_mean") != 0) {
+                eo__answer_error(a, 400, "invalid_request",
+                                 "unknown field (sweeps, tol, prior, prior_mean)", key);
+                return;
+            }
+        }
+        if (refit_opt(c->json, "sweeps", true, 1, 1e6, &sweeps, &has_sweeps, a) ||
+            refit_opt(c->json, "tol", false, 1e-300, 1e300, &tol, &has_tol, a) ||
+            refit_opt(c->json, "prior", false, 1e-300, 1e300, &prior, &has_prior, a) ||
+            refit_opt(c->json, "prior_mean", false, -1e300, 1e300, &mean, &has_mean, a))
+            return;
+    }
+    /* The same rules as `evenodds fit`: a prior's deviation sets the default tolerance. */
+    if (has_prior) {
+        fc.prior_sd = prior;
+        if (!has_tol)
+            fc.tol = prior * 1e-4;
+    }
+    if (has_mean)
+        fc.prior_mean = mean;
+    if (has_tol)
+        fc.tol = tol;
+    if (has_sweeps)
+        fc.max_sweeps = (uint32_t)sweeps;
+    if (pi.cfg.model.model == EO_MODEL_HIVE && !(fc.prior_mean > fc.prior_sd)) {
+        eo__answer_error(a, 400, "invalid_request",
+                         "the hive model's Gamma prior needs a deviation below its mean",
+                         has_prior ? "prior" : "prior_mean");
+        return;
+    }
+    if (atomic_load(&c->svc->draining)) {
+        a->retry_after = "1";
+        eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
+        return;
+    }
+    int64_t id = 0;
+    int rc = eo__refit_start(c->svc, &pi, &fc, &id);
+    if (rc == EO_EEXIST) {
+        eo__answer_error(a, 409, "refit_running",
+                         "a refit of this pool is running; GET this path for its progress", NULL);
+    } else if (rc == EO_EBUSY) {
+        a->retry_after = "1";
+        eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
+    } else if (rc != 0) {
+        eo__answer_error(a, 500, "internal", eo_strerror(rc), NULL);
+    } else {
+        eo__answer_json(a, 202, json_pack("{s:I,s:s,s:s}", "job", (json_int_t)id, "pool",
+                                          pi.name, "state", "running"));
+    }
+}
+
+/* GET /v1/pools/{pool}/refit: the pool's last refit job. */
+static void h_refit_get(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    if (need_pool(c, &pi, a))
+        return;
+    json_t *o = eo__refit_status(&c->svc->refits, pi.name);
+    if (o == NULL)
+        eo__answer_error(a, 404, "no_refit", "this pool has had no refit since the service "
+                         "started", NULL);
+    else
+        eo__answer_json(a, 200, o);
+}
+
 static void h_metrics(eo__call *c, eo__answer *a)
 {
     if (eo__metrics_render(&c->svc->metrics, &a->body, &a->len) != 0) {
@@ -849,6 +972,8 @@ int eo__route_run(eo__call *c, eo__answer *a)
     case EO__R_SEASONS_LIST: h_seasons_list(c, a); return 1;
     case EO__R_SEASON_GET: h_season_get(c, a); return 1;
     case EO__R_SEASON_CREATE: prep = prep_season_create(c, a); break;
+    case EO__R_REFIT_POST: h_refit_post(c, a); return 1;
+    case EO__R_REFIT_GET: h_refit_get(c, a); return 1;
     case EO__R_POOLS_CREATE: prep = prep_pools_create(c, a); break;
     case EO__R_PLAYER_PUT: prep = prep_player_put(c, a); break;
     case EO__R_PLAYER_DELETE: prep = prep_player_delete(c, a); break;

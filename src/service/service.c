@@ -100,6 +100,7 @@ static void destroy(struct eo_service *svc)
         pthread_setspecific(svc->split_key, NULL);
         pthread_key_delete(svc->split_key);
     }
+    eo__refits_destroy(&svc->refits);
     eo__pools_destroy(&svc->pools);
     eo__auth_clear(&svc->auth);
     free(svc->db);
@@ -163,6 +164,11 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
         return EO_ENOMEM;
     }
     svc->split_key_ok = true;
+    if (eo__refits_init(&svc->refits) != 0) {
+        destroy(svc);
+        snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
 
     eo_engine *e = NULL;
     int rc = open_engine(svc, &e, err, errlen);
@@ -203,6 +209,8 @@ int eo_service_stop(eo_service *svc)
         return 0;
     eo__log_msg(&svc->log, EO_LOG_INFO, "draining");
     eo__http_stop(svc);
+    /* Refit jobs hand their result to the writer: they end before it does. */
+    eo__refits_stop(&svc->refits);
     int rc = eo__writer_stop(svc->writer);
     svc->writer = NULL;
     eo__logline l;

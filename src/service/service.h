@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "evenodds/eo_engine.h"
+#include "evenodds/eo_fit.h"
 #include "evenodds/eo_pool.h"
 #include "evenodds/eo_service.h"
 #include "evenodds/eo_store.h"
@@ -77,6 +78,8 @@ typedef enum {
     EO__R_AUTOBALANCE,
     EO__R_TRIGGERS,
     EO__R_MAPS,
+    EO__R_REFIT_POST,
+    EO__R_REFIT_GET,
     EO__R_UNMATCHED,
     EO__R_COUNT
 } eo__route;
@@ -170,7 +173,8 @@ typedef enum {
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
     EO__W_SEASON,
-    EO__W_MAPS
+    EO__W_MAPS,
+    EO__W_REFIT /* a refit job's result (refit.c): eo_engine_refit() */
 } eo__wkind;
 
 typedef struct eo__wreq eo__wreq;
@@ -185,6 +189,9 @@ struct eo__wreq {
     double sigma;       /* admin set: deviation, < 0 to keep; season: deviation added (< 0:
                            the default) */
     double f;           /* season: pull toward the start value */
+    const eo_refit_value *refit; /* refit: the fitted states (the job's), refit_n of them */
+    size_t refit_n;
+    int64_t upto;       /* refit: the last log seq the fit read */
     int64_t now;
     /* answer, final when done() runs */
     int status;      /* HTTP status */
@@ -210,6 +217,32 @@ bool eo__writer_running(eo__writer *wr);
 /* Answers everything queued, commits, joins the thread and closes the engine. NULL: 0. */
 int eo__writer_stop(eo__writer *wr);
 
+/* ---- refit.c: background refits, one job per pool at a time ------------------------------ */
+
+typedef struct eo__refit_job eo__refit_job;
+
+typedef struct eo__refits {
+    bool ok;               /* initialised */
+    pthread_mutex_t mu;    /* guards everything below and every job's state */
+    pthread_cond_t cv;     /* a job's writer answer arrived */
+    eo__refit_job **jobs;  /* the last job of each pool that had one */
+    size_t n, cap;
+    int64_t next_id;
+    atomic_bool stop;      /* the service stops: no new job, running ones end early */
+} eo__refits;
+
+int eo__refits_init(eo__refits *r);
+/* Starts a refit of pool @p pi with @p fc on its own thread. 0 with *id, EO_EEXIST (a job of
+ * the pool runs: 409), EO_EBUSY (the service stops) or EO_ENOMEM. */
+int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fit_config *fc,
+                    int64_t *id);
+/* The last job of pool @p pool as JSON (a new reference), or NULL when it never had one. */
+json_t *eo__refit_status(eo__refits *r, const char *pool);
+/* Tells running jobs to stop and joins them; call while the writer still runs. */
+void eo__refits_stop(eo__refits *r);
+/* Stops (if not yet) and frees. A zeroed, never initialised table is a no-op. */
+void eo__refits_destroy(eo__refits *r);
+
 /* ---- service state (service.c) shared by http.c and routes.c ------------------------------ */
 
 struct eo_service {
@@ -221,6 +254,7 @@ struct eo_service {
     eo__metrics metrics;
     eo__pools pools;
     eo__writer *writer;
+    eo__refits refits;
     struct MHD_Daemon *mhd;
     uint16_t port;
     atomic_bool draining; /* set first by eo__http_stop: requests that begin later get no update */

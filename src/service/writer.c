@@ -171,6 +171,19 @@ static void apply(eo__writer *wr, eo__wreq *w)
         }
         break;
     }
+    case EO__W_REFIT: {
+        size_t records = 0;
+        rc = eo_engine_refit(wr->e, w->pool, w->upto, w->refit, w->refit_n, w->now, &records,
+                             &w->err);
+        w->status = 200;
+        if (rc == 0) {
+            json_t *o = json_pack("{s:I,s:I,s:I}", "players", (json_int_t)w->refit_n, "records",
+                                  (json_int_t)records, "upto", (json_int_t)w->upto);
+            w->resp = o ? json_dumps(o, JSON_COMPACT) : NULL;
+            json_decref(o);
+        }
+        break;
+    }
     case EO__W_QUALITY:
     case EO__W_MAPS:
         w->status = 200;

@@ -1,0 +1,454 @@
+/* Background refits (POST /v1/pools/{pool}/refit). A job runs on its own thread: it reads the
+ * pool's log through its own read-only store handle inside one read transaction (a consistent
+ * WAL snapshot up to log position P), fits every player's skill (eo_fit), and hands the writer
+ * one request to log and apply the fitted states (eo_engine_refit()). Neither the writer nor the
+ * HTTP threads wait for the fit; the writer's part is one transaction like any admin edit, so
+ * the pool's state stays the fold of its log. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "evenodds/eo_codec.h"
+#include "service/service.h"
+
+enum { JOB_RUNNING, JOB_DONE, JOB_FAILED };
+
+struct eo__refit_job {
+    struct eo_service *svc;
+    eo__refits *rs;
+    char pool[EO_ID_MAX + 1];
+    int64_t pool_id;
+    eo_pool_config cfg;
+    eo_fit_config fc;
+    int64_t id;
+    pthread_t th;
+    bool started;
+    /* under rs->mu */
+    int state;
+    const char *phase; /* "reading", "fitting", "applying" */
+    eo_fit_sweep_stats st;
+    size_t rounds, players, records;
+    int64_t upto;
+    double t0, seconds;
+    char error[320]; /* room for every message below in full */
+    /* the writer's answer, under rs->mu */
+    bool answered;
+};
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int eo__refits_init(eo__refits *r)
+{
+    memset(r, 0, sizeof *r);
+    atomic_init(&r->stop, false);
+    if (pthread_mutex_init(&r->mu, NULL) != 0)
+        return EO_ENOMEM;
+    if (pthread_cond_init(&r->cv, NULL) != 0) {
+        pthread_mutex_destroy(&r->mu);
+        return EO_ENOMEM;
+    }
+    r->ok = true;
+    return 0;
+}
+
+static void fail(eo__refit_job *j, const char *fmt, const char *detail)
+{
+    pthread_mutex_lock(&j->rs->mu);
+    j->state = JOB_FAILED;
+    snprintf(j->error, sizeof j->error, fmt, detail ? detail : "");
+    j->seconds = mono_s() - j->t0;
+    pthread_mutex_unlock(&j->rs->mu);
+}
+
+typedef struct read_ctx {
+    eo__refit_job *j;
+    eo_fit *f;
+    int64_t upto;
+    size_t rounds;
+    char error[200];
+} read_ctx;
+
+/* Rounds go into the fit; every entry moves the snapshot's position. Earlier refits are not
+ * data: the fit is of the rounds alone. */
+static int read_one(void *ctx, const eo_log_entry *le)
+{
+    read_ctx *c = ctx;
+    if (atomic_load(&c->j->rs->stop))
+        return EO_EBUSY;
+    c->upto = le->seq;
+    if (le->kind != EO_LOG_ROUND)
+        return 0;
+    eo_round r;
+    eo_round_error err;
+    int rc = eo_round_from_text(le->body, strlen(le->body), &r, &err);
+    if (rc == 0) {
+        rc = eo_fit_add_round(c->f, &r);
+        eo_round_free(&r);
+    }
+    if (rc != 0) {
+        snprintf(c->error, sizeof c->error, "log entry %lld: %s", (long long)le->seq,
+                 eo_strerror(rc));
+        return rc;
+    }
+    c->rounds++;
+    return 0;
+}
+
+static int read_log(eo__refit_job *j, read_ctx *c)
+{
+    eo_store *s = NULL;
+    char msg[sizeof c->error];
+    int rc = eo_store_open(j->svc->db, EO_STORE_READONLY, &s, msg, sizeof msg);
+    if (rc != 0) {
+        snprintf(c->error, sizeof c->error, "%s", msg);
+        return rc;
+    }
+    /* One read transaction: the rounds and P come from one consistent snapshot. */
+    rc = eo_store_begin(s);
+    if (rc == 0)
+        rc = eo_store_log_each(s, j->pool_id, 0, read_one, c);
+    if (rc != 0 && c->error[0] == '\0')
+        snprintf(c->error, sizeof c->error, "%s",
+                 rc == EO_EBUSY ? "the service is stopping" : eo_store_errmsg(s));
+    eo_store_rollback(s);
+    eo_store_close(s);
+    return rc;
+}
+
+static bool accepted(const eo_model_ctx *m, void *st, double mean, double sigma)
+{
+    eo_model_player_init(m, st);
+    int rc = eo_model_set(m, st, mean, sigma);
+    eo_model_player_free(m, st);
+    return rc == 0;
+}
+
+/* The closest value to @p want the model accepts, between @p ok (accepted) and @p want, by
+ * bisection (on whole numbers for integer models). A fitted skill rarely leaves the model's
+ * range; when it does, the admin set would refuse it, so it is brought to the edge. */
+static double edge(const eo_model_ctx *m, void *st, bool integer, double ok, double want,
+                   bool is_sigma, double other)
+{
+    for (int i = 0; i < 200 && ok != want; i++) {
+        double mid = ok + (want - ok) / 2;
+        if (integer)
+            mid = ok < want ? floor(mid) : ceil(mid);
+        if (mid == ok || mid == want)
+            break;
+        if (is_sigma ? accepted(m, st, other, mid) : accepted(m, st, mid, other))
+            ok = mid;
+        else
+            want = mid;
+    }
+    return ok;
+}
+
+/* The fitted states as the writer will log them: SynElo's rounded half to even (its ratings
+ * are integers), the deviation only for the models that have one, each inside the model's
+ * range. Returns 0 or EO_ENOMEM. */
+static int values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out, size_t *n)
+{
+    eo_pool *scratch_pool = NULL;
+    int rc = eo_pool_create(cfg, &scratch_pool);
+    if (rc != 0)
+        return rc;
+    const eo_model_ctx *m = eo_pool_model(scratch_pool);
+    bool integer = eo_model_integer_display(m);
+    bool dev = eo_model_has_deviation(m);
+    eo_rating_view start;
+    eo_pool_new_player_view(scratch_pool, 0, &start);
+    size_t np = eo_fit_player_count(f);
+    eo_refit_value *v = np ? calloc(np, sizeof *v) : NULL;
+    void *st = malloc(eo_model_state_size(m));
+    if ((np && v == NULL) || st == NULL) {
+        free(v);
+        free(st);
+        eo_pool_destroy(scratch_pool);
+        return EO_ENOMEM;
+    }
+    for (size_t i = 0; i < np; i++) {
+        eo_fit_player p;
+        (void)eo_fit_player_get(f, i, &p);
+        snprintf(v[i].id, sizeof v[i].id, "%s", p.id);
+        double mean = integer ? nearbyint(p.skill) : p.skill;
+        double sigma = dev && isfinite(p.sigma) ? p.sigma : -1.0;
+        if (sigma >= 0 && !accepted(m, st, start.mu, sigma))
+            sigma = edge(m, st, false, start.sigma, sigma, true, start.mu);
+        if (!isfinite(mean))
+            mean = start.mu;
+        if (!accepted(m, st, mean, sigma))
+            mean = edge(m, st, integer, start.mu, mean, false, sigma);
+        v[i].mean = mean;
+        v[i].sigma = sigma;
+    }
+    free(st);
+    eo_pool_destroy(scratch_pool);
+    *out = v;
+    *n = np;
+    return 0;
+}
+
+static void writer_done(eo__wreq *w, void *ctx)
+{
+    eo__refit_job *j = ctx;
+    (void)w;
+    pthread_mutex_lock(&j->rs->mu);
+    j->answered = true;
+    pthread_cond_broadcast(&j->rs->cv);
+    pthread_mutex_unlock(&j->rs->mu);
+}
+
+/* Hands the values to the writer and waits for its commit. */
+static int apply(eo__refit_job *j, const eo_refit_value *v, size_t n, int64_t upto)
+{
+    eo__wreq w;
+    memset(&w, 0, sizeof w);
+    w.kind = EO__W_REFIT;
+    snprintf(w.pool, sizeof w.pool, "%s", j->pool);
+    w.refit = v;
+    w.refit_n = n;
+    w.upto = upto;
+    w.now = (int64_t)time(NULL);
+    w.done = writer_done;
+    w.done_ctx = j;
+    for (;;) {
+        int rc = eo__writer_submit(j->svc->writer, &w);
+        if (rc == 0)
+            break;
+        if (!eo__writer_running(j->svc->writer)) {
+            fail(j, "the service is stopping%s", NULL);
+            return EO_EBUSY;
+        }
+        /* The queue is full: the fit's result waits its turn rather than failing. */
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&j->rs->mu);
+    while (!j->answered)
+        pthread_cond_wait(&j->rs->cv, &j->rs->mu);
+    pthread_mutex_unlock(&j->rs->mu);
+    if (w.status >= 400 || w.resp == NULL) {
+        char msg[260];
+        snprintf(msg, sizeof msg, "%s: %s", w.err.code[0] ? w.err.code : "internal",
+                 w.err.message);
+        fail(j, "the writer refused the result: %s", msg);
+        free(w.resp);
+        return EO_EIO;
+    }
+    json_t *o = json_loads(w.resp, 0, NULL);
+    pthread_mutex_lock(&j->rs->mu);
+    j->records = (size_t)json_integer_value(json_object_get(o, "records"));
+    pthread_mutex_unlock(&j->rs->mu);
+    json_decref(o);
+    free(w.resp);
+    return 0;
+}
+
+static void *job_main(void *arg)
+{
+    eo__refit_job *j = arg;
+    eo_fit *f = NULL;
+    if (eo_fit_create(&j->cfg, &j->fc, &f) != 0) {
+        fail(j, "the fit could not be created%s", NULL);
+        return NULL;
+    }
+    read_ctx c = {.j = j, .f = f};
+    if (read_log(j, &c) != 0) {
+        fail(j, "reading the log: %s", c.error);
+        eo_fit_destroy(f);
+        return NULL;
+    }
+    pthread_mutex_lock(&j->rs->mu);
+    j->phase = "fitting";
+    j->rounds = c.rounds;
+    j->upto = c.upto;
+    j->players = eo_fit_player_count(f);
+    pthread_mutex_unlock(&j->rs->mu);
+    if (c.rounds == 0) {
+        fail(j, "the pool has no rounds to fit%s", NULL);
+        eo_fit_destroy(f);
+        return NULL;
+    }
+    /* eo_fit_run() sweep by sweep, so the progress shows and a stop is heard between sweeps. */
+    eo_fit_sweep_stats st;
+    memset(&st, 0, sizeof st);
+    int rc = 0;
+    while (st.sweep < j->fc.max_sweeps && !st.converged) {
+        if (atomic_load(&j->rs->stop)) {
+            rc = EO_EBUSY;
+            break;
+        }
+        rc = eo_fit_sweep(f, &st);
+        if (rc != 0)
+            break;
+        pthread_mutex_lock(&j->rs->mu);
+        j->st = st;
+        pthread_mutex_unlock(&j->rs->mu);
+    }
+    if (rc != 0) {
+        fail(j, "%s", rc == EO_EBUSY ? "the service is stopping" : eo_strerror(rc));
+        eo_fit_destroy(f);
+        return NULL;
+    }
+    eo_refit_value *v = NULL;
+    size_t n = 0;
+    rc = values(f, &j->cfg, &v, &n);
+    eo_fit_destroy(f);
+    if (rc != 0) {
+        fail(j, "%s", eo_strerror(rc));
+        return NULL;
+    }
+    pthread_mutex_lock(&j->rs->mu);
+    j->phase = "applying";
+    pthread_mutex_unlock(&j->rs->mu);
+    rc = apply(j, v, n, c.upto);
+    free(v);
+    if (rc != 0)
+        return NULL;
+    pthread_mutex_lock(&j->rs->mu);
+    j->state = JOB_DONE;
+    j->seconds = mono_s() - j->t0;
+    pthread_mutex_unlock(&j->rs->mu);
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_INFO, "refit applied");
+    eo__log_str(&l, "pool", j->pool);
+    eo__log_int(&l, "job", (long long)j->id);
+    eo__log_int(&l, "players", (long long)n);
+    eo__log_int(&l, "upto", (long long)c.upto);
+    eo__log_end(&j->svc->log, EO_LOG_INFO, &l);
+    return NULL;
+}
+
+int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fit_config *fc,
+                    int64_t *id)
+{
+    eo__refits *rs = &svc->refits;
+    eo__refit_job *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return EO_ENOMEM;
+    j->svc = svc;
+    j->rs = rs;
+    snprintf(j->pool, sizeof j->pool, "%s", pi->name);
+    j->pool_id = pi->id;
+    j->cfg = pi->cfg;
+    j->fc = *fc;
+    j->state = JOB_RUNNING;
+    j->phase = "reading";
+    j->t0 = mono_s();
+    pthread_mutex_lock(&rs->mu);
+    size_t at = rs->n;
+    for (size_t i = 0; i < rs->n; i++)
+        if (strcmp(rs->jobs[i]->pool, j->pool) == 0)
+            at = i;
+    int rc = 0;
+    if (atomic_load(&rs->stop))
+        rc = EO_EBUSY;
+    else if (at < rs->n && rs->jobs[at]->state == JOB_RUNNING)
+        rc = EO_EEXIST;
+    else if (at == rs->n && rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 8;
+        eo__refit_job **nj = realloc(rs->jobs, cap * sizeof *nj);
+        if (nj == NULL)
+            rc = EO_ENOMEM;
+        else
+            rs->jobs = nj, rs->cap = cap;
+    }
+    eo__refit_job *old = NULL;
+    if (rc == 0) {
+        j->id = ++rs->next_id;
+        if (pthread_create(&j->th, NULL, job_main, j) != 0) {
+            rc = EO_ENOMEM;
+        } else {
+            j->started = true;
+            old = at < rs->n ? rs->jobs[at] : NULL;
+            rs->jobs[at] = j;
+            if (at == rs->n)
+                rs->n++;
+            *id = j->id;
+        }
+    }
+    pthread_mutex_unlock(&rs->mu);
+    if (old != NULL) { /* finished: its thread has ended or is returning */
+        pthread_join(old->th, NULL);
+        free(old);
+    }
+    if (rc != 0)
+        free(j);
+    return rc;
+}
+
+json_t *eo__refit_status(eo__refits *rs, const char *pool)
+{
+    json_t *o = NULL;
+    pthread_mutex_lock(&rs->mu);
+    for (size_t i = 0; i < rs->n && o == NULL; i++) {
+        const eo__refit_job *j = rs->jobs[i];
+        if (strcmp(j->pool, pool) != 0)
+            continue;
+        o = json_pack("{s:I,s:s,s:s}", "job", (json_int_t)j->id, "pool", j->pool, "state",
+                      j->state == JOB_RUNNING ? "running"
+                      : j->state == JOB_DONE  ? "done"
+                                              : "failed");
+        if (o == NULL)
+            break;
+        if (j->state == JOB_RUNNING) {
+            json_object_set_new(o, "phase", json_string(j->phase));
+            json_object_set_new(o, "sweep", json_integer(j->st.sweep));
+            json_object_set_new(o, "max_sweeps", json_integer(j->fc.max_sweeps));
+            json_object_set_new(o, "change", j->st.sweep ? json_real(j->st.max_change)
+                                                         : json_null());
+            json_object_set_new(o, "seconds", json_real(mono_s() - j->t0));
+        } else if (j->state == JOB_DONE) {
+            json_object_set_new(o, "sweeps", json_integer(j->st.sweep));
+            json_object_set_new(o, "converged", json_boolean(j->st.converged));
+            json_object_set_new(o, "change", json_real(j->st.max_change));
+            json_object_set_new(o, "objective", json_real(j->st.objective));
+            json_object_set_new(o, "players", json_integer((json_int_t)j->players));
+            json_object_set_new(o, "rounds", json_integer((json_int_t)j->rounds));
+            json_object_set_new(o, "upto", json_integer(j->upto));
+            json_object_set_new(o, "records", json_integer((json_int_t)j->records));
+            json_object_set_new(o, "seconds", json_real(j->seconds));
+        } else {
+            json_object_set_new(o, "error", json_string(j->error));
+            json_object_set_new(o, "seconds", json_real(j->seconds));
+        }
+    }
+    pthread_mutex_unlock(&rs->mu);
+    return o;
+}
+
+void eo__refits_stop(eo__refits *rs)
+{
+    if (!rs->ok)
+        return;
+    atomic_store(&rs->stop, true);
+    /* No job starts from now on; the running ones stop between entries or sweeps, or finish
+     * handing their result to the writer, which still runs. */
+    pthread_mutex_lock(&rs->mu);
+    size_t n = rs->n;
+    pthread_mutex_unlock(&rs->mu);
+    for (size_t i = 0; i < n; i++) {
+        if (rs->jobs[i]->started)
+            pthread_join(rs->jobs[i]->th, NULL);
+        rs->jobs[i]->started = false;
+    }
+}
+
+void eo__refits_destroy(eo__refits *rs)
+{
+    if (!rs->ok)
+        return;
+    eo__refits_stop(rs);
+    for (size_t i = 0; i < rs->n; i++)
+        free(rs->jobs[i]);
+    free(rs->jobs);
+    pthread_cond_destroy(&rs->cv);
+    pthread_mutex_destroy(&rs->mu);
+    rs->ok = false;
+}

@@ -1,0 +1,244 @@
+/*
+ * The admin refit through the real service: rounds of a simulated world posted, POST
+ * /v1/pools/{pool}/refit, GET polled until done; the lookups then hold exactly what `evenodds
+ * fit --ratings-out` computes from the exported log up to the refit's position; more rounds
+ * after it and a restart keep every lookup equal to `evenodds replay` of the export (the
+ * refit is a logged record the fold and replay apply the same way). Also: a second POST while
+ * one runs is 409, a bad body 400 naming the field, the server key 403.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "e2e.h"
+
+static void path_in(const e2e_server *s, const char *name, char *out, size_t cap)
+{
+    assert_true(snprintf(out, cap, "%s/%s", s->dir, name) < (int)cap);
+}
+
+/* Posts lines [from, to) of @p path to pool @p pool. */
+static void post_lines(const e2e_server *s, const char *pool, const char *path, size_t from,
+                       size_t to)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char url[128];
+    static char line[65536];
+    snprintf(url, sizeof url, "/v1/pools/%s/rounds", pool);
+    size_t n = 0;
+    e2e_resp r;
+    while (n < to && fgets(line, sizeof line, f)) {
+        if (n++ < from)
+            continue;
+        assert_int_equal(e2e_call(s, "POST", url, s->server_key, line, &r), 0);
+        if (r.status != 200)
+            fail_msg("%s: %ld %s", url, r.status, r.body);
+        e2e_resp_free(&r);
+    }
+    fclose(f);
+    assert_int_equal(n, to);
+}
+
+/* Every line of @p ratings ({"id", fields…}) equals the service's lookup of that player in
+ * each field listed in @p keys (NULL: every field of the line). Returns the players seen. */
+static size_t expect_lookups(const e2e_server *s, const char *pool, const char *ratings,
+                             const char *const *keys)
+{
+    FILE *f = fopen(ratings, "r");
+    assert_non_null(f);
+    char line[4096];
+    size_t players = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_error_t je;
+        json_t *want = json_loads(line, 0, &je);
+        assert_non_null(want);
+        const char *id = json_string_value(json_object_get(want, "id"));
+        char path[256];
+        snprintf(path, sizeof path, "/v1/pools/%s/players/%s", pool, id);
+        e2e_resp r;
+        assert_int_equal(e2e_call(s, "GET", path, s->server_key, NULL, &r), 0);
+        assert_int_equal(r.status, 200);
+        json_t *got = e2e_json(&r);
+        assert_non_null(got);
+        const char *key;
+        json_t *v;
+        json_object_foreach(want, key, v) {
+            bool listed = keys == NULL;
+            for (size_t i = 0; keys && keys[i] && !listed; i++)
+                listed = strcmp(keys[i], key) == 0;
+            if (listed && !json_equal(v, json_object_get(got, key)))
+                fail_msg("player %s, \"%s\": service %s, expected %s", id, key, r.body, line);
+        }
+        json_decref(got);
+        json_decref(want);
+        e2e_resp_free(&r);
+        players++;
+    }
+    fclose(f);
+    return players;
+}
+
+static void expect_service_equals_replay(const e2e_server *s, const char *pool)
+{
+    char exported[400], ratings[400], err[512];
+    path_in(s, "x-exported.jsonl", exported, sizeof exported);
+    path_in(s, "x-ratings.jsonl", ratings, sizeof ratings);
+    const char *exp_argv[] = {"evenodds", "export", "--db", s->db, "--pool", pool, "--out",
+                              exported, NULL};
+    assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
+    const char *rep_argv[] = {"evenodds", "replay", "--model", "trueskill", "--ratings-out",
+                              ratings, exported, NULL};
+    if (e2e_run(rep_argv, NULL, err, sizeof err) != 0)
+        fail_msg("replay: %s", err);
+    assert_true(expect_lookups(s, pool, ratings, NULL) >= 60);
+}
+
+/* Polls GET …/refit until the job is not running (at most 120 s); returns its answer. */
+static json_t *wait_refit(const e2e_server *s, const char *pool)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/v1/pools/%s/refit", pool);
+    for (int i = 0; i < 12000; i++) {
+        e2e_resp r;
+        assert_int_equal(e2e_call(s, "GET", path, s->admin_key, NULL, &r), 0);
+        assert_int_equal(r.status, 200);
+        json_t *o = e2e_json(&r);
+        e2e_resp_free(&r);
+        assert_non_null(o);
+        if (strcmp(json_string_value(json_object_get(o, "state")), "running") != 0)
+            return o;
+        json_decref(o);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    fail_msg("the refit did not finish in 120 s");
+    return NULL;
+}
+
+static void expect_error(const e2e_server *s, const char *method, const char *path,
+                         const char *key, const char *body, long status, const char *code,
+                         const char *field)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, method, path, key, body, &r), 0);
+    if (r.status != status || !e2e_is_error(&r, code))
+        fail_msg("%s %s %s: %ld %s", method, path, body ? body : "", r.status, r.body);
+    if (field != NULL) {
+        json_t *o = e2e_json(&r);
+        const char *f = json_string_value(json_object_get(json_object_get(o, "error"), "field"));
+        if (f == NULL || strcmp(f, field) != 0)
+            fail_msg("%s: field %s, expected %s", r.body, f ? f : "(none)", field);
+        json_decref(o);
+    }
+    e2e_resp_free(&r);
+}
+
+static void test_refit(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    char world[400], upto[400], fitted[400], err[1024];
+    path_in(&s, "world.jsonl", world, sizeof world);
+    path_in(&s, "upto.jsonl", upto, sizeof upto);
+    path_in(&s, "fitted.jsonl", fitted, sizeof fitted);
+    const char *sim[] = {"evenodds", "sim", "--seed", "5", "--rounds", "900", "--players",
+                         "80", "--team", "6", "--balancer", "random", "--rounds-out", world,
+                         NULL};
+    assert_int_equal(e2e_run(sim, NULL, err, sizeof err), 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    e2e_resp r;
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools", s.admin_key,
+                              "{\"name\":\"w\",\"model\":\"trueskill\"}", &r), 0);
+    assert_int_equal(r.status, 201);
+    e2e_resp_free(&r);
+    post_lines(&s, "w", world, 0, 700);
+
+    const char *path = "/v1/pools/w/refit";
+    expect_error(&s, "GET", path, s.admin_key, NULL, 404, "no_refit", NULL);
+    expect_error(&s, "POST", path, s.server_key, "{}", 403, "forbidden", NULL);
+    expect_error(&s, "GET", path, s.server_key, NULL, 403, "forbidden", NULL);
+    expect_error(&s, "POST", path, s.admin_key, "{\"sweeps\":0}", 400, "invalid_request",
+                 "sweeps");
+    expect_error(&s, "POST", path, s.admin_key, "{\"sweeps\":2.5}", 400, "invalid_request",
+                 "sweeps");
+    expect_error(&s, "POST", path, s.admin_key, "{\"prior\":-1}", 400, "invalid_request",
+                 "prior");
+    expect_error(&s, "POST", path, s.admin_key, "{\"tol\":\"x\"}", 400, "invalid_request",
+                 "tol");
+    expect_error(&s, "POST", path, s.admin_key, "{\"sweep\":3}", 400, "invalid_request",
+                 "sweep");
+    expect_error(&s, "POST", path, s.admin_key, "[1]", 400, "invalid_request", NULL);
+    expect_error(&s, "POST", path, s.admin_key, "{\"sweeps\":", 400, "invalid_json", NULL);
+    expect_error(&s, "POST", "/v1/pools/nope/refit", s.admin_key, NULL, 404, "unknown_pool",
+                 NULL);
+
+    /* Start one, and a second at once: the first still reads the log or sweeps. */
+    assert_int_equal(e2e_call(&s, "POST", path, s.admin_key, NULL, &r), 0);
+    if (r.status != 202)
+        fail_msg("POST refit: %ld %s", r.status, r.body);
+    json_t *o = e2e_json(&r);
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "running");
+    json_int_t job = json_integer_value(json_object_get(o, "job"));
+    assert_true(job >= 1);
+    json_decref(o);
+    e2e_resp_free(&r);
+    expect_error(&s, "POST", path, s.admin_key, "{}", 409, "refit_running", NULL);
+
+    o = wait_refit(&s, "w");
+    if (strcmp(json_string_value(json_object_get(o, "state")), "done") != 0)
+        fail_msg("refit: %s", json_dumps(o, 0));
+    assert_int_equal(json_integer_value(json_object_get(o, "job")), job);
+    assert_int_equal(json_integer_value(json_object_get(o, "upto")), 700); /* 700 rounds */
+    assert_int_equal(json_integer_value(json_object_get(o, "rounds")), 700);
+    assert_int_equal(json_integer_value(json_object_get(o, "records")), 1);
+    json_int_t players = json_integer_value(json_object_get(o, "players"));
+    assert_true(players >= 60);
+    assert_true(json_integer_value(json_object_get(o, "sweeps")) >= 1);
+    assert_true(json_is_number(json_object_get(o, "objective")));
+    json_decref(o);
+
+    /* The lookups hold what `evenodds fit` computes from the log up to the refit (the export
+     * now ends with the refit line, which the fit passes over). */
+    const char *exp_argv[] = {"evenodds", "export", "--db", s.db, "--pool", "w", "--out", upto,
+                              NULL};
+    assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
+    const char *fit_argv[] = {"evenodds", "fit", "--model", "trueskill", "--format", "json",
+                              "--ratings-out", fitted, upto, NULL};
+    if (e2e_run(fit_argv, NULL, err, sizeof err) != 0)
+        fail_msg("fit: %s", err);
+    const char *keys[] = {"mu", "sigma", NULL};
+    assert_int_equal(expect_lookups(&s, "w", fitted, keys), (size_t)players);
+    expect_service_equals_replay(&s, "w");
+
+    /* More rounds on the refitted states, then a restart (the fold applies the refit record
+     * in its place): the service still equals a replay of its export. */
+    post_lines(&s, "w", world, 700, 900);
+    expect_service_equals_replay(&s, "w");
+    int status = -1;
+    assert_int_equal(e2e_stop(&s, 15, 10000, &status), 0);
+    assert_int_equal(status, 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    expect_service_equals_replay(&s, "w");
+    /* A job is the service's memory, not the store's: a new process has none. */
+    expect_error(&s, "GET", path, s.admin_key, NULL, 404, "no_refit", NULL);
+    assert_int_equal(e2e_stop(&s, 15, 10000, &status), 0);
+    assert_int_equal(status, 0);
+    e2e_cleanup(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
