@@ -355,7 +355,13 @@ static void test_state_write_failure(void **state)
     assert_int_equal(eo_client_round_start(c, 100), 0);
     assert_int_equal(eo_client_round_end(c, EO_WIN_A, NULL, 400, NULL, 0), 0);
     eo_client_event evs[8];
-    for (int i = 0; i < 50; i++) { /* 0.5 s: a spinning worker would log thousands of lines */
+    /* Until the first failure is logged, then 0.5 s more: a spinning worker would log
+     * thousands of lines by then. */
+    for (int i = 0; i < 1000 && strstr(x.log, "state file: cannot") == NULL; i++) {
+        usleep(10000);
+        drain(c, 400, evs, 8);
+    }
+    for (int i = 0; i < 50; i++) {
         usleep(10000);
         drain(c, 400, evs, 8);
     }
@@ -367,10 +373,10 @@ static void test_state_write_failure(void **state)
     eo_client_get_stats(c, &st);
     assert_int_equal(st.queued, 1);
     assert_true(mkdir(x.dir, 0700) == 0);
-    for (int i = 0; i < 200 && access(x.state, F_OK) != 0; i++)
+    for (int i = 0; i < 1000 && access(x.state, F_OK) != 0; i++)
         usleep(10000);
     assert_int_equal(access(x.state, F_OK), 0);
-    for (int i = 0; i < 20; i++) {
+    for (int i = 0; i < 1000 && strstr(x.log, "state file written again") == NULL; i++) {
         usleep(10000);
         drain(c, 400, evs, 8);
     }
