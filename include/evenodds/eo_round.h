@@ -84,6 +84,14 @@ int eo_round_validate(const eo_round *r, eo_round_error *err);
  */
 double eo_round_member_weight(const eo_round *r, const eo_member *m);
 
+/**
+ * Forgets every member's partial play: clears `time`, `joined` and `left` (and their bits), so
+ * that eo_round_member_weight() and every model's eo_model_member_weight() give 1 for each
+ * member. `playtime` and `commander` are kept (they are not weights). The CLI's --no-weights
+ * rates a log this way to compare a model with and without time weights. Pure.
+ */
+void eo_round_drop_times(eo_round *r);
+
 #ifdef __cplusplus
 }
 #endif

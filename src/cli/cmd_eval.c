@@ -13,12 +13,13 @@
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_eval.h"
+#include "evenodds/eo_metrics.h"
 #include "evenodds/eo_pool.h"
 
 static const char eval_usage[] =
     "usage: evenodds eval [--model M] [--param NAME=VALUE]... [--eval-from F]\n"
-    "                     [--format table|json] [--plot FILE.svg] [--skip-duplicates]\n"
-    "                     ROUNDS.jsonl\n"
+    "                     [--format table|json] [--plot FILE.svg] [--truth FILE.json]\n"
+    "                     [--no-weights] [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Folds the round log through the model in memory, in file order, exactly as replay does,\n"
     "and scores each round's P(A wins) at round start (before the round is rated): log loss,\n"
@@ -29,11 +30,15 @@ static const char eval_usage[] =
     "defines each figure.\n"
     "\n"
 EO_OPT_MODEL_HELP
+EO_OPT_NO_WEIGHTS_HELP
     "  --eval-from F       fraction of the file, in [0, 1), after which rounds are scored\n"
     "                      (default 0); earlier rounds still rate and count as experience\n"
     "  --format table|json aligned text, or one JSON object (default: table when standard\n"
     "                      output is a terminal, json otherwise)\n"
     "  --plot FILE.svg     also write the calibration curve as a self-contained SVG\n"
+    "  --truth FILE.json   a simulated world's truth (evenodds sim --truth-out): also score\n"
+    "                      the oracle's P_true (true skills, time weights, map bias) on the\n"
+    "                      same counted rounds (docs/EVAL.md, \"The oracle\")\n"
     "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n"
     "\n"
     "Exit status: 0 done, 1 unreadable or invalid input (the message names file, line and\n"
@@ -44,9 +49,11 @@ typedef struct eval_opts {
     eo_pool_config cfg;
     double eval_from;
     const char *plot;
+    const char *truth; /* --truth */
     const char *input;
     int json; /* -1: by the terminal */
     bool skip_duplicates;
+    bool no_weights; /* --no-weights */
 } eval_opts;
 
 static int parse_args(int argc, char **argv, eval_opts *o)
@@ -61,6 +68,8 @@ static int parse_args(int argc, char **argv, eval_opts *o)
             return 1;
         } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
             o->skip_duplicates = true;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->no_weights = true;
         } else if ((r = eo_opt_model_arg("eval", argc, argv, &i, &o->model)) != 0) {
             if (r < 0)
                 return -1;
@@ -78,6 +87,10 @@ static int parse_args(int argc, char **argv, eval_opts *o)
                 fprintf(stderr, "evenodds eval: --format: expected table or json, got '%s'\n", val);
                 return -1;
             }
+        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--truth", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            o->truth = val;
         } else if ((r = eo_opt_value("eval", argc, argv, &i, "--plot", &val)) != 0) {
             if (r < 0)
                 return -1;
@@ -111,6 +124,8 @@ typedef struct eval_run {
     size_t players;
     size_t eval_start; /* first scored position (0-based, among non-blank lines) */
     eo_eval_result r;
+    bool has_oracle;   /* --truth given */
+    eo_metrics_result oracle; /* P_true over the same counted rounds */
 } eval_run;
 
 /* ---- JSON ---- */
@@ -140,6 +155,12 @@ static int write_json(const eval_run *e)
     json_object_set_new(out, "counted", json_integer((json_int_t)r->all.count));
     set_metrics(out, &r->all);
     json_object_set_new(out, "brier_draws_half", real_or_null(r->brier_draws_half));
+    if (e->has_oracle) {
+        json_t *orc = json_object();
+        json_object_set_new(orc, "counted", json_integer((json_int_t)e->oracle.count));
+        set_metrics(orc, &e->oracle);
+        json_object_set_new(out, "oracle", orc);
+    }
 
     json_t *tight = json_object();
     json_object_set_new(tight, "share", json_real(1.0 / EO_EVAL_TIGHT_DIV));
@@ -214,6 +235,13 @@ static void write_table(const eval_run *e)
     printf("%-22s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
     metrics_row("all", &r->all);
     putchar('\n');
+    if (e->has_oracle) {
+        metrics_row("oracle (--truth)", &e->oracle);
+        if (isfinite(r->all.logloss) && isfinite(e->oracle.logloss) && e->oracle.logloss > 0.0)
+            printf("   (model's log loss %+.2f %%)",
+                   100.0 * (r->all.logloss / e->oracle.logloss - 1.0));
+        putchar('\n');
+    }
     char label[64];
     snprintf(label, sizeof label, "tightest %d %%", 100 / EO_EVAL_TIGHT_DIV);
     metrics_row(label, &r->tight);
@@ -387,7 +415,12 @@ int eo_cmd_eval(int argc, char **argv)
     eo_round round;
     memset(&round, 0, sizeof round);
     char msg[512];
+    eo_truth *truth = NULL;
+    eo_metrics oracle;
+    eo_metrics_init(&oracle);
 
+    if (o.truth != NULL && eo_opt_truth_load("eval", o.truth, &truth) != 0)
+        goto done;
     if (eo_opt_count_lines(in, &total) != 0) {
         fprintf(stderr, "evenodds eval: cannot read '%s'\n", o.input);
         goto done;
@@ -424,6 +457,20 @@ int eo_cmd_eval(int argc, char **argv)
         size_t pos = rounds + eo_jsonl_skipped(rd);
         double experience = 0.0;
         eo_round_result res;
+        /* The oracle sees the round's real partial play, whatever --no-weights does to it. */
+        if (truth != NULL && pos >= run.eval_start) {
+            double p_true;
+            eo_round_error terr;
+            if (eo_truth_p(truth, &round, &p_true, &terr) != 0) {
+                fprintf(stderr, "evenodds eval: %s:%zu: --truth: %s: %s\n", o.input,
+                        eo_jsonl_line(rd), terr.field, terr.message);
+                goto done;
+            }
+            if (round.winner != EO_DRAW)
+                eo_metrics_add(&oracle, p_true, round.winner == EO_WIN_A);
+        }
+        if (o.no_weights)
+            eo_round_drop_times(&round);
         rc = eo_eval_players(ev, &round, &experience);
         if (rc == 0)
             rc = eo_pool_apply(pool, &round, &res, NULL);
@@ -444,6 +491,8 @@ int eo_cmd_eval(int argc, char **argv)
 
     run.rounds = rounds;
     run.players = eo_pool_player_count(pool);
+    run.has_oracle = truth != NULL;
+    eo_metrics_get(&oracle, &run.oracle);
     rc = eo_eval_get(ev, &run.r);
     if (rc != 0) {
         fprintf(stderr, "evenodds eval: %s\n", eo_strerror(rc));
@@ -467,6 +516,7 @@ done:
     eo_jsonl_close(rd);
     eo_eval_destroy(ev);
     eo_pool_destroy(pool);
+    eo_truth_destroy(truth);
     fclose(in);
     return status;
 }

@@ -22,7 +22,8 @@
 static const char fit_usage[] =
     "usage: evenodds fit [--model M] [--param NAME=VALUE]... [--sweeps N] [--tol X]\n"
     "                    [--prior S] [--prior-mean M] [--holdout F] [--ratings-out FILE]\n"
-    "                    [--format table|json] [--skip-duplicates] ROUNDS.jsonl\n"
+    "                    [--truth FILE.json] [--no-weights] [--format table|json]\n"
+    "                    [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Recomputes every player's rating from the whole log at once: the most probable skills\n"
     "under the model's own win probability and a prior, found by sweeps of per-player Newton\n"
@@ -30,6 +31,7 @@ static const char fit_usage[] =
     "With --param bias=map the map bias is fitted with the skills.\n"
     "\n"
 EO_OPT_MODEL_HELP
+EO_OPT_NO_WEIGHTS_HELP
     "  --sweeps N          most sweeps (default 100)\n"
     "  --tol X             stop when no Newton step moves a rating by X (default: the\n"
     "                      prior's deviation / 10^4)\n"
@@ -40,6 +42,8 @@ EO_OPT_MODEL_HELP
     "  --holdout F         fit the first 1-F of the rounds only, and score the last F with the\n"
     "                      fitted ratings frozen, beside the online model's ratings after the\n"
     "                      same rounds, frozen and continuing (default 0: fit everything)\n"
+    "  --truth FILE.json   with --holdout: also score the oracle's P_true on the held-out\n"
+    "                      rounds, from a simulated world's truth (evenodds sim --truth-out)\n"
     "  --ratings-out FILE  one JSON object per player, sorted by id: {\"id\", \"rating\" or\n"
     "                      \"mu\", \"sigma\" (models with a deviation), \"rounds\"}\n"
     "  --format table|json aligned text, or one JSON object (default: table on a terminal)\n"
@@ -56,9 +60,11 @@ typedef struct fit_opts {
     double tol, prior, prior_mean, holdout;
     bool has_tol, has_prior, has_mean;
     const char *ratings_out;
+    const char *truth; /* --truth */
     const char *input;
     int json; /* -1: by the terminal */
     bool skip_duplicates;
+    bool no_weights; /* --no-weights */
 } fit_opts;
 
 static int parse_args(int argc, char **argv, fit_opts *o)
@@ -74,6 +80,8 @@ static int parse_args(int argc, char **argv, fit_opts *o)
             return 1;
         } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
             o->skip_duplicates = true;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->no_weights = true;
         } else if ((r = eo_opt_model_arg("fit", argc, argv, &i, &o->model)) != 0) {
             if (r < 0)
                 return -1;
@@ -95,6 +103,10 @@ static int parse_args(int argc, char **argv, fit_opts *o)
         } else if ((r = eo_opt_value("fit", argc, argv, &i, "--holdout", &val)) != 0) {
             if (r < 0 || eo_opt_real("fit", "--holdout", val, 0.0, 0.9, &o->holdout) != 0)
                 return -1;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--truth", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            o->truth = val;
         } else if ((r = eo_opt_value("fit", argc, argv, &i, "--ratings-out", &val)) != 0) {
             if (r < 0)
                 return -1;
@@ -121,6 +133,10 @@ static int parse_args(int argc, char **argv, fit_opts *o)
     }
     if (!o->input) {
         fprintf(stderr, "evenodds fit: missing ROUNDS.jsonl\n%s", fit_usage);
+        return -1;
+    }
+    if (o->truth != NULL && !(o->holdout > 0.0)) {
+        fprintf(stderr, "evenodds fit: --truth: scores held-out rounds, so needs --holdout F > 0\n");
         return -1;
     }
     if (o->json < 0)
@@ -183,7 +199,7 @@ static void held_free(held *h)
 }
 
 typedef struct scores {
-    eo_metrics_result refit, frozen, cont;
+    eo_metrics_result refit, frozen, cont, oracle;
 } scores;
 
 /* Scores the held-out rounds (draws left out, as eval does): the refit frozen, the online pool
@@ -292,7 +308,7 @@ typedef struct run {
     eo_fit_sweep_stats st;
     uint32_t passes;
     double seconds;
-    bool has_held;
+    bool has_held, has_oracle;
     scores sc;
 } run;
 
@@ -319,6 +335,8 @@ static int write_json(const run *r)
         json_object_set_new(h, "refit", metrics_json(&r->sc.refit));
         json_object_set_new(h, "online_frozen", metrics_json(&r->sc.frozen));
         json_object_set_new(h, "online_continuing", metrics_json(&r->sc.cont));
+        if (r->has_oracle)
+            json_object_set_new(h, "oracle", metrics_json(&r->sc.oracle));
         json_object_set_new(out, "holdout", h);
     }
     int rc = json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
@@ -351,6 +369,8 @@ static void write_table(const run *r)
     row("refit (frozen)", &r->sc.refit);
     row("online (frozen)", &r->sc.frozen);
     row("online (continuing)", &r->sc.cont);
+    if (r->has_oracle)
+        row("oracle (--truth)", &r->sc.oracle);
 }
 
 /* ---- the run ---- */
@@ -375,9 +395,11 @@ static void progress(const eo_fit_sweep_stats *st, const eo_fit_config *fc)
             fc->max_sweeps, st->max_change, fc->tol);
 }
 
-/* Reads the log: the first @p train rounds into the fit and the online pool, the rest kept. */
+/* Reads the log: the first @p train rounds into the fit and the online pool, the rest kept;
+ * with @p truth, the oracle scores each kept round into @p oracle as it is read, before
+ * --no-weights drops its partial play (the oracle always sees the real weights). */
 static int load(const fit_opts *o, FILE *in, size_t train, eo_fit *f, eo_pool *online,
-                held *h, size_t *rounds)
+                held *h, size_t *rounds, const eo_truth *truth, eo_metrics *oracle)
 {
     eo_jsonl_reader *rd = NULL;
     eo_round round;
@@ -399,6 +421,21 @@ static int load(const fit_opts *o, FILE *in, size_t train, eo_fit *f, eo_pool *o
             return -1;
         }
         size_t pos = *rounds + eo_jsonl_skipped(rd);
+        if (truth != NULL && pos >= train) {
+            double p_true;
+            eo_round_error terr;
+            if (eo_truth_p(truth, &round, &p_true, &terr) != 0) {
+                fprintf(stderr, "evenodds fit: %s:%zu: --truth: %s: %s\n", o->input,
+                        eo_jsonl_line(rd), terr.field, terr.message);
+                eo_round_free(&round);
+                eo_jsonl_close(rd);
+                return -1;
+            }
+            if (round.winner != EO_DRAW)
+                eo_metrics_add(oracle, p_true, round.winner == EO_WIN_A);
+        }
+        if (o->no_weights)
+            eo_round_drop_times(&round);
         if (pos < train) {
             rc = eo_fit_add_round(f, &round);
             if (rc == 0 && online != NULL)
@@ -454,7 +491,16 @@ int eo_cmd_fit(int argc, char **argv)
         fprintf(stderr, "evenodds fit: %s\n", eo_strerror(EO_ENOMEM));
         goto done;
     }
-    if (load(&o, in, train, f, online, &h, &r.rounds) != 0)
+    eo_truth *truth = NULL;
+    eo_metrics oracle;
+    eo_metrics_init(&oracle);
+    if (o.truth != NULL && eo_opt_truth_load("fit", o.truth, &truth) != 0)
+        goto done;
+    int lrc = load(&o, in, train, f, online, &h, &r.rounds, truth, &oracle);
+    r.has_oracle = truth != NULL;
+    eo_metrics_get(&oracle, &r.sc.oracle);
+    eo_truth_destroy(truth);
+    if (lrc != 0)
         goto done;
     r.train = r.rounds - h.n;
     r.players = eo_fit_player_count(f);

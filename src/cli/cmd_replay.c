@@ -16,7 +16,8 @@
 
 static const char replay_usage[] =
     "usage: evenodds replay [--model M] [--param NAME=VALUE]... [--eval-from F]\n"
-    "                       [--ratings-out FILE] [--skip-duplicates] ROUNDS.jsonl\n"
+    "                       [--ratings-out FILE] [--no-weights] [--skip-duplicates]\n"
+    "                       ROUNDS.jsonl\n"
     "\n"
     "Folds the round log through the model in memory, in file order, and prints one JSON line:\n"
     "{\"rounds\":…,\"players\":…,\"logloss\":…,\"brier\":…,\"accuracy\":…,\"rounds_per_s\":…}.\n"
@@ -24,6 +25,7 @@ static const char replay_usage[] =
     "fraction F of the file on; draws are left out, and a prediction of exactly 0.5 counts half.\n"
     "\n"
 EO_OPT_MODEL_HELP
+EO_OPT_NO_WEIGHTS_HELP
     "  --eval-from F       fraction of the file, in [0, 1), after which rounds are scored (default 0)\n"
     "  --ratings-out FILE  write one JSON object per player, sorted by id: {\"id\":…, the\n"
     "                      model's state (\"rating\"; \"mu\",\"sigma\"; or \"rating\",\"rd\",\n"
@@ -41,6 +43,7 @@ typedef struct replay_opts {
     const char *ratings_out;
     const char *input;
     bool skip_duplicates;
+    bool no_weights; /* --no-weights */
 } replay_opts;
 
 static int parse_args(int argc, char **argv, replay_opts *o)
@@ -54,6 +57,8 @@ static int parse_args(int argc, char **argv, replay_opts *o)
             return 1;
         } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
             o->skip_duplicates = true;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->no_weights = true;
         } else if ((r = eo_opt_model_arg("replay", argc, argv, &i, &o->model)) != 0) {
             if (r < 0)
                 return -1;
@@ -186,6 +191,8 @@ int eo_cmd_replay(int argc, char **argv)
         }
         /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
         size_t pos = rounds + eo_jsonl_skipped(rd);
+        if (o.no_weights)
+            eo_round_drop_times(&round);
         eo_round_result res;
         int64_t end = round.ended_at != 0 ? round.ended_at : round.started_at;
         last_end = end > last_end ? end : last_end;

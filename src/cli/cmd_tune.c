@@ -26,7 +26,8 @@
 static const char tune_usage[] =
     "usage: evenodds tune [--model M] [--param NAME=VALUE]... [--tune NAME]...\n"
     "                     [--train F] [--eval-from F] [--metric logloss|brier]\n"
-    "                     [--budget N] [--format table|json] [--skip-duplicates] ROUNDS.jsonl\n"
+    "                     [--budget N] [--format table|json] [--no-weights]\n"
+    "                     [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Searches the model's parameters for the best one-step-ahead predictions on a training\n"
     "prefix of the log, then reports the held-out figures of the best and of the starting\n"
@@ -36,6 +37,7 @@ static const char tune_usage[] =
     "each parameter a step up and down, the best kept, steps shrinking when nothing improves.\n"
     "\n"
 EO_OPT_MODEL_HELP
+EO_OPT_NO_WEIGHTS_HELP
     "  --tune NAME         a parameter to search (repeatable). Default per model: synelo\n"
     "                      theta, k_max, k_min, sigma; trueskill beta, tau, draw_probability;\n"
     "                      wenglin beta, tau; glicko2 tau, rd_max; elo k, k_new; hive alpha,\n"
@@ -64,6 +66,7 @@ typedef struct tune_opts {
     const char *input;
     int json; /* -1: by the terminal */
     bool skip_duplicates;
+    bool no_weights; /* --no-weights */
 } tune_opts;
 
 static int parse_args(int argc, char **argv, tune_opts *o)
@@ -81,6 +84,8 @@ static int parse_args(int argc, char **argv, tune_opts *o)
             return 1;
         } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
             o->skip_duplicates = true;
+        } else if (strcmp(argv[i], "--no-weights") == 0) {
+            o->no_weights = true;
         } else if ((r = eo_opt_model_arg("tune", argc, argv, &i, &o->model)) != 0) {
             if (r < 0)
                 return -1;
@@ -363,6 +368,8 @@ static int load(const tune_opts *o, log_rounds *lg)
             fclose(in);
             return -1;
         }
+        if (o->no_weights)
+            eo_round_drop_times(&lg->r[lg->n]);
         lg->n++;
         rc = 0;
     }

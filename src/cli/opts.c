@@ -184,3 +184,49 @@ int eo_opt_count_lines(FILE *f, size_t *n)
     rewind(f);
     return 0;
 }
+
+int eo_opt_truth_load(const char *cmd, const char *path, eo_truth **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "evenodds %s: --truth: cannot open '%s'\n", cmd, path);
+        return -1;
+    }
+    /* The whole file in memory: a truth file is small (about 70 bytes a player). */
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int bad = 0;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            char *nb = realloc(buf, ncap);
+            if (nb == NULL) {
+                bad = 1;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    bad |= ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        fprintf(stderr, "evenodds %s: --truth: cannot read '%s'\n", cmd, path);
+        return -1;
+    }
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    int rc = eo_truth_from_text(buf, len, out, &err);
+    free(buf);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds %s: --truth: %s: %s%s%s\n", cmd, path, err.field,
+                err.field[0] ? ": " : "", err.message);
+        return -1;
+    }
+    return 0;
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "evenodds/eo_codec.h"
 #include "evenodds/eo_model.h"
 #include "evenodds/eo_pool.h"
 
@@ -61,6 +62,15 @@ int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *o
     "                      bias_strength=S (replay, eval, sim, import; docs/MODELS.md)\n"      \
     "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
     "  --theta T           synelo: Θ given directly (default 2400)\n"
+
+/* Help line of --no-weights (replay, eval, fit, tune): eo_round_drop_times() on every round. */
+#define EO_OPT_NO_WEIGHTS_HELP                                                                   \
+    "  --no-weights        rate every member as present the whole round: partial play\n"      \
+    "                      (time, joined, left) is dropped as each round is read\n"
+
+/* Reads the truth file of a simulated world (`evenodds sim --truth-out`; eo_truth_from_text())
+ * for --truth. On error prints "evenodds CMD: --truth: FILE: FIELD: message" and returns -1. */
+int eo_opt_truth_load(const char *cmd, const char *path, eo_truth **out);
 
 /* Counts the non-blank lines of @p f (lines with a character other than space, tab, CR): the
  * rounds' positions that --eval-from refers to. Rewinds @p f. 0, or -1 on a read error. */

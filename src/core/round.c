@@ -259,3 +259,14 @@ double eo_round_member_weight(const eo_round *r, const eo_member *m)
     double left = (m->has & EO_MEMBER_LEFT) && m->left < len ? m->left : len;
     return eo__clamp01((left - joined) / len);
 }
+
+void eo_round_drop_times(eo_round *r)
+{
+    for (int t = 0; t < 2; t++) {
+        for (size_t i = 0; i < r->n[t]; i++) {
+            eo_member *m = &r->team[t][i];
+            m->has &= ~(unsigned)(EO_MEMBER_TIME | EO_MEMBER_JOINED | EO_MEMBER_LEFT);
+            m->time = m->joined = m->left = 0.0;
+        }
+    }
+}

@@ -5,6 +5,7 @@
  * `evenodds import` then `export` gives the input back byte for byte, and a bad file changes
  * nothing.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -961,6 +962,159 @@ static void test_fit(void **state)
     e2e_cleanup(&s);
 }
 
+/* The oracle (`eval --truth`, `fit --truth`, issue 5 §6) on a simulated world with partial play
+ * and map bias: eval's oracle Brier over every round is the sim's own brier_true (the same
+ * P_true, bit for bit, to the 10 digits printed), fit's oracle on the held-out rounds is eval's
+ * from the same round on; --no-weights changes a weighted model's figures but never the
+ * oracle's, and changes nothing on a log without partial play. A malformed truth file exits 1
+ * naming its field; --truth on fit without --holdout is bad usage. */
+static double json_path_num(const char *text, const char *a, const char *b)
+{
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    json_t *v = json_object_get(j, a);
+    if (b != NULL)
+        v = json_object_get(v, b);
+    assert_true(json_is_number(v));
+    double x = json_number_value(v);
+    json_decref(j);
+    return x;
+}
+
+static void test_truth_oracle(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    char world[400], truth[400], flat[400], flat_truth[400], out[400], args[1600], err[1024];
+    path_in(&s, "oracle_world.jsonl", world, sizeof world);
+    path_in(&s, "oracle_truth.json", truth, sizeof truth);
+    path_in(&s, "oracle_flat.jsonl", flat, sizeof flat);
+    path_in(&s, "oracle_flat.json", flat_truth, sizeof flat_truth);
+    path_in(&s, "oracle_out.json", out, sizeof out);
+    snprintf(args, sizeof args,
+             "sim --seed 9 --rounds 800 --players 60 --team 4 --balancer random --partial 300 "
+             "--bias 0.6 --skill-mean 100 --report-every 0 --format json --rounds-out '%s' "
+             "--truth-out '%s'", world, truth);
+    assert_int_equal(run_stdout(args, out), 0);
+    size_t n;
+    char *text = slurp(out, &n);
+    double brier_true = json_path_num(text, "brier_true", NULL);
+    free(text);
+
+    snprintf(args, sizeof args, "eval --model trueskill --truth '%s' --format json '%s'", truth,
+             world);
+    assert_int_equal(run_stdout(args, out), 0);
+    text = slurp(out, &n);
+    double oracle = json_path_num(text, "oracle", "brier");
+    double counted = json_path_num(text, "oracle", "counted");
+    double model_ll = json_path_num(text, "logloss", NULL);
+    double oracle_ll = json_path_num(text, "oracle", "logloss");
+    assert_true(counted == json_path_num(text, "counted", NULL));
+    free(text);
+    if (fabs(oracle - brier_true) > 1e-9)
+        fail_msg("eval's oracle Brier %.10g, sim's %.10g", oracle, brier_true);
+    if (!(oracle_ll < model_ll))
+        fail_msg("the oracle (%g) should beat default TrueSkill (%g)", oracle_ll, model_ll);
+
+    /* --no-weights: the model's figures move, the oracle's do not. */
+    snprintf(args, sizeof args,
+             "eval --model trueskill --no-weights --truth '%s' --format json '%s'", truth, world);
+    assert_int_equal(run_stdout(args, out), 0);
+    text = slurp(out, &n);
+    assert_true(json_path_num(text, "oracle", "logloss") == oracle_ll);
+    assert_true(json_path_num(text, "logloss", NULL) != model_ll);
+    free(text);
+
+    /* fit: the oracle on the last 25 %, as eval scores it from 0.75 on. */
+    snprintf(args, sizeof args,
+             "fit --model hive --holdout 0.25 --truth '%s' --format json '%s' 2>/dev/null",
+             truth, world);
+    assert_int_equal(run_stdout(args, out), 0);
+    text = slurp(out, &n);
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    json_t *orc = json_object_get(json_object_get(j, "holdout"), "oracle");
+    double fit_ll = json_number_value(json_object_get(orc, "logloss"));
+    json_int_t fit_n = json_integer_value(json_object_get(orc, "rounds"));
+    json_decref(j);
+    free(text);
+    snprintf(args, sizeof args,
+             "eval --model hive --eval-from 0.75 --truth '%s' --format json '%s'", truth, world);
+    assert_int_equal(run_stdout(args, out), 0);
+    text = slurp(out, &n);
+    assert_true(json_path_num(text, "oracle", "logloss") == fit_ll);
+    assert_true(json_path_num(text, "oracle", "counted") == (double)fit_n);
+    free(text);
+
+    /* Without partial play --no-weights is a no-op: the same bytes. */
+    const char *sim_flat[] = {"evenodds", "sim", "--seed", "9", "--rounds", "300", "--players",
+                              "60", "--team", "4", "--balancer", "random", "--partial", "0",
+                              "--report-every", "0", "--rounds-out", flat, "--truth-out",
+                              flat_truth, NULL};
+    assert_int_equal(e2e_run(sim_flat, NULL, err, sizeof err), 0);
+    char out2[400];
+    path_in(&s, "oracle_out2.json", out2, sizeof out2);
+    snprintf(args, sizeof args, "eval --model hive --truth '%s' --format json '%s'", flat_truth,
+             flat);
+    assert_int_equal(run_stdout(args, out), 0);
+    snprintf(args, sizeof args,
+             "eval --model hive --no-weights --truth '%s' --format json '%s'", flat_truth, flat);
+    assert_int_equal(run_stdout(args, out2), 0);
+    size_t n2;
+    char *a = slurp(out, &n), *b = slurp(out2, &n2);
+    assert_int_equal(n, n2);
+    assert_memory_equal(a, b, n);
+    free(a);
+    free(b);
+
+    /* Malformed truth files exit 1 naming the file and the field; a player the truth does not
+     * know names the line and the member. */
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"{\"maps\":[],\"players\":[]}", "scale: required field missing"},
+        {"{\"scale\":1,\"maps\":[],\"players\":[{\"id\":\"p000001\",\"skill\":\"x\"}]}",
+         "players[0].skill: expected a number"},
+        {"{\"scale\":1,\"maps\":[],\"players\":[],\"extra\":1}", "extra: unknown field"},
+        {"{\"scale\":1,", "invalid JSON"},
+        {"{\"scale\":1,\"maps\":[],\"players\":[{\"id\":\"p000001\",\"skill\":1}]}",
+         "is not in the truth file"},
+    };
+    char badtruth[400];
+    path_in(&s, "oracle_bad.json", badtruth, sizeof badtruth);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_text(badtruth, bad[i].text);
+        for (int cmd = 0; cmd < 2; cmd++) {
+            char line[1600];
+            snprintf(line, sizeof line, "'%s' %s --truth '%s' '%s' 2> '%s' > /dev/null",
+                     getenv("EO_BIN"), cmd == 0 ? "eval" : "fit --holdout 0.5", badtruth, flat,
+                     out);
+            int rc = system(line);
+            assert_true(rc != -1 && WIFEXITED(rc));
+            char *msg = slurp(out, &n);
+            if (WEXITSTATUS(rc) != 1 || strstr(msg, bad[i].says) == NULL ||
+                strstr(msg, "--truth") == NULL)
+                fail_msg("%s with truth %s: exit %d, %s", cmd == 0 ? "eval" : "fit",
+                         bad[i].text, WEXITSTATUS(rc), msg);
+            free(msg);
+        }
+    }
+    snprintf(args, sizeof args, "fit --truth '%s' '%s' 2> '%s'", flat_truth, flat, out2);
+    assert_int_equal(run_stdout(args, "/dev/null"), 2);
+    a = slurp(out2, &n);
+    assert_non_null(strstr(a, "needs --holdout"));
+    free(a);
+    char cmdline[1600];
+    snprintf(cmdline, sizeof cmdline, "'%s' eval --truth /nonexistent/t.json '%s' 2> '%s'",
+             getenv("EO_BIN"), flat, out2);
+    int rc = system(cmdline);
+    assert_true(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -973,6 +1127,7 @@ int main(void)
         cmocka_unit_test(test_eval),
         cmocka_unit_test(test_tune),
         cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_truth_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -374,6 +374,37 @@ static void test_member_weight(void **state)
     assert_true(eo_round_member_weight(&r, &m) == 0.0);
 }
 
+/* eo_round_drop_times(): every member weighs 1 afterwards; playtime, commander, party stay. */
+static void test_drop_times(void **state)
+{
+    (void)state;
+    eo_round r;
+    make(&r, 2, 2);
+    r.started_at = 1000;
+    r.ended_at = 1600;
+    r.team[0][0].has = EO_MEMBER_TIME | EO_MEMBER_PLAYTIME;
+    r.team[0][0].time = 0.25;
+    r.team[0][0].playtime = 3600.0;
+    r.team[0][0].commander = true;
+    r.team[1][1].has = EO_MEMBER_JOINED | EO_MEMBER_LEFT;
+    r.team[1][1].joined = 60;
+    r.team[1][1].left = 240;
+    r.team[1][1].party = dup("p1");
+    assert_true(eo_round_member_weight(&r, &r.team[0][0]) == 0.25);
+    assert_true(eo_round_member_weight(&r, &r.team[1][1]) == 0.3);
+    eo_round_drop_times(&r);
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < r.n[t]; i++)
+            assert_true(eo_round_member_weight(&r, &r.team[t][i]) == 1.0);
+    assert_int_equal(r.team[0][0].has, EO_MEMBER_PLAYTIME);
+    assert_true(r.team[0][0].playtime == 3600.0);
+    assert_true(r.team[0][0].commander);
+    assert_int_equal(r.team[1][1].has, 0);
+    assert_string_equal(r.team[1][1].party, "p1");
+    assert_int_equal(eo_round_validate(&r, NULL), 0);
+    eo_round_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_times),             cmocka_unit_test(test_joined_left),
         cmocka_unit_test(test_started_ended),     cmocka_unit_test(test_players_max),
         cmocka_unit_test(test_free_null_and_partial), cmocka_unit_test(test_member_weight),
+        cmocka_unit_test(test_drop_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
