@@ -76,34 +76,11 @@ static int parse_args(int argc, char **argv, eval_opts *o)
         } else if ((r = eo_opt_value("eval", argc, argv, &i, "--eval-from", &val)) != 0) {
             if (r < 0 || eo_opt_real("eval", "--eval-from", val, 0.0, 0.999999, &o->eval_from) != 0)
                 return -1;
-        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--format", &val)) != 0) {
+        } else if ((r = eo_opt_format("eval", argc, argv, &i, &o->json)) != 0) {
             if (r < 0)
                 return -1;
-            if (strcmp(val, "json") == 0) {
-                o->json = 1;
-            } else if (strcmp(val, "table") == 0) {
-                o->json = 0;
-            } else {
-                fprintf(stderr, "evenodds eval: --format: expected table or json, got '%s'\n", val);
-                return -1;
-            }
-        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--truth", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->truth = val;
-        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--plot", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->plot = val;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "evenodds eval: unknown option '%s'\n%s", argv[i], eval_usage);
+        } else if (eo_opt_input("eval", argv[i], eval_usage, &o->input) != 0) {
             return -1;
-        } else if (o->input) {
-            fprintf(stderr, "evenodds eval: one input file only ('%s' and '%s')\n", o->input,
-                    argv[i]);
-            return -1;
-        } else {
-            o->input = argv[i];
         }
     }
     if (!o->input) {

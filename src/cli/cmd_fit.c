@@ -111,24 +111,11 @@ static int parse_args(int argc, char **argv, fit_opts *o)
             if (r < 0)
                 return -1;
             o->ratings_out = val;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--format", &val)) != 0) {
+        } else if ((r = eo_opt_format("fit", argc, argv, &i, &o->json)) != 0) {
             if (r < 0)
                 return -1;
-            if (strcmp(val, "json") == 0 || strcmp(val, "table") == 0) {
-                o->json = val[0] == 'j';
-            } else {
-                fprintf(stderr, "evenodds fit: --format: expected table or json, got '%s'\n", val);
-                return -1;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "evenodds fit: unknown option '%s'\n%s", argv[i], fit_usage);
+        } else if (eo_opt_input("fit", argv[i], fit_usage, &o->input) != 0) {
             return -1;
-        } else if (o->input) {
-            fprintf(stderr, "evenodds fit: one input file only ('%s' and '%s')\n", o->input,
-                    argv[i]);
-            return -1;
-        } else {
-            o->input = argv[i];
         }
     }
     if (!o->input) {

@@ -69,15 +69,8 @@ static int parse_args(int argc, char **argv, replay_opts *o)
             if (r < 0)
                 return -1;
             o->ratings_out = val;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "evenodds replay: unknown option '%s'\n%s", argv[i], replay_usage);
+        } else if (eo_opt_input("replay", argv[i], replay_usage, &o->input) != 0) {
             return -1;
-        } else if (o->input) {
-            fprintf(stderr, "evenodds replay: one input file only ('%s' and '%s')\n", o->input,
-                    argv[i]);
-            return -1;
-        } else {
-            o->input = argv[i];
         }
     }
     if (!o->input) {

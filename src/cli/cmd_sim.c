@@ -160,6 +160,7 @@ static int table_arg(int argc, char **argv, int *i, sim_opts *o)
 static int parse_args(int argc, char **argv, sim_opts *o)
 {
     const char *val = NULL;
+    int json = 0;
     eo_sim_config_default(&o->c);
     eo_pool_config_default(&o->pool);
     o->rounds = 5000;
@@ -195,14 +196,10 @@ static int parse_args(int argc, char **argv, sim_opts *o)
                                     "or skewed, got '%s'\n", val);
                 return -1;
             }
-        } else if ((r = eo_opt_value("sim", argc, argv, &i, "--format", &val)) != 0) {
+        } else if ((r = eo_opt_format("sim", argc, argv, &i, &json)) != 0) {
             if (r < 0)
                 return -1;
-            if (strcmp(val, "json") != 0 && strcmp(val, "table") != 0) {
-                fprintf(stderr, "evenodds sim: --format: expected table or json, got '%s'\n", val);
-                return -1;
-            }
-            o->json = strcmp(val, "json") == 0;
+            o->json = json;
         } else if ((r = eo_opt_value("sim", argc, argv, &i, "--rounds-out", &val)) != 0) {
             if (r < 0)
                 return -1;

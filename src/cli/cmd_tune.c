@@ -116,24 +116,11 @@ static int parse_args(int argc, char **argv, tune_opts *o)
                         val);
                 return -1;
             }
-        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--format", &val)) != 0) {
+        } else if ((r = eo_opt_format("tune", argc, argv, &i, &o->json)) != 0) {
             if (r < 0)
                 return -1;
-            if (strcmp(val, "json") == 0 || strcmp(val, "table") == 0) {
-                o->json = val[0] == 'j';
-            } else {
-                fprintf(stderr, "evenodds tune: --format: expected table or json, got '%s'\n", val);
-                return -1;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "evenodds tune: unknown option '%s'\n%s", argv[i], tune_usage);
+        } else if (eo_opt_input("tune", argv[i], tune_usage, &o->input) != 0) {
             return -1;
-        } else if (o->input) {
-            fprintf(stderr, "evenodds tune: one input file only ('%s' and '%s')\n", o->input,
-                    argv[i]);
-            return -1;
-        } else {
-            o->input = argv[i];
         }
     }
     if (!o->input) {

@@ -60,6 +60,34 @@ int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt
     return 1;
 }
 
+int eo_opt_format(const char *cmd, int argc, char **argv, int *i, int *json)
+{
+    const char *val = NULL;
+    int r = eo_opt_value(cmd, argc, argv, i, "--format", &val);
+    if (r <= 0)
+        return r;
+    if (strcmp(val, "json") != 0 && strcmp(val, "table") != 0) {
+        fprintf(stderr, "evenodds %s: --format: expected table or json, got '%s'\n", cmd, val);
+        return -1;
+    }
+    *json = val[0] == 'j';
+    return 1;
+}
+
+int eo_opt_input(const char *cmd, const char *arg, const char *usage, const char **input)
+{
+    if (arg[0] == '-' && arg[1] != '\0') {
+        fprintf(stderr, "evenodds %s: unknown option '%s'\n%s", cmd, arg, usage);
+        return -1;
+    }
+    if (*input != NULL) {
+        fprintf(stderr, "evenodds %s: one input file only ('%s' and '%s')\n", cmd, *input, arg);
+        return -1;
+    }
+    *input = arg;
+    return 0;
+}
+
 int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_model *m)
 {
     static const struct {

@@ -27,6 +27,14 @@ int eo_opt_real(const char *cmd, const char *opt, const char *s, double lo, doub
 int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt,
                  const char **val);
 
+/* If argv[*i] is --format (table or json), sets *json to 0 or 1, advances *i past what it used
+ * and returns 1; returns 0 for another argument, -1 (after a message) for a bad value. */
+int eo_opt_format(const char *cmd, int argc, char **argv, int *i, int *json);
+
+/* The argument @p arg that no option took: the command's one input file into *input, or an
+ * error for an unknown option or a second file (printed with @p usage). 0 or -1. */
+int eo_opt_input(const char *cmd, const char *arg, const char *usage, const char **input);
+
 /* The model options every modelling command takes, collected while parsing: --model M,
  * --param NAME=VALUE (repeatable) and SynElo's shorthands --kmax-team K and --theta T. */
 #define EO_OPT_PARAMS_MAX 32
