@@ -79,6 +79,14 @@ static int parse_args(int argc, char **argv, eval_opts *o)
         } else if ((r = eo_opt_format("eval", argc, argv, &i, &o->json)) != 0) {
             if (r < 0)
                 return -1;
+        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--truth", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            o->truth = val;
+        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--plot", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            o->plot = val;
         } else if (eo_opt_input("eval", argv[i], eval_usage, &o->input) != 0) {
             return -1;
         }
