@@ -49,27 +49,6 @@ static void write_log(const char *path, size_t n, uint64_t seed)
     eo_gen_destroy(g);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
-static void path_in(const e2e_server *s, const char *name, char *out, size_t cap)
-{
-    assert_true(snprintf(out, cap, "%s/%s", s->dir, name) < (int)cap);
-}
-
 /* Writes @p text to the file at @p path (created or truncated). */
 static void write_text(const char *path, const char *text)
 {
@@ -93,9 +72,9 @@ static void test_service_equals_replay(void **state)
     e2e_resp_free(&r);
 
     char log[400], exported[400], ratings[400];
-    path_in(&s, "posted.jsonl", log, sizeof log);
-    path_in(&s, "exported.jsonl", exported, sizeof exported);
-    path_in(&s, "ratings.jsonl", ratings, sizeof ratings);
+    e2e_path(&s, "posted.jsonl", log, sizeof log);
+    e2e_path(&s, "exported.jsonl", exported, sizeof exported);
+    e2e_path(&s, "ratings.jsonl", ratings, sizeof ratings);
     write_log(log, 400, 7);
     FILE *f = fopen(log, "r");
     assert_non_null(f);
@@ -116,7 +95,7 @@ static void test_service_equals_replay(void **state)
                               exported, NULL};
     assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
     size_t la, lb;
-    char *a = slurp(log, &la), *b = slurp(exported, &lb);
+    char *a = e2e_slurp(log, &la), *b = e2e_slurp(exported, &lb);
     assert_int_equal(la, lb); /* the generator writes canonical records, so export returns them */
     assert_memory_equal(a, b, la);
     free(a);
@@ -226,8 +205,8 @@ static void expect_reads(const e2e_server *s, const char *pool, const char *mode
 static void expect_service_equals_replay(const e2e_server *s, const char *pool, const char *model)
 {
     char exported[400], ratings[400], err[512];
-    path_in(s, "m-exported.jsonl", exported, sizeof exported);
-    path_in(s, "m-ratings.jsonl", ratings, sizeof ratings);
+    e2e_path(s, "m-exported.jsonl", exported, sizeof exported);
+    e2e_path(s, "m-ratings.jsonl", ratings, sizeof ratings);
     const char *exp_argv[] = {"evenodds", "export", "--db", s->db, "--pool", pool, "--out",
                               exported, NULL};
     assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
@@ -235,42 +214,20 @@ static void expect_service_equals_replay(const e2e_server *s, const char *pool, 
                               exported, NULL};
     if (e2e_run(rep_argv, NULL, err, sizeof err) != 0)
         fail_msg("replay --model %s: %s", model, err);
+    assert_int_equal(e2e_expect_lookups(s, pool, ratings, NULL), 60);
+    /* The first eight players, for the reads below. */
     FILE *f = fopen(ratings, "r");
     assert_non_null(f);
-    char line[4096];
-    size_t players = 0;
-    char first_ids[512] = "";
-    while (fgets(line, sizeof line, f)) {
-        json_error_t je;
-        json_t *want = json_loads(line, 0, &je);
+    char line[4096], first_ids[512] = "";
+    for (size_t players = 0; players < 8 && fgets(line, sizeof line, f); players++) {
+        json_t *want = json_loads(line, 0, NULL);
         assert_non_null(want);
-        const char *id = json_string_value(json_object_get(want, "id"));
-        if (players < 8) {
-            size_t used = strlen(first_ids);
-            snprintf(first_ids + used, sizeof first_ids - used, "%s\"%s\"", players ? "," : "",
-                     id);
-        }
-        char path[256];
-        snprintf(path, sizeof path, "/v1/pools/%s/players/%s", pool, id);
-        e2e_resp r;
-        assert_int_equal(e2e_call(s, "GET", path, s->server_key, NULL, &r), 0);
-        assert_int_equal(r.status, 200);
-        json_t *got = e2e_json(&r);
-        assert_non_null(got);
-        const char *key;
-        json_t *v;
-        json_object_foreach(want, key, v) {
-            if (!json_equal(v, json_object_get(got, key)))
-                fail_msg("model %s, player %s, \"%s\": service %s, replay %s", model, id, key,
-                         r.body, line);
-        }
-        json_decref(got);
+        size_t used = strlen(first_ids);
+        snprintf(first_ids + used, sizeof first_ids - used, "%s\"%s\"", players ? "," : "",
+                 json_string_value(json_object_get(want, "id")));
         json_decref(want);
-        e2e_resp_free(&r);
-        players++;
     }
     fclose(f);
-    assert_int_equal(players, 60);
     expect_reads(s, pool, model, first_ids);
 }
 
@@ -284,8 +241,8 @@ static void test_every_model(void **state)
     assert_int_equal(e2e_init(&s), 0);
     assert_int_equal(e2e_start(&s, NULL), 0);
     char log1[400], log2[400];
-    path_in(&s, "m-log1.jsonl", log1, sizeof log1);
-    path_in(&s, "m-log2.jsonl", log2, sizeof log2);
+    e2e_path(&s, "m-log1.jsonl", log1, sizeof log1);
+    e2e_path(&s, "m-log2.jsonl", log2, sizeof log2);
     eo_gen_config c;
     eo_gen_config_default(&c);
     c.seed = 11;
@@ -353,9 +310,9 @@ static void test_import_export(void **state)
     e2e_server s; /* only for its temporary directory; no service runs here */
     assert_int_equal(e2e_init(&s), 0);
     char log[400], out[400], bad[400], err[1024];
-    path_in(&s, "in.jsonl", log, sizeof log);
-    path_in(&s, "out.jsonl", out, sizeof out);
-    path_in(&s, "bad.jsonl", bad, sizeof bad);
+    e2e_path(&s, "in.jsonl", log, sizeof log);
+    e2e_path(&s, "out.jsonl", out, sizeof out);
+    e2e_path(&s, "bad.jsonl", bad, sizeof bad);
     write_log(log, 300, 11);
 
     const char *imp[] = {"evenodds", "import", "--db", s.db, "--pool", "p", "--create",
@@ -364,7 +321,7 @@ static void test_import_export(void **state)
     const char *exp_argv[] = {"evenodds", "export", "--db", s.db, "--pool", "p", "--out", out, NULL};
     assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
     size_t la, lb;
-    char *a = slurp(log, &la), *b = slurp(out, &lb);
+    char *a = e2e_slurp(log, &la), *b = e2e_slurp(out, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(a, b, la);
 
@@ -384,7 +341,7 @@ static void test_import_export(void **state)
     assert_non_null(strstr(err, "\"B[0].id\": player \"x1\" is on both teams"));
     assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
     free(b);
-    b = slurp(out, &lb);
+    b = e2e_slurp(out, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(a, b, la);
 
@@ -406,11 +363,11 @@ static void test_autobalance_triggers(void **state)
     e2e_server s; /* only for its temporary directory */
     assert_int_equal(e2e_init(&s), 0);
     char in[400], out[400], bad[400], tin[400], tout[400], err[1024];
-    path_in(&s, "ab.json", in, sizeof in);
-    path_in(&s, "ab.out", out, sizeof out);
-    path_in(&s, "ab_bad.json", bad, sizeof bad);
-    path_in(&s, "tr.json", tin, sizeof tin);
-    path_in(&s, "tr.out", tout, sizeof tout);
+    e2e_path(&s, "ab.json", in, sizeof in);
+    e2e_path(&s, "ab.out", out, sizeof out);
+    e2e_path(&s, "ab_bad.json", bad, sizeof bad);
+    e2e_path(&s, "tr.json", tin, sizeof tin);
+    e2e_path(&s, "tr.out", tout, sizeof tout);
     write_text(in,
                "{\"now\":1000,\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1600},"
                "{\"id\":\"b\",\"team\":\"A\",\"rating\":1400},{\"id\":\"c\",\"team\":\"A\",\"rating\":1200},"
@@ -468,9 +425,9 @@ static void test_split_balancer(void **state)
     e2e_server s; /* only for its temporary directory */
     assert_int_equal(e2e_init(&s), 0);
     char in[400], out[400], bad[400], err[1024];
-    path_in(&s, "split.json", in, sizeof in);
-    path_in(&s, "split.out", out, sizeof out);
-    path_in(&s, "split_bad.json", bad, sizeof bad);
+    e2e_path(&s, "split.json", in, sizeof in);
+    e2e_path(&s, "split.out", out, sizeof out);
+    e2e_path(&s, "split_bad.json", bad, sizeof bad);
     write_text(in,
                "{\"players\":[{\"id\":\"a\",\"rating\":1000,\"team\":\"A\"},"
                "{\"id\":\"b\",\"rating\":1100,\"team\":\"A\"},"
@@ -553,11 +510,11 @@ static void test_eval(void **state)
     e2e_server s; /* only for its temporary directory */
     assert_int_equal(e2e_init(&s), 0);
     char log[400], out[400], svg[400], rep[400], bad[400], args[1600], err[1024];
-    path_in(&s, "eval.jsonl", log, sizeof log);
-    path_in(&s, "eval.json", out, sizeof out);
-    path_in(&s, "eval.svg", svg, sizeof svg);
-    path_in(&s, "replay.json", rep, sizeof rep);
-    path_in(&s, "eval_bad.jsonl", bad, sizeof bad);
+    e2e_path(&s, "eval.jsonl", log, sizeof log);
+    e2e_path(&s, "eval.json", out, sizeof out);
+    e2e_path(&s, "eval.svg", svg, sizeof svg);
+    e2e_path(&s, "replay.json", rep, sizeof rep);
+    e2e_path(&s, "eval_bad.jsonl", bad, sizeof bad);
     write_log(log, 600, 11);
 
     static const char *const models[] = {"synelo", "trueskill"};
@@ -632,7 +589,7 @@ static void test_eval(void **state)
         json_decref(j);
 
         size_t len = 0;
-        char *text = slurp(svg, &len);
+        char *text = e2e_slurp(svg, &len);
         assert_true(len > 4 && strncmp(text, "<svg", 4) == 0);
         assert_non_null(strstr(text, "</svg>\n"));
         assert_int_equal(count_of(text, "<polyline"), 2);
@@ -646,7 +603,7 @@ static void test_eval(void **state)
     snprintf(args, sizeof args, "eval --format table %s", log);
     assert_int_equal(run_stdout(args, out), 0);
     size_t tlen = 0;
-    char *table = slurp(out, &tlen);
+    char *table = e2e_slurp(out, &tlen);
     assert_non_null(strstr(table, "tightest 20 %"));
     assert_non_null(strstr(table, "[0.9, 1.0]"));
     free(table);
@@ -676,12 +633,12 @@ static void test_sim(void **state)
     e2e_server s; /* only for its temporary directory */
     assert_int_equal(e2e_init(&s), 0);
     char ra[400], rb[400], rc[400], ta[400], tb[400], ratings[400], err[2048];
-    path_in(&s, "sim_a.jsonl", ra, sizeof ra);
-    path_in(&s, "sim_b.jsonl", rb, sizeof rb);
-    path_in(&s, "sim_c.jsonl", rc, sizeof rc);
-    path_in(&s, "sim_a.json", ta, sizeof ta);
-    path_in(&s, "sim_b.json", tb, sizeof tb);
-    path_in(&s, "sim_ratings.jsonl", ratings, sizeof ratings);
+    e2e_path(&s, "sim_a.jsonl", ra, sizeof ra);
+    e2e_path(&s, "sim_b.jsonl", rb, sizeof rb);
+    e2e_path(&s, "sim_c.jsonl", rc, sizeof rc);
+    e2e_path(&s, "sim_a.json", ta, sizeof ta);
+    e2e_path(&s, "sim_b.json", tb, sizeof tb);
+    e2e_path(&s, "sim_ratings.jsonl", ratings, sizeof ratings);
     const char *run_a[] = {"evenodds", "sim", "--seed", "5", "--rounds", "300", "--players",
                            "60", "--team-min", "2", "--team-max", "8", "--model", "trueskill",
                            "--partial", "200", "--drift", "1", "--arrivals", "50",
@@ -695,7 +652,7 @@ static void test_sim(void **state)
                            "--rounds-out", rb, "--truth-out", tb, NULL};
     assert_int_equal(e2e_run(run_b, NULL, err, sizeof err), 0);
     size_t la, lb, lc;
-    char *a = slurp(ra, &la), *b = slurp(rb, &lb);
+    char *a = e2e_slurp(ra, &la), *b = e2e_slurp(rb, &lb);
     assert_true(la > 0);
     assert_int_equal(la, lb);
     assert_memory_equal(a, b, la);
@@ -705,7 +662,7 @@ static void test_sim(void **state)
     assert_int_equal(lines, 300);
     assert_non_null(strstr(a, "\"joined\":")); /* partial play is written */
     free(b);
-    char *x = slurp(ta, &la), *y = slurp(tb, &lb);
+    char *x = e2e_slurp(ta, &la), *y = e2e_slurp(tb, &lb);
     assert_int_equal(la, lb);
     assert_memory_equal(x, y, la);
     free(x);
@@ -716,7 +673,7 @@ static void test_sim(void **state)
                            "--partial", "200", "--drift", "1", "--arrivals", "50",
                            "--departures", "50", "--rounds-out", rc, NULL};
     assert_int_equal(e2e_run(run_c, NULL, err, sizeof err), 0);
-    char *c = slurp(rc, &lc);
+    char *c = e2e_slurp(rc, &lc);
     assert_true(lc != la || memcmp(a, c, lc) != 0);
     free(c);
     free(a);
@@ -736,7 +693,7 @@ static void test_sim(void **state)
     assert_true(json_array_size(players) >= 60);
     assert_int_equal(json_array_size(json_object_get(truth, "maps")), 8);
     json_decref(truth);
-    char *r = slurp(ratings, &la);
+    char *r = e2e_slurp(ratings, &la);
     size_t rated = 0;
     for (size_t i = 0; i < la; i++)
         rated += r[i] == '\n';
@@ -753,6 +710,21 @@ static void test_sim(void **state)
     e2e_cleanup(&s);
 }
 
+/* `evenodds CMD ARGS INPUT` exits 2 and its stderr (kept in @p errfile) says @p says. */
+static void expect_usage_error(const char *cmd, const char *args, const char *input,
+                               const char *errfile, const char *says)
+{
+    char line[1400];
+    snprintf(line, sizeof line, "'%s' %s %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"), cmd,
+             args, input, errfile);
+    int rc = system(line);
+    assert_true(rc != -1 && WIFEXITED(rc));
+    char *msg = e2e_slurp(errfile, NULL);
+    if (WEXITSTATUS(rc) != 2 || strstr(msg, says) == NULL)
+        fail_msg("%s %s: exit %d, %s", cmd, args, WEXITSTATUS(rc), msg);
+    free(msg);
+}
+
 /* `evenodds tune` (issue 5 §4) on a simulated world: started from a SynElo Θ far too small,
  * the search lowers the training log loss and the held-out one, stays within the parameters'
  * bounds and its budget, gives the same bytes twice, and its pool configuration is accepted by
@@ -763,9 +735,9 @@ static void test_tune(void **state)
     e2e_server s;
     assert_int_equal(e2e_init(&s), 0);
     char world[400], out1[400], out2[400], args[1200], err[1024];
-    path_in(&s, "tune_world.jsonl", world, sizeof world);
-    path_in(&s, "tune1.json", out1, sizeof out1);
-    path_in(&s, "tune2.json", out2, sizeof out2);
+    e2e_path(&s, "tune_world.jsonl", world, sizeof world);
+    e2e_path(&s, "tune1.json", out1, sizeof out1);
+    e2e_path(&s, "tune2.json", out2, sizeof out2);
     const char *sim[] = {"evenodds", "sim", "--seed", "11", "--rounds", "2500", "--players",
                          "200", "--balancer", "random", "--skill-mean", "100", "--rounds-out",
                          world, NULL};
@@ -775,7 +747,7 @@ static void test_tune(void **state)
     assert_int_equal(run_stdout(args, out1), 0);
     assert_int_equal(run_stdout(args, out2), 0);
     size_t l1, l2;
-    char *a = slurp(out1, &l1), *b = slurp(out2, &l2);
+    char *a = e2e_slurp(out1, &l1), *b = e2e_slurp(out2, &l2);
     assert_int_equal(l1, l2);
     assert_memory_equal(a, b, l1);
     json_error_t je;
@@ -834,18 +806,8 @@ static void test_tune(void **state)
         {"--budget 0", "--budget"},
         {"--metric auc", "--metric: expected logloss or brier"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char cmd[1400];
-        snprintf(cmd, sizeof cmd, "'%s' tune %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"),
-                 bad[i].args, world, out1);
-        int rc = system(cmd);
-        assert_true(rc != -1 && WIFEXITED(rc));
-        size_t n;
-        char *msg = slurp(out1, &n);
-        if (WEXITSTATUS(rc) != 2 || strstr(msg, bad[i].says) == NULL)
-            fail_msg("tune %s: exit %d, %s", bad[i].args, WEXITSTATUS(rc), msg);
-        free(msg);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_usage_error("tune", bad[i].args, world, out1, bad[i].says);
     e2e_cleanup(&s);
 }
 
@@ -859,11 +821,11 @@ static void test_fit(void **state)
     e2e_server s;
     assert_int_equal(e2e_init(&s), 0);
     char world[400], out1[400], out2[400], r1[400], r2[400], args[1600], err[1024];
-    path_in(&s, "fit_world.jsonl", world, sizeof world);
-    path_in(&s, "fit1.json", out1, sizeof out1);
-    path_in(&s, "fit2.json", out2, sizeof out2);
-    path_in(&s, "fit_r1.jsonl", r1, sizeof r1);
-    path_in(&s, "fit_r2.jsonl", r2, sizeof r2);
+    e2e_path(&s, "fit_world.jsonl", world, sizeof world);
+    e2e_path(&s, "fit1.json", out1, sizeof out1);
+    e2e_path(&s, "fit2.json", out2, sizeof out2);
+    e2e_path(&s, "fit_r1.jsonl", r1, sizeof r1);
+    e2e_path(&s, "fit_r2.jsonl", r2, sizeof r2);
     const char *sim[] = {"evenodds", "sim", "--seed", "4", "--rounds", "3000", "--players",
                          "200", "--balancer", "random", "--rounds-out", world, NULL};
     assert_int_equal(e2e_run(sim, NULL, err, sizeof err), 0);
@@ -876,7 +838,7 @@ static void test_fit(void **state)
              "'%s' 2>/dev/null", r2, world);
     assert_int_equal(run_stdout(args, out2), 0);
     size_t l1, n1, n2;
-    char *a = slurp(r1, &n1), *b = slurp(r2, &n2), *save = NULL;
+    char *a = e2e_slurp(r1, &n1), *b = e2e_slurp(r2, &n2), *save = NULL;
     assert_int_equal(n1, n2);
     assert_memory_equal(a, b, n1);
     free(b);
@@ -898,7 +860,7 @@ static void test_fit(void **state)
         players++;
     }
     free(a);
-    a = slurp(out1, &l1);
+    a = e2e_slurp(out1, &l1);
     json_error_t je;
     json_t *j = json_loads(a, 0, &je);
     assert_non_null(j);
@@ -918,7 +880,7 @@ static void test_fit(void **state)
     snprintf(args, sizeof args, "fit --model trueskill --format json --ratings-out '%s' '%s' "
              "2>/dev/null", r1, world);
     assert_int_equal(run_stdout(args, out1), 0);
-    a = slurp(r1, &n1);
+    a = e2e_slurp(r1, &n1);
     assert_non_null(strstr(a, "\"mu\":"));
     assert_non_null(strstr(a, "\"sigma\":"));
     free(a);
@@ -932,21 +894,11 @@ static void test_fit(void **state)
         {"--model hive --prior 20", "--prior: the hive model's Gamma prior"},
         {"--format xml", "--format: expected table or json"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char cmd[1400];
-        snprintf(cmd, sizeof cmd, "'%s' fit %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"),
-                 bad[i].args, world, out1);
-        int rc = system(cmd);
-        assert_true(rc != -1 && WIFEXITED(rc));
-        size_t n;
-        char *msg = slurp(out1, &n);
-        if (WEXITSTATUS(rc) != 2 || strstr(msg, bad[i].says) == NULL)
-            fail_msg("fit %s: exit %d, %s", bad[i].args, WEXITSTATUS(rc), msg);
-        free(msg);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_usage_error("fit", bad[i].args, world, out1, bad[i].says);
     /* A bad third line exits 1 naming the line and the field. */
     char badlog[400];
-    path_in(&s, "fit_bad.jsonl", badlog, sizeof badlog);
+    e2e_path(&s, "fit_bad.jsonl", badlog, sizeof badlog);
     write_text(badlog, "{\"id\":\"r1\",\"winner\":\"A\",\"A\":[\"x\"],\"B\":[\"y\"]}\n"
                        "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"x\"],\"B\":[\"y\"]}\n"
                        "{\"id\":\"r3\",\"winner\":\"C\",\"A\":[\"x\"],\"B\":[\"y\"]}\n");
@@ -955,7 +907,7 @@ static void test_fit(void **state)
              out1);
     int rc = system(cmd);
     assert_true(rc != -1 && WIFEXITED(rc));
-    char *msg = slurp(out1, &n1);
+    char *msg = e2e_slurp(out1, &n1);
     if (WEXITSTATUS(rc) != 1 || strstr(msg, ":3:") == NULL || strstr(msg, "winner") == NULL)
         fail_msg("fit on a bad line: exit %d, %s", WEXITSTATUS(rc), msg);
     free(msg);
@@ -988,25 +940,25 @@ static void test_truth_oracle(void **state)
     e2e_server s;
     assert_int_equal(e2e_init(&s), 0);
     char world[400], truth[400], flat[400], flat_truth[400], out[400], args[1600], err[1024];
-    path_in(&s, "oracle_world.jsonl", world, sizeof world);
-    path_in(&s, "oracle_truth.json", truth, sizeof truth);
-    path_in(&s, "oracle_flat.jsonl", flat, sizeof flat);
-    path_in(&s, "oracle_flat.json", flat_truth, sizeof flat_truth);
-    path_in(&s, "oracle_out.json", out, sizeof out);
+    e2e_path(&s, "oracle_world.jsonl", world, sizeof world);
+    e2e_path(&s, "oracle_truth.json", truth, sizeof truth);
+    e2e_path(&s, "oracle_flat.jsonl", flat, sizeof flat);
+    e2e_path(&s, "oracle_flat.json", flat_truth, sizeof flat_truth);
+    e2e_path(&s, "oracle_out.json", out, sizeof out);
     snprintf(args, sizeof args,
              "sim --seed 9 --rounds 800 --players 60 --team 4 --balancer random --partial 300 "
              "--bias 0.6 --skill-mean 100 --report-every 0 --format json --rounds-out '%s' "
              "--truth-out '%s'", world, truth);
     assert_int_equal(run_stdout(args, out), 0);
     size_t n;
-    char *text = slurp(out, &n);
+    char *text = e2e_slurp(out, &n);
     double brier_true = json_path_num(text, "brier_true", NULL);
     free(text);
 
     snprintf(args, sizeof args, "eval --model trueskill --truth '%s' --format json '%s'", truth,
              world);
     assert_int_equal(run_stdout(args, out), 0);
-    text = slurp(out, &n);
+    text = e2e_slurp(out, &n);
     double oracle = json_path_num(text, "oracle", "brier");
     double counted = json_path_num(text, "oracle", "counted");
     double model_ll = json_path_num(text, "logloss", NULL);
@@ -1022,7 +974,7 @@ static void test_truth_oracle(void **state)
     snprintf(args, sizeof args,
              "eval --model trueskill --no-weights --truth '%s' --format json '%s'", truth, world);
     assert_int_equal(run_stdout(args, out), 0);
-    text = slurp(out, &n);
+    text = e2e_slurp(out, &n);
     assert_true(json_path_num(text, "oracle", "logloss") == oracle_ll);
     assert_true(json_path_num(text, "logloss", NULL) != model_ll);
     free(text);
@@ -1032,7 +984,7 @@ static void test_truth_oracle(void **state)
              "fit --model hive --holdout 0.25 --truth '%s' --format json '%s' 2>/dev/null",
              truth, world);
     assert_int_equal(run_stdout(args, out), 0);
-    text = slurp(out, &n);
+    text = e2e_slurp(out, &n);
     json_error_t je;
     json_t *j = json_loads(text, 0, &je);
     assert_non_null(j);
@@ -1044,7 +996,7 @@ static void test_truth_oracle(void **state)
     snprintf(args, sizeof args,
              "eval --model hive --eval-from 0.75 --truth '%s' --format json '%s'", truth, world);
     assert_int_equal(run_stdout(args, out), 0);
-    text = slurp(out, &n);
+    text = e2e_slurp(out, &n);
     assert_true(json_path_num(text, "oracle", "logloss") == fit_ll);
     assert_true(json_path_num(text, "oracle", "counted") == (double)fit_n);
     free(text);
@@ -1056,7 +1008,7 @@ static void test_truth_oracle(void **state)
                               flat_truth, NULL};
     assert_int_equal(e2e_run(sim_flat, NULL, err, sizeof err), 0);
     char out2[400];
-    path_in(&s, "oracle_out2.json", out2, sizeof out2);
+    e2e_path(&s, "oracle_out2.json", out2, sizeof out2);
     snprintf(args, sizeof args, "eval --model hive --truth '%s' --format json '%s'", flat_truth,
              flat);
     assert_int_equal(run_stdout(args, out), 0);
@@ -1064,7 +1016,7 @@ static void test_truth_oracle(void **state)
              "eval --model hive --no-weights --truth '%s' --format json '%s'", flat_truth, flat);
     assert_int_equal(run_stdout(args, out2), 0);
     size_t n2;
-    char *a = slurp(out, &n), *b = slurp(out2, &n2);
+    char *a = e2e_slurp(out, &n), *b = e2e_slurp(out2, &n2);
     assert_int_equal(n, n2);
     assert_memory_equal(a, b, n);
     free(a);
@@ -1084,7 +1036,7 @@ static void test_truth_oracle(void **state)
          "is not in the truth file"},
     };
     char badtruth[400];
-    path_in(&s, "oracle_bad.json", badtruth, sizeof badtruth);
+    e2e_path(&s, "oracle_bad.json", badtruth, sizeof badtruth);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_text(badtruth, bad[i].text);
         for (int cmd = 0; cmd < 2; cmd++) {
@@ -1094,7 +1046,7 @@ static void test_truth_oracle(void **state)
                      out);
             int rc = system(line);
             assert_true(rc != -1 && WIFEXITED(rc));
-            char *msg = slurp(out, &n);
+            char *msg = e2e_slurp(out, &n);
             if (WEXITSTATUS(rc) != 1 || strstr(msg, bad[i].says) == NULL ||
                 strstr(msg, "--truth") == NULL)
                 fail_msg("%s with truth %s: exit %d, %s", cmd == 0 ? "eval" : "fit",
@@ -1104,7 +1056,7 @@ static void test_truth_oracle(void **state)
     }
     snprintf(args, sizeof args, "fit --truth '%s' '%s' 2> '%s'", flat_truth, flat, out2);
     assert_int_equal(run_stdout(args, "/dev/null"), 2);
-    a = slurp(out2, &n);
+    a = e2e_slurp(out2, &n);
     assert_non_null(strstr(a, "needs --holdout"));
     free(a);
     char cmdline[1600];

@@ -36,11 +36,6 @@ static void gamesim_bin(char *out, size_t cap)
     assert_int_equal(access(out, X_OK), 0);
 }
 
-static void path_in(const e2e_server *s, const char *name, char *out, size_t cap)
-{
-    assert_true(snprintf(out, cap, "%s/%s", s->dir, name) < (int)cap);
-}
-
 /* Starts the gamesim with @p args (NULL-ended, without argv[0]); its stdout and stderr go to
  * the files @p out and @p err. The server keys of the test's own environment are not passed
  * on: the gamesim must get its key from its arguments. Returns the child's pid. */
@@ -79,35 +74,19 @@ static int wait_exit(pid_t pid)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Runs the gamesim to its end: returns its exit code, *summary its stdout as JSON (NULL when
  * it printed none) and @p err (capacity errlen) the start of its stderr. */
 static int run_gamesim(const e2e_server *s, const char *const *args, json_t **summary, char *err,
                        size_t errlen)
 {
     char out_path[400], err_path[400];
-    path_in(s, "gamesim.out", out_path, sizeof out_path);
-    path_in(s, "gamesim.err", err_path, sizeof err_path);
+    e2e_path(s, "gamesim.out", out_path, sizeof out_path);
+    e2e_path(s, "gamesim.err", err_path, sizeof err_path);
     int code = wait_exit(spawn_gamesim(args, out_path, err_path));
-    char *text = slurp(out_path);
+    char *text = e2e_slurp(out_path, NULL);
     *summary = json_loads(text, 0, NULL);
     free(text);
-    text = slurp(err_path);
+    text = e2e_slurp(err_path, NULL);
     snprintf(err, errlen, "%s", text);
     free(text);
     unlink(out_path);
@@ -134,44 +113,6 @@ static void remove_state(const char *dir, const json_t *sum)
             unlink(f);
     }
     rmdir(dir);
-}
-
-/* Every player of the replay's --ratings-out equals the service's lookup, field by field.
- * Returns how many players. */
-static size_t expect_lookups_equal_replay(const e2e_server *s, const char *ratings)
-{
-    FILE *f = fopen(ratings, "r");
-    assert_non_null(f);
-    char line[4096];
-    size_t players = 0, visible = 0;
-    while (fgets(line, sizeof line, f)) {
-        json_t *want = json_loads(line, 0, NULL);
-        assert_non_null(want);
-        const char *id = json_string_value(json_object_get(want, "id"));
-        assert_non_null(id);
-        char path[256];
-        assert_true(snprintf(path, sizeof path, "/v1/pools/default/players/%s", id) <
-                    (int)sizeof path);
-        e2e_resp r;
-        assert_int_equal(e2e_call(s, "GET", path, s->server_key, NULL, &r), 0);
-        assert_int_equal(r.status, 200);
-        json_t *got = e2e_json(&r);
-        assert_non_null(got);
-        const char *key;
-        json_t *v;
-        json_object_foreach(want, key, v) {
-            if (!json_equal(v, json_object_get(got, key)))
-                fail_msg("player %s, \"%s\": service %s, replay %s", id, key, r.body, line);
-        }
-        visible += json_is_true(json_object_get(want, "visible"));
-        json_decref(got);
-        json_decref(want);
-        e2e_resp_free(&r);
-        players++;
-    }
-    fclose(f);
-    (void)visible;
-    return players;
 }
 
 static void export_pool(const e2e_server *s, const char *out)
@@ -255,7 +196,7 @@ static void test_gamesim_run(void **state)
     assert_int_equal(e2e_start(&s, extra), 0);
 
     char dir[400];
-    path_in(&s, "gs-state", dir, sizeof dir);
+    e2e_path(&s, "gs-state", dir, sizeof dir);
     const char *args[] = {"--url",  s.url, "--keys",      s.config, "--servers", "2",
                           "--rounds", "60", "--state-dir", dir,      "--seed",    "7",
                           "--wait-ms", "30000", "--quiet", NULL};
@@ -290,15 +231,15 @@ static void test_gamesim_run(void **state)
 
     /* The service's lookups equal the replay of its log, for every player who played. */
     char live[400], log[400], ratings[400];
-    path_in(&s, "gs-live.jsonl", live, sizeof live);
-    path_in(&s, "gs-log.jsonl", log, sizeof log);
-    path_in(&s, "gs-ratings.jsonl", ratings, sizeof ratings);
+    e2e_path(&s, "gs-live.jsonl", live, sizeof live);
+    e2e_path(&s, "gs-log.jsonl", log, sizeof log);
+    e2e_path(&s, "gs-ratings.jsonl", ratings, sizeof ratings);
     export_pool(&s, live);
     const char *rep[] = {"evenodds", "replay", "--model", "synelo", "--ratings-out", ratings, live,
                          NULL};
     if (e2e_run(rep, NULL, err, sizeof err) != 0)
         fail_msg("replay: %s", err);
-    size_t players = expect_lookups_equal_replay(&s, ratings);
+    size_t players = e2e_expect_lookups(&s, "default", ratings, NULL);
     assert_true(players > 24);
 
     /* After the service stops, the log is the same (nothing came in late) and holds exactly
@@ -307,7 +248,7 @@ static void test_gamesim_run(void **state)
     assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
     assert_int_equal(st, 0);
     export_pool(&s, log);
-    char *a = slurp(live), *b = slurp(log);
+    char *a = e2e_slurp(live, NULL), *b = e2e_slurp(log, NULL);
     assert_string_equal(a, b);
     free(a);
     free(b);
@@ -368,10 +309,10 @@ static void test_gamesim_usage(void **state)
     /* --help: every option, exit 0. */
     const char *help[] = {"--help", NULL};
     char out_path[400], err_path[400];
-    path_in(&s, "help.out", out_path, sizeof out_path);
-    path_in(&s, "help.err", err_path, sizeof err_path);
+    e2e_path(&s, "help.out", out_path, sizeof out_path);
+    e2e_path(&s, "help.err", err_path, sizeof err_path);
     assert_int_equal(wait_exit(spawn_gamesim(help, out_path, err_path)), 0);
-    char *text = slurp(out_path);
+    char *text = e2e_slurp(out_path, NULL);
     static const char *const opts[] = {
         "--url",     "--pool",      "--key",         "--keys",          "--servers",
         "--rounds",  "--players",   "--team-size",   "--mode",          "--round-seconds",
@@ -394,7 +335,7 @@ static void test_gamesim_service_down(void **state)
     e2e_server s;
     assert_int_equal(e2e_init(&s), 0);
     char dir[400];
-    path_in(&s, "gs-down", dir, sizeof dir);
+    e2e_path(&s, "gs-down", dir, sizeof dir);
     /* Port 1 is privileged and unused here: connections are refused at once. */
     const char *args[] = {"--url", "http://127.0.0.1:1", "--keys", s.config, "--rounds", "3",
                           "--state-dir", dir, "--wait-ms", "300", "--quiet", NULL};
@@ -422,9 +363,9 @@ static void test_gamesim_interrupt(void **state)
     assert_int_equal(e2e_init(&s), 0);
     assert_int_equal(e2e_start(&s, extra), 0);
     char dir[400], out_path[400], err_path[400];
-    path_in(&s, "gs-int", dir, sizeof dir);
-    path_in(&s, "int.out", out_path, sizeof out_path);
-    path_in(&s, "int.err", err_path, sizeof err_path);
+    e2e_path(&s, "gs-int", dir, sizeof dir);
+    e2e_path(&s, "int.out", out_path, sizeof out_path);
+    e2e_path(&s, "int.err", err_path, sizeof err_path);
     const char *args[] = {"--url",  s.url, "--keys",    s.config, "--rounds", "100000",
                           "--pace-ms", "5", "--state-dir", dir,   "--quiet",  NULL};
     pid_t pid = spawn_gamesim(args, out_path, err_path);
@@ -433,10 +374,10 @@ static void test_gamesim_interrupt(void **state)
     nanosleep(&ts, NULL);
     assert_int_equal(kill(pid, SIGINT), 0);
     assert_int_equal(wait_exit(pid), 1);
-    char *text = slurp(out_path);
+    char *text = e2e_slurp(out_path, NULL);
     json_t *sum = json_loads(text, 0, NULL);
     if (sum == NULL)
-        fail_msg("no summary; stderr: %s", slurp(err_path));
+        fail_msg("no summary; stderr: %s", e2e_slurp(err_path, NULL));
     free(text);
     assert_true(json_is_true(json_object_get(sum, "interrupted")));
     assert_false(json_is_true(json_object_get(sum, "ok")));

@@ -19,11 +19,6 @@
 
 #include "e2e.h"
 
-static void path_in(const e2e_server *s, const char *name, char *out, size_t cap)
-{
-    assert_true(snprintf(out, cap, "%s/%s", s->dir, name) < (int)cap);
-}
-
 /* Posts lines [from, to) of @p path to pool @p pool. */
 static void post_lines(const e2e_server *s, const char *pool, const char *path, size_t from,
                        size_t to)
@@ -47,50 +42,11 @@ static void post_lines(const e2e_server *s, const char *pool, const char *path, 
     assert_int_equal(n, to);
 }
 
-/* Every line of @p ratings ({"id", fields…}) equals the service's lookup of that player in
- * each field listed in @p keys (NULL: every field of the line). Returns the players seen. */
-static size_t expect_lookups(const e2e_server *s, const char *pool, const char *ratings,
-                             const char *const *keys)
-{
-    FILE *f = fopen(ratings, "r");
-    assert_non_null(f);
-    char line[4096];
-    size_t players = 0;
-    while (fgets(line, sizeof line, f)) {
-        json_error_t je;
-        json_t *want = json_loads(line, 0, &je);
-        assert_non_null(want);
-        const char *id = json_string_value(json_object_get(want, "id"));
-        char path[256];
-        snprintf(path, sizeof path, "/v1/pools/%s/players/%s", pool, id);
-        e2e_resp r;
-        assert_int_equal(e2e_call(s, "GET", path, s->server_key, NULL, &r), 0);
-        assert_int_equal(r.status, 200);
-        json_t *got = e2e_json(&r);
-        assert_non_null(got);
-        const char *key;
-        json_t *v;
-        json_object_foreach(want, key, v) {
-            bool listed = keys == NULL;
-            for (size_t i = 0; keys && keys[i] && !listed; i++)
-                listed = strcmp(keys[i], key) == 0;
-            if (listed && !json_equal(v, json_object_get(got, key)))
-                fail_msg("player %s, \"%s\": service %s, expected %s", id, key, r.body, line);
-        }
-        json_decref(got);
-        json_decref(want);
-        e2e_resp_free(&r);
-        players++;
-    }
-    fclose(f);
-    return players;
-}
-
 static void expect_service_equals_replay(const e2e_server *s, const char *pool)
 {
     char exported[400], ratings[400], err[512];
-    path_in(s, "x-exported.jsonl", exported, sizeof exported);
-    path_in(s, "x-ratings.jsonl", ratings, sizeof ratings);
+    e2e_path(s, "x-exported.jsonl", exported, sizeof exported);
+    e2e_path(s, "x-ratings.jsonl", ratings, sizeof ratings);
     const char *exp_argv[] = {"evenodds", "export", "--db", s->db, "--pool", pool, "--out",
                               exported, NULL};
     assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
@@ -98,7 +54,7 @@ static void expect_service_equals_replay(const e2e_server *s, const char *pool)
                               ratings, exported, NULL};
     if (e2e_run(rep_argv, NULL, err, sizeof err) != 0)
         fail_msg("replay: %s", err);
-    assert_true(expect_lookups(s, pool, ratings, NULL) >= 60);
+    assert_true(e2e_expect_lookups(s, pool, ratings, NULL) >= 60);
 }
 
 /* Polls GET …/refit until the job is not running (at most 120 s); returns its answer. */
@@ -147,9 +103,9 @@ static void test_refit(void **state)
     e2e_server s;
     assert_int_equal(e2e_init(&s), 0);
     char world[400], upto[400], fitted[400], err[1024];
-    path_in(&s, "world.jsonl", world, sizeof world);
-    path_in(&s, "upto.jsonl", upto, sizeof upto);
-    path_in(&s, "fitted.jsonl", fitted, sizeof fitted);
+    e2e_path(&s, "world.jsonl", world, sizeof world);
+    e2e_path(&s, "upto.jsonl", upto, sizeof upto);
+    e2e_path(&s, "fitted.jsonl", fitted, sizeof fitted);
     const char *sim[] = {"evenodds", "sim", "--seed", "5", "--rounds", "900", "--players",
                          "80", "--team", "6", "--balancer", "random", "--rounds-out", world,
                          NULL};
@@ -232,7 +188,7 @@ static void test_refit(void **state)
     if (e2e_run(fit_argv, NULL, err, sizeof err) != 0)
         fail_msg("fit: %s", err);
     const char *keys[] = {"mu", "sigma", NULL};
-    assert_int_equal(expect_lookups(&s, "w", fitted, keys), (size_t)players);
+    assert_int_equal(e2e_expect_lookups(&s, "w", fitted, keys), (size_t)players);
     expect_service_equals_replay(&s, "w");
 
     /* More rounds on the refitted states, then a restart (the fold applies the refit record

@@ -72,4 +72,18 @@ bool e2e_is_error(const e2e_resp *r, const char *code);
 /* Contents of the child's stderr log (malloc'd, NUL-terminated) or NULL. */
 char *e2e_read_log(const e2e_server *s);
 
+/* ---- assertions (tests/lib/e2e_check.c): these fail the running cmocka test ---- */
+
+/* @p out (capacity @p cap) gets the path of @p name in the server's temporary directory. */
+void e2e_path(const e2e_server *s, const char *name, char *out, size_t cap);
+
+/* The whole file at @p path, NUL-terminated (malloc'd); *len (may be NULL) its length. */
+char *e2e_slurp(const char *path, size_t *len);
+
+/* Every line of the JSONL file @p ratings ({"id", fields…}, as --ratings-out writes it) equals
+ * the service's lookup of that player in pool @p pool, in each field listed in @p keys
+ * (NULL-ended; NULL: every field of the line). Returns the players compared. */
+size_t e2e_expect_lookups(const e2e_server *s, const char *pool, const char *ratings,
+                          const char *const *keys);
+
 #endif
