@@ -251,9 +251,19 @@ int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t 
 /**
  * A member's partial-play weight in [0, 1] as model @p ctx counts it: eo_round_member_weight()
  * for every model but the hive one, which weights time exponentially from `joined`/`left`
- * (the first half of a round counts more than the second; eo_hive_member_weight()). Pure.
+ * (the first half of a round counts more than the second; eo_hive_member_weight()).
+ * @p pool_length is the pool's median round length in seconds over the rounds before @p r
+ * (0: none known), read only by models for which eo_model_wants_pool_length() is true. Pure.
  */
-double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m);
+double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m,
+                              double pool_length);
+
+/**
+ * True when eo_model_member_weight() reads its pool_length argument (the hive model without a
+ * fixed `round_length`): the caller then keeps the median length of the rounds it has applied
+ * (the pool and the whole-history fit do). Pure.
+ */
+bool eo_model_wants_pool_length(const eo_model_ctx *ctx);
 
 /** What a lookup shows of a player. */
 typedef struct eo_rating_view {

@@ -14,6 +14,7 @@
 
 #include "core/models/gauss.h"
 #include "core/numeric.h"
+#include "core/roundlen.h"
 #include "core/strmap.h"
 #include "evenodds/eo_glicko2.h"
 
@@ -53,6 +54,7 @@ struct eo_fit {
     double scale;      /* the model's logit per unit of team strength */
     double gk, gtheta; /* Gamma shape and scale */
     double mode;       /* the prior's mode: where a player without data sits */
+    eo__roundlen lengths; /* the median round length, as the pool keeps it (hive weights) */
 
     eo__strmap *ids;
     size_t np, pcap;
@@ -160,7 +162,8 @@ int eo_fit_create(const eo_pool_config *pool, const eo_fit_config *cfg, eo_fit *
     link_of(f);
     f->ids = eo__strmap_create();
     f->keys = eo__strmap_create();
-    if (f->ids == NULL || f->keys == NULL) {
+    if (f->ids == NULL || f->keys == NULL ||
+        (eo_model_wants_pool_length(f->model) && eo__roundlen_init(&f->lengths) != 0)) {
         eo_fit_destroy(f);
         return EO_ENOMEM;
     }
@@ -186,6 +189,7 @@ void eo_fit_destroy(eo_fit *f)
     free(f->member);
     eo__strmap_destroy(f->ids);
     eo__strmap_destroy(f->keys);
+    eo__roundlen_free(&f->lengths);
     eo_model_release(f->model);
     free(f);
 }
@@ -340,6 +344,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
     size_t len[EO_PLAYERS_MAX];
     uint64_t hash[EO_PLAYERS_MAX];
     double w[EO_PLAYERS_MAX];
+    double median = eo__roundlen_median(&f->lengths);
     bool ones = true;
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
@@ -355,7 +360,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
         }
         hash[i] = eo__strmap_hash(m->id, len[i]);
         idx[i] = eo__strmap_find(f->ids, m->id, len[i], hash[i]);
-        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m);
+        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m, median);
         ones = ones && w[i] == 1.0;
     }
     /* Map key, created below once nothing else can fail. */
@@ -429,6 +434,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
         f->kp[kidx].info_sum += play_info(f, fr->cf);
         f->kp[kidx].plays++;
     }
+    eo__roundlen_add(&f->lengths, r);
     f->ready = false;
     return 0;
 }
@@ -803,7 +809,9 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         eo_fit_player p;
         (void)eo_fit_lookup(f, m->id, &p);
         s[i] = p.skill;
-        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m);
+        w[i] = f->unweighted ? 1.0
+                             : eo_model_member_weight(f->model, r, m,
+                                                      eo__roundlen_median(&f->lengths));
     }
     fit_round fr;
     coefs(f, w, na, r->n[1], &fr);

@@ -56,11 +56,12 @@ double eo_hive_time_weight(double r, double joined, double left)
     return decay(r, joined) - decay(r, left);
 }
 
-double eo_hive_member_weight(const eo_hive_params *p, const eo_round *r, const eo_member *m)
+double eo_hive_member_weight(const eo_hive_params *p, const eo_round *r, const eo_member *m,
+                             double pool_length)
 {
     bool known = r->started_at > 0 && r->ended_at > r->started_at;
     double len = known ? (double)(r->ended_at - r->started_at) : 0.0;
-    double scale = p->round_length > 0.0 ? p->round_length : len;
+    double scale = p->round_length > 0.0 ? p->round_length : pool_length > 0.0 ? pool_length : len;
     if ((m->has & (EO_MEMBER_JOINED | EO_MEMBER_LEFT)) && scale > 0.0) {
         double joined = (m->has & EO_MEMBER_JOINED) ? m->joined : 0.0;
         double left = (m->has & EO_MEMBER_LEFT) ? m->left : INFINITY;
@@ -225,8 +226,8 @@ static const eo_param_spec hive_params[HP_COUNT] = {
     [HP_SIDE_ROUNDS] = {"side_rounds", "rounds over which side_share ramps up from 0 (0: none)",
                         0, 0, 1e6, true, NULL},
     [HP_ROUND_LENGTH] = {"round_length",
-                         "median round length r in seconds for the time weights (0: each "
-                         "round's own length)",
+                         "median round length r in seconds for the time weights (0: the "
+                         "pool's median from its log)",
                          0, 0, EO_HIVE_ROUND_LENGTH_MAX, false, NULL},
     [HP_PLAYTIME_C] = {"playtime_c", "initial skill c*ln(1 + playtime seconds) (0: skill 0)", 0, 0,
                        1e3, false, NULL},
@@ -307,9 +308,15 @@ static int hive_rate(const void *impl, const eo_participant *a, size_t na,
     return rate_impl(impl, a, na, b, nb, NULL, winner, field, at, p_a, out);
 }
 
-static double hive_member_weight(const void *impl, const eo_round *r, const eo_member *m)
+static double hive_member_weight(const void *impl, const eo_round *r, const eo_member *m,
+                                 double pool_length)
 {
-    return eo_hive_member_weight(impl, r, m);
+    return eo_hive_member_weight(impl, r, m, pool_length);
+}
+
+static bool hive_wants_pool_length(const void *impl)
+{
+    return ((const eo_hive_params *)impl)->round_length == 0.0;
 }
 
 static void hive_view(const void *impl, const void *st, int64_t now, eo_rating_view *out)
@@ -357,6 +364,7 @@ const eo__model_ops eo__hive_ops = {
     .rate = hive_rate,
     .rate_info = hive_rate_info,
     .member_weight = hive_member_weight,
+    .wants_pool_length = hive_wants_pool_length,
     .view = hive_view,
     .set = hive_set,
 };

@@ -325,11 +325,17 @@ int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t 
     return ctx->ops->rate_info(ctx->impl, a, na, b, nb, info, winner, field, at, p_a, out);
 }
 
-double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m)
+double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m,
+                              double pool_length)
 {
     if (ctx->ops->member_weight != NULL)
-        return ctx->ops->member_weight(ctx->impl, r, m);
+        return ctx->ops->member_weight(ctx->impl, r, m, pool_length);
     return eo_round_member_weight(r, m);
+}
+
+bool eo_model_wants_pool_length(const eo_model_ctx *ctx)
+{
+    return ctx->ops->wants_pool_length != NULL && ctx->ops->wants_pool_length(ctx->impl);
 }
 
 void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rating_view *out)
