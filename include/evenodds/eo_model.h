@@ -265,6 +265,9 @@ double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const 
  */
 bool eo_model_wants_pool_length(const eo_model_ctx *ctx);
 
+/** Model-specific values of a view (eo_rating_view.extra). */
+#define EO_VIEW_EXTRA 4
+
 /** What a lookup shows of a player. */
 typedef struct eo_rating_view {
     double display;         /**< the number players see (SynElo and Elo: rating; TrueSkill and
@@ -276,6 +279,9 @@ typedef struct eo_rating_view {
     bool visible;           /**< shown to the player (SynElo: past the shadow period) */
     bool stale;             /**< no round in the pool's stale period before @c now */
     int64_t last_ended_at;  /**< end of the last rated round, 0 if none */
+    double extra[EO_VIEW_EXTRA];  /**< model-specific values, 0 where a model has none; the
+                                       hive model: field side offset, commander skill,
+                                       commander side offset, commander rounds */
 } eo_rating_view;
 
 /** Fills @p out for a player's state at time @p now (Unix seconds). */

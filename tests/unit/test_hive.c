@@ -50,10 +50,14 @@ static void params_and_check(void **state)
     (void)state;
     eo_hive_params p = defaults();
     assert_true(p.alpha == 8 && p.alpha_commander == 8 && p.side_share == 0);
-    assert_true(p.side_rounds == 0 && p.round_length == 0 && p.playtime_c == 0);
+    assert_true(p.side_rounds == 0 && p.round_length == -1 && p.playtime_c == 0);
     assert_true(p.visible_rounds == 0 && p.t_stale_days == 30);
     assert_int_equal(eo_hive_params_check(&p), 0);
-    p.round_length = 0.5; /* neither 0 nor >= 1 s */
+    p.round_length = 0; /* each round's own length */
+    assert_int_equal(eo_hive_params_check(&p), 0);
+    p.round_length = 0.5; /* neither -1, 0 nor >= 1 s */
+    assert_int_equal(eo_hive_params_check(&p), EO_EINVAL);
+    p.round_length = -0.5;
     assert_int_equal(eo_hive_params_check(&p), EO_EINVAL);
     p = defaults();
     p.side_share = 1.5;
@@ -73,6 +77,8 @@ static void params_and_check(void **state)
     assert_int_equal(eo_model_config_set(&c, "round_length", "0.5", &err), 0);
     eo_model_ctx *ctx = NULL;
     assert_int_equal(eo_model_prepare(&c, &ctx, &err), EO_EINVAL);
+    assert_string_equal(err.field, "round_length");
+    assert_int_equal(eo_model_config_set(&c, "round_length", "-2", &err), EO_EINVAL);
     assert_string_equal(err.field, "round_length");
     assert_int_equal(eo_model_config_set(&c, "side_share", "2", &err), EO_EINVAL);
     assert_string_equal(err.field, "side_share");
@@ -130,9 +136,13 @@ static void time_weights(void **state)
     /* no scale at all (r = 0, length unknown): the linear rule, which gives 1 */
     p.round_length = 0;
     near(eo_hive_member_weight(&p, &r, &m, 0), 1.0, 0);
-    /* r = 0: the pool's median length is the scale (joined 0, left 600 of a 1200 s median:
-     * 1 − 2^−1); a fixed round_length wins over it */
+    /* r = −1: the pool's median length is the scale (joined 0, left 600 of a 1200 s median:
+     * 1 − 2^−1); r = 0 ignores it, a fixed round_length wins over it */
+    p.round_length = -1;
     near(eo_hive_member_weight(&p, &r, &m, 1200), 0.5, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 1.0, 0);
+    p.round_length = 0;
+    near(eo_hive_member_weight(&p, &r, &m, 1200), 1.0, 0);
     p.round_length = 600;
     near(eo_hive_member_weight(&p, &r, &m, 1200), 0.75, 1e-15);
     p.round_length = 0;
@@ -646,7 +656,7 @@ static void pool_and_codec(void **state)
     eo_round_free(&r);
 }
 
-/* round_length 0: each round's time weights use the pool's median length over the rounds
+/* round_length −1 (the default): each round's time weights use the pool's median length over the rounds
  * before it (issue 5 §1). Rounds of 600, 1200 and 1800 s with full members (weight 1 under any
  * scale), then a 600 s round with a late joiner: its scale is the lower median 1200, so the
  * pool rates it exactly as a pool fixed at round_length 1200 does, and unlike one at 600. The
@@ -668,9 +678,9 @@ static void pool_median_length(void **state)
     eo_round_error err;
     for (int i = 0; i < 4; i++)
         assert_int_equal(eo_round_from_text(text[i], strlen(text[i]), &r[i], &err), 0);
-    const char *lengths[3] = {"0", "1200", "600"};
-    double p4[3], rating[3][4], fitted[3][5];
-    for (int v = 0; v < 3; v++) {
+    const char *lengths[4] = {"-1", "1200", "600", "0"};
+    double p4[4], rating[4][4], fitted[4][5];
+    for (int v = 0; v < 4; v++) {
         eo_pool_config cfg;
         eo_pool_config_default(&cfg);
         eo_model_config_default(EO_MODEL_HIVE, &cfg.model);
@@ -712,6 +722,9 @@ static void pool_median_length(void **state)
     assert_true(p4[0] != p4[2]);
     assert_true(rating[0][1] != rating[2][1]); /* e, the late joiner, moves by another share */
     assert_true(fitted[0][4] != fitted[2][4]);
+    /* 0: each round's own length, 600 s for the last round, as a pool fixed at 600 */
+    assert_true(p4[3] == p4[2]);
+    assert_memory_equal(rating[3], rating[2], sizeof rating[3]);
     for (int i = 0; i < 4; i++)
         eo_round_free(&r[i]);
 }

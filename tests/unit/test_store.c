@@ -352,6 +352,11 @@ static void test_players(void **state)
     assert_int_equal(row.rating, 100);
     assert_true(row.rounds == 4000000000u); /* the full uint32 range survives */
     assert_true(row.last_ended_at == 0);
+    /* model-specific values (the hive model's offset and commander values) round trip */
+    eo_player_row in3 = {.rating = 2.5, .extra = {-0.125, 3.75, 1e-300, 4000000000.0}};
+    assert_int_equal(eo_store_player_put(f->s, p, "76561198000000001", &in3), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), 0);
+    assert_memory_equal(row.extra, in3.extra, sizeof row.extra);
     assert_int_equal(eo_store_player_delete(f->s, p, "76561198000000001"), 0);
     assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), EO_ENOTFOUND);
     assert_int_equal(eo_store_player_delete(f->s, p, "76561198000000001"), 0);
@@ -695,6 +700,8 @@ static void test_sqlite_migrates_v1_players(void **state)
         assert_int_equal(eo_store_player_get(s, want[i].pool, want[i].id, &row), 0);
         assert_true(row.rating == want[i].rating && row.mu == want[i].rating);
         assert_true(row.sigma == 0 && row.volatility == 0);
+        for (int x = 0; x < EO_VIEW_EXTRA; x++) /* migration 5: no model-specific values yet */
+            assert_true(row.extra[x] == 0.0);
         assert_int_equal(row.rounds, want[i].rounds);
         assert_int_equal(row.visible, want[i].visible);
         assert_int_equal(row.last_ended_at, want[i].ended);
