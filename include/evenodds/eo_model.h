@@ -188,9 +188,12 @@ double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const
                             size_t na, const uint16_t *b, size_t nb, double field);
 
 /**
- * The balancer splits integer ratings: a player's mean in units of 1/eo_model_split_unit()
- * (1 for integer-display models, 100 otherwise: hundredths of μ). eo_model_split_rating()
- * gives round(μ · unit), ties to even, clamped to the solver's ±2^40.
+ * The balancer splits integer ratings: a player's mean in units of 1/eo_model_split_unit().
+ * The unit keeps one split unit near a few thousandths of a logit in a 12v12 (SynElo, Elo,
+ * Glicko-2: 1, whole rating points; TrueSkill, Weng-Lin and hive: 10, tenths of μ or skill):
+ * finer units only widen the integers the exact solver must balance, which makes it slower
+ * without a balance anyone could notice (docs/BALANCER.md "Split units").
+ * eo_model_split_rating() gives round(μ · unit), ties to even, clamped to the solver's ±2^40.
  */
 int64_t eo_model_split_unit(const eo_model_ctx *ctx);
 int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu);

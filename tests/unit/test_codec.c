@@ -1374,11 +1374,11 @@ static void test_split_balance_request_errors(void **state)
 
 /* ε in rating units from a tolerance on P(A) (eo_split_tolerance). Expected values from the
  * models' formulas: SynElo P = 1/(1 + e^(−ΔΣ/Θ)), Θ = 2400: Θ·ln(0.51/0.49) = 96.013;
- * Elo (team means, scale 400, hundredths): k·400·log10(0.51/0.49) = 6.9496·k, so 1389.93 at
- * k = 2 and 2084.89 at k = 3; TrueSkill (β = 25/6, hundredths of μ) P = Φ(Δ/c),
+ * Elo (team means, scale 400, whole points): k·400·log10(0.51/0.49) = 6.9496·k, so 13.899 at
+ * k = 2 and 20.849 at k = 3; TrueSkill (β = 25/6, tenths of μ) P = Φ(Δ/c),
  * c² = 2k·β² + Σσ², and Φ⁻¹(0.51) = 0.0250689 (standard normal quantile, e.g. Python's
- * statistics.NormalDist().inv_cdf(0.51)): k = 2, Σσ² = 0: 100·2β·0.0250689 = 20.89; Σσ² =
- * 4·(25/3)²: 100·0.0250689·sqrt(4β² + 4·(25/3)²) = 46.71. */
+ * statistics.NormalDist().inv_cdf(0.51)): k = 2, Σσ² = 0: 10·2β·0.0250689 = 2.089; Σσ² =
+ * 4·(25/3)²: 10·0.0250689·sqrt(4β² + 4·(25/3)²) = 4.671. */
 static void test_split_tolerance(void **state)
 {
     (void)state;
@@ -1395,13 +1395,14 @@ static void test_split_tolerance(void **state)
     assert_int_equal(eo_split_tolerance(syn, 0.5, 2, 0.0, 1, 0.0), INT64_C(1) << 50);
     assert_int_equal(eo_split_tolerance(NULL, 0.01, 2, 0.0, 1, 0.0), 0);
     int64_t u = eo_model_split_unit(elo);
-    assert_int_equal(u, 100);
-    assert_int_equal(eo_split_tolerance(elo, 0.01, 2, 0.0, u, 0.0), 1389);
-    assert_int_equal(eo_split_tolerance(elo, 0.01, 3, 0.0, u, 0.0), 2084);
+    assert_int_equal(u, 1);
+    assert_int_equal(eo_split_tolerance(elo, 0.01, 2, 0.0, u, 0.0), 13);
+    assert_int_equal(eo_split_tolerance(elo, 0.01, 3, 0.0, u, 0.0), 20);
     u = eo_model_split_unit(ts);
+    assert_int_equal(u, 10);
     double s0 = 25.0 / 3.0;
-    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 0.0, u, 0.0), 20);
-    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 4 * s0 * s0, u, 0.0), 46);
+    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 0.0, u, 0.0), 2);
+    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 4 * s0 * s0, u, 0.0), 4);
     /* The largest such E: E meets the tolerance, E + 1 does not (Glicko-2 with RDs). */
     eo_model_ctx *g2 = model_named("glicko2");
     u = eo_model_split_unit(g2);
@@ -1723,12 +1724,11 @@ static void test_autobalance_request(void **state)
     req.rating[3] = 1000;
     req.has_rating[3] = true;
     assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), 0);
-    int64_t unit = eo_model_split_unit(m); /* Elo splits hundredths of a point */
-    assert_int_equal(req.unit, unit);
-    assert_int_equal(req.players[0].rating, 1600 * unit);
-    assert_int_equal(req.players[2].rating, 140050 * unit / 100);
-    assert_int_equal(req.policy.strength_threshold, 10 * unit);
-    assert_int_equal(req.policy.gap_tolerance, unit / 2);
+    assert_int_equal(req.unit, 1); /* Elo splits whole points */
+    assert_int_equal(req.players[0].rating, 1600);
+    assert_int_equal(req.players[2].rating, 1400); /* 1400.5, ties to even */
+    assert_int_equal(req.policy.strength_threshold, 10);
+    assert_int_equal(req.policy.gap_tolerance, 1); /* 0.5 rounded to the nearest, away from 0 */
     assert_null(req.policy.predict); /* a sum threshold: no predictor */
     /* The answer: 4v1 (sectors edge 3v1 ... 4 or more v 1: size_3v1), one mover allowed:
      * b (a and c in a party, d protected). */

@@ -786,6 +786,7 @@ const eo__model_ops eo__glicko2_ops = {
     .state_size = (sizeof(eo_glicko2_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(eo_glicko2_params),
     .integer_display = false,
+    .split_unit = 1,
     .has_deviation = true,
     .check = glicko2_check,
     .prepare = glicko2_prepare,

@@ -363,6 +363,7 @@ const eo__model_ops eo__hive_ops = {
     .state_size = (sizeof(eo_hive_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(eo_hive_params),
     .integer_display = false,
+    .split_unit = 10,
     .has_deviation = false,
     .check = hive_check,
     .prepare = hive_prepare,

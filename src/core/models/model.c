@@ -260,7 +260,7 @@ double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const
 
 int64_t eo_model_split_unit(const eo_model_ctx *ctx)
 {
-    return ctx->ops->integer_display ? 1 : 100;
+    return ctx->ops->split_unit;
 }
 
 int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu)

@@ -23,6 +23,7 @@ typedef struct eo__model_ops {
     size_t impl_size;            /* bytes of the prepared parameters */
     bool integer_display;
     bool has_deviation;          /* players have a deviation (eo_model_has_deviation()) */
+    int64_t split_unit;          /* eo_model_split_unit(): split ratings per unit of the mean */
 
     /* Rules between parameters beyond each value's own bounds (which model.c has checked),
      * resolving derived ones in c->v in place. NULL when there are none. On error: EO_EINVAL
