@@ -19,6 +19,7 @@
 #include "eo_common.h"
 #include "eo_round.h"
 #include "eo_pool.h"
+#include "eo_fit.h"
 #include "eo_split.h"
 #include "eo_balance.h"
 #include "eo_model.h"
@@ -121,6 +122,17 @@ int eo_refit_to_text(int64_t upto, const eo_refit_value *v, size_t n, char **out
 
 /** Releases what @p r owns and zeroes it. NULL is a no-op. */
 void eo_refit_free(eo_refit_record *r);
+
+/**
+ * The values a refit logs from fit @p f of a pool of configuration @p cfg, one per player the
+ * fit knows, in the fit's order: the fitted mean (rounded half to even for models with integer
+ * ratings, SynElo) and, for models with a deviation, the fitted deviation (else -1), each
+ * brought to the nearest value the model accepts when it is outside the model's range (a
+ * non-finite mean: the model's start value). *out is malloc'd (NULL when the fit has no
+ * players); release with free(). Returns 0, EO_EINVAL or EO_ENOMEM.
+ */
+int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out,
+                    size_t *n);
 
 /**
  * Applies refit values to @p pool exactly as the service's writer, the fold at open and

@@ -947,15 +947,41 @@ static void test_fit(void **state)
         json_number_value(json_object_get(json_object_get(h, "online_frozen"), "logloss"));
     if (!(refit < frozen))
         fail_msg("refit %g does not beat online frozen %g", refit, frozen);
+    assert_string_equal(json_string_value(json_object_get(j, "method")), "map");
+    assert_true(json_is_number(
+        json_object_get(json_object_get(h, "refit_continuing"), "logloss")));
     json_decref(j);
-    /* TrueSkill's file has mu and sigma. */
-    snprintf(args, sizeof args, "fit --model trueskill --format json --ratings-out '%s' '%s' "
-             "2>/dev/null", r1, world);
+    /* TrueSkill is smoothed by default, its file has mu and sigma; --method map gives the
+     * static fit, with other values. */
+    snprintf(args, sizeof args, "fit --model trueskill --holdout 0.2 --format json "
+             "--ratings-out '%s' '%s' 2>/dev/null", r1, world);
     assert_int_equal(run_stdout(args, out1), 0);
     a = e2e_slurp(r1, &n1);
     assert_non_null(strstr(a, "\"mu\":"));
     assert_non_null(strstr(a, "\"sigma\":"));
+    snprintf(args, sizeof args, "fit --model trueskill --method map --holdout 0.2 --format json "
+             "--ratings-out '%s' '%s' 2>/dev/null", r2, world);
+    assert_int_equal(run_stdout(args, out2), 0);
+    b = e2e_slurp(r2, &n2);
+    assert_true(n1 != n2 || memcmp(a, b, n1) != 0);
     free(a);
+    free(b);
+    const char *outs[] = {out1, out2}, *methods[] = {"smooth", "map"};
+    for (int k = 0; k < 2; k++) {
+        a = e2e_slurp(outs[k], &l1);
+        j = json_loads(a, 0, &je);
+        assert_non_null(j);
+        free(a);
+        assert_string_equal(json_string_value(json_object_get(j, "method")), methods[k]);
+        assert_true(json_is_true(json_object_get(j, "converged")));
+        h = json_object_get(j, "holdout");
+        const char *rows[] = {"refit", "refit_continuing", "online_frozen", "online_continuing"};
+        for (int i = 0; i < 4; i++) {
+            double ll = json_number_value(json_object_get(json_object_get(h, rows[i]), "logloss"));
+            assert_true(ll > 0.0 && ll < 1.0);
+        }
+        json_decref(j);
+    }
     /* Bad usage exits 2 naming the option. */
     static const struct {
         const char *args, *says;
@@ -965,6 +991,8 @@ static void test_fit(void **state)
         {"--holdout 0.95", "--holdout"},
         {"--model hive --prior 20", "--prior: the hive model's Gamma prior"},
         {"--format xml", "--format: expected table or json"},
+        {"--method x", "--method: expected map or smooth"},
+        {"--model elo --method smooth", "--method smooth: only trueskill and wenglin"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_usage_error("fit", bad[i].args, world, out1, bad[i].says);

@@ -2034,6 +2034,72 @@ static void test_refit_record(void **state)
     json_decref(o);
 }
 
+/* The values a refit logs (eo_refit_values()) and what applying them leaves in a pool: a smoothed
+ * TrueSkill fit's mean and deviation both reach the pool's state; SynElo's fitted ratings are
+ * rounded half to even and carry no deviation. */
+static void refit_round(eo_fit *f, const char *a, const char *b, eo_winner w)
+{
+    eo_member ma, mb;
+    memset(&ma, 0, sizeof ma);
+    memset(&mb, 0, sizeof mb);
+    ma.id = (char *)a;
+    mb.id = (char *)b;
+    eo_round r;
+    memset(&r, 0, sizeof r);
+    r.team[0] = &ma;
+    r.team[1] = &mb;
+    r.n[0] = r.n[1] = 1;
+    r.winner = w;
+    assert_int_equal(eo_fit_add_round(f, &r), 0);
+}
+
+static void test_refit_values(void **state)
+{
+    (void)state;
+    const eo_model models[] = {EO_MODEL_TRUESKILL, EO_MODEL_SYNELO};
+    for (size_t k = 0; k < 2; k++) {
+        eo_pool_config pc;
+        eo_pool_config_default(&pc);
+        assert_int_equal(eo_model_config_default(models[k], &pc.model), 0);
+        eo_fit_config fc;
+        assert_int_equal(eo_fit_config_default(&pc, &fc), 0);
+        assert_int_equal(fc.method, k == 0 ? EO_FIT_SMOOTH : EO_FIT_MAP);
+        eo_fit *f = NULL;
+        assert_int_equal(eo_fit_create(&pc, &fc, &f), 0);
+        refit_round(f, "x", "y", EO_WIN_A);
+        refit_round(f, "y", "z", EO_WIN_A);
+        refit_round(f, "x", "z", EO_DRAW);
+        eo_fit_sweep_stats st;
+        assert_int_equal(eo_fit_run(f, &st), 0);
+        eo_refit_value *v = NULL;
+        size_t n = 0;
+        assert_int_equal(eo_refit_values(f, &pc, &v, &n), 0);
+        assert_int_equal(n, 3);
+        eo_pool *pool = NULL;
+        assert_int_equal(eo_pool_create(&pc, &pool), 0);
+        assert_int_equal(eo_refit_apply(pool, v, n, NULL), 0);
+        for (size_t i = 0; i < n; i++) {
+            eo_fit_player p;
+            eo_rating_view view;
+            assert_int_equal(eo_fit_player_get(f, i, &p), 0);
+            assert_string_equal(v[i].id, p.id);
+            assert_int_equal(eo_pool_lookup(pool, p.id, 0, &view), 0);
+            if (k == 0) {
+                assert_true(v[i].mean == p.skill && v[i].sigma == p.sigma);
+                assert_true(view.mu == p.skill && view.sigma == p.sigma);
+                assert_true(p.sigma < 25.0 / 3.0);
+            } else {
+                assert_true(v[i].mean == nearbyint(p.skill) && v[i].sigma < 0.0);
+                assert_true(view.mu == v[i].mean);
+            }
+        }
+        free(v);
+        eo_pool_destroy(pool);
+        eo_fit_destroy(f);
+    }
+    assert_int_equal(eo_refit_values(NULL, NULL, NULL, NULL), EO_EINVAL);
+}
+
 /* JSONL: a refit line between rounds is an entry of its own for readers that ask
  * (eo_jsonl_next_entry()) and passed over by readers of rounds (eo_jsonl_next()). */
 static void test_jsonl_refit(void **state)
@@ -2098,6 +2164,7 @@ int main(void)
         cmocka_unit_test(test_jsonl_errors),
         cmocka_unit_test(test_jsonl_valid),
         cmocka_unit_test(test_refit_record),
+        cmocka_unit_test(test_refit_values),
         cmocka_unit_test(test_jsonl_refit),
         cmocka_unit_test(test_jsonl_skip_duplicates),
         cmocka_unit_test(test_jsonl_continue_after_error),
