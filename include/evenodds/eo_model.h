@@ -198,6 +198,31 @@ double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const
 int64_t eo_model_split_unit(const eo_model_ctx *ctx);
 int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu);
 
+/**
+ * The largest tolerance in split units (eo_model_split_unit()) on |ΣA − ΣB| that keeps
+ * |P(A) − 0.5| <= @p p_tol for every pair of teams of @p k players (1 <= k <=
+ * EO_PLAYERS_MAX / 2) under @p model, with no field: the largest integer E >= 0 such that
+ * P(A) of teams whose mean sums differ by (E + @p slack) / unit, with total variance
+ * @p var_sum, is within @p p_tol of 0.5. Every model's P(A) rises with the mean difference
+ * and falls towards 0.5 as the variance grows, so @p var_sum should be a lower bound of the
+ * playing players' total variance (the 2k smallest) and @p slack (>= 0, split units) an upper
+ * bound of how far the integer split ratings' difference can be from the means' (the 2k
+ * largest rounding errors): then E is conservative for every split of those players. Returns 0
+ * for @p p_tol <= 0 and at most 2^50 (every split) when the model never leaves the tolerance.
+ */
+int64_t eo_model_split_tolerance(const eo_model_ctx *model, double p_tol, int k, double var_sum,
+                                 int64_t unit, double slack);
+
+/**
+ * The field term @p field (model units: a logit, or μ for the Gaussian models) as a rating
+ * difference in split units, consistently with eo_model_split_tolerance(): the F such that two teams
+ * of @p k whose mean sums differ by F / unit, with total variance @p var_sum, have the P(A) at
+ * field 0 that equal teams have at @p field; rounded to the nearest integer, its sign that of
+ * @p field, odd in @p field, |F| at most 2^46 (eo_balance_request.field). 0 for field 0.
+ */
+int64_t eo_model_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
+                             int64_t unit);
+
 /** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
 typedef struct eo_participant {
     void *st;
