@@ -39,9 +39,9 @@ static const char tune_usage[] =
 EO_OPT_MODEL_HELP
 EO_OPT_NO_WEIGHTS_HELP
     "  --tune NAME         a parameter to search (repeatable). Default per model: synelo\n"
-    "                      theta, k_max, k_min, sigma; trueskill beta, tau, draw_probability;\n"
-    "                      wenglin beta, tau; glicko2 tau, rd_max; elo k, k_new; hive alpha,\n"
-    "                      alpha_commander\n"
+    "                      theta, k_max, k_min, sigma; trueskill beta, tau, draw_probability,\n"
+    "                      mu; wenglin beta, tau, mu; glicko2 tau, rd_max; elo k, k_new; hive\n"
+    "                      alpha, alpha_commander\n"
     "  --train F           fraction of the rounds in the training prefix (default 0.7)\n"
     "  --eval-from F       fraction before which rounds are not scored: the ratings'\n"
     "                      burn-in (default 0.1; below --train)\n"
@@ -177,10 +177,10 @@ static int knob_set(const knob *k, eo_pool_config *c, double x)
 
 static const char *const default_knobs[][5] = {
     [EO_MODEL_SYNELO] = {"theta", "k_max", "k_min", "sigma", NULL},
-    [EO_MODEL_TRUESKILL] = {"beta", "tau", "draw_probability", NULL},
+    [EO_MODEL_TRUESKILL] = {"beta", "tau", "draw_probability", "mu", NULL},
     [EO_MODEL_GLICKO2] = {"tau", "rd_max", NULL},
     [EO_MODEL_ELO] = {"k", "k_new", NULL},
-    [EO_MODEL_WENGLIN] = {"beta", "tau", NULL},
+    [EO_MODEL_WENGLIN] = {"beta", "tau", "mu", NULL},
     [EO_MODEL_HIVE] = {"alpha", "alpha_commander", NULL},
 };
 

@@ -398,12 +398,14 @@ static void take_teams(eo_sim *s, const uint32_t *q, const uint16_t *a, const ui
     }
 }
 
-/* The balancer `ours` when the exact splitter gave up (EO_ELIMIT past the work limit):
- * eo_balance_solve() for size k alone with a work limit of one node, so that its exact search
- * stops at once and its swap local search answers (seeded from the world's seed and the round
- * number: deterministic, and it draws nothing from either random stream). */
-static int form_teams_fallback(eo_sim *s, const eo_split_player *sp, size_t n, size_t k,
-                               const uint32_t *q)
+/* The balancer `ours` through eo_balance_solve() for size k alone: with the map's field
+ * @p field (split units) in the objective |ΣA − ΣB + field| when the pool's bias knows the map,
+ * within the world's work limit; or, when the exact splitter gave up (EO_ELIMIT past the work
+ * limit), with a work limit of one node, so that its exact search stops at once and its swap
+ * local search answers. The local search is seeded from the world's seed and the round number:
+ * deterministic, and it draws nothing from either random stream. */
+static int form_teams_balance(eo_sim *s, const eo_split_player *sp, size_t n, size_t k,
+                              const uint32_t *q, int64_t field, uint64_t work_limit)
 {
     eo_balance_player bp[PRESENT_MAX];
     memset(bp, 0, sizeof bp);
@@ -412,7 +414,8 @@ static int form_teams_fallback(eo_sim *s, const eo_split_player *sp, size_t n, s
     eo_balance_request req;
     memset(&req, 0, sizeof req);
     req.k_min = req.k_max = (int)k;
-    req.work_limit = 1;
+    req.field = field;
+    req.work_limit = work_limit;
     req.seed = s->c.seed ^ s->serial;
     eo_balance_result *res = NULL;
     int rc = eo_balance_solve(bp, n, &req, &res, NULL);
@@ -429,9 +432,10 @@ static int form_teams_fallback(eo_sim *s, const eo_split_player *sp, size_t n, s
     return 0;
 }
 
-/* Forms the teams of k from the n present players in s->queue into s->side; s->inexact says
- * whether the split is not proven optimal (balancer ours past the work limit). */
-static int form_teams(eo_sim *s, size_t n, size_t k)
+/* Forms the teams of k from the n present players in s->queue into s->side for a round on
+ * @p map; s->inexact says whether the split is not proven optimal (balancer ours past the
+ * work limit). */
+static int form_teams(eo_sim *s, size_t n, size_t k, const char *map)
 {
     s->inexact = false;
     uint32_t q[PRESENT_MAX];
@@ -446,10 +450,17 @@ static int form_teams(eo_sim *s, size_t n, size_t k)
         memset(&opt, 0, sizeof opt);
         opt.bench = EO_BENCH_SOLVER;
         opt.work_limit = s->c.work_limit;
+        /* A pool with a map bias: the balancer evens the teams with the map's field (the
+         * pool's current estimate), as the service does for a request that names the map. */
+        double fl = 0.0;
+        (void)eo_pool_bias_field(s->pool, map, k, k, NULL, &fl);
+        int64_t field = eo_model_field_units(ctx, fl, (int)k, 0.0, eo_model_split_unit(ctx));
+        if (field != 0)
+            return form_teams_balance(s, sp, n, k, q, field, s->c.work_limit);
         eo_splits *res = NULL;
         int rc = eo_split_solve_ws(s->ws, sp, n, &opt, &res);
         if (rc == EO_ELIMIT)
-            return form_teams_fallback(s, sp, n, k, q);
+            return form_teams_balance(s, sp, n, k, q, 0, 1);
         if (rc != 0)
             return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
         const eo_split *x = &res->split[k - 2];
@@ -562,7 +573,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     }
     uint32_t map = below(&s->world, c->maps);
 
-    if ((rc = form_teams(s, n, k)) != 0)
+    if ((rc = form_teams(s, n, k, s->map_names[map])) != 0)
         return rc;
 
     eo_round *r = &s->round;
