@@ -348,6 +348,52 @@ static void answer_splits(eo__answer *a, const eo_splits *s, const char *const *
     a->len = len;
 }
 
+/* The players' strengths: a given rating, else the pool's mean and variance as of one commit
+ * (the published ratings, or the store when they are off), else a new player's. -1 when the
+ * answer (500) is in @p a. */
+static int split_strengths(eo__call *c, const eo__pool_info *pi, const eo_split_request *req,
+                           eo_strength *strength, eo__answer *a)
+{
+    bool found[EO_SPLIT_EXACT_MAX];
+    eo_rating_view fresh;
+    new_player_view(pi->model, wall_now(), &fresh);
+    if (eo__ratings_read(pi->ratings, (const char *const *)req->ids, req->n, strength,
+                         found) != 0) {
+        /* Switched off: one read transaction for all lookups gives one snapshot too. */
+        eo_store *rs = eo__reader(c->svc);
+        bool in_txn = rs && eo_store_begin(rs) == 0;
+        int rc = rs ? 0 : EO_EIO;
+        for (size_t i = 0; i < req->n; i++) {
+            eo_player_row row;
+            int g = rc == 0 && !req->has_rating[i]
+                        ? eo_store_player_get(rs, pi->id, req->ids[i], &row) : EO_ENOTFOUND;
+            found[i] = g == 0;
+            if (g == 0) {
+                strength[i].mu = row.mu;
+                strength[i].var = row.sigma * row.sigma;
+            } else if (g != EO_ENOTFOUND) {
+                rc = g;
+            }
+        }
+        if (in_txn)
+            eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+        if (rc != 0) {
+            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < req->n; i++) {
+        if (req->has_rating[i]) {
+            strength[i].mu = (double)req->rating[i];
+            strength[i].var = 0.0;
+        } else if (!found[i]) {
+            strength[i].mu = fresh.mu;
+            strength[i].var = fresh.sigma * fresh.sigma;
+        }
+    }
+    return 0;
+}
+
 static void h_splits(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -380,44 +426,9 @@ static void h_splits(eo__call *c, eo__answer *a)
         eo__answer_error(a, 400, "invalid_request", "too many players", "players");
         goto out;
     }
-    eo_store *rs = NULL;
-    bool in_txn = false;
-    int64_t now = wall_now();
     int64_t unit = eo_model_split_unit(pi.model);
-    eo_rating_view fresh;
-    new_player_view(pi.model, now, &fresh);
-    for (size_t i = 0; i < req.n; i++) {
-        if (req.has_rating[i]) {
-            strength[i].mu = (double)req.rating[i];
-            strength[i].var = 0.0;
-            continue;
-        }
-        eo_player_row row;
-        if (!rs) {
-            if (!(rs = eo__reader(c->svc))) {
-                eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-                goto out;
-            }
-            /* One read transaction for all lookups: one snapshot (every rating from the same
-             * commit) and one round of WAL locking instead of one per player. */
-            in_txn = eo_store_begin(rs) == 0;
-        }
-        int rc = eo_store_player_get(rs, pi.id, req.ids[i], &row);
-        if (rc == EO_ENOTFOUND) {
-            strength[i].mu = fresh.mu;
-            strength[i].var = fresh.sigma * fresh.sigma;
-        } else if (rc == 0) {
-            strength[i].mu = row.mu;
-            strength[i].var = row.sigma * row.sigma;
-        } else {
-            if (in_txn)
-                eo_store_rollback(rs);
-            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-            goto out;
-        }
-    }
-    if (in_txn)
-        eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+    if (split_strengths(c, &pi, &req, strength, a) != 0)
+        goto out;
     if (req.balance) {
         /* Balancer inputs (issue 3 §4): eo_balance_solve() within the request's time budget;
          * plain requests keep the splitter and this thread's work space below. The map's

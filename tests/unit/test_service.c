@@ -3,7 +3,10 @@
  * are written out by hand from the rules in docs/SERVICE.md. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -311,6 +314,129 @@ static void test_pools_table(void **state)
     eo__pools_destroy(&p);
 }
 
+/* ---- ratings.c: the ratings splits read ------------------------------------------------- */
+
+static void test_ratings_table(void **state)
+{
+    (void)state;
+    eo__ratings *t;
+    assert_int_equal(eo__ratings_new(&t), 0);
+    const char *ids[] = {"a", "b", "c"};
+    eo_strength st[3];
+    bool found[3];
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_false(found[0] || found[1] || found[2]);
+    eo__rating_set u[] = {{"a", true, 1000, 4}, {"b", true, 1100, 9}};
+    assert_int_equal(eo__ratings_set(t, u, 2), 0);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_true(found[0] && found[1] && !found[2]);
+    assert_true(st[0].mu == 1000 && st[0].var == 4 && st[1].mu == 1100 && st[1].var == 9);
+    /* In order, the last write of a player wins; a deleted row reads as not found. */
+    eo__rating_set v[] = {{"a", true, 1200, 1}, {"b", false, 0, 0}, {"a", true, 1300, 2}};
+    assert_int_equal(eo__ratings_set(t, v, 3), 0);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_true(found[0] && !found[1] && !found[2]);
+    assert_true(st[0].mu == 1300 && st[0].var == 2);
+    /* Both copies hold every call: read again after one more (empty) and one more call. */
+    assert_int_equal(eo__ratings_set(t, NULL, 0), 0);
+    eo__rating_set w[] = {{"c", true, 900, 0}};
+    assert_int_equal(eo__ratings_set(t, w, 1), 0);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_true(found[0] && !found[1] && found[2]);
+    assert_true(st[0].mu == 1300 && st[2].mu == 900);
+    /* Many players: the copies grow. */
+    static char many[5000][8];
+    static eo__rating_set mu[5000];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(many[i], sizeof many[i], "p%d", i);
+        mu[i] = (eo__rating_set){many[i], true, i, 2.0 * i};
+    }
+    assert_int_equal(eo__ratings_set(t, mu, 5000), 0);
+    for (int i = 0; i < 5000; i++) {
+        const char *one = many[i];
+        assert_int_equal(eo__ratings_read(t, &one, 1, st, found), 0);
+        assert_true(found[0] && st[0].mu == i && st[0].var == 2.0 * i);
+    }
+    /* Switched off: readers go to the store, and it stays off. */
+    eo__ratings_off(t);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), EO_EBUSY);
+    assert_int_equal(eo__ratings_set(t, w, 1), EO_EBUSY);
+    assert_int_equal(eo__ratings_read(NULL, ids, 3, st, found), EO_EBUSY);
+    eo__ratings_free(t);
+    eo__ratings_free(NULL);
+}
+
+#define RT_PLAYERS 48
+
+typedef struct rt_shared {
+    eo__ratings *t;
+    const char *ids[RT_PLAYERS];
+    atomic_long published; /* the last value whose eo__ratings_set() returned */
+    atomic_bool done;
+    atomic_long reads, bad;
+} rt_shared;
+
+/* Reads every player again and again: all values of one read must come from one call (the
+ * writer gives every player the same value per call), never older than what was published
+ * before the read began. */
+static void *rt_reader(void *arg)
+{
+    rt_shared *sh = arg;
+    eo_strength st[RT_PLAYERS];
+    bool found[RT_PLAYERS];
+    while (!atomic_load(&sh->done)) {
+        long before = atomic_load(&sh->published);
+        if (eo__ratings_read(sh->t, sh->ids, RT_PLAYERS, st, found) != 0) {
+            atomic_fetch_add(&sh->bad, 1);
+            continue;
+        }
+        bool ok = before == 0 || (found[0] && st[0].mu >= (double)before);
+        for (size_t i = 0; i < RT_PLAYERS; i++)
+            ok = ok && found[i] == found[0] && (!found[i] || (st[i].mu == st[0].mu &&
+                                                              st[i].var == st[0].mu));
+        if (!ok)
+            atomic_fetch_add(&sh->bad, 1);
+        atomic_fetch_add(&sh->reads, 1);
+    }
+    return NULL;
+}
+
+/* The writer publishes while two readers read: each read is one call's values, and a value
+ * is seen once its call returned. New players join as it goes, so the copies also grow
+ * (rehash) while readers use the other one. */
+static void test_ratings_concurrent(void **state)
+{
+    (void)state;
+    static rt_shared sh;
+    static char names[RT_PLAYERS][8], extra[4000][12];
+    memset(&sh, 0, sizeof sh);
+    assert_int_equal(eo__ratings_new(&sh.t), 0);
+    for (size_t i = 0; i < RT_PLAYERS; i++) {
+        snprintf(names[i], sizeof names[i], "p%zu", i);
+        sh.ids[i] = names[i];
+    }
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, rt_reader, &sh), 0);
+    eo__rating_set u[RT_PLAYERS + 1];
+    for (long v = 1; v <= 4000; v++) {
+        for (size_t i = 0; i < RT_PLAYERS; i++)
+            u[i] = (eo__rating_set){sh.ids[i], true, (double)v, (double)v};
+        snprintf(extra[v - 1], sizeof extra[v - 1], "x%ld", v);
+        u[RT_PLAYERS] = (eo__rating_set){extra[v - 1], true, -1.0, 0.0};
+        assert_int_equal(eo__ratings_set(sh.t, u, RT_PLAYERS + 1), 0);
+        atomic_store(&sh.published, v);
+        if (v % 500 == 0) /* let the readers in under any scheduler */
+            sched_yield();
+    }
+    atomic_store(&sh.done, true);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    assert_int_equal(atomic_load(&sh.bad), 0);
+    assert_true(atomic_load(&sh.reads) > 0);
+    eo__ratings_free(sh.t);
+}
+
 /* Stopping with a zero drain timeout while updates are parked for the writer (in process, to
  * set drain_timeout_ms). Regression: the HTTP daemon was stopped as soon as the drain ended,
  * and libmicrohttpd aborts the process ("MHD_stop_daemon() called while we have suspended
@@ -399,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_auth),       cmocka_unit_test(test_keys_load),
         cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
+        cmocka_unit_test(test_ratings_table), cmocka_unit_test(test_ratings_concurrent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
