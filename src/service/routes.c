@@ -359,20 +359,30 @@ static int split_strengths(eo__call *c, const eo__pool_info *pi, const eo_split_
     new_player_view(pi->model, wall_now(), &fresh);
     if (eo__ratings_read(pi->ratings, (const char *const *)req->ids, req->n, strength,
                          found) != 0) {
-        /* Switched off: one read transaction for all lookups gives one snapshot too. */
-        eo_store *rs = eo__reader(c->svc);
-        bool in_txn = rs && eo_store_begin(rs) == 0;
-        int rc = rs ? 0 : EO_EIO;
-        for (size_t i = 0; i < req->n; i++) {
+        /* Switched off: the rows, in one read transaction (one snapshot: every rating from
+         * the same commit, and one round of WAL locking instead of one per player). */
+        eo_store *rs = NULL;
+        bool in_txn = false;
+        int rc = 0;
+        for (size_t i = 0; i < req->n && rc == 0; i++) {
             eo_player_row row;
-            int g = rc == 0 && !req->has_rating[i]
-                        ? eo_store_player_get(rs, pi->id, req->ids[i], &row) : EO_ENOTFOUND;
-            found[i] = g == 0;
-            if (g == 0) {
+            found[i] = false;
+            if (req->has_rating[i])
+                continue;
+            if (!rs) {
+                if (!(rs = eo__reader(c->svc))) {
+                    rc = EO_EIO;
+                    break;
+                }
+                in_txn = eo_store_begin(rs) == 0;
+            }
+            rc = eo_store_player_get(rs, pi->id, req->ids[i], &row);
+            if (rc == 0) {
+                found[i] = true;
                 strength[i].mu = row.mu;
                 strength[i].var = row.sigma * row.sigma;
-            } else if (g != EO_ENOTFOUND) {
-                rc = g;
+            } else if (rc == EO_ENOTFOUND) {
+                rc = 0;
             }
         }
         if (in_txn)

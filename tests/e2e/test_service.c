@@ -109,8 +109,8 @@ static void expect_split_as_lookups(const e2e_server *s, const char *pool)
     d2 = d2 < 0 ? -d2 : d2;
     json_int_t least = d0 < d1 ? (d0 < d2 ? d0 : d2) : (d1 < d2 ? d1 : d2);
     snprintf(path, sizeof path, "/v1/pools/%s/splits", pool);
-    json_t *j = expect(s, "POST", path, s->server_key, "{\"players\":[\"p1\",\"p2\",\"p3\",\"p4\"]}",
-                       200);
+    json_t *j = expect(s, "POST", path, s->server_key,
+                       "{\"players\":[\"p1\",\"p2\",\"p3\",\"p4\"]}", 200);
     assert_int_equal(jint(json_array_get(json_object_get(j, "splits"), 0), "gap"), least);
     json_decref(j);
 }

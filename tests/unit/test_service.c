@@ -1,6 +1,7 @@
 /* Unit tests of the service's internal parts (src/service/): path decoding and routing, bearer
- * key checks, key loading, logfmt lines, Prometheus text and the pool table. Expected values
- * are written out by hand from the rules in docs/SERVICE.md. */
+ * key checks, key loading, logfmt lines, Prometheus text, the pool table and the ratings splits
+ * read (alone, against concurrent readers, and switched off inside a running service). Expected
+ * values are written out by hand from the rules in docs/SERVICE.md. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -437,6 +438,92 @@ static void test_ratings_concurrent(void **state)
     eo__ratings_free(sh.t);
 }
 
+/* One HTTP/1.1 request on its own connection to the in-process service; the status, and the
+ * body in @p out. */
+static int http_call(uint16_t port, const char *method, const char *path, const char *key,
+                     const char *body, char *out, size_t cap)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char req[1024];
+    int n = snprintf(req, sizeof req,
+                     "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                     "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n%s",
+                     method, path, key, strlen(body), body);
+    assert_true(n > 0 && (size_t)n < sizeof req);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    char resp[8192];
+    size_t got = 0;
+    ssize_t r;
+    while (got < sizeof resp - 1 && (r = recv(fd, resp + got, sizeof resp - 1 - got, 0)) > 0)
+        got += (size_t)r;
+    resp[got] = '\0';
+    close(fd);
+    const char *b = strstr(resp, "\r\n\r\n");
+    snprintf(out, cap, "%s", b ? b + 4 : "");
+    return strncmp(resp, "HTTP/1.1 ", 9) == 0 ? (int)strtol(resp + 9, NULL, 10) : 0;
+}
+
+/* Splits read the published ratings; switched off (as after an out-of-memory), they read the
+ * player rows from the store and answer the same. After a round (a, b beat c, d: 1036, 964)
+ * and a set of a to 1500, with e new (1000), the least k = 2 gap benches a: b + c = 2000
+ * against d + e = 1964, 36 (new players everywhere would give 0). */
+static void test_splits_ratings_off(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/eo-rt-XXXXXX", db[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    eo_service_keys keys;
+    memset(&keys, 0, sizeof keys);
+    snprintf(keys.server, sizeof keys.server, "server-key-0123456789");
+    snprintf(keys.admin, sizeof keys.admin, "admin-key-0123456789");
+    eo_service_config cfg;
+    eo_service_config_default(&cfg);
+    cfg.db = db;
+    cfg.listen = "127.0.0.1:0";
+    cfg.default_pool = "default";
+    cfg.threads = 2;
+    eo_service *svc = NULL;
+    char err[256], on[4096], off[4096];
+    assert_int_equal(eo_service_start(&cfg, &keys, &svc, err, sizeof err), 0);
+    uint16_t port = eo_service_port(svc);
+    assert_int_equal(http_call(port, "POST", "/v1/pools/default/rounds", keys.server,
+                               "{\"id\":\"r1\",\"started_at\":1763800000,\"ended_at\":1763800391,"
+                               "\"winner\":\"A\",\"A\":[\"a\",\"b\"],\"B\":[\"c\",\"d\"]}",
+                               on, sizeof on),
+                     200);
+    assert_int_equal(http_call(port, "PUT", "/v1/pools/default/players/a", keys.admin,
+                               "{\"rating\":1500}", on, sizeof on),
+                     200);
+    const char *split = "{\"players\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}";
+    assert_int_equal(http_call(port, "POST", "/v1/pools/default/splits", keys.server, split, on,
+                               sizeof on),
+                     200);
+    if (strstr(on, "\"bench\":[\"a\"],\"gap\":36,") == NULL)
+        fail_msg("%s", on);
+    eo__pools_ratings_off(&svc->pools);
+    assert_int_equal(http_call(port, "POST", "/v1/pools/default/splits", keys.server, split, off,
+                               sizeof off),
+                     200);
+    assert_string_equal(off, on);
+    assert_int_equal(eo_service_stop(svc), 0);
+    const char *files[] = {"t.db", "t.db-wal", "t.db-shm"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* Stopping with a zero drain timeout while updates are parked for the writer (in process, to
  * set drain_timeout_ms). Regression: the HTTP daemon was stopped as soon as the drain ended,
  * and libmicrohttpd aborts the process ("MHD_stop_daemon() called while we have suspended
@@ -526,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
         cmocka_unit_test(test_ratings_table), cmocka_unit_test(test_ratings_concurrent),
+        cmocka_unit_test(test_splits_ratings_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
