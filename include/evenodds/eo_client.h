@@ -82,8 +82,8 @@ typedef struct eo_client_config {
      *  flagged provisional. */
     double start_rating;
     /** Integer ratings for the balancer: round(mean * rating_scale) (default 1, right for
-     *  SynElo and Elo; 100 keeps TrueSkill's μ to hundredths). strength_threshold of the
-     *  autobalance policy is in these units. */
+     *  SynElo, Elo and Glicko-2; 10 for TrueSkill, Weng-Lin and hive, as the service splits
+     *  them). strength_threshold of the autobalance policy is in these units. */
     double rating_scale;
     const char *map;         /**< map name for the records until eo_client_map_start() (NULL) */
     const char *mode;        /**< mode name for the records, e.g. "koth" (NULL: absent) */

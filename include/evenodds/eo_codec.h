@@ -19,6 +19,7 @@
 #include "eo_common.h"
 #include "eo_round.h"
 #include "eo_pool.h"
+#include "eo_fit.h"
 #include "eo_split.h"
 #include "eo_balance.h"
 #include "eo_model.h"
@@ -121,6 +122,17 @@ int eo_refit_to_text(int64_t upto, const eo_refit_value *v, size_t n, char **out
 
 /** Releases what @p r owns and zeroes it. NULL is a no-op. */
 void eo_refit_free(eo_refit_record *r);
+
+/**
+ * The values a refit logs from fit @p f of a pool of configuration @p cfg, one per player the
+ * fit knows, in the fit's order: the fitted mean (rounded half to even for models with integer
+ * ratings, SynElo) and, for models with a deviation, the fitted deviation (else -1), each
+ * brought to the nearest value the model accepts when it is outside the model's range (a
+ * non-finite mean: the model's start value). *out is malloc'd (NULL when the fit has no
+ * players); release with free(). Returns 0, EO_EINVAL or EO_ENOMEM.
+ */
+int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out,
+                    size_t *n);
 
 /**
  * Applies refit values to @p pool exactly as the service's writer, the fold at open and
@@ -300,31 +312,6 @@ json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t un
 int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, char *buf,
                      size_t cap, size_t *len);
 
-/**
- * The largest tolerance in split units (eo_model_split_unit()) on |ΣA − ΣB| that keeps
- * |P(A) − 0.5| <= @p p_tol for every pair of teams of @p k players (1 <= k <=
- * EO_PLAYERS_MAX / 2) under @p model, with no field: the largest integer E >= 0 such that
- * P(A) of teams whose mean sums differ by (E + @p slack) / unit, with total variance
- * @p var_sum, is within @p p_tol of 0.5. Every model's P(A) rises with the mean difference
- * and falls towards 0.5 as the variance grows, so @p var_sum should be a lower bound of the
- * playing players' total variance (the 2k smallest) and @p slack (>= 0, split units) an upper
- * bound of how far the integer split ratings' difference can be from the means' (the 2k
- * largest rounding errors): then E is conservative for every split of those players. Returns 0
- * for @p p_tol <= 0 and at most 2^50 (every split) when the model never leaves the tolerance.
- */
-int64_t eo_split_tolerance(const eo_model_ctx *model, double p_tol, int k, double var_sum,
-                           int64_t unit, double slack);
-
-/**
- * The field term @p field (model units: a logit, or μ for the Gaussian models) as a rating
- * difference in split units, consistently with eo_split_tolerance(): the F such that two teams
- * of @p k whose mean sums differ by F / unit, with total variance @p var_sum, have the P(A) at
- * field 0 that equal teams have at @p field; rounded to the nearest integer, its sign that of
- * @p field, odd in @p field, |F| at most 2^46 (eo_balance_request.field). 0 for field 0.
- */
-int64_t eo_split_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
-                             int64_t unit);
-
 /** A balancer request's answers (eo_split_request_balance()). */
 typedef struct eo_split_answer {
     size_t count;                 /**< team sizes, k ascending */
@@ -339,11 +326,11 @@ typedef struct eo_split_answer {
  * Answers a balancer request (req->balance) with eo_balance_solve(): every player's integer
  * rating is eo_model_split_rating() of @p strength[i].mu (n entries, the model's mean and
  * variance: the request's rating or the pool's); "epsilon" becomes a tolerance in rating units
- * per k with eo_split_tolerance() (the 2k smallest variances, the 2k largest rounding errors),
+ * per k with eo_model_split_tolerance() (the 2k smallest variances, the 2k largest rounding errors),
  * and consecutive k with the same tolerance are solved in one call; "budget_ms" times
  * EO_SPLIT_NODES_PER_MS nodes are shared equally between those calls (past its share a call
  * answers by local search, exact = 0); req->field (model units) enters the objective
- * |ΣA − ΣB + field| as eo_split_field_units() per k, and each answer's p_a is
+ * |ΣA − ΣB + field| as eo_model_field_units() per k, and each answer's p_a is
  * eo_model_predict_idx() of its teams from @p strength with req->field. @p req's players get their ratings.
  * Returns 0 (per-k problems are in each split's err), EO_EINVAL (not a balancer request, or
  * a request the core refuses: @p err names the field), EO_ENOMEM. On success @p out is the

@@ -60,6 +60,10 @@ typedef struct eo_glicko2_params {
     int32_t visible_rounds;/**< rounds before the rating is visible (0) */
     double visible_rd;     /**< visible only with RD <= this; 0 = not used (0) */
     int32_t t_stale_days;  /**< days without a round before a lookup says stale (30) */
+    int32_t team_expectation; /**< 0 (Williams's composite opponent): a player's expected score
+                                   is his own rating against the other team's composite; 1: his
+                                   team's composite against the other's, so that a strong player
+                                   on an even team expects ½ (0) */
 } eo_glicko2_params;
 
 /** Fills @p p with the defaults above. */
@@ -67,7 +71,8 @@ void eo_glicko2_params_default(eo_glicko2_params *p);
 
 /**
  * Checks every parameter against the bounds above (finite; epsilon in [1e-12, 1]; period in
- * [0, 2^40]; visible_rounds and t_stale_days >= 0; rd0 <= rd_max). Returns 0 or EO_EINVAL.
+ * [0, 2^40]; visible_rounds and t_stale_days >= 0; rd0 <= rd_max; team_expectation 0 or 1).
+ * Returns 0 or EO_EINVAL.
  */
 int eo_glicko2_params_check(const eo_glicko2_params *p);
 

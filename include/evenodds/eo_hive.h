@@ -46,8 +46,9 @@ typedef struct eo_hive_params {
                                  (0: no offsets, the seed's model) */
     int32_t side_rounds;    /**< the share ramps up linearly over a player's first side_rounds
                                  rounds (0: no ramp) */
-    double round_length;    /**< r, seconds: the median round length in a = 2^(2/r); 0 = each
-                                 round's own length (ended_at − started_at) */
+    double round_length;    /**< r, seconds: the median round length in a = 2^(2/r); −1 (the
+                                 default) = the pool's median from its log, 0 = each round's
+                                 own length (eo_hive_member_weight()) */
     double playtime_c;      /**< c: a new player's skill is c·ln(1 + playtime) (0) */
     int32_t visible_rounds; /**< rounds before the skill is shown (0) */
     int32_t t_stale_days;   /**< days without a round before a lookup says stale (30) */
@@ -58,7 +59,7 @@ void eo_hive_params_default(eo_hive_params *p);
 
 /**
  * Checks every parameter: alpha, alpha_commander in [0, 1e6]; side_share in [0, 1];
- * side_rounds, visible_rounds in [0, 1e6]; round_length 0 or in [1, EO_HIVE_ROUND_LENGTH_MAX];
+ * side_rounds, visible_rounds in [0, 1e6]; round_length −1, 0 or in [1, EO_HIVE_ROUND_LENGTH_MAX];
  * playtime_c in [0, 1e3]; t_stale_days in [0, 36500]; NaN fails. Returns 0 or EO_EINVAL.
  */
 int eo_hive_params_check(const eo_hive_params *p);
@@ -98,7 +99,9 @@ double eo_hive_time_weight(double r, double joined, double left);
  * A member's weight in [0, 1] for eo_hive_rate(): its time weight relative to a member who
  * played the whole round, so that every member of one round shares one scale (p and the
  * update only depend on ratios of time weights):
- *  - with `joined` or `left` and a scale r (round_length, or else the round's own length
+ *  - with `joined` or `left` and a scale r (round_length when > 0; or else, when round_length
+ *    is −1, @p pool_length, the pool's median round length over its earlier rounds, when > 0;
+ *    or else the round's own length
  *    L = ended_at − started_at when both are known and L > 0): with L known,
  *    (a^(−joined) − a^(−min(left, L))) / (1 − a^(−L)), left defaulting to L; with L unknown,
  *    a^(−joined) − a^(−left), left defaulting to ∞; joined defaults to 0;
@@ -107,7 +110,8 @@ double eo_hive_time_weight(double r, double joined, double left);
  *    when joined/left are given but no scale is known).
  * NaN inputs (an unvalidated record) give 0.
  */
-double eo_hive_member_weight(const eo_hive_params *p, const eo_round *r, const eo_member *m);
+double eo_hive_member_weight(const eo_hive_params *p, const eo_round *r, const eo_member *m,
+                             double pool_length);
 
 /** A new player's field skill from its playtime (seconds, >= 0): c·ln(1 + playtime). */
 double eo_hive_initial_skill(const eo_hive_params *p, double playtime);

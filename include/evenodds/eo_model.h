@@ -188,12 +188,40 @@ double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const
                             size_t na, const uint16_t *b, size_t nb, double field);
 
 /**
- * The balancer splits integer ratings: a player's mean in units of 1/eo_model_split_unit()
- * (1 for integer-display models, 100 otherwise: hundredths of μ). eo_model_split_rating()
- * gives round(μ · unit), ties to even, clamped to the solver's ±2^40.
+ * The balancer splits integer ratings: a player's mean in units of 1/eo_model_split_unit().
+ * The unit keeps one split unit near a few thousandths of a logit in a 12v12 (SynElo, Elo,
+ * Glicko-2: 1, whole rating points; TrueSkill, Weng-Lin and hive: 10, tenths of μ or skill):
+ * finer units only widen the integers the exact solver must balance, which makes it slower
+ * without a balance anyone could notice (docs/BALANCER.md "Split units").
+ * eo_model_split_rating() gives round(μ · unit), ties to even, clamped to the solver's ±2^40.
  */
 int64_t eo_model_split_unit(const eo_model_ctx *ctx);
 int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu);
+
+/**
+ * The largest tolerance in split units (eo_model_split_unit()) on |ΣA − ΣB| that keeps
+ * |P(A) − 0.5| <= @p p_tol for every pair of teams of @p k players (1 <= k <=
+ * EO_PLAYERS_MAX / 2) under @p model, with no field: the largest integer E >= 0 such that
+ * P(A) of teams whose mean sums differ by (E + @p slack) / unit, with total variance
+ * @p var_sum, is within @p p_tol of 0.5. Every model's P(A) rises with the mean difference
+ * and falls towards 0.5 as the variance grows, so @p var_sum should be a lower bound of the
+ * playing players' total variance (the 2k smallest) and @p slack (>= 0, split units) an upper
+ * bound of how far the integer split ratings' difference can be from the means' (the 2k
+ * largest rounding errors): then E is conservative for every split of those players. Returns 0
+ * for @p p_tol <= 0 and at most 2^50 (every split) when the model never leaves the tolerance.
+ */
+int64_t eo_model_split_tolerance(const eo_model_ctx *model, double p_tol, int k, double var_sum,
+                                 int64_t unit, double slack);
+
+/**
+ * The field term @p field (model units: a logit, or μ for the Gaussian models) as a rating
+ * difference in split units, consistently with eo_model_split_tolerance(): the F such that two teams
+ * of @p k whose mean sums differ by F / unit, with total variance @p var_sum, have the P(A) at
+ * field 0 that equal teams have at @p field; rounded to the nearest integer, its sign that of
+ * @p field, odd in @p field, |F| at most 2^46 (eo_balance_request.field). 0 for field 0.
+ */
+int64_t eo_model_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
+                             int64_t unit);
 
 /** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
 typedef struct eo_participant {
@@ -251,9 +279,22 @@ int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t 
 /**
  * A member's partial-play weight in [0, 1] as model @p ctx counts it: eo_round_member_weight()
  * for every model but the hive one, which weights time exponentially from `joined`/`left`
- * (the first half of a round counts more than the second; eo_hive_member_weight()). Pure.
+ * (the first half of a round counts more than the second; eo_hive_member_weight()).
+ * @p pool_length is the pool's median round length in seconds over the rounds before @p r
+ * (0: none known), read only by models for which eo_model_wants_pool_length() is true. Pure.
  */
-double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m);
+double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m,
+                              double pool_length);
+
+/**
+ * True when eo_model_member_weight() reads its pool_length argument (the hive model without a
+ * fixed `round_length`): the caller then keeps the median length of the rounds it has applied
+ * (the pool and the whole-history fit do). Pure.
+ */
+bool eo_model_wants_pool_length(const eo_model_ctx *ctx);
+
+/** Model-specific values of a view (eo_rating_view.extra). */
+#define EO_VIEW_EXTRA 4
 
 /** What a lookup shows of a player. */
 typedef struct eo_rating_view {
@@ -266,6 +307,9 @@ typedef struct eo_rating_view {
     bool visible;           /**< shown to the player (SynElo: past the shadow period) */
     bool stale;             /**< no round in the pool's stale period before @c now */
     int64_t last_ended_at;  /**< end of the last rated round, 0 if none */
+    double extra[EO_VIEW_EXTRA];  /**< model-specific values, 0 where a model has none; the
+                                       hive model: field side offset, commander skill,
+                                       commander side offset, commander rounds */
 } eo_rating_view;
 
 /** Fills @p out for a player's state at time @p now (Unix seconds). */

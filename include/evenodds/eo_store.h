@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "eo_common.h"
+#include "eo_model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,7 +27,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 4
+#define EO_STORE_SCHEMA_VERSION 5
 
 /** eo_store_open() flags. */
 enum {
@@ -145,7 +146,11 @@ typedef struct eo_player_row {
     uint32_t rounds;
     bool visible;
     int64_t last_ended_at;
+    double extra[EO_VIEW_EXTRA]; /**< eo_rating_view.extra (0 for models without) */
 } eo_player_row;
+
+/** The row that holds view @p v (the stale flag is not stored). */
+void eo_player_row_of_view(const eo_rating_view *v, eo_player_row *out);
 
 /** Inserts or replaces a player's row. EO_ENOTFOUND if there is no pool with that id. */
 int eo_store_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row);

@@ -1,5 +1,5 @@
 /* evenodds fit: whole-history refit of a round log (issue 5 §3; eo_fit.h, docs/MODELS.md,
- * "Whole-history refit"). Reads the log once into the fit (and, with --holdout, an online pool
+ * "Whole-history refit"). Reads the log once into the fit (and, with --holdout, two online pools
  * of the same model over the same training rounds), sweeps to convergence with a progress bar
  * on a terminal, writes the fitted ratings, and reports how the refit and the online ratings
  * predict the held-out rounds. */
@@ -20,27 +20,34 @@
 #include "evenodds/eo_pool.h"
 
 static const char fit_usage[] =
-    "usage: evenodds fit [--model M] [--param NAME=VALUE]... [--sweeps N] [--tol X]\n"
-    "                    [--prior S] [--prior-mean M] [--holdout F] [--ratings-out FILE]\n"
-    "                    [--truth FILE.json] [--no-weights] [--format table|json]\n"
-    "                    [--skip-duplicates] ROUNDS.jsonl\n"
+    "usage: evenodds fit [--model M] [--param NAME=VALUE]... [--method map|smooth]\n"
+    "                    [--sweeps N] [--tol X] [--prior S] [--prior-mean M] [--holdout F]\n"
+    "                    [--ratings-out FILE] [--truth FILE.json] [--no-weights]\n"
+    "                    [--format table|json] [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
-    "Recomputes every player's rating from the whole log at once: the most probable skills\n"
-    "under the model's own win probability and a prior, found by sweeps of per-player Newton\n"
-    "steps until no step moves a rating by --tol (docs/MODELS.md, \"Whole-history refit\").\n"
-    "With --param bias=map the map bias is fitted with the skills.\n"
+    "Recomputes every player's rating from the whole log at once (docs/MODELS.md,\n"
+    "\"Whole-history refit\"). map: the most probable static skills under the model's own win\n"
+    "probability and a prior, by sweeps of per-player Newton steps until no step moves a\n"
+    "rating by --tol. smooth (trueskill, wenglin): each skill a random walk with the model's\n"
+    "tau per round played, rounds rated by the model's own update, forward and backward\n"
+    "sweeps until no marginal mean moves by --tol; a player's rating is his smoothed state\n"
+    "at his last round. With --param bias=map the map bias is fitted with the skills (smooth:\n"
+    "by the map fit first, then held).\n"
     "\n"
 EO_OPT_MODEL_HELP
 EO_OPT_NO_WEIGHTS_HELP
+    "  --method map|smooth the fit (default smooth for trueskill and wenglin, map for the\n"
+    "                      others, which only have map)\n"
     "  --sweeps N          most sweeps (default 100)\n"
-    "  --tol X             stop when no Newton step moves a rating by X (default: the\n"
-    "                      prior's deviation / 10^4)\n"
+    "  --tol X             stop when no Newton step (map) or no sweep (smooth) moves a\n"
+    "                      rating by X (default: the prior's deviation / 10^4)\n"
     "  --prior S           deviation of the prior on each skill (default: the model's start\n"
     "                      deviation; synelo and elo 350; hive 8)\n"
     "  --prior-mean M      its centre (default: the model's start value; hive: the Gamma\n"
     "                      prior's mean, 10, which must exceed --prior)\n"
     "  --holdout F         fit the first 1-F of the rounds only, and score the last F with the\n"
-    "                      fitted ratings frozen, beside the online model's ratings after the\n"
+    "                      fitted ratings frozen and continuing online from the refit (as the\n"
+    "                      service's refit does), beside the online model's ratings after the\n"
     "                      same rounds, frozen and continuing (default 0: fit everything)\n"
     "  --truth FILE.json   with --holdout: also score the oracle's P_true on the held-out\n"
     "                      rounds, from a simulated world's truth (evenodds sim --truth-out)\n"
@@ -58,7 +65,8 @@ typedef struct fit_opts {
     eo_pool_config cfg;
     int64_t sweeps;
     double tol, prior, prior_mean, holdout;
-    bool has_tol, has_prior, has_mean;
+    bool has_tol, has_prior, has_mean, has_method;
+    eo_fit_method method;
     const char *ratings_out;
     const char *truth; /* --truth */
     const char *input;
@@ -85,6 +93,14 @@ static int parse_args(int argc, char **argv, fit_opts *o)
         } else if ((r = eo_opt_model_arg("fit", argc, argv, &i, &o->model)) != 0) {
             if (r < 0)
                 return -1;
+        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--method", &val)) != 0) {
+            if (r < 0)
+                return -1;
+            if (eo_fit_method_parse(val, &o->method) != 0) {
+                fprintf(stderr, "evenodds fit: --method: expected map or smooth, got '%s'\n", val);
+                return -1;
+            }
+            o->has_method = true;
         } else if ((r = eo_opt_value("fit", argc, argv, &i, "--sweeps", &val)) != 0) {
             if (r < 0 || eo_opt_int("fit", "--sweeps", val, 1, 1000000, &o->sweeps) != 0)
                 return -1;
@@ -147,7 +163,15 @@ static int fit_config(const fit_opts *o, eo_fit_config *fc)
         fc->prior_mean = o->prior_mean;
     if (o->has_tol)
         fc->tol = o->tol;
+    if (o->has_method)
+        fc->method = o->method;
     fc->max_sweeps = (uint32_t)o->sweeps;
+    eo_model m = o->cfg.model.model;
+    if (fc->method == EO_FIT_SMOOTH && m != EO_MODEL_TRUESKILL && m != EO_MODEL_WENGLIN) {
+        fprintf(stderr, "evenodds fit: --method smooth: only trueskill and wenglin (the "
+                        "Gaussian models) have it; %s has map\n", eo_model_name(m));
+        return -1;
+    }
     if (o->cfg.model.model == EO_MODEL_HIVE && !(fc->prior_mean > fc->prior_sd)) {
         fprintf(stderr, "evenodds fit: --prior: the hive model's Gamma prior needs a deviation "
                         "below its mean (%g), got %g\n", fc->prior_mean, fc->prior_sd);
@@ -186,17 +210,29 @@ static void held_free(held *h)
 }
 
 typedef struct scores {
-    eo_metrics_result refit, frozen, cont, oracle;
+    eo_metrics_result refit, refit_cont, frozen, cont, oracle;
 } scores;
 
-/* Scores the held-out rounds (draws left out, as eval does): the refit frozen, the online pool
- * frozen after the training rounds, then the same pool rating them as it goes. */
-static int score_held(const eo_fit *f, eo_pool *online, const held *h, scores *out)
+/* Scores the held-out rounds (draws left out, as eval does): the refit frozen; the online pool
+ * frozen after the training rounds, then the same pool rating them as it goes; and the second
+ * online pool, given the refit's states as the service's refit gives them (eo_refit_values(),
+ * eo_refit_apply()), rating them as it goes. */
+static int score_held(const eo_fit *f, const eo_pool_config *cfg, eo_pool *online,
+                      eo_pool *refitted, const held *h, scores *out)
 {
-    eo_metrics mr, mf, mc;
+    eo_refit_value *v = NULL;
+    size_t nv = 0;
+    if (eo_refit_values(f, cfg, &v, &nv) != 0)
+        return -1;
+    int rc = eo_refit_apply(refitted, v, nv, NULL);
+    free(v);
+    if (rc != 0)
+        return -1;
+    eo_metrics mr, mf, mc, mrc;
     eo_metrics_init(&mr);
     eo_metrics_init(&mf);
     eo_metrics_init(&mc);
+    eo_metrics_init(&mrc);
     for (size_t i = 0; i < h->n; i++) {
         const eo_round *r = &h->r[i];
         double pr, pf;
@@ -209,13 +245,17 @@ static int score_held(const eo_fit *f, eo_pool *online, const held *h, scores *o
     }
     for (size_t i = 0; i < h->n; i++) {
         const eo_round *r = &h->r[i];
-        eo_round_result res;
-        if (eo_pool_apply(online, r, &res, NULL) != 0)
+        eo_round_result res, rres;
+        if (eo_pool_apply(online, r, &res, NULL) != 0 ||
+            eo_pool_apply(refitted, r, &rres, NULL) != 0)
             return -1;
-        if (r->winner != EO_DRAW)
+        if (r->winner != EO_DRAW) {
             eo_metrics_add(&mc, res.p_a, r->winner == EO_WIN_A);
+            eo_metrics_add(&mrc, rres.p_a, r->winner == EO_WIN_A);
+        }
     }
     eo_metrics_get(&mr, &out->refit);
+    eo_metrics_get(&mrc, &out->refit_cont);
     eo_metrics_get(&mf, &out->frozen);
     eo_metrics_get(&mc, &out->cont);
     return 0;
@@ -303,6 +343,7 @@ static int write_json(const run *r)
 {
     json_t *out = json_object();
     json_object_set_new(out, "model", json_string(eo_model_name(r->o->cfg.model.model)));
+    json_object_set_new(out, "method", json_string(eo_fit_method_name(r->fc->method)));
     json_object_set_new(out, "rounds", json_integer((json_int_t)r->rounds));
     json_object_set_new(out, "train_rounds", json_integer((json_int_t)r->train));
     json_object_set_new(out, "players", json_integer((json_int_t)r->players));
@@ -320,6 +361,7 @@ static int write_json(const run *r)
         json_t *h = json_object();
         json_object_set_new(h, "share", json_real(r->o->holdout));
         json_object_set_new(h, "refit", metrics_json(&r->sc.refit));
+        json_object_set_new(h, "refit_continuing", metrics_json(&r->sc.refit_cont));
         json_object_set_new(h, "online_frozen", metrics_json(&r->sc.frozen));
         json_object_set_new(h, "online_continuing", metrics_json(&r->sc.cont));
         if (r->has_oracle)
@@ -344,8 +386,10 @@ static void write_table(const run *r)
 {
     printf("model %s, %zu rounds (%zu fitted), %zu players: %s\n",
            eo_model_name(r->o->cfg.model.model), r->rounds, r->train, r->players, r->o->input);
-    printf("prior mean %g, sd %g; %u sweeps, %u passes, %s (max change %.3g, tol %.3g)\n",
-           r->fc->prior_mean, r->fc->prior_sd, r->st.sweep, r->passes,
+    printf("method %s, prior mean %g, sd %g; %u sweeps, %u passes, %s (max change %.3g, "
+           "tol %.3g)\n",
+           eo_fit_method_name(r->fc->method), r->fc->prior_mean, r->fc->prior_sd, r->st.sweep,
+           r->passes,
            r->st.converged ? "converged" : "not converged", r->st.max_change, r->fc->tol);
     printf("objective %.6g, training log loss %.5f, %.3f s\n", r->st.objective, r->st.logloss,
            r->seconds);
@@ -354,6 +398,7 @@ static void write_table(const run *r)
     printf("\nheld-out: the last %g of the rounds, draws left out\n", r->o->holdout);
     printf("  %-20s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
     row("refit (frozen)", &r->sc.refit);
+    row("refit, then online", &r->sc.refit_cont);
     row("online (frozen)", &r->sc.frozen);
     row("online (continuing)", &r->sc.cont);
     if (r->has_oracle)
@@ -386,7 +431,8 @@ static void progress(const eo_fit_sweep_stats *st, const eo_fit_config *fc)
  * with @p truth, the oracle scores each kept round into @p oracle as it is read, before
  * --no-weights drops its partial play (the oracle always sees the real weights). */
 static int load(const fit_opts *o, FILE *in, size_t train, eo_fit *f, eo_pool *online,
-                held *h, size_t *rounds, const eo_truth *truth, eo_metrics *oracle)
+                eo_pool *refitted, held *h, size_t *rounds, const eo_truth *truth,
+                eo_metrics *oracle)
 {
     eo_jsonl_reader *rd = NULL;
     eo_round round;
@@ -427,6 +473,8 @@ static int load(const fit_opts *o, FILE *in, size_t train, eo_fit *f, eo_pool *o
             rc = eo_fit_add_round(f, &round);
             if (rc == 0 && online != NULL)
                 rc = eo_pool_apply(online, &round, NULL, NULL);
+            if (rc == 0 && refitted != NULL)
+                rc = eo_pool_apply(refitted, &round, NULL, NULL);
         } else {
             rc = held_push(h, &round) == 0 ? 0 : EO_ENOMEM;
         }
@@ -460,7 +508,7 @@ int eo_cmd_fit(int argc, char **argv)
         return 2;
     }
     int status = 1;
-    eo_pool *online = NULL;
+    eo_pool *online = NULL, *refitted = NULL;
     held h = {0};
     run r;
     memset(&r, 0, sizeof r);
@@ -474,7 +522,8 @@ int eo_cmd_fit(int argc, char **argv)
     }
     r.has_held = o.holdout > 0.0;
     size_t train = r.has_held ? total - (size_t)floor(o.holdout * (double)total) : total;
-    if (r.has_held && eo_pool_create(&o.cfg, &online) != 0) {
+    if (r.has_held &&
+        (eo_pool_create(&o.cfg, &online) != 0 || eo_pool_create(&o.cfg, &refitted) != 0)) {
         fprintf(stderr, "evenodds fit: %s\n", eo_strerror(EO_ENOMEM));
         goto done;
     }
@@ -483,7 +532,7 @@ int eo_cmd_fit(int argc, char **argv)
     eo_metrics_init(&oracle);
     if (o.truth != NULL && eo_opt_truth_load("fit", o.truth, &truth) != 0)
         goto done;
-    int lrc = load(&o, in, train, f, online, &h, &r.rounds, truth, &oracle);
+    int lrc = load(&o, in, train, f, online, refitted, &h, &r.rounds, truth, &oracle);
     r.has_oracle = truth != NULL;
     eo_metrics_get(&oracle, &r.sc.oracle);
     eo_truth_destroy(truth);
@@ -518,7 +567,7 @@ int eo_cmd_fit(int argc, char **argv)
             r.st.sweep, r.passes, r.train, r.st.converged ? "converged" : "not converged",
             r.st.max_change, r.st.objective, r.seconds);
 
-    if (r.has_held && score_held(f, online, &h, &r.sc) != 0) {
+    if (r.has_held && score_held(f, &o.cfg, online, refitted, &h, &r.sc) != 0) {
         fprintf(stderr, "evenodds fit: scoring the held-out rounds failed\n");
         goto done;
     }
@@ -536,6 +585,7 @@ done:
         fclose(in);
     held_free(&h);
     eo_pool_destroy(online);
+    eo_pool_destroy(refitted);
     eo_fit_destroy(f);
     return status;
 }

@@ -209,6 +209,18 @@ json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_r
         bad |= json_object_set_new(o, "rd", json_real(v->sigma));
         bad |= json_object_set_new(o, "volatility", json_real(v->volatility));
         break;
+    case EO_MODEL_HIVE: {
+        bad |= json_object_set_new(o, "rating", number(v->mu, integer));
+        bad |= json_object_set_new(o, "offset", json_real(v->extra[0]));
+        json_t *c = json_object();
+        bad |= c == NULL || json_object_set_new(o, "commander", c) != 0;
+        if (c != NULL) {
+            bad |= json_object_set_new(c, "skill", json_real(v->extra[1]));
+            bad |= json_object_set_new(c, "offset", json_real(v->extra[2]));
+            bad |= json_object_set_new(c, "rounds", json_integer((json_int_t)v->extra[3]));
+        }
+        break;
+    }
     default:
         bad |= json_object_set_new(o, "rating", number(v->mu, integer));
         break;

@@ -1,4 +1,5 @@
-/* Whole-history refit (eo_fit.h; docs/MODELS.md, "Whole-history refit").
+/* Whole-history refit (eo_fit.h; docs/MODELS.md, "Whole-history refit"): rounds, players and
+ * bias keys, the MAP solver, and the results of both methods (the smoother is fit_smooth.c).
  *
  * Every round is reduced once, when added, to what the sweeps need: its members' indices, their
  * weights (only when one differs from 1), and the linear form of the model's logit,
@@ -12,22 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fit_internal.h"
 #include "core/models/gauss.h"
 #include "core/numeric.h"
-#include "core/strmap.h"
 #include "evenodds/eo_glicko2.h"
 
 #define LN10 2.302585092994046
-#define NO_WEIGHTS UINT64_MAX
-
-typedef struct fit_round {
-    uint64_t off;   /* first member in f->member */
-    uint64_t woff;  /* first weight in f->weight, or NO_WEIGHTS (every weight 1) */
-    double ca, cb, cf, d0;
-    int32_t key;    /* bias key, or -1 */
-    uint8_t na, nb;
-    uint8_t y2;     /* 2·(A's score): 2 A won, 0 B won, 1 draw */
-} fit_round;
 
 /* One link evaluation: log likelihood of the round, its derivative and minus its second
  * derivative with respect to d. */
@@ -35,49 +26,31 @@ typedef struct link_val {
     double l, d1, d2;
 } link_val;
 
-typedef struct bias_part {
-    char *map;         /* owned */
-    char *mode;        /* owned, or NULL */
-    const char *size;  /* static (eo_bias_size_bucket()), or NULL */
-    double info_sum;   /* Σ over the key's rounds of one play's information at P = ½ */
-    uint64_t plays;
-} bias_part;
-
-struct eo_fit {
-    eo_pool_config pool;
-    eo_fit_config cfg;
-    eo_model_ctx *model;
-    bool probit;       /* Φ link (TrueSkill, Weng-Lin), else logistic */
-    bool unweighted;   /* SynElo rates every member in full */
-    bool gamma;        /* the hive model's Gamma prior */
-    double scale;      /* the model's logit per unit of team strength */
-    double gk, gtheta; /* Gamma shape and scale */
-    double mode;       /* the prior's mode: where a player without data sits */
-
-    eo__strmap *ids;
-    size_t np, pcap;
-    double *s, *g, *h, *g2, *h2, *trial, *step;
-    uint32_t *rounds;
-
-    eo__strmap *keys;
-    size_t nk, kcap;
-    bias_part *kp;
-    double *b, *kg, *kh, *kg2, *kh2, *ktrial, *kstep;
-
-    fit_round *r;
-    size_t nr, rcap;
-    uint32_t *member;
-    size_t nm, mcap;
-    double *weight;
-    size_t nw, wcap;
-
-    bool ready;        /* g, h and objective are those of the current values */
-    double objective, logloss;
-    double eta;        /* the step factor to try first */
-    uint32_t sweeps;
-};
-
 /* ---- configuration ---- */
+
+static const char *const method_names[] = {"map", "smooth"};
+
+const char *eo_fit_method_name(eo_fit_method m)
+{
+    return (unsigned)m < 2 ? method_names[m] : NULL;
+}
+
+int eo_fit_method_parse(const char *name, eo_fit_method *out)
+{
+    if (name == NULL || out == NULL)
+        return EO_EINVAL;
+    for (unsigned m = 0; m < 2; m++)
+        if (strcmp(name, method_names[m]) == 0) {
+            *out = (eo_fit_method)m;
+            return 0;
+        }
+    return EO_EINVAL;
+}
+
+static bool gaussian_model(eo_model m)
+{
+    return m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
+}
 
 int eo_fit_config_default(const eo_pool_config *pool, eo_fit_config *out)
 {
@@ -99,6 +72,7 @@ int eo_fit_config_default(const eo_pool_config *pool, eo_fit_config *out)
         out->prior_mean = v.mu;
         out->prior_sd = dev && v.sigma > 0.0 ? v.sigma : EO_FIT_ELO_SD;
     }
+    out->method = gaussian_model(pool->model.model) ? EO_FIT_SMOOTH : EO_FIT_MAP;
     out->max_sweeps = 100;
     out->tol = out->prior_sd * 1e-4;
     return 0;
@@ -107,7 +81,9 @@ int eo_fit_config_default(const eo_pool_config *pool, eo_fit_config *out)
 static bool config_ok(eo_model m, const eo_fit_config *c)
 {
     if (!isfinite(c->prior_mean) || !(c->prior_sd > 0.0 && isfinite(c->prior_sd)) ||
-        c->max_sweeps == 0 || !(c->tol > 0.0 && isfinite(c->tol)))
+        c->max_sweeps == 0 || !(c->tol > 0.0 && isfinite(c->tol)) ||
+        (c->method != EO_FIT_MAP && c->method != EO_FIT_SMOOTH) ||
+        (c->method == EO_FIT_SMOOTH && !gaussian_model(m)))
         return false;
     return m != EO_MODEL_HIVE || c->prior_mean > c->prior_sd;
 }
@@ -117,7 +93,7 @@ static void link_of(eo_fit *f)
 {
     const eo_model_config *mc = eo_model_ctx_config(f->model);
     eo_model m = mc->model;
-    f->probit = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
+    f->probit = gaussian_model(m);
     f->unweighted = m == EO_MODEL_SYNELO;
     f->gamma = m == EO_MODEL_HIVE;
     if (m == EO_MODEL_SYNELO)
@@ -160,7 +136,9 @@ int eo_fit_create(const eo_pool_config *pool, const eo_fit_config *cfg, eo_fit *
     link_of(f);
     f->ids = eo__strmap_create();
     f->keys = eo__strmap_create();
-    if (f->ids == NULL || f->keys == NULL) {
+    if (f->ids == NULL || f->keys == NULL ||
+        (cfg->method == EO_FIT_SMOOTH && eo__fit_smooth_init(f) != 0) ||
+        (eo_model_wants_pool_length(f->model) && eo__roundlen_init(&f->lengths) != 0)) {
         eo_fit_destroy(f);
         return EO_ENOMEM;
     }
@@ -186,6 +164,8 @@ void eo_fit_destroy(eo_fit *f)
     free(f->member);
     eo__strmap_destroy(f->ids);
     eo__strmap_destroy(f->keys);
+    eo__fit_smooth_free(f);
+    eo__roundlen_free(&f->lengths);
     eo_model_release(f->model);
     free(f);
 }
@@ -340,6 +320,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
     size_t len[EO_PLAYERS_MAX];
     uint64_t hash[EO_PLAYERS_MAX];
     double w[EO_PLAYERS_MAX];
+    double median = eo__roundlen_median(&f->lengths);
     bool ones = true;
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
@@ -355,7 +336,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
         }
         hash[i] = eo__strmap_hash(m->id, len[i]);
         idx[i] = eo__strmap_find(f->ids, m->id, len[i], hash[i]);
-        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m);
+        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m, median);
         ones = ones && w[i] == 1.0;
     }
     /* Map key, created below once nothing else can fail. */
@@ -429,7 +410,9 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
         f->kp[kidx].info_sum += play_info(f, fr->cf);
         f->kp[kidx].plays++;
     }
+    eo__roundlen_add(&f->lengths, r);
     f->ready = false;
+    f->bias_fitted = false;
     return 0;
 }
 
@@ -676,13 +659,8 @@ static double line_search(eo_fit *f, double dphi0, eo_fit_sweep_stats *st)
     return 0.0;
 }
 
-int eo_fit_sweep(eo_fit *f, eo_fit_sweep_stats *st)
+void eo__fit_map_sweep(eo_fit *f, eo_fit_sweep_stats *st)
 {
-    if (f == NULL || st == NULL)
-        return EO_EINVAL;
-    memset(st, 0, sizeof *st);
-    if (f->nr == 0)
-        return EO_ENOTFOUND;
     double ll;
     if (!f->ready) {
         f->objective = pass(f, f->s, f->b, f->g, f->h, f->kg, f->kh, &ll);
@@ -690,8 +668,6 @@ int eo_fit_sweep(eo_fit *f, eo_fit_sweep_stats *st)
         f->ready = true;
         st->passes++;
     }
-    f->sweeps++;
-    st->sweep = f->sweeps;
     double big = newton_steps(f);
     if (big < f->cfg.tol) {
         st->max_change = big;
@@ -705,7 +681,23 @@ int eo_fit_sweep(eo_fit *f, eo_fit_sweep_stats *st)
     }
     st->objective = f->objective;
     st->logloss = f->logloss;
-    return 0;
+}
+
+int eo_fit_sweep(eo_fit *f, eo_fit_sweep_stats *st)
+{
+    if (f == NULL || st == NULL)
+        return EO_EINVAL;
+    memset(st, 0, sizeof *st);
+    if (f->nr == 0)
+        return EO_ENOTFOUND;
+    int rc = 0;
+    if (f->cfg.method == EO_FIT_SMOOTH)
+        rc = eo__fit_smooth_sweep(f, st);
+    else
+        eo__fit_map_sweep(f, st);
+    if (rc == 0)
+        st->sweep = ++f->sweeps;
+    return rc;
 }
 
 int eo_fit_run(eo_fit *f, eo_fit_sweep_stats *last)
@@ -732,10 +724,13 @@ size_t eo_fit_player_count(const eo_fit *f)
     return f != NULL ? f->np : 0;
 }
 
-/* The Laplace deviation of player @p i: the curvature of the last pass at the current values
- * (before any pass, the prior's alone). */
+/* MAP: the Laplace deviation of player @p i, from the curvature of the last pass at the current
+ * values (before any pass, the prior's alone). Smoother: the deviation of his last marginal
+ * (before any sweep, the prior's). */
 static double sigma_of(const eo_fit *f, size_t i)
 {
+    if (f->cfg.method == EO_FIT_SMOOTH)
+        return i < f->snp ? f->sd[i] : f->cfg.prior_sd;
     double d1, d2;
     double h = f->ready ? f->h[i] : (prior_l(f, f->s[i], &d1, &d2), d2);
     return 1.0 / sqrt(h);
@@ -789,6 +784,19 @@ int eo_fit_bias_get(const eo_fit *f, size_t i, eo_bias_key *key, double *value)
     return 0;
 }
 
+/* The field term of round @p r's map key (0 for a key the fit does not know). */
+static double field_of(const eo_fit *f, const eo_round *r)
+{
+    eo_bias_key key;
+    char ktext[3 * (EO_ID_MAX + 2) + 1];
+    size_t klen;
+    if (eo_bias_key_of(&f->pool.bias, r->map, r->n[0], r->n[1], r->mode, &key) != 0 ||
+        key_text(&key, ktext, sizeof ktext, &klen) != 0)
+        return 0.0;
+    int64_t k = eo__strmap_find(f->keys, ktext, klen, eo__strmap_hash(ktext, klen));
+    return k >= 0 ? f->b[k] : 0.0;
+}
+
 int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
 {
     if (f == NULL || r == NULL || p_a == NULL || r->n[0] == 0 || r->n[1] == 0 ||
@@ -796,6 +804,7 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         return EO_EINVAL;
     size_t na = r->n[0], n = na + r->n[1];
     double w[EO_PLAYERS_MAX] = {0}, s[EO_PLAYERS_MAX]; /* zeroed: GCC -O2 cannot see the loop fill it */
+    eo_team_agg ta = {0}, tb = {0};
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
         if (m->id == NULL)
@@ -803,7 +812,16 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         eo_fit_player p;
         (void)eo_fit_lookup(f, m->id, &p);
         s[i] = p.skill;
-        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m);
+        w[i] = f->unweighted ? 1.0
+                             : eo_model_member_weight(f->model, r, m,
+                                                      eo__roundlen_median(&f->lengths));
+        eo_strength st = {p.skill, p.sigma * p.sigma};
+        eo_team_agg_add(i < na ? &ta : &tb, &st, w[i]);
+    }
+    double field = field_of(f, r);
+    if (f->cfg.method == EO_FIT_SMOOTH) {
+        *p_a = eo_model_predict(f->model, &ta, &tb, field);
+        return 0;
     }
     fit_round fr;
     coefs(f, w, na, r->n[1], &fr);
@@ -814,16 +832,7 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         else
             sb += w[i] * s[i];
     }
-    double d = fr.ca * sa - fr.cb * sb + fr.d0;
-    eo_bias_key key;
-    char ktext[3 * (EO_ID_MAX + 2) + 1];
-    size_t klen;
-    if (eo_bias_key_of(&f->pool.bias, r->map, na, r->n[1], r->mode, &key) == 0 &&
-        key_text(&key, ktext, sizeof ktext, &klen) == 0) {
-        int64_t k = eo__strmap_find(f->keys, ktext, klen, eo__strmap_hash(ktext, klen));
-        if (k >= 0)
-            d += fr.cf * f->b[k];
-    }
+    double d = fr.ca * sa - fr.cb * sb + fr.d0 + fr.cf * field;
     if (f->probit) {
         *p_a = eo__gauss_cdf(d);
     } else {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/numeric.h"
+#include "core/roundlen.h"
 #include "core/strmap.h"
 
 /* Player states live in one array of stride bytes (the model's state size), stamps beside. */
@@ -15,6 +16,7 @@ struct eo_pool {
     eo_pool_config cfg;
     eo_model_ctx *model;
     eo_bias *bias; /* NULL when the pool's bias is off */
+    eo__roundlen lengths; /* median round length (only when eo_model_wants_pool_length()) */
     size_t stride;
     eo__strmap *ids;
     unsigned char *states;
@@ -87,8 +89,10 @@ int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
     p->stride = eo_model_state_size(p->model);
     p->ids = eo__strmap_create();
     if (p->ids == NULL ||
-        (cfg->bias.by != EO_BIAS_OFF && eo_bias_create(&cfg->bias, &p->bias) != 0)) {
+        (cfg->bias.by != EO_BIAS_OFF && eo_bias_create(&cfg->bias, &p->bias) != 0) ||
+        (eo_model_wants_pool_length(p->model) && eo__roundlen_init(&p->lengths) != 0)) {
         eo__strmap_destroy(p->ids);
+        eo_bias_destroy(p->bias);
         eo_model_release(p->model);
         free(p);
         return EO_ENOMEM;
@@ -108,6 +112,7 @@ void eo_pool_destroy(eo_pool *pool)
     free(pool->stamps);
     eo__strmap_destroy(pool->ids);
     eo_bias_destroy(pool->bias);
+    eo__roundlen_free(&pool->lengths);
     eo_model_release(pool->model);
     free(pool);
 }
@@ -340,9 +345,10 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
             pool->idx[i] = add_player(pool, id, len[i], hash[i]);
         }
     }
+    double median = eo__roundlen_median(&pool->lengths);
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
-        pool->part[i].w = eo_model_member_weight(pool->model, r, m);
+        pool->part[i].w = eo_model_member_weight(pool->model, r, m, median);
         pool->info[i].commander = m->commander;
         pool->info[i].playtime = (m->has & EO_MEMBER_PLAYTIME) ? m->playtime : -1.0;
     }
@@ -353,6 +359,7 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
         drop_players_from(pool, before);
         return rc;
     }
+    eo__roundlen_add(&pool->lengths, r);
     if (members != NULL) {
         for (size_t i = 0; i < n; i++) {
             const eo_model_update *u = &pool->upd[i];
@@ -384,6 +391,7 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
         return EO_EINVAL;
     eo_model_player_init(pool->model, fresh);
     int64_t at = r->ended_at != 0 ? r->ended_at : r->started_at;
+    double median = eo__roundlen_median(&pool->lengths);
     eo_team_agg t[2];
     memset(t, 0, sizeof t);
     int rc = 0;
@@ -397,7 +405,7 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
             int64_t k = find(pool, m->id, NULL, NULL);
             eo_strength s;
             eo_model_strength(pool->model, k >= 0 ? state_of(pool, (size_t)k) : fresh, at, &s);
-            eo_team_agg_add(&t[side], &s, eo_model_member_weight(pool->model, r, m));
+            eo_team_agg_add(&t[side], &s, eo_model_member_weight(pool->model, r, m, median));
         }
     }
     eo_model_player_free(pool->model, fresh);

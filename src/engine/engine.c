@@ -480,9 +480,8 @@ int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int6
         note_written(e, p, id, NULL);
         return eo_store_player_delete(e->store, p->id, id);
     }
-    eo_player_row row = {.rating = v.display, .mu = v.mu, .sigma = v.sigma,
-                         .volatility = v.volatility, .rounds = v.rounds, .visible = v.visible,
-                         .last_ended_at = v.last_ended_at};
+    eo_player_row row;
+    eo_player_row_of_view(&v, &row);
     note_written(e, p, id, &row);
     return eo_store_player_put(e->store, p->id, id, &row);
 }

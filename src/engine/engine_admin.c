@@ -185,9 +185,8 @@ typedef struct archive_ctx {
 static int archive_one(void *ctx, const char *id, const eo_rating_view *v)
 {
     archive_ctx *a = ctx;
-    eo_player_row row = {.rating = v->display, .mu = v->mu, .sigma = v->sigma,
-                         .volatility = v->volatility, .rounds = v->rounds, .visible = v->visible,
-                         .last_ended_at = v->last_ended_at};
+    eo_player_row row;
+    eo_player_row_of_view(v, &row);
     a->count++;
     return eo_store_standing_put(a->e->store, a->p->id, a->season, id, &row);
 }

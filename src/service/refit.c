@@ -4,7 +4,6 @@
  * one request to log and apply the fitted states (eo_engine_refit()). Neither the writer nor the
  * HTTP threads wait for the fit; the writer's part is one transaction like any admin edit, so
  * the pool's state stays the fold of its log. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -121,79 +120,6 @@ static int read_log(eo__refit_job *j, read_ctx *c)
     return rc;
 }
 
-static bool accepted(const eo_model_ctx *m, void *st, double mean, double sigma)
-{
-    eo_model_player_init(m, st);
-    int rc = eo_model_set(m, st, mean, sigma);
-    eo_model_player_free(m, st);
-    return rc == 0;
-}
-
-/* The closest value to @p want the model accepts, between @p ok (accepted) and @p want, by
- * bisection (on whole numbers for integer models). A fitted skill rarely leaves the model's
- * range; when it does, the admin set would refuse it, so it is brought to the edge. */
-static double edge(const eo_model_ctx *m, void *st, bool integer, double ok, double want,
-                   bool is_sigma, double other)
-{
-    for (int i = 0; i < 200 && ok != want; i++) {
-        double mid = ok + (want - ok) / 2;
-        if (integer)
-            mid = ok < want ? floor(mid) : ceil(mid);
-        if (mid == ok || mid == want)
-            break;
-        if (is_sigma ? accepted(m, st, other, mid) : accepted(m, st, mid, other))
-            ok = mid;
-        else
-            want = mid;
-    }
-    return ok;
-}
-
-/* The fitted states as the writer will log them: SynElo's rounded half to even (its ratings
- * are integers), the deviation only for the models that have one, each inside the model's
- * range. Returns 0 or EO_ENOMEM. */
-static int values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out, size_t *n)
-{
-    eo_pool *scratch_pool = NULL;
-    int rc = eo_pool_create(cfg, &scratch_pool);
-    if (rc != 0)
-        return rc;
-    const eo_model_ctx *m = eo_pool_model(scratch_pool);
-    bool integer = eo_model_integer_display(m);
-    bool dev = eo_model_has_deviation(m);
-    eo_rating_view start;
-    eo_pool_new_player_view(scratch_pool, 0, &start);
-    size_t np = eo_fit_player_count(f);
-    eo_refit_value *v = np ? calloc(np, sizeof *v) : NULL;
-    void *st = malloc(eo_model_state_size(m));
-    if ((np && v == NULL) || st == NULL) {
-        free(v);
-        free(st);
-        eo_pool_destroy(scratch_pool);
-        return EO_ENOMEM;
-    }
-    for (size_t i = 0; i < np; i++) {
-        eo_fit_player p;
-        (void)eo_fit_player_get(f, i, &p);
-        snprintf(v[i].id, sizeof v[i].id, "%s", p.id);
-        double mean = integer ? nearbyint(p.skill) : p.skill;
-        double sigma = dev && isfinite(p.sigma) ? p.sigma : -1.0;
-        if (sigma >= 0 && !accepted(m, st, start.mu, sigma))
-            sigma = edge(m, st, false, start.sigma, sigma, true, start.mu);
-        if (!isfinite(mean))
-            mean = start.mu;
-        if (!accepted(m, st, mean, sigma))
-            mean = edge(m, st, integer, start.mu, mean, false, sigma);
-        v[i].mean = mean;
-        v[i].sigma = sigma;
-    }
-    free(st);
-    eo_pool_destroy(scratch_pool);
-    *out = v;
-    *n = np;
-    return 0;
-}
-
 static void writer_done(eo__wreq *w, void *ctx)
 {
     eo__refit_job *j = ctx;
@@ -298,7 +224,7 @@ static void *job_main(void *arg)
     }
     eo_refit_value *v = NULL;
     size_t n = 0;
-    rc = values(f, &j->cfg, &v, &n);
+    rc = eo_refit_values(f, &j->cfg, &v, &n);
     eo_fit_destroy(f);
     if (rc != 0) {
         fail(j, "%s", eo_strerror(rc));

@@ -271,6 +271,7 @@ static void view_of_row(const eo__pool_info *pi, const eo_player_row *row, int64
     v->rounds = row->rounds;
     v->visible = row->visible;
     v->last_ended_at = row->last_ended_at;
+    memcpy(v->extra, row->extra, sizeof v->extra);
     int i = eo_model_param_index(pi->cfg.model.model, "t_stale_days");
     int64_t days = i >= 0 ? (int64_t)pi->cfg.model.v[i] : 30;
     /* A player without a rated round has no age to be stale by. */

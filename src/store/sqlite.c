@@ -54,26 +54,29 @@ static const char *const query_sql[Q_COUNT] = {
                    "ORDER BY seq",
     [Q_ROUND_COUNT] = "SELECT count(*) FROM log WHERE pool_id = ?1 AND round_id IS NOT NULL",
     [Q_PLAYER_PUT] = "INSERT INTO players (pool_id, player_id, rating, mu, sigma, volatility, "
-                     "rounds, visible, last_ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+                     "rounds, visible, last_ended_at, x1, x2, x3, x4) VALUES (?1, ?2, ?3, ?4, ?5, "
+                     "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) "
                      "ON CONFLICT (pool_id, player_id) DO UPDATE SET rating = excluded.rating, "
                      "mu = excluded.mu, sigma = excluded.sigma, volatility = excluded.volatility, "
                      "rounds = excluded.rounds, visible = excluded.visible, "
-                     "last_ended_at = excluded.last_ended_at",
-    [Q_PLAYER_GET] = "SELECT rating, mu, sigma, volatility, rounds, visible, last_ended_at "
-                     "FROM players WHERE pool_id = ?1 AND player_id = ?2",
+                     "last_ended_at = excluded.last_ended_at, x1 = excluded.x1, "
+                     "x2 = excluded.x2, x3 = excluded.x3, x4 = excluded.x4",
+    [Q_PLAYER_GET] = "SELECT rating, mu, sigma, volatility, rounds, visible, last_ended_at, "
+                     "x1, x2, x3, x4 FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [Q_PLAYER_DELETE] = "DELETE FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [Q_PLAYERS_EACH] = "SELECT player_id, rating, mu, sigma, volatility, rounds, visible, "
-                       "last_ended_at FROM players WHERE pool_id = ?1",
+                       "last_ended_at, x1, x2, x3, x4 FROM players WHERE pool_id = ?1",
     [Q_SEASON_INSERT] = "INSERT INTO seasons (pool_id, name, seq, at) VALUES (?1, ?2, ?3, ?4)",
     [Q_SEASON_GET] = "SELECT seq, at FROM seasons WHERE pool_id = ?1 AND name = ?2",
     [Q_SEASONS_EACH] = "SELECT s.name, s.seq, s.at, (SELECT count(*) FROM standings AS t "
                        "WHERE t.pool_id = s.pool_id AND t.season = s.name) FROM seasons AS s "
                        "WHERE s.pool_id = ?1 ORDER BY s.seq",
     [Q_STANDING_PUT] = "INSERT INTO standings (pool_id, season, player_id, rating, mu, sigma, "
-                       "volatility, rounds, visible, last_ended_at) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                       "volatility, rounds, visible, last_ended_at, x1, x2, x3, x4) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [Q_STANDINGS_EACH] = "SELECT player_id, rating, mu, sigma, volatility, rounds, visible, "
-                         "last_ended_at FROM standings WHERE pool_id = ?1 AND season = ?2 "
+                         "last_ended_at, x1, x2, x3, x4 FROM standings WHERE pool_id = ?1 "
+                         "AND season = ?2 "
                          "ORDER BY rating DESC, player_id LIMIT ?4 OFFSET ?3",
 };
 
@@ -615,6 +618,8 @@ static void row_columns(sqlite3_stmt *st, int col, eo_player_row *out)
     out->rounds = (uint32_t)sqlite3_column_int64(st, col + 4);
     out->visible = sqlite3_column_int(st, col + 5) != 0;
     out->last_ended_at = sqlite3_column_int64(st, col + 6);
+    for (int i = 0; i < EO_VIEW_EXTRA; i++)
+        out->extra[i] = sqlite3_column_double(st, col + 7 + i);
 }
 
 static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row)
@@ -633,6 +638,8 @@ static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_
     sqlite3_bind_int64(st, 7, row->rounds);
     sqlite3_bind_int(st, 8, row->visible);
     sqlite3_bind_int64(st, 9, row->last_ended_at);
+    for (int i = 0; i < EO_VIEW_EXTRA; i++)
+        sqlite3_bind_double(st, 10 + i, row->extra[i]);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;
@@ -777,6 +784,8 @@ static int sq_standing_put(eo_store *s, int64_t pool_id, const char *season, con
     sqlite3_bind_int64(st, 8, row->rounds);
     sqlite3_bind_int(st, 9, row->visible);
     sqlite3_bind_int64(st, 10, row->last_ended_at);
+    for (int i = 0; i < EO_VIEW_EXTRA; i++)
+        sqlite3_bind_double(st, 11 + i, row->extra[i]);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;

@@ -118,6 +118,16 @@ const char *const eo__sqlite_migrations[] = {
     "INSERT INTO log_v4 SELECT id, pool_id, seq, kind, round_id, body, response, at FROM log;\n"
     "DROP TABLE log;\n"
     "ALTER TABLE log_v4 RENAME TO log;\n",
+    /* 5: model-specific values of a player's view (eo_rating_view.extra: the hive model's
+     * side offset, commander skill, commander offset and commander rounds), 0 for the rest. */
+    "ALTER TABLE players ADD COLUMN x1 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE players ADD COLUMN x2 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE players ADD COLUMN x3 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE players ADD COLUMN x4 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE standings ADD COLUMN x1 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE standings ADD COLUMN x2 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE standings ADD COLUMN x3 REAL NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE standings ADD COLUMN x4 REAL NOT NULL DEFAULT 0;\n",
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

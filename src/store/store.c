@@ -158,6 +158,19 @@ int eo_store_round_count(eo_store *s, int64_t pool_id, int64_t *n)
     return s->ops->round_count(s, pool_id, n);
 }
 
+void eo_player_row_of_view(const eo_rating_view *v, eo_player_row *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rating = v->display;
+    out->mu = v->mu;
+    out->sigma = v->sigma;
+    out->volatility = v->volatility;
+    out->rounds = v->rounds;
+    out->visible = v->visible;
+    out->last_ended_at = v->last_ended_at;
+    memcpy(out->extra, v->extra, sizeof out->extra);
+}
+
 int eo_store_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row)
 {
     if (s == NULL || id == NULL || row == NULL)

@@ -304,6 +304,78 @@ static void test_every_model(void **state)
     e2e_cleanup(&s);
 }
 
+/* The hive model's commander skill and side offsets reach lookups (issue 5 §1): a pool with
+ * side offsets on, rounds with a commander per team, timed rounds of varying length and late
+ * joiners (so the pool's median round length sets the time weights). Every field of every
+ * lookup, the commander and offsets included, equals `evenodds replay` of the export, before
+ * and after a restart (the fold at start rebuilds the median too). */
+static void test_hive_lookups(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    e2e_resp r;
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools", s.admin_key,
+                              "{\"name\":\"ns2\",\"model\":\"hive\","
+                              "\"params\":{\"side_share\":0.5}}",
+                              &r), 0);
+    assert_int_equal(r.status, 201);
+    e2e_resp_free(&r);
+    char log[400], exported[400], ratings[400], err[512];
+    e2e_path(&s, "hive.jsonl", log, sizeof log);
+    e2e_path(&s, "hive-exported.jsonl", exported, sizeof exported);
+    e2e_path(&s, "hive-ratings.jsonl", ratings, sizeof ratings);
+    FILE *f = fopen(log, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 24; i++) {
+        long start = 1763800000L + 4000L * i, len = 600 + 150 * (i % 5);
+        /* c1 commands side A (marines) in even rounds and side B in odd ones */
+        const char *ca = i % 2 ? "c2" : "c1", *cb = i % 2 ? "c1" : "c2";
+        fprintf(f,
+                "{\"id\":\"h%d\",\"winner\":\"%s\",\"started_at\":%ld,\"ended_at\":%ld,"
+                "\"A\":[{\"id\":\"%s\",\"commander\":true},\"f1\",{\"id\":\"f2\",\"joined\":%d}],"
+                "\"B\":[{\"id\":\"%s\",\"commander\":true},\"f3\",\"f4\"]}\n",
+                i, i % 3 ? "A" : "B", start, start + len, ca, 60 * (i % 4), cb);
+    }
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(post_all(&s, "ns2", log), 24);
+    const char *exp_argv[] = {"evenodds", "export", "--db", s.db, "--pool", "ns2", "--out",
+                              exported, NULL};
+    const char *rep_argv[] = {"evenodds", "replay", "--model", "hive", "--param",
+                              "side_share=0.5", "--ratings-out", ratings, exported, NULL};
+    for (int restart = 0; restart < 2; restart++) {
+        assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
+        if (e2e_run(rep_argv, NULL, err, sizeof err) != 0)
+            fail_msg("replay: %s", err);
+        assert_int_equal(e2e_expect_lookups(&s, "ns2", ratings, NULL), 6);
+        assert_int_equal(e2e_call(&s, "GET", "/v1/pools/ns2/players/c1", s.server_key, NULL, &r),
+                         0);
+        json_t *c1 = e2e_json(&r);
+        json_t *com = json_object_get(c1, "commander");
+        assert_int_equal(json_integer_value(json_object_get(com, "rounds")), 24);
+        assert_true(json_real_value(json_object_get(com, "skill")) != 0.0);
+        assert_true(json_real_value(json_object_get(com, "offset")) != 0.0);
+        assert_true(json_real_value(json_object_get(c1, "offset")) == 0.0); /* never on the field */
+        json_decref(c1);
+        e2e_resp_free(&r);
+        assert_int_equal(e2e_call(&s, "GET", "/v1/pools/ns2/players/f3", s.server_key, NULL, &r),
+                         0);
+        json_t *f3 = e2e_json(&r);
+        assert_true(json_real_value(json_object_get(f3, "offset")) != 0.0);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(f3, "commander"),
+                                                            "rounds")), 0);
+        json_decref(f3);
+        e2e_resp_free(&r);
+        int status = -1;
+        assert_int_equal(e2e_stop(&s, 15, 10000, &status), 0);
+        assert_int_equal(status, 0);
+        if (restart == 0)
+            assert_int_equal(e2e_start(&s, NULL), 0);
+    }
+    e2e_cleanup(&s);
+}
+
 static void test_import_export(void **state)
 {
     (void)state;
@@ -875,15 +947,41 @@ static void test_fit(void **state)
         json_number_value(json_object_get(json_object_get(h, "online_frozen"), "logloss"));
     if (!(refit < frozen))
         fail_msg("refit %g does not beat online frozen %g", refit, frozen);
+    assert_string_equal(json_string_value(json_object_get(j, "method")), "map");
+    assert_true(json_is_number(
+        json_object_get(json_object_get(h, "refit_continuing"), "logloss")));
     json_decref(j);
-    /* TrueSkill's file has mu and sigma. */
-    snprintf(args, sizeof args, "fit --model trueskill --format json --ratings-out '%s' '%s' "
-             "2>/dev/null", r1, world);
+    /* TrueSkill is smoothed by default, its file has mu and sigma; --method map gives the
+     * static fit, with other values. */
+    snprintf(args, sizeof args, "fit --model trueskill --holdout 0.2 --format json "
+             "--ratings-out '%s' '%s' 2>/dev/null", r1, world);
     assert_int_equal(run_stdout(args, out1), 0);
     a = e2e_slurp(r1, &n1);
     assert_non_null(strstr(a, "\"mu\":"));
     assert_non_null(strstr(a, "\"sigma\":"));
+    snprintf(args, sizeof args, "fit --model trueskill --method map --holdout 0.2 --format json "
+             "--ratings-out '%s' '%s' 2>/dev/null", r2, world);
+    assert_int_equal(run_stdout(args, out2), 0);
+    b = e2e_slurp(r2, &n2);
+    assert_true(n1 != n2 || memcmp(a, b, n1) != 0);
     free(a);
+    free(b);
+    const char *outs[] = {out1, out2}, *methods[] = {"smooth", "map"};
+    for (int k = 0; k < 2; k++) {
+        a = e2e_slurp(outs[k], &l1);
+        j = json_loads(a, 0, &je);
+        assert_non_null(j);
+        free(a);
+        assert_string_equal(json_string_value(json_object_get(j, "method")), methods[k]);
+        assert_true(json_is_true(json_object_get(j, "converged")));
+        h = json_object_get(j, "holdout");
+        const char *rows[] = {"refit", "refit_continuing", "online_frozen", "online_continuing"};
+        for (int i = 0; i < 4; i++) {
+            double ll = json_number_value(json_object_get(json_object_get(h, rows[i]), "logloss"));
+            assert_true(ll > 0.0 && ll < 1.0);
+        }
+        json_decref(j);
+    }
     /* Bad usage exits 2 naming the option. */
     static const struct {
         const char *args, *says;
@@ -893,6 +991,8 @@ static void test_fit(void **state)
         {"--holdout 0.95", "--holdout"},
         {"--model hive --prior 20", "--prior: the hive model's Gamma prior"},
         {"--format xml", "--format: expected table or json"},
+        {"--method x", "--method: expected map or smooth"},
+        {"--model elo --method smooth", "--method smooth: only trueskill and wenglin"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_usage_error("fit", bad[i].args, world, out1, bad[i].says);
@@ -1074,6 +1174,7 @@ int main(void)
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
         cmocka_unit_test(test_every_model),
+        cmocka_unit_test(test_hive_lookups),
         cmocka_unit_test(test_autobalance_triggers),
         cmocka_unit_test(test_split_balancer),
         cmocka_unit_test(test_eval),

@@ -1675,53 +1675,6 @@ static void test_split_balance_request_errors(void **state)
     }
 }
 
-/* ε in rating units from a tolerance on P(A) (eo_split_tolerance). Expected values from the
- * models' formulas: SynElo P = 1/(1 + e^(−ΔΣ/Θ)), Θ = 2400: Θ·ln(0.51/0.49) = 96.013;
- * Elo (team means, scale 400, hundredths): k·400·log10(0.51/0.49) = 6.9496·k, so 1389.93 at
- * k = 2 and 2084.89 at k = 3; TrueSkill (β = 25/6, hundredths of μ) P = Φ(Δ/c),
- * c² = 2k·β² + Σσ², and Φ⁻¹(0.51) = 0.0250689 (standard normal quantile, e.g. Python's
- * statistics.NormalDist().inv_cdf(0.51)): k = 2, Σσ² = 0: 100·2β·0.0250689 = 20.89; Σσ² =
- * 4·(25/3)²: 100·0.0250689·sqrt(4β² + 4·(25/3)²) = 46.71. */
-static void test_split_tolerance(void **state)
-{
-    (void)state;
-    eo_model_ctx *syn = model_named("synelo");
-    eo_model_ctx *elo = model_named("elo");
-    eo_model_ctx *ts = model_named("trueskill");
-    assert_int_equal(eo_model_split_unit(syn), 1);
-    assert_int_equal(eo_split_tolerance(syn, 0.01, 2, 0.0, 1, 0.0), 96);
-    assert_int_equal(eo_split_tolerance(syn, 0.01, 12, 0.0, 1, 0.0), 96); /* sums: any k */
-    assert_int_equal(eo_split_tolerance(syn, 0.01, 2, 0.0, 1, 10.0), 86); /* rounding slack */
-    assert_int_equal(eo_split_tolerance(syn, 0.01, 2, 0.0, 1, 96.5), 0);
-    assert_int_equal(eo_split_tolerance(syn, 0.0, 2, 0.0, 1, 0.0), 0);
-    assert_int_equal(eo_split_tolerance(syn, -1.0, 2, 0.0, 1, 0.0), 0);
-    assert_int_equal(eo_split_tolerance(syn, 0.5, 2, 0.0, 1, 0.0), INT64_C(1) << 50);
-    assert_int_equal(eo_split_tolerance(NULL, 0.01, 2, 0.0, 1, 0.0), 0);
-    int64_t u = eo_model_split_unit(elo);
-    assert_int_equal(u, 100);
-    assert_int_equal(eo_split_tolerance(elo, 0.01, 2, 0.0, u, 0.0), 1389);
-    assert_int_equal(eo_split_tolerance(elo, 0.01, 3, 0.0, u, 0.0), 2084);
-    u = eo_model_split_unit(ts);
-    double s0 = 25.0 / 3.0;
-    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 0.0, u, 0.0), 20);
-    assert_int_equal(eo_split_tolerance(ts, 0.01, 2, 4 * s0 * s0, u, 0.0), 46);
-    /* The largest such E: E meets the tolerance, E + 1 does not (Glicko-2 with RDs). */
-    eo_model_ctx *g2 = model_named("glicko2");
-    u = eo_model_split_unit(g2);
-    for (int k = 1; k <= 12; k++) {
-        double vs = 2.0 * k * 50.0 * 50.0;
-        int64_t e = eo_split_tolerance(g2, 0.02, k, vs, u, 3.0);
-        assert_true(e > 0);
-        eo_team_agg a = {k, k, k, ((double)e + 3.0) / (double)u, vs / 2}, b = {k, k, k, 0, vs / 2};
-        assert_true(eo_model_predict(g2, &a, &b, 0.0) - 0.5 <= 0.02);
-        a.mu = ((double)e + 4.0) / (double)u;
-        assert_true(eo_model_predict(g2, &a, &b, 0.0) - 0.5 > 0.02);
-    }
-    eo_model_release(syn);
-    eo_model_release(elo);
-    eo_model_release(ts);
-    eo_model_release(g2);
-}
 
 static json_t *balance_answer_field(const char *text, eo_model_ctx *m, double field)
 {
@@ -1752,29 +1705,6 @@ static json_t *balance_answer(const char *text, eo_model_ctx *m)
     return balance_answer_field(text, m, 0.0);
 }
 
-/* The field in rating units (eo_split_field_units): SynElo's logit is Θ = 2400 points of
- * team sum (unit 1); Elo's is 400/ln 10 = 173.72 points of team mean (its default), so
- * 4 · 173.72 of sum for k = 4 (unit 100: 69487); TrueSkill's field is μ already (unit 100,
- * whatever the variance); odd in the field, 0 for 0. */
-static void test_split_field_units(void **state)
-{
-    (void)state;
-    eo_model_ctx *syn = model_named("synelo");
-    eo_model_ctx *elo = model_named("elo");
-    eo_model_ctx *ts = model_named("trueskill");
-    assert_int_equal(eo_split_field_units(syn, 0.5, 6, 0.0, 1), 1200);
-    assert_int_equal(eo_split_field_units(syn, -0.5, 6, 0.0, 1), -1200);
-    assert_int_equal(eo_split_field_units(syn, 0.0, 6, 0.0, 1), 0);
-    assert_int_equal(eo_split_field_units(elo, 1.0, 4, 0.0, 100), 69487);
-    assert_int_equal(eo_split_field_units(ts, 1.5, 4, 8 * 8.33 * 8.33, 100), 150);
-    assert_int_equal(eo_split_field_units(ts, -1.5, 12, 0.0, 100), -150);
-    /* A huge field saturates P(A) at 1: the difference where the model's P reaches 1 too. */
-    int64_t big = eo_split_field_units(syn, 1e9, 6, 0.0, 1);
-    assert_true(big > 36 * 2400 && big <= INT64_C(1) << 46);
-    eo_model_release(syn);
-    eo_model_release(elo);
-    eo_model_release(ts);
-}
 
 /* A field in the balancer's objective |ΣA − ΣB + F|: a 1000, b 1000, c 1100, d 900, 2v2
  * scramble. Without a field the best split is {a, b} : {c, d} (D = 0, P(A) 0.5). With 0.1
@@ -2026,12 +1956,11 @@ static void test_autobalance_request(void **state)
     req.rating[3] = 1000;
     req.has_rating[3] = true;
     assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), 0);
-    int64_t unit = eo_model_split_unit(m); /* Elo splits hundredths of a point */
-    assert_int_equal(req.unit, unit);
-    assert_int_equal(req.players[0].rating, 1600 * unit);
-    assert_int_equal(req.players[2].rating, 140050 * unit / 100);
-    assert_int_equal(req.policy.strength_threshold, 10 * unit);
-    assert_int_equal(req.policy.gap_tolerance, unit / 2);
+    assert_int_equal(req.unit, 1); /* Elo splits whole points */
+    assert_int_equal(req.players[0].rating, 1600);
+    assert_int_equal(req.players[2].rating, 1400); /* 1400.5, ties to even */
+    assert_int_equal(req.policy.strength_threshold, 10);
+    assert_int_equal(req.policy.gap_tolerance, 1); /* 0.5 rounded to the nearest, away from 0 */
     assert_null(req.policy.predict); /* a sum threshold: no predictor */
     /* The answer: 4v1 (sectors edge 3v1 ... 4 or more v 1: size_3v1), one mover allowed:
      * b (a and c in a party, d protected). */
@@ -2337,6 +2266,72 @@ static void test_refit_record(void **state)
     json_decref(o);
 }
 
+/* The values a refit logs (eo_refit_values()) and what applying them leaves in a pool: a smoothed
+ * TrueSkill fit's mean and deviation both reach the pool's state; SynElo's fitted ratings are
+ * rounded half to even and carry no deviation. */
+static void refit_round(eo_fit *f, const char *a, const char *b, eo_winner w)
+{
+    eo_member ma, mb;
+    memset(&ma, 0, sizeof ma);
+    memset(&mb, 0, sizeof mb);
+    ma.id = (char *)a;
+    mb.id = (char *)b;
+    eo_round r;
+    memset(&r, 0, sizeof r);
+    r.team[0] = &ma;
+    r.team[1] = &mb;
+    r.n[0] = r.n[1] = 1;
+    r.winner = w;
+    assert_int_equal(eo_fit_add_round(f, &r), 0);
+}
+
+static void test_refit_values(void **state)
+{
+    (void)state;
+    const eo_model models[] = {EO_MODEL_TRUESKILL, EO_MODEL_SYNELO};
+    for (size_t k = 0; k < 2; k++) {
+        eo_pool_config pc;
+        eo_pool_config_default(&pc);
+        assert_int_equal(eo_model_config_default(models[k], &pc.model), 0);
+        eo_fit_config fc;
+        assert_int_equal(eo_fit_config_default(&pc, &fc), 0);
+        assert_int_equal(fc.method, k == 0 ? EO_FIT_SMOOTH : EO_FIT_MAP);
+        eo_fit *f = NULL;
+        assert_int_equal(eo_fit_create(&pc, &fc, &f), 0);
+        refit_round(f, "x", "y", EO_WIN_A);
+        refit_round(f, "y", "z", EO_WIN_A);
+        refit_round(f, "x", "z", EO_DRAW);
+        eo_fit_sweep_stats st;
+        assert_int_equal(eo_fit_run(f, &st), 0);
+        eo_refit_value *v = NULL;
+        size_t n = 0;
+        assert_int_equal(eo_refit_values(f, &pc, &v, &n), 0);
+        assert_int_equal(n, 3);
+        eo_pool *pool = NULL;
+        assert_int_equal(eo_pool_create(&pc, &pool), 0);
+        assert_int_equal(eo_refit_apply(pool, v, n, NULL), 0);
+        for (size_t i = 0; i < n; i++) {
+            eo_fit_player p;
+            eo_rating_view view;
+            assert_int_equal(eo_fit_player_get(f, i, &p), 0);
+            assert_string_equal(v[i].id, p.id);
+            assert_int_equal(eo_pool_lookup(pool, p.id, 0, &view), 0);
+            if (k == 0) {
+                assert_true(v[i].mean == p.skill && v[i].sigma == p.sigma);
+                assert_true(view.mu == p.skill && view.sigma == p.sigma);
+                assert_true(p.sigma < 25.0 / 3.0);
+            } else {
+                assert_true(v[i].mean == nearbyint(p.skill) && v[i].sigma < 0.0);
+                assert_true(view.mu == v[i].mean);
+            }
+        }
+        free(v);
+        eo_pool_destroy(pool);
+        eo_fit_destroy(f);
+    }
+    assert_int_equal(eo_refit_values(NULL, NULL, NULL, NULL), EO_EINVAL);
+}
+
 /* JSONL: a refit line between rounds is an entry of its own for readers that ask
  * (eo_jsonl_next_entry()) and passed over by readers of rounds (eo_jsonl_next()). */
 static void test_jsonl_refit(void **state)
@@ -2401,6 +2396,7 @@ int main(void)
         cmocka_unit_test(test_jsonl_errors),
         cmocka_unit_test(test_jsonl_valid),
         cmocka_unit_test(test_refit_record),
+        cmocka_unit_test(test_refit_values),
         cmocka_unit_test(test_jsonl_refit),
         cmocka_unit_test(test_jsonl_skip_duplicates),
         cmocka_unit_test(test_jsonl_continue_after_error),
@@ -2411,8 +2407,6 @@ int main(void)
         cmocka_unit_test(test_splits_to_json),
         cmocka_unit_test(test_split_balance_request),
         cmocka_unit_test(test_split_balance_request_errors),
-        cmocka_unit_test(test_split_tolerance),
-        cmocka_unit_test(test_split_field_units),
         cmocka_unit_test(test_split_balance_field),
         cmocka_unit_test(test_split_balance_answer),
         cmocka_unit_test(test_request_parse),

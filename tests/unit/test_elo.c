@@ -438,7 +438,7 @@ static void interface_config(void **state)
     assert_int_equal(eo_model_state_size(ctx) % 8, 0);
     assert_false(eo_model_integer_display(ctx));
     assert_false(eo_model_has_deviation(ctx));
-    assert_int_equal(eo_model_split_unit(ctx), 100);
+    assert_int_equal(eo_model_split_unit(ctx), 1);
     eo_model_release(ctx);
 }
 

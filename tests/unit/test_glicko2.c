@@ -404,6 +404,73 @@ static void composite_2v2(void **state)
     eo_model_release(m.ctx);
 }
 
+/* team_expectation = 1: the same 2v2 as composite_2v2, but each player's expected score is his
+ * team's composite against the other's. Glicko-2's own rating enters a game only through E,
+ * so the reference plays each player against the opponent composite shifted by his distance
+ * from his own team's composite (E(r − (r_opp + r − r_own)) = E(r_own − r_opp)). On an even
+ * 2v2 (equal composites) a draw moves nobody's rating, where the composite opponent method
+ * pulls the strong player down and the weak one up. */
+static void composite_team_expectation(void **state)
+{
+    (void)state;
+    const double r[4] = {1500, 1700, 1600, 1400}, rd[4] = {350, 300, 100, 200};
+    int ia[2] = {0, 1}, ib[2] = {2, 3};
+    eo_model_update out[4];
+    double pa;
+    model m;
+    eo_model_config c;
+    assert_int_equal(eo_model_config_default(EO_MODEL_GLICKO2, &c), 0);
+    assert_int_equal(eo_model_config_set(&c, "team_expectation", "2", NULL), EO_EINVAL);
+    assert_int_equal(eo_model_config_set(&c, "team_expectation", "1", NULL), 0);
+    assert_int_equal(eo_model_prepare(&c, &m.ctx, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        eo_model_player_init(m.ctx, &m.st[i]);
+        assert_int_equal(eo_model_set(m.ctx, &m.st[i], r[i], rd[i]), 0);
+    }
+    assert_int_equal(play(&m, ia, NULL, 2, ib, NULL, 2, EO_WIN_A, 0.0, T0, &pa, out), 0);
+    double rdA = sqrt((350.0 * 350 + 300.0 * 300) / 2), rdB = sqrt((100.0 * 100 + 200.0 * 200) / 2);
+    for (int i = 0; i < 4; i++) {
+        double own = i < 2 ? 1600 : 1500;
+        ref_game g = i < 2 ? (ref_game){1500 + r[i] - own, rdB, 1, 1, 0}
+                           : (ref_game){1600 + r[i] - own, rdA, 0, 1, 0};
+        double r1, rd1, vol1;
+        ref_period(r[i], rd[i], 0.06, &g, 1, 0.5, REF_EPS, 350, &r1, &rd1, &vol1);
+        near(out[i].after, r1, 1e-9);
+        near(out[i].sigma, rd1, 1e-9);
+        near(m.st[i].vol, vol1, 1e-12);
+    }
+    /* teammates with equal RD gain equally (0 and 1 differ in RD; compare the gains' signs) */
+    assert_true(out[0].after > r[0] && out[1].after > r[1]);
+    assert_true(out[2].after < r[2] && out[3].after < r[3]);
+
+    /* An even 2v2: composites 1600 and 1600 with equal RDs; a draw. */
+    const double e[4] = {1800, 1400, 1700, 1500};
+    for (int mode = 0; mode < 2; mode++) {
+        eo_model_ctx *ctx = m.ctx;
+        model m0;
+        if (mode == 0) {
+            model_open(&m0, 0);
+            ctx = m0.ctx;
+        }
+        model *mm = mode == 0 ? &m0 : &m;
+        for (int i = 0; i < 4; i++) {
+            eo_model_player_init(ctx, &mm->st[i]);
+            assert_int_equal(eo_model_set(ctx, &mm->st[i], e[i], 100), 0);
+        }
+        assert_int_equal(play(mm, ia, NULL, 2, ib, NULL, 2, EO_DRAW, 0.0, T0, &pa, out), 0);
+        near(pa, 0.5, 1e-15);
+        if (mode == 1) {
+            for (int i = 0; i < 4; i++)
+                near(out[i].after, e[i], 1e-9);
+        } else {
+            assert_true(out[0].after < e[0] - 1 && out[1].after > e[1] + 1);
+        }
+        if (mode == 0)
+            eo_model_release(m0.ctx);
+    }
+    eo_model_release(m.ctx);
+}
+
 /* Partial play, draws and the field term: 3v2 with weights A = (1, 0.5, 0), B = (1, 0.25).
  * The composite is weighted (rating Σwr/Σw, RD² Σw²RD²/Σw²), each game's sums are weighted
  * by its w, and the field is a logit offset in A's favour (−field for B). */
@@ -844,9 +911,9 @@ static void parameters_and_view(void **state)
     const eo_param_spec *ps = eo_model_params(EO_MODEL_GLICKO2, &n);
     assert_non_null(ps);
     const char *names[] = {"r0", "rd0", "vol0", "tau", "epsilon", "rd_max", "period",
-                           "visible_rounds", "visible_rd", "t_stale_days"};
-    const double defs[] = {1500, 350, 0.06, 0.5, 1e-6, 350, 0, 0, 0, 30};
-    assert_int_equal(n, 10);
+                           "visible_rounds", "visible_rd", "t_stale_days", "team_expectation"};
+    const double defs[] = {1500, 350, 0.06, 0.5, 1e-6, 350, 0, 0, 0, 30, 0};
+    assert_int_equal(n, 11);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(ps[i].name, names[i]);
         assert_true(ps[i].def == defs[i]);
@@ -991,6 +1058,7 @@ int main(void)
         cmocka_unit_test(idle_growth),
         cmocka_unit_test(period_boundaries),
         cmocka_unit_test(composite_2v2),
+        cmocka_unit_test(composite_team_expectation),
         cmocka_unit_test(composite_weights_draw_field),
         cmocka_unit_test(predict_matches_rate),
         cmocka_unit_test(properties),

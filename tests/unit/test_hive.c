@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_codec.h"
+#include "evenodds/eo_fit.h"
 #include "evenodds/eo_hive.h"
 #include "evenodds/eo_model.h"
 #include "evenodds/eo_pool.h"
@@ -49,10 +50,14 @@ static void params_and_check(void **state)
     (void)state;
     eo_hive_params p = defaults();
     assert_true(p.alpha == 8 && p.alpha_commander == 8 && p.side_share == 0);
-    assert_true(p.side_rounds == 0 && p.round_length == 0 && p.playtime_c == 0);
+    assert_true(p.side_rounds == 0 && p.round_length == -1 && p.playtime_c == 0);
     assert_true(p.visible_rounds == 0 && p.t_stale_days == 30);
     assert_int_equal(eo_hive_params_check(&p), 0);
-    p.round_length = 0.5; /* neither 0 nor >= 1 s */
+    p.round_length = 0; /* each round's own length */
+    assert_int_equal(eo_hive_params_check(&p), 0);
+    p.round_length = 0.5; /* neither -1, 0 nor >= 1 s */
+    assert_int_equal(eo_hive_params_check(&p), EO_EINVAL);
+    p.round_length = -0.5;
     assert_int_equal(eo_hive_params_check(&p), EO_EINVAL);
     p = defaults();
     p.side_share = 1.5;
@@ -72,6 +77,8 @@ static void params_and_check(void **state)
     assert_int_equal(eo_model_config_set(&c, "round_length", "0.5", &err), 0);
     eo_model_ctx *ctx = NULL;
     assert_int_equal(eo_model_prepare(&c, &ctx, &err), EO_EINVAL);
+    assert_string_equal(err.field, "round_length");
+    assert_int_equal(eo_model_config_set(&c, "round_length", "-2", &err), EO_EINVAL);
     assert_string_equal(err.field, "round_length");
     assert_int_equal(eo_model_config_set(&c, "side_share", "2", &err), EO_EINVAL);
     assert_string_equal(err.field, "side_share");
@@ -96,39 +103,49 @@ static void time_weights(void **state)
     r.ended_at = 1600;
     eo_member m;
     memset(&m, 0, sizeof m);
-    near(eo_hive_member_weight(&p, &r, &m), 1.0, 0); /* nothing given: the whole round */
+    near(eo_hive_member_weight(&p, &r, &m, 0), 1.0, 0); /* nothing given: the whole round */
     m.has = EO_MEMBER_JOINED;
     m.joined = 300; /* (0.5 − 0.25) / 0.75 = 1/3 (the linear share would be 1/2) */
-    near(eo_hive_member_weight(&p, &r, &m), 1.0 / 3.0, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 1.0 / 3.0, 1e-15);
     m.has = EO_MEMBER_LEFT;
     m.left = 300; /* (1 − 0.5) / 0.75 = 2/3 */
-    near(eo_hive_member_weight(&p, &r, &m), 2.0 / 3.0, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 2.0 / 3.0, 1e-15);
     m.left = 900; /* past the end: capped at the round's length, the whole round */
-    near(eo_hive_member_weight(&p, &r, &m), 1.0, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 1.0, 1e-15);
     m.has = EO_MEMBER_TIME;
     m.time = 0.4; /* only time: a fraction of a full round, as given */
-    near(eo_hive_member_weight(&p, &r, &m), 0.4, 0);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 0.4, 0);
 
     /* r = 1200 s from the pool on the 600 s round: a^(−x) = 2^(−x/600); whole round
      * 1 − 2^−1 = 0.5; joined 300: (2^−0.5 − 2^−1) / 0.5 = 0.41421356… */
     p.round_length = 1200;
     m.has = EO_MEMBER_JOINED;
     m.joined = 300;
-    near(eo_hive_member_weight(&p, &r, &m), 0.41421356237309515, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 0.41421356237309515, 1e-15);
 
     /* r from the pool, round length unknown: left defaults to ∞; r = 600 */
     p.round_length = 600;
     r.started_at = r.ended_at = 0;
     m.joined = 300; /* 2^−1 − 0 */
-    near(eo_hive_member_weight(&p, &r, &m), 0.5, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 0.5, 1e-15);
     m.has = EO_MEMBER_JOINED | EO_MEMBER_LEFT;
     m.joined = 0;
     m.left = 600; /* 1 − 2^−2 */
-    near(eo_hive_member_weight(&p, &r, &m), 0.75, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 0.75, 1e-15);
 
     /* no scale at all (r = 0, length unknown): the linear rule, which gives 1 */
     p.round_length = 0;
-    near(eo_hive_member_weight(&p, &r, &m), 1.0, 0);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 1.0, 0);
+    /* r = −1: the pool's median length is the scale (joined 0, left 600 of a 1200 s median:
+     * 1 − 2^−1); r = 0 ignores it, a fixed round_length wins over it */
+    p.round_length = -1;
+    near(eo_hive_member_weight(&p, &r, &m, 1200), 0.5, 1e-15);
+    near(eo_hive_member_weight(&p, &r, &m, 0), 1.0, 0);
+    p.round_length = 0;
+    near(eo_hive_member_weight(&p, &r, &m, 1200), 1.0, 0);
+    p.round_length = 600;
+    near(eo_hive_member_weight(&p, &r, &m, 1200), 0.75, 1e-15);
+    p.round_length = 0;
 
     /* through the interface: the hive model uses its own weights, the others the linear one */
     r.started_at = 1000;
@@ -141,8 +158,11 @@ static void time_weights(void **state)
     assert_int_equal(eo_model_prepare(&c, &hive, NULL), 0);
     eo_model_config_default(EO_MODEL_ELO, &c);
     assert_int_equal(eo_model_prepare(&c, &elo, NULL), 0);
-    near(eo_model_member_weight(hive, &r, &m), 1.0 / 3.0, 1e-15);
-    near(eo_model_member_weight(elo, &r, &m), 0.5, 0);
+    near(eo_model_member_weight(hive, &r, &m, 0), 1.0 / 3.0, 1e-15);
+    near(eo_model_member_weight(hive, &r, &m, 1200), 0.41421356237309515, 1e-15);
+    near(eo_model_member_weight(elo, &r, &m, 1200), 0.5, 0);
+    assert_true(eo_model_wants_pool_length(hive));
+    assert_false(eo_model_wants_pool_length(elo));
     eo_model_release(hive);
     eo_model_release(elo);
 }
@@ -636,6 +656,79 @@ static void pool_and_codec(void **state)
     eo_round_free(&r);
 }
 
+/* round_length −1 (the default): each round's time weights use the pool's median length over the rounds
+ * before it (issue 5 §1). Rounds of 600, 1200 and 1800 s with full members (weight 1 under any
+ * scale), then a 600 s round with a late joiner: its scale is the lower median 1200, so the
+ * pool rates it exactly as a pool fixed at round_length 1200 does, and unlike one at 600. The
+ * whole-history fit keeps the same median. */
+static void pool_median_length(void **state)
+{
+    (void)state;
+    static const char *const text[4] = {
+        "{\"id\":\"r1\",\"winner\":\"A\",\"started_at\":1000,\"ended_at\":1600,"
+        "\"A\":[\"a\",\"b\"],\"B\":[\"c\",\"d\"]}",
+        "{\"id\":\"r2\",\"winner\":\"B\",\"started_at\":2000,\"ended_at\":3200,"
+        "\"A\":[\"a\",\"c\"],\"B\":[\"b\",\"d\"]}",
+        "{\"id\":\"r3\",\"winner\":\"A\",\"started_at\":4000,\"ended_at\":5800,"
+        "\"A\":[\"a\",\"d\"],\"B\":[\"b\",\"c\"]}",
+        "{\"id\":\"r4\",\"winner\":\"B\",\"started_at\":6000,\"ended_at\":6600,"
+        "\"A\":[\"a\",{\"id\":\"e\",\"joined\":300}],\"B\":[\"b\",\"c\"]}",
+    };
+    eo_round r[4];
+    eo_round_error err;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(eo_round_from_text(text[i], strlen(text[i]), &r[i], &err), 0);
+    const char *lengths[4] = {"-1", "1200", "600", "0"};
+    double p4[4], rating[4][4], fitted[4][5];
+    for (int v = 0; v < 4; v++) {
+        eo_pool_config cfg;
+        eo_pool_config_default(&cfg);
+        eo_model_config_default(EO_MODEL_HIVE, &cfg.model);
+        assert_int_equal(eo_model_config_set(&cfg.model, "round_length", lengths[v], NULL), 0);
+        eo_pool *pool = NULL;
+        assert_int_equal(eo_pool_create(&cfg, &pool), 0);
+        eo_round_result res;
+        eo_member_result mr[4];
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(eo_pool_apply(pool, &r[i], &res, mr), 0);
+        double pred;
+        assert_int_equal(eo_pool_predict(pool, &r[3], &pred), 0);
+        assert_int_equal(eo_pool_apply(pool, &r[3], &res, mr), 0);
+        assert_true(pred == res.p_a); /* the prediction weights the round as the update does */
+        p4[v] = res.p_a;
+        for (int i = 0; i < 4; i++)
+            rating[v][i] = mr[i].rating;
+        eo_pool_destroy(pool);
+
+        eo_fit_config fc;
+        eo_fit *f = NULL;
+        assert_int_equal(eo_fit_config_default(&cfg, &fc), 0);
+        assert_int_equal(eo_fit_create(&cfg, &fc, &f), 0);
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(eo_fit_add_round(f, &r[i]), 0);
+        eo_fit_sweep_stats st;
+        assert_int_equal(eo_fit_run(f, &st), 0);
+        for (int i = 0; i < 5; i++) {
+            eo_fit_player fp;
+            char id[2] = {(char)('a' + i), 0};
+            assert_int_equal(eo_fit_lookup(f, id, &fp), 0);
+            fitted[v][i] = fp.skill;
+        }
+        eo_fit_destroy(f);
+    }
+    assert_true(p4[0] == p4[1]);
+    assert_memory_equal(rating[0], rating[1], sizeof rating[0]);
+    assert_memory_equal(fitted[0], fitted[1], sizeof fitted[0]);
+    assert_true(p4[0] != p4[2]);
+    assert_true(rating[0][1] != rating[2][1]); /* e, the late joiner, moves by another share */
+    assert_true(fitted[0][4] != fitted[2][4]);
+    /* 0: each round's own length, 600 s for the last round, as a pool fixed at 600 */
+    assert_true(p4[3] == p4[2]);
+    assert_memory_equal(rating[3], rating[2], sizeof rating[3]);
+    for (int i = 0; i < 4; i++)
+        eo_round_free(&r[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +742,7 @@ int main(void)
         cmocka_unit_test(weight_zero_and_direction),
         cmocka_unit_test(view_and_set),
         cmocka_unit_test(pool_and_codec),
+        cmocka_unit_test(pool_median_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

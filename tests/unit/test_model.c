@@ -231,9 +231,95 @@ static void predict_and_split_scale(void **state)
     eo_model_release(ctx);
 }
 
+static eo_model_ctx *model_named(const char *name)
+{
+    eo_model m;
+    eo_model_config cfg;
+    eo_model_ctx *ctx = NULL;
+    assert_int_equal(eo_model_parse(name, &m), 0);
+    assert_int_equal(eo_model_config_default(m, &cfg), 0);
+    assert_int_equal(eo_model_prepare(&cfg, &ctx, NULL), 0);
+    return ctx;
+}
+
+/* ε in rating units from a tolerance on P(A) (eo_model_split_tolerance). Expected values from the
+ * models' formulas: SynElo P = 1/(1 + e^(−ΔΣ/Θ)), Θ = 2400: Θ·ln(0.51/0.49) = 96.013;
+ * Elo (team means, scale 400, whole points): k·400·log10(0.51/0.49) = 6.9496·k, so 13.899 at
+ * k = 2 and 20.849 at k = 3; TrueSkill (β = 25/6, tenths of μ) P = Φ(Δ/c),
+ * c² = 2k·β² + Σσ², and Φ⁻¹(0.51) = 0.0250689 (standard normal quantile, e.g. Python's
+ * statistics.NormalDist().inv_cdf(0.51)): k = 2, Σσ² = 0: 10·2β·0.0250689 = 2.089; Σσ² =
+ * 4·(25/3)²: 10·0.0250689·sqrt(4β² + 4·(25/3)²) = 4.671. */
+static void test_split_tolerance(void **state)
+{
+    (void)state;
+    eo_model_ctx *syn = model_named("synelo");
+    eo_model_ctx *elo = model_named("elo");
+    eo_model_ctx *ts = model_named("trueskill");
+    assert_int_equal(eo_model_split_unit(syn), 1);
+    assert_int_equal(eo_model_split_tolerance(syn, 0.01, 2, 0.0, 1, 0.0), 96);
+    assert_int_equal(eo_model_split_tolerance(syn, 0.01, 12, 0.0, 1, 0.0), 96); /* sums: any k */
+    assert_int_equal(eo_model_split_tolerance(syn, 0.01, 2, 0.0, 1, 10.0), 86); /* rounding slack */
+    assert_int_equal(eo_model_split_tolerance(syn, 0.01, 2, 0.0, 1, 96.5), 0);
+    assert_int_equal(eo_model_split_tolerance(syn, 0.0, 2, 0.0, 1, 0.0), 0);
+    assert_int_equal(eo_model_split_tolerance(syn, -1.0, 2, 0.0, 1, 0.0), 0);
+    assert_int_equal(eo_model_split_tolerance(syn, 0.5, 2, 0.0, 1, 0.0), INT64_C(1) << 50);
+    assert_int_equal(eo_model_split_tolerance(NULL, 0.01, 2, 0.0, 1, 0.0), 0);
+    int64_t u = eo_model_split_unit(elo);
+    assert_int_equal(u, 1);
+    assert_int_equal(eo_model_split_tolerance(elo, 0.01, 2, 0.0, u, 0.0), 13);
+    assert_int_equal(eo_model_split_tolerance(elo, 0.01, 3, 0.0, u, 0.0), 20);
+    u = eo_model_split_unit(ts);
+    assert_int_equal(u, 10);
+    double s0 = 25.0 / 3.0;
+    assert_int_equal(eo_model_split_tolerance(ts, 0.01, 2, 0.0, u, 0.0), 2);
+    assert_int_equal(eo_model_split_tolerance(ts, 0.01, 2, 4 * s0 * s0, u, 0.0), 4);
+    /* The largest such E: E meets the tolerance, E + 1 does not (Glicko-2 with RDs). */
+    eo_model_ctx *g2 = model_named("glicko2");
+    u = eo_model_split_unit(g2);
+    for (int k = 1; k <= 12; k++) {
+        double vs = 2.0 * k * 50.0 * 50.0;
+        int64_t e = eo_model_split_tolerance(g2, 0.02, k, vs, u, 3.0);
+        assert_true(e > 0);
+        eo_team_agg a = {k, k, k, ((double)e + 3.0) / (double)u, vs / 2}, b = {k, k, k, 0, vs / 2};
+        assert_true(eo_model_predict(g2, &a, &b, 0.0) - 0.5 <= 0.02);
+        a.mu = ((double)e + 4.0) / (double)u;
+        assert_true(eo_model_predict(g2, &a, &b, 0.0) - 0.5 > 0.02);
+    }
+    eo_model_release(syn);
+    eo_model_release(elo);
+    eo_model_release(ts);
+    eo_model_release(g2);
+}
+
+/* The field in rating units (eo_model_field_units): SynElo's logit is Θ = 2400 points of
+ * team sum (unit 1); Elo's is 400/ln 10 = 173.72 points of team mean (its default), so
+ * 4 · 173.72 of sum for k = 4 (unit 100: 69487); TrueSkill's field is μ already (unit 100,
+ * whatever the variance); odd in the field, 0 for 0. */
+static void test_split_field_units(void **state)
+{
+    (void)state;
+    eo_model_ctx *syn = model_named("synelo");
+    eo_model_ctx *elo = model_named("elo");
+    eo_model_ctx *ts = model_named("trueskill");
+    assert_int_equal(eo_model_field_units(syn, 0.5, 6, 0.0, 1), 1200);
+    assert_int_equal(eo_model_field_units(syn, -0.5, 6, 0.0, 1), -1200);
+    assert_int_equal(eo_model_field_units(syn, 0.0, 6, 0.0, 1), 0);
+    assert_int_equal(eo_model_field_units(elo, 1.0, 4, 0.0, 100), 69487);
+    assert_int_equal(eo_model_field_units(ts, 1.5, 4, 8 * 8.33 * 8.33, 100), 150);
+    assert_int_equal(eo_model_field_units(ts, -1.5, 12, 0.0, 100), -150);
+    /* A huge field saturates P(A) at 1: the difference where the model's P reaches 1 too. */
+    int64_t big = eo_model_field_units(syn, 1e9, 6, 0.0, 1);
+    assert_true(big > 36 * 2400 && big <= INT64_C(1) << 46);
+    eo_model_release(syn);
+    eo_model_release(elo);
+    eo_model_release(ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_tolerance),
+        cmocka_unit_test(test_split_field_units),
         cmocka_unit_test(names_and_tables),
         cmocka_unit_test(set_by_name),
         cmocka_unit_test(check_rules),

@@ -352,6 +352,11 @@ static void test_players(void **state)
     assert_int_equal(row.rating, 100);
     assert_true(row.rounds == 4000000000u); /* the full uint32 range survives */
     assert_true(row.last_ended_at == 0);
+    /* model-specific values (the hive model's offset and commander values) round trip */
+    eo_player_row in3 = {.rating = 2.5, .extra = {-0.125, 3.75, 1e-300, 4000000000.0}};
+    assert_int_equal(eo_store_player_put(f->s, p, "76561198000000001", &in3), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), 0);
+    assert_memory_equal(row.extra, in3.extra, sizeof row.extra);
     assert_int_equal(eo_store_player_delete(f->s, p, "76561198000000001"), 0);
     assert_int_equal(eo_store_player_get(f->s, p, "76561198000000001", &row), EO_ENOTFOUND);
     assert_int_equal(eo_store_player_delete(f->s, p, "76561198000000001"), 0);
@@ -368,6 +373,7 @@ typedef struct seen_rows {
     size_t n;
     double sum_mu;
     bool has_x, has_u;
+    double x_extra; /* x's extra[1] */
     int stop_at;
 } seen_rows;
 
@@ -377,6 +383,8 @@ static int see_row(void *ctx, const char *id, const eo_player_row *row)
     s->n++;
     s->sum_mu += row->mu;
     s->has_x = s->has_x || strcmp(id, "x") == 0;
+    if (strcmp(id, "x") == 0)
+        s->x_extra = row->extra[1];
     s->has_u = s->has_u || strcmp(id, "pl\xc3\xa4yer") == 0;
     return s->stop_at && (int)s->n == s->stop_at ? 5 : 0;
 }
@@ -395,7 +403,7 @@ static void test_players_each(void **state)
         snprintf(id, sizeof id, "p%d", i);
         assert_int_equal(eo_store_player_put(f->s, p, id, &in), 0);
     }
-    eo_player_row in = {.mu = 0.5};
+    eo_player_row in = {.mu = 0.5, .extra = {0, -2.25}};
     assert_int_equal(eo_store_player_put(f->s, p, "x", &in), 0);
     assert_int_equal(eo_store_player_put(f->s, p, "pl\xc3\xa4yer", &in), 0);
     assert_int_equal(eo_store_player_put(f->s, q, "y", &in), 0); /* another pool's */
@@ -404,6 +412,7 @@ static void test_players_each(void **state)
     assert_int_equal(s.n, 101);
     assert_true(s.sum_mu == 99 * 98 / 2 + 1.0); /* p0..p98, x and the other id: 0.5 each */
     assert_true(s.has_x && s.has_u);
+    assert_true(s.x_extra == -2.25); /* every column of the row, as eo_store_player_get() */
     memset(&s, 0, sizeof s);
     s.stop_at = 3;
     assert_int_equal(eo_store_players_each(f->s, p, see_row, &s), 5);
@@ -744,6 +753,8 @@ static void test_sqlite_migrates_v1_players(void **state)
         assert_int_equal(eo_store_player_get(s, want[i].pool, want[i].id, &row), 0);
         assert_true(row.rating == want[i].rating && row.mu == want[i].rating);
         assert_true(row.sigma == 0 && row.volatility == 0);
+        for (int x = 0; x < EO_VIEW_EXTRA; x++) /* migration 5: no model-specific values yet */
+            assert_true(row.extra[x] == 0.0);
         assert_int_equal(row.rounds, want[i].rounds);
         assert_int_equal(row.visible, want[i].visible);
         assert_int_equal(row.last_ended_at, want[i].ended);

@@ -312,6 +312,7 @@ const eo__model_ops eo__elo_ops = {
     .state_size = (sizeof(eo_elo_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(elo_impl),
     .integer_display = false,
+    .split_unit = 1,
     .has_deviation = false,
     .check = elo_check,
     .prepare = elo_prepare,

@@ -38,6 +38,7 @@ void eo_glicko2_params_default(eo_glicko2_params *p)
     p->visible_rounds = 0;
     p->visible_rd = 0.0;
     p->t_stale_days = 30;
+    p->team_expectation = 0;
 }
 
 int eo_glicko2_params_check(const eo_glicko2_params *p)
@@ -46,8 +47,8 @@ int eo_glicko2_params_check(const eo_glicko2_params *p)
         !eo__in(p->rd_max, 1.0, EO_GLICKO2_RD_LIMIT) || !eo__in(p->rd0, 0.0, p->rd_max) ||
         !eo__in(p->vol0, 1e-6, 10.0) || !eo__in(p->tau, 0.01, 10.0) ||
         !eo__in(p->epsilon, 1e-12, 1.0) || p->period < 0 || p->period > ((int64_t)1 << 40) ||
-        p->visible_rounds < 0 ||
-        !eo__in(p->visible_rd, 0.0, EO_GLICKO2_RD_LIMIT) || p->t_stale_days < 0)
+        p->visible_rounds < 0 || !eo__in(p->visible_rd, 0.0, EO_GLICKO2_RD_LIMIT) ||
+        p->t_stale_days < 0 || (p->team_expectation != 0 && p->team_expectation != 1))
         return EO_EINVAL;
     return 0;
 }
@@ -584,8 +585,11 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
     double pb = eo_glicko2_p_a(r_b, rd2_b, r_a, rd2_a, -field);
     if (p_a != NULL)
         *p_a = pa;
-    /* The composite opponent of each side on the Glicko-2 scale, and its g. */
+    /* The composite opponent of each side on the Glicko-2 scale, and its g; with
+     * team_expectation, each side's own composite stands in for its players' ratings. */
     double mu_opp[2] = {eo_glicko2_mu(r_b), eo_glicko2_mu(r_a)};
+    double mu_own[2] = {mu_opp[1], mu_opp[0]};
+    bool team_e = p->team_expectation != 0;
     double g_opp[2] = {eo_glicko2_g(sqrt(rd2_b) / EO_GLICKO2_SCALE),
                        eo_glicko2_g(sqrt(rd2_a) / EO_GLICKO2_SCALE)};
     double s_a = winner == EO_WIN_A ? 1.0 : winner == EO_WIN_B ? 0.0 : 0.5;
@@ -603,7 +607,8 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
         const eo_participant *m = i < na ? &a[i] : &b[i - na];
         int side = i >= na;
         who[nw] = (uint16_t)i;
-        x[nw] = g_opp[side] * (((eo_glicko2_player *)m->st)->mu - mu_opp[side]) + fld[side];
+        double mu = team_e ? mu_own[side] : ((eo_glicko2_player *)m->st)->mu;
+        x[nw] = g_opp[side] * (mu - mu_opp[side]) + fld[side];
         nw += m->w > 0.0;
     }
     /* The exps on their own: independent calls that the processor overlaps. */
@@ -665,7 +670,7 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
 /* Parameter indices: the order of glicko2_params[]. */
 enum {
     GP_R0, GP_RD0, GP_VOL0, GP_TAU, GP_EPSILON, GP_RD_MAX, GP_PERIOD, GP_VISIBLE_ROUNDS,
-    GP_VISIBLE_RD, GP_T_STALE_DAYS, GP_COUNT
+    GP_VISIBLE_RD, GP_T_STALE_DAYS, GP_TEAM_EXPECTATION, GP_COUNT
 };
 
 static const eo_param_spec glicko2_params[GP_COUNT] = {
@@ -686,6 +691,10 @@ static const eo_param_spec glicko2_params[GP_COUNT] = {
                        EO_GLICKO2_RD_LIMIT, false, NULL},
     [GP_T_STALE_DAYS] = {"t_stale_days", "days without a round before a lookup says stale", 30,
                          0, 36500, true, NULL},
+    [GP_TEAM_EXPECTATION] = {"team_expectation",
+                             "1: a player's expected score is his team's composite against the "
+                             "other's (0: his own rating, Williams's composite opponent)",
+                             0, 0, 1, true, NULL},
 };
 
 static void params_of(const eo_model_config *c, eo_glicko2_params *p)
@@ -700,6 +709,7 @@ static void params_of(const eo_model_config *c, eo_glicko2_params *p)
     p->visible_rounds = eo__param_int(c, GP_VISIBLE_ROUNDS);
     p->visible_rd = c->v[GP_VISIBLE_RD];
     p->t_stale_days = eo__param_int(c, GP_T_STALE_DAYS);
+    p->team_expectation = eo__param_int(c, GP_TEAM_EXPECTATION);
 }
 
 static int glicko2_check(eo_model_config *c, eo_round_error *err)
@@ -776,6 +786,7 @@ const eo__model_ops eo__glicko2_ops = {
     .state_size = (sizeof(eo_glicko2_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(eo_glicko2_params),
     .integer_display = false,
+    .split_unit = 1,
     .has_deviation = true,
     .check = glicko2_check,
     .prepare = glicko2_prepare,

@@ -19,7 +19,7 @@ void eo_hive_params_default(eo_hive_params *p)
     p->alpha_commander = 8.0;
     p->side_share = 0.0;
     p->side_rounds = 0;
-    p->round_length = 0.0;
+    p->round_length = -1.0;
     p->playtime_c = 0.0;
     p->visible_rounds = 0;
     p->t_stale_days = 30;
@@ -32,7 +32,8 @@ int eo_hive_params_check(const eo_hive_params *p)
     if (!eo__in(p->alpha, 0, 1e6) || !eo__in(p->alpha_commander, 0, 1e6) ||
         !eo__in(p->side_share, 0, 1) || !eo__in(p->playtime_c, 0, 1e3))
         return EO_EINVAL;
-    if (!(p->round_length == 0.0 || eo__in(p->round_length, 1.0, EO_HIVE_ROUND_LENGTH_MAX)))
+    if (!(p->round_length == -1.0 || p->round_length == 0.0 ||
+          eo__in(p->round_length, 1.0, EO_HIVE_ROUND_LENGTH_MAX)))
         return EO_EINVAL;
     if (p->side_rounds < 0 || p->side_rounds > 1000000 || p->visible_rounds < 0 ||
         p->visible_rounds > 1000000 || p->t_stale_days < 0 || p->t_stale_days > 36500)
@@ -56,11 +57,14 @@ double eo_hive_time_weight(double r, double joined, double left)
     return decay(r, joined) - decay(r, left);
 }
 
-double eo_hive_member_weight(const eo_hive_params *p, const eo_round *r, const eo_member *m)
+double eo_hive_member_weight(const eo_hive_params *p, const eo_round *r, const eo_member *m,
+                             double pool_length)
 {
     bool known = r->started_at > 0 && r->ended_at > r->started_at;
     double len = known ? (double)(r->ended_at - r->started_at) : 0.0;
-    double scale = p->round_length > 0.0 ? p->round_length : len;
+    double scale = p->round_length > 0.0                        ? p->round_length
+                   : p->round_length < 0.0 && pool_length > 0.0 ? pool_length
+                                                                : len;
     if ((m->has & (EO_MEMBER_JOINED | EO_MEMBER_LEFT)) && scale > 0.0) {
         double joined = (m->has & EO_MEMBER_JOINED) ? m->joined : 0.0;
         double left = (m->has & EO_MEMBER_LEFT) ? m->left : INFINITY;
@@ -225,9 +229,9 @@ static const eo_param_spec hive_params[HP_COUNT] = {
     [HP_SIDE_ROUNDS] = {"side_rounds", "rounds over which side_share ramps up from 0 (0: none)",
                         0, 0, 1e6, true, NULL},
     [HP_ROUND_LENGTH] = {"round_length",
-                         "median round length r in seconds for the time weights (0: each "
-                         "round's own length)",
-                         0, 0, EO_HIVE_ROUND_LENGTH_MAX, false, NULL},
+                         "median round length r in seconds for the time weights (-1: the "
+                         "pool's median from its log; 0: each round's own length)",
+                         -1, -1, EO_HIVE_ROUND_LENGTH_MAX, false, NULL},
     [HP_PLAYTIME_C] = {"playtime_c", "initial skill c*ln(1 + playtime seconds) (0: skill 0)", 0, 0,
                        1e3, false, NULL},
     [HP_VISIBLE_ROUNDS] = {"visible_rounds", "rounds before the skill is visible", 0, 0, 1e6, true,
@@ -251,12 +255,13 @@ static void params_of(const eo_model_config *c, eo_hive_params *p)
 static int hive_check(eo_model_config *c, eo_round_error *err)
 {
     double r = c->v[HP_ROUND_LENGTH];
-    if (r == 0.0 || r >= 1.0)
+    if (r == -1.0 || r == 0.0 || r >= 1.0)
         return 0;
     if (err != NULL) {
         snprintf(err->field, sizeof err->field, "%s", "round_length");
         snprintf(err->message, sizeof err->message, "%s",
-                 "expected 0 (each round's own length) or at least 1 second");
+                 "expected -1 (the pool's median), 0 (each round's own length) or at "
+                 "least 1 second");
     }
     return EO_EINVAL;
 }
@@ -307,9 +312,15 @@ static int hive_rate(const void *impl, const eo_participant *a, size_t na,
     return rate_impl(impl, a, na, b, nb, NULL, winner, field, at, p_a, out);
 }
 
-static double hive_member_weight(const void *impl, const eo_round *r, const eo_member *m)
+static double hive_member_weight(const void *impl, const eo_round *r, const eo_member *m,
+                                 double pool_length)
 {
-    return eo_hive_member_weight(impl, r, m);
+    return eo_hive_member_weight(impl, r, m, pool_length);
+}
+
+static bool hive_wants_pool_length(const void *impl)
+{
+    return ((const eo_hive_params *)impl)->round_length < 0.0;
 }
 
 static void hive_view(const void *impl, const void *st, int64_t now, eo_rating_view *out)
@@ -323,6 +334,10 @@ static void hive_view(const void *impl, const void *st, int64_t now, eo_rating_v
     out->visible = eo_hive_visible(p, pl);
     out->stale = eo__stale(pl->last_ended_at, now, p->t_stale_days);
     out->last_ended_at = pl->last_ended_at;
+    out->extra[0] = pl->offset;
+    out->extra[1] = pl->com_skill;
+    out->extra[2] = pl->com_offset;
+    out->extra[3] = (double)pl->com_rounds;
 }
 
 /* Admin set: the field skill, in [−EO_HIVE_SKILL_MAX, EO_HIVE_SKILL_MAX]; offsets, commander
@@ -348,6 +363,7 @@ const eo__model_ops eo__hive_ops = {
     .state_size = (sizeof(eo_hive_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(eo_hive_params),
     .integer_display = false,
+    .split_unit = 10,
     .has_deviation = false,
     .check = hive_check,
     .prepare = hive_prepare,
@@ -357,6 +373,7 @@ const eo__model_ops eo__hive_ops = {
     .rate = hive_rate,
     .rate_info = hive_rate_info,
     .member_weight = hive_member_weight,
+    .wants_pool_length = hive_wants_pool_length,
     .view = hive_view,
     .set = hive_set,
 };

@@ -260,7 +260,7 @@ double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const
 
 int64_t eo_model_split_unit(const eo_model_ctx *ctx)
 {
-    return ctx->ops->integer_display ? 1 : 100;
+    return ctx->ops->split_unit;
 }
 
 int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu)
@@ -269,6 +269,100 @@ int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu)
     const double lim = 1099511627776.0; /* the solver's |rating| <= 2^40 */
     x = x < -lim ? -lim : x > lim ? lim : x;
     return eo__round_half_even(x);
+}
+
+/* ---- the balancer's tolerance and field in split units ---- */
+
+/* Every split's |D| fits far below this (2k ratings of at most 2^40 each, plus the field). */
+#define TOLERANCE_CAP (INT64_C(1) << 50)
+
+/* |P(A) − 0.5| for two teams of k whose mean sums differ by @p delta (model scale). */
+static double dev_at(const eo_model_ctx *m, int k, double var_sum, double delta)
+{
+    eo_team_agg a = {(double)k, (double)k, (double)k, delta, var_sum / 2.0};
+    eo_team_agg b = {(double)k, (double)k, (double)k, 0.0, var_sum / 2.0};
+    return fabs(eo_model_predict(m, &a, &b, 0.0) - 0.5);
+}
+
+int64_t eo_model_split_tolerance(const eo_model_ctx *model, double p_tol, int k, double var_sum,
+                                 int64_t unit, double slack)
+{
+    if (model == NULL || !(p_tol > 0.0) || k < 1 || unit < 1)
+        return 0;
+    if (!(var_sum >= 0.0) || !isfinite(var_sum))
+        var_sum = 0.0;
+    if (!(slack >= 0.0) || !isfinite(slack))
+        return 0;
+    const double u = (double)unit, cap = (double)TOLERANCE_CAP;
+    /* lo is within the tolerance, hi beyond it; P(A) is monotone in delta. */
+    double lo = 0.0, hi = 1.0 / u;
+    while (dev_at(model, k, var_sum, hi) <= p_tol) {
+        lo = hi;
+        hi *= 2.0;
+        if (hi * u > cap)
+            return TOLERANCE_CAP;
+    }
+    for (int it = 0; it < 200 && hi - lo > lo * 1e-15; it++) {
+        double mid = lo + (hi - lo) / 2.0;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (dev_at(model, k, var_sum, mid) <= p_tol)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double e = floor(lo * u - slack);
+    if (!(e > 0.0))
+        return 0;
+    int64_t E = (int64_t)e;
+    /* The products above round; step down until the bound holds as the model computes it. */
+    for (int guard = 0; E > 0 && guard < 64; guard++) {
+        if (dev_at(model, k, var_sum, ((double)E + slack) / u) <= p_tol)
+            return E;
+        E--;
+    }
+    return E > 0 && dev_at(model, k, var_sum, ((double)E + slack) / u) <= p_tol ? E : 0;
+}
+
+/* P(A) of two teams of k whose mean sums differ by @p delta, with field @p field. */
+static double p_at(const eo_model_ctx *m, int k, double var_sum, double delta, double field)
+{
+    eo_team_agg a = {(double)k, (double)k, (double)k, delta, var_sum / 2.0};
+    eo_team_agg b = {(double)k, (double)k, (double)k, 0.0, var_sum / 2.0};
+    return eo_model_predict(m, &a, &b, field);
+}
+
+#define FIELD_CAP (INT64_C(1) << 46)
+
+int64_t eo_model_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
+                             int64_t unit)
+{
+    if (model == NULL || k < 1 || unit < 1 || !isfinite(field) || field == 0.0)
+        return 0;
+    if (!(var_sum >= 0.0) || !isfinite(var_sum))
+        var_sum = 0.0;
+    /* Odd by construction: solve for |field| and give the sign back. */
+    double f = fabs(field), target = p_at(model, k, var_sum, 0.0, f);
+    const double u = (double)unit, cap = (double)FIELD_CAP;
+    double lo = 0.0, hi = 1.0 / u;
+    while (p_at(model, k, var_sum, hi, 0.0) < target) {
+        lo = hi;
+        hi *= 2.0;
+        if (hi * u > cap)
+            return field > 0 ? FIELD_CAP : -FIELD_CAP;
+    }
+    for (int it = 0; it < 200; it++) {
+        double mid = lo + (hi - lo) / 2.0;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (p_at(model, k, var_sum, mid, 0.0) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double r = nearbyint((lo + (hi - lo) / 2.0) * u); /* ties to even (default rounding) */
+    int64_t F = r > cap ? FIELD_CAP : (int64_t)r;
+    return field > 0 ? F : -F;
 }
 
 double eo_model_quality(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
@@ -325,11 +419,17 @@ int eo_model_rate_info(const eo_model_ctx *ctx, const eo_participant *a, size_t 
     return ctx->ops->rate_info(ctx->impl, a, na, b, nb, info, winner, field, at, p_a, out);
 }
 
-double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m)
+double eo_model_member_weight(const eo_model_ctx *ctx, const eo_round *r, const eo_member *m,
+                              double pool_length)
 {
     if (ctx->ops->member_weight != NULL)
-        return ctx->ops->member_weight(ctx->impl, r, m);
+        return ctx->ops->member_weight(ctx->impl, r, m, pool_length);
     return eo_round_member_weight(r, m);
+}
+
+bool eo_model_wants_pool_length(const eo_model_ctx *ctx)
+{
+    return ctx->ops->wants_pool_length != NULL && ctx->ops->wants_pool_length(ctx->impl);
 }
 
 void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rating_view *out)

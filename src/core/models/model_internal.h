@@ -23,6 +23,7 @@ typedef struct eo__model_ops {
     size_t impl_size;            /* bytes of the prepared parameters */
     bool integer_display;
     bool has_deviation;          /* players have a deviation (eo_model_has_deviation()) */
+    int64_t split_unit;          /* eo_model_split_unit(): split ratings per unit of the mean */
 
     /* Rules between parameters beyond each value's own bounds (which model.c has checked),
      * resolving derived ones in c->v in place. NULL when there are none. On error: EO_EINVAL
@@ -55,7 +56,10 @@ typedef struct eo__model_ops {
                      eo_winner winner, double field, int64_t at, double *p_a,
                      eo_model_update *out);
     /* As eo_model_member_weight(); NULL: eo_round_member_weight(). Must return [0, 1]. */
-    double (*member_weight)(const void *impl, const eo_round *r, const eo_member *m);
+    double (*member_weight)(const void *impl, const eo_round *r, const eo_member *m,
+                            double pool_length);
+    /* As eo_model_wants_pool_length(); NULL: false. */
+    bool (*wants_pool_length)(const void *impl);
     void (*view)(const void *impl, const void *st, int64_t now, eo_rating_view *out);
     /* As eo_model_set(): EO_ERANGE, state unchanged, for a value outside the model's range
      * (documented in its section of docs/MODELS.md); model.c has checked that mu is finite. */

@@ -555,6 +555,7 @@ const eo__model_ops eo__synelo_ops = {
     .state_size = (sizeof(eo_synelo_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(synelo_impl),
     .integer_display = true,
+    .split_unit = 1,
     .has_deviation = false,
     .check = synelo_check,
     .prepare = synelo_prepare,

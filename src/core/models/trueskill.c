@@ -421,6 +421,7 @@ const eo__model_ops eo__trueskill_ops = {
     .state_size = (sizeof(eo_trueskill_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(ts_impl),
     .integer_display = false,
+    .split_unit = 10,
     .has_deviation = true,
     .check = NULL,
     .prepare = ts_prepare,

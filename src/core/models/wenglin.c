@@ -438,6 +438,7 @@ const eo__model_ops eo__wenglin_ops = {
     .state_size = (sizeof(eo_wenglin_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(wl_impl),
     .integer_display = false,
+    .split_unit = 10,
     .has_deviation = true,
     .check = NULL,
     .prepare = wl_prepare,
