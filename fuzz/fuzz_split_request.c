@@ -1,10 +1,13 @@
 /* The split request decoder on arbitrary bytes; a decoded request also goes through the answer
- * encoder with a made-up split of its players, so the encoder meets odd ids too. A balancer
+ * encoders with a made-up split of its players, so they meet odd ids too, and the text
+ * encoder must give json_dumps()'s bytes. The plain reader (eo_split_request_plain()) reads
+ * the same bytes: whatever it decodes, the general decoder must decode alike. A balancer
  * request of at most 16 players is answered (budget cut to 1 ms of nodes) and encoded: what the
  * decoder accepts the core must accept too, and every answer must honour the locks. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "evenodds/eo_codec.h"
 
@@ -47,15 +50,48 @@ static void balance(eo_split_request *req)
     eo_model_release(ctx);
 }
 
+/* The text encoder against jansson's dump of the tree encoder's answer. */
+static void same_text(const eo_splits *s, const char *const *ids, const json_t *tree)
+{
+    char *want = json_dumps(tree, JSON_COMPACT);
+    size_t len = 0;
+    if (want == NULL || eo_splits_encode(s, ids, 1, NULL, 0, &len) != EO_ELIMIT ||
+        len != strlen(want))
+        abort();
+    char *got = malloc(len + 1);
+    if (got == NULL || eo_splits_encode(s, ids, 1, got, len + 1, &len) != 0 ||
+        strcmp(got, want) != 0)
+        abort();
+    free(got);
+    free(want);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    eo_split_request plain;
+    int prc = eo_split_request_plain((const char *)data, size, &plain);
+    if (prc != 0 && prc != EO_EPARSE && prc != EO_ENOMEM)
+        abort();
     json_error_t jerr;
     json_t *obj = json_loadb((const char *)data, size, EO_JSON_DECODE_FLAGS, &jerr);
-    if (obj == NULL)
+    if (obj == NULL) {
+        if (prc == 0)
+            abort(); /* the plain reader took what is not JSON */
         return 0;
+    }
     eo_split_request req;
     eo_round_error err;
-    if (eo_split_request_from_json(obj, &req, &err) == 0) {
+    int rc = eo_split_request_from_json(obj, &req, &err);
+    if (prc == 0) {
+        if (rc != 0 || req.balance || plain.n != req.n || plain.bench != req.bench)
+            abort();
+        for (size_t i = 0; i < req.n; i++)
+            if (strcmp(plain.ids[i], req.ids[i]) != 0 || req.has_rating[i] ||
+                plain.has_rating[i])
+                abort();
+        eo_split_request_free(&plain);
+    }
+    if (rc == 0) {
         uint16_t idx[EO_SPLIT_EXACT_MAX];
         for (size_t i = 0; i < req.n; i++)
             idx[i] = (uint16_t)i;
@@ -67,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *out = eo_splits_to_json(&s, (const char *const *)req.ids, 1);
         if (out == NULL)
             abort(); /* every decoded id is valid UTF-8, so encoding cannot fail */
+        same_text(&s, (const char *const *)req.ids, out);
         json_decref(out);
         if (req.balance && req.n <= 16)
             balance(&req);

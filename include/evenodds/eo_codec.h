@@ -280,6 +280,18 @@ int eo_split_request_from_json(const json_t *obj, eo_split_request *out, eo_roun
 void eo_split_request_free(eo_split_request *req);
 
 /**
+ * Reads the plain split request of the service's hot path straight from its text, without a
+ * JSON tree: exactly {"players":["id",…]} (JSON whitespace between tokens allowed), 2 to
+ * EO_SPLIT_EXACT_MAX distinct ids without escapes, each passing eo_id_check(). Returns 0 with
+ * @p out as eo_split_request_from_json() fills it from the same text (released with
+ * eo_split_request_free()). Any other text, valid or not, returns EO_EPARSE with @p out zeroed:
+ * the caller then decodes it the general way (json_loadb() with EO_JSON_DECODE_FLAGS and
+ * eo_split_request_from_json()), which accepts it or names the error. EO_ENOMEM (@p out
+ * zeroed); EO_EINVAL when @p out is NULL. @p text need not be NUL-terminated.
+ */
+int eo_split_request_plain(const char *text, size_t len, eo_split_request *out);
+
+/**
  * Encodes splits as {"splits":[{"k":…,"A":[ids],"B":[ids],"bench":[ids],"gap":…,"p_a":…},…]}
  * (p_a a real or null when NaN). The solver's integer gap is divided by @p unit (the scale of
  * the integer ratings it split: 1 for integer-rated models, an integer when the gap is
@@ -287,6 +299,18 @@ void eo_split_request_free(eo_split_request *req);
  * valid for it. Returns a new reference or NULL (out of memory, or a NULL argument).
  */
 json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t unit);
+
+/**
+ * Writes the text json_dumps(eo_splits_to_json(@p s, @p ids, @p unit), JSON_COMPACT) gives,
+ * byte for byte, straight into @p buf (capacity @p cap bytes; NUL-terminated when it fits),
+ * without a JSON tree. @p ids must be valid UTF-8 (every decoded id is). *len receives the
+ * text's length without the NUL, also when it does not fit: a buffer of *len + 1 bytes then
+ * holds it. @p buf may be NULL when @p cap is 0 (a size query). Returns 0, EO_ELIMIT (@p cap
+ * too small; @p buf holds a truncated text) or EO_EINVAL (a NULL argument, @p unit < 1, an
+ * infinite p_a: cases where eo_splits_to_json() returns NULL too).
+ */
+int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, char *buf,
+                     size_t cap, size_t *len);
 
 /** A balancer request's answers (eo_split_request_balance()). */
 typedef struct eo_split_answer {

@@ -16,6 +16,7 @@
 #ifndef EO_ENGINE_H
 #define EO_ENGINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -126,6 +127,28 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
  */
 int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v,
                     size_t n, int64_t now, size_t *records, eo_engine_error *err);
+
+/**
+ * Turns on (or off) the record of the player rows each batch writes, for
+ * eo_engine_written_each(); off by default, so that long imports keep nothing. It takes effect
+ * from the next batch.
+ */
+void eo_engine_track_written(eo_engine *e, bool on);
+
+/**
+ * Calls @p fn for each player row the last committed batch wrote (eo_engine_begin() to a
+ * successful eo_engine_commit(), or one call's own transaction), in the order written (a
+ * player written twice comes twice: the last is the row's content), with the pool's name, the
+ * id and the row as written (NULL: the row was deleted). Everything passed is the engine's,
+ * valid until the next engine call. Stops at fn's first non-zero return and returns it; 0
+ * when done; EO_ENOMEM when the batch's record of what it wrote could not be kept (then
+ * nothing is reported); EO_EINVAL when the record is off, inside a batch, or after a batch
+ * that did not commit.
+ */
+int eo_engine_written_each(eo_engine *e,
+                           int (*fn)(void *ctx, const char *pool, const char *id,
+                                     const eo_player_row *row),
+                           void *ctx);
 
 /** The store handle the engine writes through (for reads in the same thread). */
 eo_store *eo_engine_store(eo_engine *e);

@@ -161,6 +161,15 @@ int eo_store_player_get(eo_store *s, int64_t pool_id, const char *id, eo_player_
 /** Deletes a player's row (absent is not an error). */
 int eo_store_player_delete(eo_store *s, int64_t pool_id, const char *id);
 
+/**
+ * Calls @p fn with every player row of pool @p pool_id (in no particular order) until it
+ * returns non-zero (that value is returned). The id and row are valid during the call only.
+ * Returns 0, fn's value or EO_EIO.
+ */
+int eo_store_players_each(eo_store *s, int64_t pool_id,
+                          int (*fn)(void *ctx, const char *id, const eo_player_row *row),
+                          void *ctx);
+
 /* ---- Seasons: the final standings of a season, archived when the next one starts --------- */
 
 /** Records season @p name of a pool as ended at log entry @p seq, time @p at. Returns 0,

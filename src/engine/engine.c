@@ -255,6 +255,8 @@ void eo_engine_close(eo_engine *e)
     while (e->npools > 0)
         drop_at(e, e->npools - 1);
     free(e->pools);
+    free(e->written);
+    free(e->written_ids);
     eo_store_close(e->store); /* an open batch is rolled back by the store */
     free(e);
 }
@@ -311,6 +313,8 @@ int eo_engine_begin(eo_engine *e)
         return rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO;
     e->in_batch = true;
     e->batch_failed = false;
+    e->nwritten = e->ids_len = 0;
+    e->written_lost = e->written_ok = false;
     return 0;
 }
 
@@ -367,6 +371,73 @@ int eo_engine_commit(eo_engine *e)
         return EO_EIO;
     }
     end_batch(e);
+    e->written_ok = true;
+    return 0;
+}
+
+/* Notes that the open batch wrote @p id's row in pool @p p (@p row NULL: deleted it); a note
+ * that cannot be kept marks the record lost (eo_engine_written_each() then says so). */
+static void note_written(eo_engine *e, const eo__epool *p, const char *id,
+                         const eo_player_row *row)
+{
+    size_t len = strlen(id) + 1;
+    if (!e->written_track || e->written_lost)
+        return;
+    if (e->nwritten == e->capwritten) {
+        size_t ncap = e->capwritten ? e->capwritten * 2 : 256;
+        eo__written *nw = realloc(e->written, ncap * sizeof *nw);
+        if (nw == NULL) {
+            e->written_lost = true;
+            return;
+        }
+        e->written = nw;
+        e->capwritten = ncap;
+    }
+    if (e->ids_len + len > e->ids_cap) {
+        size_t ncap = e->ids_cap ? e->ids_cap * 2 : 4096;
+        while (ncap < e->ids_len + len)
+            ncap *= 2;
+        char *ni = realloc(e->written_ids, ncap);
+        if (ni == NULL) {
+            e->written_lost = true;
+            return;
+        }
+        e->written_ids = ni;
+        e->ids_cap = ncap;
+    }
+    memcpy(e->written_ids + e->ids_len, id, len);
+    eo__written *w = &e->written[e->nwritten++];
+    memset(w, 0, sizeof *w);
+    w->pool = (size_t)(p - e->pools);
+    w->id = e->ids_len;
+    w->deleted = row == NULL;
+    if (row != NULL)
+        w->row = *row;
+    e->ids_len += len;
+}
+
+void eo_engine_track_written(eo_engine *e, bool on)
+{
+    if (e != NULL)
+        e->written_track = on;
+}
+
+int eo_engine_written_each(eo_engine *e,
+                           int (*fn)(void *ctx, const char *pool, const char *id,
+                                     const eo_player_row *row),
+                           void *ctx)
+{
+    if (e == NULL || fn == NULL || !e->written_track || e->in_batch || !e->written_ok)
+        return EO_EINVAL;
+    if (e->written_lost)
+        return EO_ENOMEM;
+    for (size_t i = 0; i < e->nwritten; i++) {
+        const eo__written *w = &e->written[i];
+        int rc = fn(ctx, e->pools[w->pool].name, e->written_ids + w->id,
+                    w->deleted ? NULL : &w->row);
+        if (rc != 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -405,9 +476,12 @@ int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo_engine_er
 int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int64_t now)
 {
     eo_rating_view v;
-    if (eo_pool_lookup(p->pool, id, now, &v) == EO_ENOTFOUND)
+    if (eo_pool_lookup(p->pool, id, now, &v) == EO_ENOTFOUND) {
+        note_written(e, p, id, NULL);
         return eo_store_player_delete(e->store, p->id, id);
+    }
     eo_player_row row;
     eo_player_row_of_view(&v, &row);
+    note_written(e, p, id, &row);
     return eo_store_player_put(e->store, p->id, id, &row);
 }

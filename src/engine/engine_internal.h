@@ -14,6 +14,15 @@ typedef struct eo__epool {
     bool created;        /* created by the open batch */
 } eo__epool;
 
+/* A player row written by the open or last committed batch: the pool's index, the offset of
+ * the id in eo_engine.written_ids, and the row (deleted: the row was deleted). */
+typedef struct eo__written {
+    size_t pool;
+    size_t id;
+    bool deleted;
+    eo_player_row row;
+} eo__written;
+
 struct eo_engine {
     eo_store *store;
     eo__epool *pools;
@@ -21,6 +30,15 @@ struct eo_engine {
     bool in_batch;       /* a store transaction is open */
     bool batch_failed;   /* memory and store may disagree: the batch can only roll back */
     eo_member_result members[EO_PLAYERS_MAX];
+    /* The rows written since eo_engine_begin() (eo_engine_written_each()); emptied by begin
+     * and by a batch that does not commit. written_lost: one could not be recorded. */
+    eo__written *written;
+    size_t nwritten, capwritten;
+    char *written_ids; /* the ids, NUL-terminated one after another */
+    size_t ids_len, ids_cap;
+    bool written_track;  /* eo_engine_track_written(): off by default */
+    bool written_lost;
+    bool written_ok;     /* the last batch committed: written is what it wrote */
 };
 
 /* Fills @p err (may be NULL) and returns @p rc. */

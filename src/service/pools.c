@@ -46,6 +46,7 @@ void eo__pools_destroy(eo__pools *p)
     for (size_t i = 0; i < p->n; i++) {
         eo_model_release((eo_model_ctx *)p->v[i].model);
         snap_free(p->v[i].bias);
+        eo__ratings_free(p->v[i].ratings);
     }
     free(p->v);
     p->v = NULL;
@@ -86,7 +87,10 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out)
 int eo__pools_put(eo__pools *p, const eo__pool_info *in)
 {
     eo_model_ctx *model = NULL;
+    eo__ratings *ratings = NULL;
     int rc = eo_model_prepare(&in->cfg.model, &model, NULL);
+    if (rc == 0 && (rc = eo__ratings_new(&ratings)) != 0)
+        eo_model_release(model);
     if (rc)
         return rc;
     pthread_rwlock_wrlock(&p->lock);
@@ -108,12 +112,57 @@ int eo__pools_put(eo__pools *p, const eo__pool_info *in)
     p->v[pos] = *in;
     p->v[pos].model = model;
     p->v[pos].bias = NULL;
+    p->v[pos].ratings = ratings;
     model = NULL;
+    ratings = NULL;
     p->n++;
 out:
     pthread_rwlock_unlock(&p->lock);
     eo_model_release(model);
+    eo__ratings_free(ratings);
     return rc;
+}
+
+/* The ratings table of pool @p name (stable: entries are never removed), or NULL. */
+static eo__ratings *ratings_of(eo__pools *p, const char *name)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    long i = find(p, name);
+    eo__ratings *t = i >= 0 ? p->v[i].ratings : NULL;
+    pthread_rwlock_unlock(&p->lock);
+    return t;
+}
+
+int eo__pools_ratings_set(eo__pools *p, const char *name, const eo__rating_set *u, size_t n)
+{
+    eo__ratings *t = ratings_of(p, name);
+    return t ? eo__ratings_set(t, u, n) : EO_ENOTFOUND;
+}
+
+/* One row at a time: with no reader yet, each call's switch of copies costs nothing. */
+static int load_one(void *ctx, const char *id, const eo_player_row *row)
+{
+    eo__rating_set u = {id, true, row->mu, row->sigma * row->sigma};
+    return eo__ratings_set(ctx, &u, 1);
+}
+
+int eo__pools_ratings_load(eo__pools *p, const char *name, eo_store *st, int64_t pool_id)
+{
+    eo__ratings *t = ratings_of(p, name);
+    if (t == NULL)
+        return EO_ENOTFOUND;
+    int rc = eo_store_players_each(st, pool_id, load_one, t);
+    if (rc != 0)
+        eo__ratings_off(t);
+    return rc;
+}
+
+void eo__pools_ratings_off(eo__pools *p)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    for (size_t i = 0; i < p->n; i++)
+        eo__ratings_off(p->v[i].ratings);
+    pthread_rwlock_unlock(&p->lock);
 }
 
 int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n)

@@ -319,6 +319,92 @@ static eo_split_ws *split_ws(struct eo_service *svc)
     return ws;
 }
 
+/* 200 with the splits' text (eo_splits_encode()), written once into a buffer sized from the
+ * ids: each split lists every id at most once, and the rest of a split takes < 128 bytes. Ids
+ * whose escapes outgrow that are written again at the exact size. */
+static void answer_splits(eo__answer *a, const eo_splits *s, const char *const *ids, size_t n,
+                          int64_t unit)
+{
+    size_t per = 128, len = 0;
+    for (size_t i = 0; i < n; i++)
+        per += strlen(ids[i]) + 3; /* quotes and comma */
+    size_t cap = 16 + s->count * per;
+    char *buf = malloc(cap);
+    int rc = buf ? eo_splits_encode(s, ids, unit, buf, cap, &len) : EO_ENOMEM;
+    if (rc == EO_ELIMIT) {
+        free(buf);
+        cap = len + 1;
+        buf = malloc(cap);
+        rc = buf ? eo_splits_encode(s, ids, unit, buf, cap, &len) : EO_ENOMEM;
+    }
+    if (rc != 0) {
+        free(buf);
+        eo__answer_error(a, 500, "internal", rc == EO_ENOMEM ? "out of memory"
+                         : "the splits cannot be encoded", NULL);
+        return;
+    }
+    a->status = 200;
+    a->ctype = NULL;
+    a->body = buf;
+    a->len = len;
+}
+
+/* The players' strengths: a given rating, else the pool's mean and variance as of one commit
+ * (the published ratings, or the store when they are off), else a new player's. -1 when the
+ * answer (500) is in @p a. */
+static int split_strengths(eo__call *c, const eo__pool_info *pi, const eo_split_request *req,
+                           eo_strength *strength, eo__answer *a)
+{
+    bool found[EO_SPLIT_EXACT_MAX];
+    eo_rating_view fresh;
+    new_player_view(pi->model, wall_now(), &fresh);
+    if (eo__ratings_read(pi->ratings, (const char *const *)req->ids, req->n, strength,
+                         found) != 0) {
+        /* Switched off: the rows, in one read transaction (one snapshot: every rating from
+         * the same commit, and one round of WAL locking instead of one per player). */
+        eo_store *rs = NULL;
+        bool in_txn = false;
+        int rc = 0;
+        for (size_t i = 0; i < req->n && rc == 0; i++) {
+            eo_player_row row;
+            found[i] = false;
+            if (req->has_rating[i])
+                continue;
+            if (!rs) {
+                if (!(rs = eo__reader(c->svc))) {
+                    rc = EO_EIO;
+                    break;
+                }
+                in_txn = eo_store_begin(rs) == 0;
+            }
+            rc = eo_store_player_get(rs, pi->id, req->ids[i], &row);
+            if (rc == 0) {
+                found[i] = true;
+                strength[i].mu = row.mu;
+                strength[i].var = row.sigma * row.sigma;
+            } else if (rc == EO_ENOTFOUND) {
+                rc = 0;
+            }
+        }
+        if (in_txn)
+            eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+        if (rc != 0) {
+            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < req->n; i++) {
+        if (req->has_rating[i]) {
+            strength[i].mu = (double)req->rating[i];
+            strength[i].var = 0.0;
+        } else if (!found[i]) {
+            strength[i].mu = fresh.mu;
+            strength[i].var = fresh.sigma * fresh.sigma;
+        }
+    }
+    return 0;
+}
+
 static void h_splits(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -328,57 +414,32 @@ static void h_splits(eo__call *c, eo__answer *a)
     eo_strength strength[EO_SPLIT_EXACT_MAX];
     eo_splits *s = NULL;
     eo_split_ws *ws = NULL; /* when set, s lives in it (not freed here) */
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+    if (need_pool(c, &pi, a))
         return;
-    memset(&req, 0, sizeof req);
-    memset(&rerr, 0, sizeof rerr);
-    if (eo_split_request_from_json(c->json, &req, &rerr) != 0) {
-        eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
-                         : "invalid split request", rerr.field);
+    /* The plain shape (game servers' usual request) is read without a JSON tree; anything
+     * else, errors included, goes the general way and gets the general messages. */
+    int prc = eo_split_request_plain(c->body, c->body_len, &req);
+    if (prc == EO_ENOMEM) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
         return;
+    }
+    if (prc != 0) {
+        if (parse_body(c, a))
+            return;
+        memset(&rerr, 0, sizeof rerr);
+        if (eo_split_request_from_json(c->json, &req, &rerr) != 0) {
+            eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
+                             : "invalid split request", rerr.field);
+            return;
+        }
     }
     if (req.n > EO_SPLIT_EXACT_MAX) {
         eo__answer_error(a, 400, "invalid_request", "too many players", "players");
         goto out;
     }
-    eo_store *rs = NULL;
-    bool in_txn = false;
-    int64_t now = wall_now();
     int64_t unit = eo_model_split_unit(pi.model);
-    eo_rating_view fresh;
-    new_player_view(pi.model, now, &fresh);
-    for (size_t i = 0; i < req.n; i++) {
-        if (req.has_rating[i]) {
-            strength[i].mu = (double)req.rating[i];
-            strength[i].var = 0.0;
-            continue;
-        }
-        eo_player_row row;
-        if (!rs) {
-            if (!(rs = eo__reader(c->svc))) {
-                eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-                goto out;
-            }
-            /* One read transaction for all lookups: one snapshot (every rating from the same
-             * commit) and one round of WAL locking instead of one per player. */
-            in_txn = eo_store_begin(rs) == 0;
-        }
-        int rc = eo_store_player_get(rs, pi.id, req.ids[i], &row);
-        if (rc == EO_ENOTFOUND) {
-            strength[i].mu = fresh.mu;
-            strength[i].var = fresh.sigma * fresh.sigma;
-        } else if (rc == 0) {
-            strength[i].mu = row.mu;
-            strength[i].var = row.sigma * row.sigma;
-        } else {
-            if (in_txn)
-                eo_store_rollback(rs);
-            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-            goto out;
-        }
-    }
-    if (in_txn)
-        eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+    if (split_strengths(c, &pi, &req, strength, a) != 0)
+        goto out;
     if (req.balance) {
         /* Balancer inputs (issue 3 §4): eo_balance_solve() within the request's time budget;
          * plain requests keep the splitter and this thread's work space below. The map's
@@ -407,8 +468,10 @@ static void h_splits(eo__call *c, eo__answer *a)
                 : eo_split_solve(players, req.n, &opt, &s);
     for (size_t k = 0; rc == 0 && k < s->count; k++) {
         eo_split *sp = &s->split[k];
-        double field = eo__pools_field(&c->svc->pools, pi.name, req.map, (size_t)sp->k,
-                                       (size_t)sp->k, NULL);
+        /* No map, no field (eo_pool_bias_field()): plain requests skip the table's lock. */
+        double field = req.map ? eo__pools_field(&c->svc->pools, pi.name, req.map,
+                                                 (size_t)sp->k, (size_t)sp->k, NULL)
+                               : 0.0;
         sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
                                        (size_t)sp->k, field);
     }
@@ -420,7 +483,7 @@ static void h_splits(eo__call *c, eo__answer *a)
     } else if (rc != 0) {
         eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
     } else {
-        eo__answer_json(a, 200, eo_splits_to_json(s, (const char *const *)req.ids, unit));
+        answer_splits(a, s, (const char *const *)req.ids, req.n, unit);
     }
 out:
     if (!ws)

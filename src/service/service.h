@@ -118,6 +118,38 @@ void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rou
 /* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
 int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
 
+/* ---- ratings.c: the ratings splits read, published by the writer ----------------------- */
+
+/* Every player's mean and variance of one pool as of the last commit (see ratings.c for the
+ * scheme). One writer thread calls eo__ratings_set(); any number of threads call
+ * eo__ratings_read() at the same time, without waiting for it. */
+typedef struct eo__ratings eo__ratings;
+
+/* One player's new row values (known false: the row was deleted, the player reads as not
+ * found); @c id is the caller's (copied when the player is new). */
+typedef struct eo__rating_set {
+    const char *id;
+    bool known;
+    double mu, var;
+} eo__rating_set;
+
+/* An empty table. 0 or EO_ENOMEM. */
+int eo__ratings_new(eo__ratings **out);
+/* Frees the table; no reader may be inside. NULL is a no-op. */
+void eo__ratings_free(eo__ratings *t);
+/* Sets @p u[0..n) (the writer only, after the commit that wrote them, before its answers):
+ * readers that begin after the return see every value; readers see all of a call's values or
+ * none. Waits until the readers of the older copy have left. 0; EO_ENOMEM (the table is then
+ * switched off for good: readers get EO_EBUSY); EO_EBUSY when it was switched off. */
+int eo__ratings_set(eo__ratings *t, const eo__rating_set *u, size_t n);
+/* Switches the table off for good (readers get EO_EBUSY). */
+void eo__ratings_off(eo__ratings *t);
+/* Reads the players @p ids[0..n) from one copy (one commit): found[i] and, when found,
+ * out[i].mu and out[i].var. 0, or EO_EBUSY when the table is switched off or NULL (read the
+ * store). */
+int eo__ratings_read(eo__ratings *t, const char *const *ids, size_t n, eo_strength *out,
+                     bool *found);
+
 /* ---- pools.c: pool facts published by the writer for the HTTP threads -------------------- */
 
 typedef struct eo__pool_info {
@@ -130,6 +162,10 @@ typedef struct eo__pool_info {
     /* The map bias fields as last committed (eo__pools_publish_bias()), owned by the table and
      * read only under its lock (eo__pools_field()): NULL in every copy handed out. */
     struct eo__bias_snap *bias;
+    /* The pool's ratings for splits, owned by the table (created with the entry, freed by
+     * eo__pools_destroy(): the pointer stays valid in copies); NULL in an info not read from
+     * the table. */
+    eo__ratings *ratings;
 } eo__pool_info;
 
 typedef struct eo__pools {
@@ -154,6 +190,14 @@ int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool);
  * the pool has no bias, no published entry for the key, or is unknown. */
 double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t na, size_t nb,
                        const char *mode);
+/* Loads every player row of pool @p name (store id @p pool_id) from @p st into its ratings, at
+ * start (no reader yet). 0, EO_ENOTFOUND, EO_EIO or EO_ENOMEM (the pool's ratings are then
+ * off: splits read the store). */
+int eo__pools_ratings_load(eo__pools *p, const char *name, eo_store *st, int64_t pool_id);
+/* eo__ratings_set() on the ratings of pool @p name. 0, EO_ENOTFOUND, EO_ENOMEM or EO_EBUSY. */
+int eo__pools_ratings_set(eo__pools *p, const char *name, const eo__rating_set *u, size_t n);
+/* Switches off the ratings of every pool (the writer lost track of what a batch changed). */
+void eo__pools_ratings_off(eo__pools *p);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n);
 /* {"name","model","params":{…every parameter…}}; NULL when out of memory. */

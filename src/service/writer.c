@@ -23,6 +23,10 @@ struct eo__writer {
     eo__metrics *m;
     const eo__logger *lg;
     eo__wreq **batch; /* batch_max slots */
+    /* The rows a batch wrote, for the ratings splits read (kept from batch to batch). */
+    eo__rating_set *set, *one; /* one: a pool's entries, in order */
+    const char **set_pool;     /* each entry's pool name (the engine's); NULL once published */
+    size_t nset, capset;
 };
 
 static double now_s(void)
@@ -218,8 +222,60 @@ static void apply(eo__writer *wr, eo__wreq *w)
         set_error(w, EO_ENOMEM);
 }
 
-/* Publishes the pools created by this batch and the map bias of the pools it rated rounds in
- * (after its commit, before its answers), so splits see what the rounds taught. */
+static int collect_row(void *ctx, const char *pool, const char *id, const eo_player_row *row)
+{
+    eo__writer *wr = ctx;
+    if (wr->nset == wr->capset) {
+        size_t ncap = wr->capset ? wr->capset * 2 : 256;
+        eo__rating_set *ns = realloc(wr->set, ncap * sizeof *ns);
+        if (ns != NULL)
+            wr->set = ns;
+        eo__rating_set *no = ns ? realloc(wr->one, ncap * sizeof *no) : NULL;
+        if (no != NULL)
+            wr->one = no;
+        const char **np = no ? realloc(wr->set_pool, ncap * sizeof *np) : NULL;
+        if (np == NULL)
+            return EO_ENOMEM;
+        wr->set_pool = np;
+        wr->capset = ncap;
+    }
+    wr->set_pool[wr->nset] = pool;
+    wr->set[wr->nset++] = row ? (eo__rating_set){id, true, row->mu, row->sigma * row->sigma}
+                              : (eo__rating_set){id, false, 0.0, 0.0};
+    return 0;
+}
+
+/* Publishes the player rows the committed batch wrote to the ratings of their pools, one call
+ * per pool. When they cannot all be gathered, every pool's ratings are switched off (splits
+ * then read the store): a table that missed a change must not be read. */
+static void publish_ratings(eo__writer *wr)
+{
+    wr->nset = 0;
+    if (eo_engine_written_each(wr->e, collect_row, wr) != 0) {
+        eo__pools_ratings_off(wr->pools);
+        eo__log_msg(wr->lg, EO_LOG_ERROR, "out of memory: splits read ratings from the store");
+        return;
+    }
+    /* A pool's entries in their order (the last write of a player is his row), in one call,
+     * so that readers see all of the batch or none of it. */
+    for (size_t i = 0; i < wr->nset; i++) {
+        const char *pool = wr->set_pool[i];
+        size_t m = 0;
+        for (size_t x = i; pool != NULL && x < wr->nset; x++) {
+            if (wr->set_pool[x] != NULL &&
+                (wr->set_pool[x] == pool || strcmp(wr->set_pool[x], pool) == 0)) {
+                wr->one[m++] = wr->set[x];
+                wr->set_pool[x] = NULL;
+            }
+        }
+        if (m > 0 && eo__pools_ratings_set(wr->pools, pool, wr->one, m) == EO_ENOMEM)
+            eo__log_msg(wr->lg, EO_LOG_ERROR, "out of memory: splits read ratings from the store");
+    }
+}
+
+/* Publishes the pools created by this batch, the rows it wrote (the ratings splits read) and
+ * the map bias of the pools it rated rounds in (after its commit, before its answers), so
+ * splits see what the rounds taught. */
 static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
 {
     for (size_t i = 0; i < k; i++) {
@@ -240,6 +296,7 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
         if (eo__pool_info_from_engine(wr->e, batch[i]->pool, &pi) == 0)
             eo__pools_put(wr->pools, &pi);
     }
+    publish_ratings(wr);
 }
 
 static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
@@ -322,6 +379,7 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
         return EO_ENOMEM;
     }
     wr->e = e;
+    eo_engine_track_written(e, true); /* publish_ratings() reads it after each commit */
     wr->pools = pools;
     wr->m = m;
     wr->lg = lg;
@@ -386,6 +444,9 @@ int eo__writer_stop(eo__writer *wr)
     pthread_cond_destroy(&wr->cv);
     pthread_mutex_destroy(&wr->mu);
     free(wr->batch);
+    free(wr->set);
+    free(wr->one);
+    free(wr->set_pool);
     free(wr);
     return rc;
 }

@@ -26,6 +26,7 @@ enum {
     Q_PLAYER_PUT,
     Q_PLAYER_GET,
     Q_PLAYER_DELETE,
+    Q_PLAYERS_EACH,
     Q_SEASON_INSERT,
     Q_SEASON_GET,
     Q_SEASONS_EACH,
@@ -63,6 +64,8 @@ static const char *const query_sql[Q_COUNT] = {
     [Q_PLAYER_GET] = "SELECT rating, mu, sigma, volatility, rounds, visible, last_ended_at, "
                      "x1, x2, x3, x4 FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [Q_PLAYER_DELETE] = "DELETE FROM players WHERE pool_id = ?1 AND player_id = ?2",
+    [Q_PLAYERS_EACH] = "SELECT player_id, rating, mu, sigma, volatility, rounds, visible, "
+                       "last_ended_at, x1, x2, x3, x4 FROM players WHERE pool_id = ?1",
     [Q_SEASON_INSERT] = "INSERT INTO seasons (pool_id, name, seq, at) VALUES (?1, ?2, ?3, ?4)",
     [Q_SEASON_GET] = "SELECT seq, at FROM seasons WHERE pool_id = ?1 AND name = ?2",
     [Q_SEASONS_EACH] = "SELECT s.name, s.seq, s.at, (SELECT count(*) FROM standings AS t "
@@ -801,6 +804,31 @@ static int sq_standing_put(eo_store *s, int64_t pool_id, const char *season, con
     return rc;
 }
 
+static int sq_players_each(eo_store *s, int64_t pool_id,
+                           int (*fn)(void *ctx, const char *id, const eo_player_row *row),
+                           void *ctx)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_PLAYERS_EACH, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_player_row row;
+        row_columns(st, 1, &row);
+        rc = fn(ctx, (const char *)sqlite3_column_text(st, 0), &row);
+        if (rc) {
+            done(st);
+            return rc;
+        }
+    }
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, "reading players");
+    done(st);
+    return rc;
+}
+
 static int sq_standings_each(eo_store *s, int64_t pool_id, const char *season, int64_t offset,
                              int64_t limit,
                              int (*fn)(void *ctx, const char *player, const eo_player_row *row),
@@ -847,6 +875,7 @@ static const eo__store_ops sqlite_ops = {
     .player_put = sq_player_put,
     .player_get = sq_player_get,
     .player_delete = sq_player_delete,
+    .players_each = sq_players_each,
     .season_create = sq_season_create,
     .season_get = sq_season_get,
     .seasons_each = sq_seasons_each,

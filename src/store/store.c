@@ -192,6 +192,15 @@ int eo_store_player_delete(eo_store *s, int64_t pool_id, const char *id)
     return s->ops->player_delete(s, pool_id, id);
 }
 
+int eo_store_players_each(eo_store *s, int64_t pool_id,
+                          int (*fn)(void *ctx, const char *id, const eo_player_row *row),
+                          void *ctx)
+{
+    if (s == NULL || fn == NULL)
+        return EO_EINVAL;
+    return s->ops->players_each(s, pool_id, fn, ctx);
+}
+
 int eo_store_season_create(eo_store *s, int64_t pool_id, const char *name, int64_t seq,
                            int64_t at)
 {

@@ -28,6 +28,9 @@ typedef struct eo__store_ops {
     int (*player_put)(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row);
     int (*player_get)(eo_store *s, int64_t pool_id, const char *id, eo_player_row *out);
     int (*player_delete)(eo_store *s, int64_t pool_id, const char *id);
+    int (*players_each)(eo_store *s, int64_t pool_id,
+                        int (*fn)(void *ctx, const char *id, const eo_player_row *row),
+                        void *ctx);
     int (*season_create)(eo_store *s, int64_t pool_id, const char *name, int64_t seq, int64_t at);
     int (*season_get)(eo_store *s, int64_t pool_id, const char *name, int64_t *seq, int64_t *at);
     int (*seasons_each)(eo_store *s, int64_t pool_id,

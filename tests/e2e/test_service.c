@@ -89,6 +89,32 @@ static bool jbool(const json_t *o, const char *k)
     return json_is_true(v);
 }
 
+/* Splits read the ratings lookups read (SynElo: the split rating is the rating): the k = 2
+ * split of p1..p4 in pool @p pool has the least |ΣA − ΣB| over the three pairings of their
+ * looked-up ratings. Checked after every kind of write and after a restart. */
+static void expect_split_as_lookups(const e2e_server *s, const char *pool)
+{
+    json_int_t r[4];
+    char path[128];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "/v1/pools/%s/players/p%d", pool, i + 1);
+        json_t *j = expect(s, "GET", path, s->server_key, NULL, 200);
+        r[i] = jint(j, "rating");
+        json_decref(j);
+    }
+    json_int_t d0 = r[0] + r[1] - r[2] - r[3], d1 = r[0] + r[2] - r[1] - r[3],
+               d2 = r[0] + r[3] - r[1] - r[2];
+    d0 = d0 < 0 ? -d0 : d0;
+    d1 = d1 < 0 ? -d1 : d1;
+    d2 = d2 < 0 ? -d2 : d2;
+    json_int_t least = d0 < d1 ? (d0 < d2 ? d0 : d2) : (d1 < d2 ? d1 : d2);
+    snprintf(path, sizeof path, "/v1/pools/%s/splits", pool);
+    json_t *j = expect(s, "POST", path, s->server_key,
+                       "{\"players\":[\"p1\",\"p2\",\"p3\",\"p4\"]}", 200);
+    assert_int_equal(jint(json_array_get(json_object_get(j, "splits"), 0), "gap"), least);
+    json_decref(j);
+}
+
 static void create_pool(const e2e_server *s, const char *name)
 {
     char body[200];
@@ -231,6 +257,7 @@ static void test_flow(void **state)
     j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
     assert_int_equal(jint(j, "rating"), 1500);
     json_decref(j);
+    expect_split_as_lookups(&s, "arena");
     /* Admin reset: back to R0, 0 rounds, shadow. */
     j = expect(&s, "DELETE", "/v1/pools/arena/players/p2", s.admin_key, NULL, 200);
     assert_int_equal(jint(j, "rating"), 1000);
@@ -241,6 +268,7 @@ static void test_flow(void **state)
     assert_int_equal(jint(j, "rating"), 1000);
     assert_int_equal(jint(j, "rounds"), 0);
     json_decref(j);
+    expect_split_as_lookups(&s, "arena");
 
     /* Metrics count what happened. */
     e2e_resp m;
@@ -266,6 +294,7 @@ static void test_flow(void **state)
     j = expect(&s, "GET", "/v1/pools/arena/players/p3", s.server_key, NULL, 200);
     assert_int_equal(jint(j, "rating"), 1000 - d1);
     json_decref(j);
+    expect_split_as_lookups(&s, "arena"); /* the ratings splits read, loaded at start */
     j = expect(&s, "GET", "/v1/pools/arena/quality", s.admin_key, NULL, 200);
     assert_int_equal(jint(j, "rounds"), 1);
     json_decref(j);
@@ -437,6 +466,13 @@ static void test_seasons(void **state)
     assert_int_equal(jint(j, "rating"), 1018);
     assert_int_equal(jint(j, "rounds"), 1); /* kept */
     assert_string_equal(json_string_value(json_object_get(j, "division")), "Silver");
+    json_decref(j);
+    /* Splits see the season's ratings too: p1 at 1018 pairs with a 1000 against 1018 + 1000
+     * (gap 0); at the old 1036 the least gap would be 18. */
+    j = expect(&s, "POST", "/v1/pools/ladder/splits", s.server_key,
+               "{\"players\":[\"p1\",{\"id\":\"x\",\"rating\":1018},{\"id\":\"y\",\"rating\":1000},"
+               "{\"id\":\"z\",\"rating\":1000}]}", 200);
+    assert_int_equal(jint(json_array_get(json_object_get(j, "splits"), 0), "gap"), 0);
     json_decref(j);
 
     /* The archive: final standings, best first, paged. */

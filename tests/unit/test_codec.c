@@ -907,6 +907,309 @@ static void test_splits_to_json(void **state)
     json_decref(o);
 }
 
+/* A small deterministic generator (xorshift64*) for the random answers below. */
+static uint64_t rnd_state = 0x9E3779B97F4A7C15u;
+
+static uint64_t rnd(void)
+{
+    rnd_state ^= rnd_state >> 12;
+    rnd_state ^= rnd_state << 25;
+    rnd_state ^= rnd_state >> 27;
+    return rnd_state * 0x2545F4914F6CDD1Du;
+}
+
+/* A random id of 1..12 pieces: ASCII letters, the characters JSON escapes ('"', '\\', control
+ * characters), '/', and 2-, 3- and 4-byte UTF-8. Distinct by a numeric suffix. */
+static void random_id(char *buf, size_t cap, size_t i)
+{
+    static const char *const piece[] = {"a", "Z", "7", "\"", "\\", "/", "\b", "\f", "\n", "\r",
+                                        "\t", "\x01", "\x1f", "\x7f", "\xc3\xa9", "\xe2\x82\xac",
+                                        "\xf0\x9f\x8e\xae", " ", "-", "."};
+    size_t n = 1 + rnd() % 12, len = 0;
+    for (size_t j = 0; j < n; j++) {
+        const char *p = piece[rnd() % (sizeof piece / sizeof *piece)];
+        size_t pl = strlen(p);
+        assert_true(len + pl < cap - 8);
+        memcpy(buf + len, p, pl);
+        len += pl;
+    }
+    snprintf(buf + len, cap - len, "%zu", i);
+}
+
+/* A random double of every kind the encoder formats differently: probabilities, integral
+ * values, tiny and huge magnitudes (exponent forms), negative zero, subnormals. */
+static double random_real(void)
+{
+    switch (rnd() % 8) {
+    case 0: return (double)(rnd() >> 11) / 9007199254740992.0;
+    case 1: return (double)(int64_t)(rnd() % 2000001) - 1000000.0;
+    case 2: return ldexp((double)(rnd() >> 11), -(int)(rnd() % 1100));
+    case 3: return ldexp((double)(rnd() >> 11), (int)(rnd() % 960));
+    case 4: return -0.0;
+    case 5: return 5e-324 * (double)(rnd() % 1000);
+    case 6: return 0.5 + ((double)(rnd() % 1000) - 500.0) * 1e-6;
+    default: return -(double)(rnd() >> 11) / 4503599627370496.0;
+    }
+}
+
+/* eo_splits_encode() gives json_dumps(eo_splits_to_json(), JSON_COMPACT)'s bytes on many random
+ * answers, and its size contract holds for every buffer size around the length. */
+static void test_splits_encode_equals_jansson(void **state)
+{
+    (void)state;
+    static char idbuf[EO_SPLIT_EXACT_MAX][80];
+    const char *ids[EO_SPLIT_EXACT_MAX];
+    uint16_t perm[EO_SPLIT_EXACT_MAX];
+    eo_split sp[EO_SPLIT_EXACT_MAX / 2];
+    uint16_t idx[EO_SPLIT_EXACT_MAX / 2][EO_SPLIT_EXACT_MAX];
+    static const int64_t units[] = {1, 1, 100, 7, 1000000};
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t n = 2 + rnd() % (EO_SPLIT_EXACT_MAX - 1);
+        for (size_t i = 0; i < n; i++) {
+            random_id(idbuf[i], sizeof idbuf[i], i);
+            ids[i] = idbuf[i];
+        }
+        size_t count = rnd() % (n / 2 + 1);
+        for (size_t c = 0; c < count; c++) {
+            for (size_t i = 0; i < n; i++)
+                perm[i] = (uint16_t)i;
+            for (size_t i = n; i > 1; i--) {
+                size_t j = rnd() % i;
+                uint16_t t = perm[i - 1];
+                perm[i - 1] = perm[j];
+                perm[j] = t;
+            }
+            memcpy(idx[c], perm, n * sizeof *perm);
+            int k = (int)(rnd() % (n / 2 + 1));
+            sp[c] = (eo_split){.k = k, .a = idx[c], .b = idx[c] + k, .bench = idx[c] + 2 * k,
+                               .nbench = n - 2 * (size_t)k,
+                               .gap = (int64_t)(rnd() % 4 == 0 ? rnd() >> 1 : rnd() % 100000),
+                               .p_a = rnd() % 10 == 0 ? NAN : random_real()};
+        }
+        eo_splits s = {.count = count, .split = count ? sp : NULL};
+        int64_t unit = units[rnd() % (sizeof units / sizeof *units)];
+        json_t *o = eo_splits_to_json(&s, ids, unit);
+        assert_non_null(o);
+        char *want = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        assert_non_null(want);
+        size_t wl = strlen(want), len = 0;
+        char *got = malloc(wl + 1);
+        assert_non_null(got);
+        assert_int_equal(eo_splits_encode(&s, ids, unit, got, wl + 1, &len), 0);
+        assert_int_equal(len, wl);
+        assert_string_equal(got, want);
+        /* One byte short (no room for the NUL), a size query, half the room: the length. */
+        assert_int_equal(eo_splits_encode(&s, ids, unit, got, wl, &len), EO_ELIMIT);
+        assert_int_equal(len, wl);
+        assert_int_equal(eo_splits_encode(&s, ids, unit, NULL, 0, &len), EO_ELIMIT);
+        assert_int_equal(len, wl);
+        assert_int_equal(eo_splits_encode(&s, ids, unit, got, wl / 2, &len), EO_ELIMIT);
+        assert_int_equal(len, wl);
+        free(got);
+        free(want);
+    }
+}
+
+static void test_splits_encode_cases(void **state)
+{
+    (void)state;
+    const char *ids[] = {"p0", "p1", "p2", "p3", "p4"};
+    static const uint16_t a0[] = {0, 3}, b0[] = {1, 2}, bench0[] = {4};
+    eo_split sp = {.k = 2, .a = a0, .b = b0, .bench = bench0, .nbench = 1, .gap = 250,
+                   .p_a = 1.0};
+    eo_splits s = {.count = 1, .split = &sp};
+    char buf[256];
+    size_t len;
+    /* Written out by hand: an integral real keeps ".0"; 250 hundredths is the real 2.5. */
+    assert_int_equal(eo_splits_encode(&s, ids, 100, buf, sizeof buf, &len), 0);
+    assert_string_equal(buf, "{\"splits\":[{\"k\":2,\"A\":[\"p0\",\"p3\"],\"B\":[\"p1\",\"p2\"],"
+                             "\"bench\":[\"p4\"],\"gap\":2.5,\"p_a\":1.0}]}");
+    assert_int_equal(len, strlen(buf));
+    sp.p_a = 1e-7; /* "%.17g" gives 9.9999999999999995e-08: '+' and leading zeros go */
+    assert_int_equal(eo_splits_encode(&s, ids, 1, buf, sizeof buf, &len), 0);
+    assert_non_null(strstr(buf, "\"gap\":250,\"p_a\":9.9999999999999995e-8}"));
+    sp.p_a = 1e300;
+    assert_int_equal(eo_splits_encode(&s, ids, 1, buf, sizeof buf, &len), 0);
+    assert_non_null(strstr(buf, "\"p_a\":1.0000000000000001e300}"));
+    eo_splits none = {.count = 0, .split = NULL};
+    assert_int_equal(eo_splits_encode(&none, ids, 1, buf, sizeof buf, &len), 0);
+    assert_string_equal(buf, "{\"splits\":[]}");
+    /* What eo_splits_to_json() refuses. */
+    assert_int_equal(eo_splits_encode(&s, ids, 0, buf, sizeof buf, &len), EO_EINVAL);
+    assert_int_equal(eo_splits_encode(NULL, ids, 1, buf, sizeof buf, &len), EO_EINVAL);
+    assert_int_equal(eo_splits_encode(&s, NULL, 1, buf, sizeof buf, &len), EO_EINVAL);
+    assert_int_equal(eo_splits_encode(&s, ids, 1, NULL, 10, &len), EO_EINVAL);
+    sp.p_a = INFINITY;
+    assert_null(eo_splits_to_json(&s, ids, 1));
+    assert_int_equal(eo_splits_encode(&s, ids, 1, buf, sizeof buf, &len), EO_EINVAL);
+}
+
+/* eo_split_request_plain() on @p text: when it decodes, the general decoder must decode the
+ * same text to the same request; returns its code. */
+static int plain_vs_general(const char *text, size_t len)
+{
+    eo_split_request fast, gen;
+    eo_round_error err;
+    int rc = eo_split_request_plain(text, len, &fast);
+    if (rc != 0) {
+        assert_int_equal(rc, EO_EPARSE);
+        assert_int_equal(fast.n, 0);
+        assert_null(fast.ids);
+        return rc;
+    }
+    json_error_t jerr;
+    json_t *o = json_loadb(text, len, EO_JSON_DECODE_FLAGS, &jerr);
+    if (o == NULL)
+        fail_msg("plain accepted what jansson refuses: %s", jerr.text);
+    assert_int_equal(eo_split_request_from_json(o, &gen, &err), 0);
+    json_decref(o);
+    assert_int_equal(fast.n, gen.n);
+    for (size_t i = 0; i < gen.n; i++) {
+        assert_string_equal(fast.ids[i], gen.ids[i]);
+        assert_false(fast.has_rating[i]);
+        assert_false(gen.has_rating[i]);
+    }
+    assert_int_equal(fast.bench, gen.bench);
+    assert_false(gen.balance);
+    assert_false(fast.balance);
+    assert_null(fast.players);
+    assert_null(fast.map);
+    eo_split_request_free(&fast);
+    eo_split_request_free(&gen);
+    return 0;
+}
+
+static int plain_str(const char *text)
+{
+    return plain_vs_general(text, strlen(text));
+}
+
+static void test_split_request_plain(void **state)
+{
+    (void)state;
+    eo_split_request req;
+    assert_int_equal(eo_split_request_plain("{\"players\":[\"a\",\"b\"]}", 21, &req), 0);
+    assert_int_equal(req.n, 2);
+    assert_string_equal(req.ids[0], "a");
+    assert_string_equal(req.ids[1], "b");
+    eo_split_request_free(&req);
+    assert_int_equal(plain_str(" \t\r\n{ \"players\" :\n[ \"a\" ,\"b\",\"c\xc3\xa9/+\" ] }\n "), 0);
+    assert_int_equal(eo_split_request_plain("{}", 2, NULL), EO_EINVAL);
+    assert_int_equal(eo_split_request_plain(NULL, 0, &req), EO_EPARSE);
+    /* 64 distinct ids decode; 65 go the general way (which says "too many players"). */
+    sbuf b = {0};
+    sb_add(&b, "{\"players\":[");
+    for (int i = 0; i < EO_SPLIT_EXACT_MAX; i++)
+        sb_add(&b, "%s\"player-%d\"", i ? "," : "", i);
+    size_t at64 = b.len;
+    sb_add(&b, "]}");
+    assert_int_equal(plain_vs_general(b.p, b.len), 0);
+    b.len = at64;
+    sb_add(&b, ",\"x\"]}");
+    assert_int_equal(plain_vs_general(b.p, b.len), EO_EPARSE);
+    free(b.p);
+    /* A 128-byte id is the longest. */
+    char text[300], id[130];
+    memset(id, 'x', 128);
+    id[128] = '\0';
+    snprintf(text, sizeof text, "{\"players\":[\"%s\",\"b\"]}", id);
+    assert_int_equal(plain_str(text), 0);
+    id[128] = 'x';
+    id[129] = '\0';
+    snprintf(text, sizeof text, "{\"players\":[\"%s\",\"b\"]}", id);
+    assert_int_equal(plain_str(text), EO_EPARSE);
+    /* Everything else is left to the general decoder: other members, other shapes, escapes,
+     * ids the general decoder refuses, and invalid JSON. */
+    static const char *const other[] = {
+        "",
+        " ",
+        "{}",
+        "[\"a\",\"b\"]",
+        "{\"players\":[\"a\",\"b\"],\"bench\":\"queue\"}",
+        "{\"bench\":\"solver\",\"players\":[\"a\",\"b\"]}",
+        "{\"players\":[\"a\",{\"id\":\"b\"}]}",
+        "{\"players\":[\"a\",\"b\",1]}",
+        "{\"players\":[\"a\\u0062\",\"b\"]}",
+        "{\"players\":[\"a\\\"\",\"b\"]}",
+        "{\"players\":[\"a\"]}",
+        "{\"players\":[]}",
+        "{\"players\":[\"a\",\"a\"]}",
+        "{\"players\":[\"a\",\"b\",\"a\"]}",
+        "{\"players\":[\"\",\"b\"]}",
+        "{\"players\":[\"a\tb\",\"c\"]}",
+        "{\"players\":[\"a\x7f\",\"c\"]}",
+        "{\"players\":[\"a\xc2\x85\",\"c\"]}",
+        "{\"players\":[\"a\xff\",\"c\"]}",
+        "{\"players\":[\"a\xc0\xaf\",\"c\"]}",
+        "{\"players\":[\"a\xed\xa0\x80\",\"c\"]}",
+        "{\"players\":[\"a\",\"b\",]}",
+        "{\"players\":[\"a\",,\"b\"]}",
+        "{\"players\":[\"a\" \"b\"]}",
+        "{\"players\":[\"a\",\"b\"]",
+        "{\"players\":[\"a\",\"b\"]}}",
+        "{\"players\":[\"a\",\"b\"]} x",
+        "{\"players\":[\"a\",\"b\"]}\x0b",
+        "{\"players\"[\"a\",\"b\"]}",
+        "{\"player\":[\"a\",\"b\"]}",
+        "{\"playerss\":[\"a\",\"b\"]}",
+        "{players:[\"a\",\"b\"]}",
+        "{'players':['a','b']}",
+        "{\"players\":[\"a\",\"b\"],\"players\":[\"c\",\"d\"]}",
+        "{\"players\":\"a\"}",
+        "{\"players\":null}",
+        "\xef\xbb\xbf{\"players\":[\"a\",\"b\"]}",
+    };
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+        if (plain_str(other[i]) != EO_EPARSE)
+            fail_msg("decoded: %s", other[i]);
+    /* A NUL inside or after the text. */
+    assert_int_equal(plain_vs_general("{\"players\":[\"a\0\",\"b\"]}", 23), EO_EPARSE);
+    assert_int_equal(plain_vs_general("{\"players\":[\"a\",\"b\"]}\0", 23), EO_EPARSE);
+    /* Every proper prefix of a valid body is left alone (and read within its length). */
+    const char *full = "{ \"players\" : [ \"a\" , \"bb\" , \"c\" ] }";
+    size_t fl = strlen(full);
+    for (size_t l = 0; l < fl; l++) {
+        char *cut = malloc(l ? l : 1);
+        assert_non_null(cut);
+        memcpy(cut, full, l);
+        assert_int_equal(plain_vs_general(cut, l), EO_EPARSE);
+        free(cut);
+    }
+    assert_int_equal(plain_vs_general(full, fl), 0);
+}
+
+/* Random mutations of plain bodies: whatever the plain reader decodes, the general one decodes
+ * the same (plain_vs_general). */
+static void test_split_request_plain_mutations(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "{}[]\",: \t\n\\abp0\x7f\xc3\xa9\x01";
+    char text[256];
+    int decoded = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        int len = snprintf(text, sizeof text, "{\"players\":[\"p%d\",\"p%d\",\"q\"]}",
+                           (int)(rnd() % 3), (int)(rnd() % 3) + 3);
+        int edits = 1 + (int)(rnd() % 3);
+        for (int e = 0; e < edits && len > 1; e++) {
+            int at = (int)(rnd() % (uint64_t)len);
+            char c = alphabet[rnd() % (sizeof alphabet - 1)];
+            switch (rnd() % 3) {
+            case 0: text[at] = c; break;
+            case 1: memmove(text + at, text + at + 1, (size_t)(len - at)); len--; break;
+            default:
+                if (len + 2 < (int)sizeof text) {
+                    memmove(text + at + 1, text + at, (size_t)(len - at + 1));
+                    text[at] = c;
+                    len++;
+                }
+            }
+        }
+        decoded += plain_vs_general(text, (size_t)len) == 0;
+    }
+    assert_true(decoded > 0); /* some mutations keep the shape (whitespace, ids) */
+}
+
 /* ---- other request bodies ----------------------------------------------------------------- */
 
 static void expect_req(int rc, int want_rc, const eo_request_error *e, const char *code,
@@ -2110,6 +2413,10 @@ int main(void)
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
         cmocka_unit_test(test_season_request),
+        cmocka_unit_test(test_splits_encode_equals_jansson),
+        cmocka_unit_test(test_splits_encode_cases),
+        cmocka_unit_test(test_split_request_plain),
+        cmocka_unit_test(test_split_request_plain_mutations),
         cmocka_unit_test(test_rating_request),
         cmocka_unit_test(test_autobalance_request),
         cmocka_unit_test(test_autobalance_request_errors),

@@ -483,6 +483,87 @@ static void test_set_reset(void **state)
     assert_true(round_count(f->e, "arena") == 1);
 }
 
+/* What eo_engine_written_each() reports. */
+typedef struct written {
+    size_t n;
+    char pool[8][16], id[8][16];
+    bool deleted[8];
+    double mu[8];
+    size_t stop_at; /* returns 7 at this entry (0: never) */
+} written;
+
+static int collect_written(void *ctx, const char *pool, const char *id, const eo_player_row *row)
+{
+    written *w = ctx;
+    assert_true(w->n < 8);
+    snprintf(w->pool[w->n], sizeof w->pool[w->n], "%s", pool);
+    snprintf(w->id[w->n], sizeof w->id[w->n], "%s", id);
+    w->deleted[w->n] = row == NULL;
+    w->mu[w->n] = row ? row->mu : -1;
+    return ++w->n == w->stop_at ? 7 : 0;
+}
+
+/* The rows a committed batch wrote, in order, as the store holds them; nothing inside a batch
+ * or after one that did not commit; a call's own transaction counts as a batch. */
+static void test_written_each(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    written w = {0};
+    /* Off by default: nothing is kept. */
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "z", 1100, -1, NOW, &err), 0);
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), EO_EINVAL);
+    assert_int_equal(w.n, 0);
+    eo_engine_track_written(f->e, true);
+    eo_engine_track_written(NULL, true);
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "a", 1500, -1, NOW, &err), 0);
+    assert_int_equal(eo_engine_reset_player(f->e, "arena", "never-seen", NOW, &err), 0);
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), EO_EINVAL);
+    assert_int_equal(eo_engine_commit(f->e), 0);
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), 0);
+    assert_int_equal(w.n, 4);
+    static const char *const ids[] = {"a", "b", "a", "never-seen"};
+    static const double mus[] = {1036, 964, 1500, -1};
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(w.pool[i], "arena");
+        assert_string_equal(w.id[i], ids[i]);
+        assert_int_equal(w.deleted[i], i == 3);
+        assert_true(w.mu[i] == mus[i]);
+    }
+    eo_player_row row;
+    int64_t pid = pool_id(f->e, "arena");
+    assert_int_equal(eo_store_player_get(eo_engine_store(f->e), pid, "a", &row), 0);
+    assert_true(row.mu == 1500);
+    assert_int_equal(eo_store_player_get(eo_engine_store(f->e), pid, "never-seen", &row),
+                     EO_ENOTFOUND);
+    /* fn's non-zero value stops the walk. */
+    memset(&w, 0, sizeof w);
+    w.stop_at = 2;
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), 7);
+    assert_int_equal(w.n, 2);
+    /* A batch that rolls back reports nothing, not even the one before. */
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    const char *r2 = "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_rollback(f->e), 0);
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), EO_EINVAL);
+    /* One call outside a batch: its own transaction. */
+    memset(&w, 0, sizeof w);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "b", 1200, -1, NOW, &err), 0);
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), 0);
+    assert_int_equal(w.n, 1);
+    assert_string_equal(w.id[0], "b");
+    assert_true(w.mu[0] == 1200);
+    assert_int_equal(eo_engine_written_each(NULL, collect_written, &w), EO_EINVAL);
+    assert_int_equal(eo_engine_written_each(f->e, NULL, &w), EO_EINVAL);
+}
+
 /* A refit: values checked before anything is logged, one record per 2048 players, rounds
  * counts kept, rows rewritten, and a fold of the log gives the same pool. */
 static void test_refit(void **state)
@@ -647,6 +728,7 @@ int main(void)
         CASE(test_batch_rollback),
         CASE(test_storage_failure),
         CASE(test_reopen_fold),
+        CASE(test_written_each),
         CASE(test_set_reset),
         CASE(test_refit),
         CASE(test_pool_create),

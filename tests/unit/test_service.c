@@ -1,9 +1,13 @@
 /* Unit tests of the service's internal parts (src/service/): path decoding and routing, bearer
- * key checks, key loading, logfmt lines, Prometheus text and the pool table. Expected values
- * are written out by hand from the rules in docs/SERVICE.md. */
+ * key checks, key loading, logfmt lines, Prometheus text, the pool table and the ratings splits
+ * read (alone, against concurrent readers, and switched off inside a running service). Expected
+ * values are written out by hand from the rules in docs/SERVICE.md. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -311,6 +315,215 @@ static void test_pools_table(void **state)
     eo__pools_destroy(&p);
 }
 
+/* ---- ratings.c: the ratings splits read ------------------------------------------------- */
+
+static void test_ratings_table(void **state)
+{
+    (void)state;
+    eo__ratings *t;
+    assert_int_equal(eo__ratings_new(&t), 0);
+    const char *ids[] = {"a", "b", "c"};
+    eo_strength st[3];
+    bool found[3];
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_false(found[0] || found[1] || found[2]);
+    eo__rating_set u[] = {{"a", true, 1000, 4}, {"b", true, 1100, 9}};
+    assert_int_equal(eo__ratings_set(t, u, 2), 0);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_true(found[0] && found[1] && !found[2]);
+    assert_true(st[0].mu == 1000 && st[0].var == 4 && st[1].mu == 1100 && st[1].var == 9);
+    /* In order, the last write of a player wins; a deleted row reads as not found. */
+    eo__rating_set v[] = {{"a", true, 1200, 1}, {"b", false, 0, 0}, {"a", true, 1300, 2}};
+    assert_int_equal(eo__ratings_set(t, v, 3), 0);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_true(found[0] && !found[1] && !found[2]);
+    assert_true(st[0].mu == 1300 && st[0].var == 2);
+    /* Both copies hold every call: read again after one more (empty) and one more call. */
+    assert_int_equal(eo__ratings_set(t, NULL, 0), 0);
+    eo__rating_set w[] = {{"c", true, 900, 0}};
+    assert_int_equal(eo__ratings_set(t, w, 1), 0);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), 0);
+    assert_true(found[0] && !found[1] && found[2]);
+    assert_true(st[0].mu == 1300 && st[2].mu == 900);
+    /* Many players: the copies grow. */
+    static char many[5000][8];
+    static eo__rating_set mu[5000];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(many[i], sizeof many[i], "p%d", i);
+        mu[i] = (eo__rating_set){many[i], true, i, 2.0 * i};
+    }
+    assert_int_equal(eo__ratings_set(t, mu, 5000), 0);
+    for (int i = 0; i < 5000; i++) {
+        const char *one = many[i];
+        assert_int_equal(eo__ratings_read(t, &one, 1, st, found), 0);
+        assert_true(found[0] && st[0].mu == i && st[0].var == 2.0 * i);
+    }
+    /* Switched off: readers go to the store, and it stays off. */
+    eo__ratings_off(t);
+    assert_int_equal(eo__ratings_read(t, ids, 3, st, found), EO_EBUSY);
+    assert_int_equal(eo__ratings_set(t, w, 1), EO_EBUSY);
+    assert_int_equal(eo__ratings_read(NULL, ids, 3, st, found), EO_EBUSY);
+    eo__ratings_free(t);
+    eo__ratings_free(NULL);
+}
+
+#define RT_PLAYERS 48
+
+typedef struct rt_shared {
+    eo__ratings *t;
+    const char *ids[RT_PLAYERS];
+    atomic_long published; /* the last value whose eo__ratings_set() returned */
+    atomic_bool done;
+    atomic_long reads, bad;
+} rt_shared;
+
+/* Reads every player again and again: all values of one read must come from one call (the
+ * writer gives every player the same value per call), never older than what was published
+ * before the read began. */
+static void *rt_reader(void *arg)
+{
+    rt_shared *sh = arg;
+    eo_strength st[RT_PLAYERS];
+    bool found[RT_PLAYERS];
+    while (!atomic_load(&sh->done)) {
+        long before = atomic_load(&sh->published);
+        if (eo__ratings_read(sh->t, sh->ids, RT_PLAYERS, st, found) != 0) {
+            atomic_fetch_add(&sh->bad, 1);
+            continue;
+        }
+        bool ok = before == 0 || (found[0] && st[0].mu >= (double)before);
+        for (size_t i = 0; i < RT_PLAYERS; i++)
+            ok = ok && found[i] == found[0] && (!found[i] || (st[i].mu == st[0].mu &&
+                                                              st[i].var == st[0].mu));
+        if (!ok)
+            atomic_fetch_add(&sh->bad, 1);
+        atomic_fetch_add(&sh->reads, 1);
+    }
+    return NULL;
+}
+
+/* The writer publishes while two readers read: each read is one call's values, and a value
+ * is seen once its call returned. New players join as it goes, so the copies also grow
+ * (rehash) while readers use the other one. */
+static void test_ratings_concurrent(void **state)
+{
+    (void)state;
+    static rt_shared sh;
+    static char names[RT_PLAYERS][8], extra[4000][12];
+    memset(&sh, 0, sizeof sh);
+    assert_int_equal(eo__ratings_new(&sh.t), 0);
+    for (size_t i = 0; i < RT_PLAYERS; i++) {
+        snprintf(names[i], sizeof names[i], "p%zu", i);
+        sh.ids[i] = names[i];
+    }
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, rt_reader, &sh), 0);
+    eo__rating_set u[RT_PLAYERS + 1];
+    for (long v = 1; v <= 4000; v++) {
+        for (size_t i = 0; i < RT_PLAYERS; i++)
+            u[i] = (eo__rating_set){sh.ids[i], true, (double)v, (double)v};
+        snprintf(extra[v - 1], sizeof extra[v - 1], "x%ld", v);
+        u[RT_PLAYERS] = (eo__rating_set){extra[v - 1], true, -1.0, 0.0};
+        assert_int_equal(eo__ratings_set(sh.t, u, RT_PLAYERS + 1), 0);
+        atomic_store(&sh.published, v);
+        if (v % 500 == 0) /* let the readers in under any scheduler */
+            sched_yield();
+    }
+    atomic_store(&sh.done, true);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    assert_int_equal(atomic_load(&sh.bad), 0);
+    assert_true(atomic_load(&sh.reads) > 0);
+    eo__ratings_free(sh.t);
+}
+
+/* One HTTP/1.1 request on its own connection to the in-process service; the status, and the
+ * body in @p out. */
+static int http_call(uint16_t port, const char *method, const char *path, const char *key,
+                     const char *body, char *out, size_t cap)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    char req[1024];
+    int n = snprintf(req, sizeof req,
+                     "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                     "Content-Type: application/json\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n%s",
+                     method, path, key, strlen(body), body);
+    assert_true(n > 0 && (size_t)n < sizeof req);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    char resp[8192];
+    size_t got = 0;
+    ssize_t r;
+    while (got < sizeof resp - 1 && (r = recv(fd, resp + got, sizeof resp - 1 - got, 0)) > 0)
+        got += (size_t)r;
+    resp[got] = '\0';
+    close(fd);
+    const char *b = strstr(resp, "\r\n\r\n");
+    snprintf(out, cap, "%s", b ? b + 4 : "");
+    return strncmp(resp, "HTTP/1.1 ", 9) == 0 ? (int)strtol(resp + 9, NULL, 10) : 0;
+}
+
+/* Splits read the published ratings; switched off (as after an out-of-memory), they read the
+ * player rows from the store and answer the same. After a round (a, b beat c, d: 1036, 964)
+ * and a set of a to 1500, with e new (1000), the least k = 2 gap benches a: b + c = 2000
+ * against d + e = 1964, 36 (new players everywhere would give 0). */
+static void test_splits_ratings_off(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/eo-rt-XXXXXX", db[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    eo_service_keys keys;
+    memset(&keys, 0, sizeof keys);
+    snprintf(keys.server, sizeof keys.server, "server-key-0123456789");
+    snprintf(keys.admin, sizeof keys.admin, "admin-key-0123456789");
+    eo_service_config cfg;
+    eo_service_config_default(&cfg);
+    cfg.db = db;
+    cfg.listen = "127.0.0.1:0";
+    cfg.default_pool = "default";
+    cfg.threads = 2;
+    eo_service *svc = NULL;
+    char err[256], on[4096], off[4096];
+    assert_int_equal(eo_service_start(&cfg, &keys, &svc, err, sizeof err), 0);
+    uint16_t port = eo_service_port(svc);
+    assert_int_equal(http_call(port, "POST", "/v1/pools/default/rounds", keys.server,
+                               "{\"id\":\"r1\",\"started_at\":1763800000,\"ended_at\":1763800391,"
+                               "\"winner\":\"A\",\"A\":[\"a\",\"b\"],\"B\":[\"c\",\"d\"]}",
+                               on, sizeof on),
+                     200);
+    assert_int_equal(http_call(port, "PUT", "/v1/pools/default/players/a", keys.admin,
+                               "{\"rating\":1500}", on, sizeof on),
+                     200);
+    const char *split = "{\"players\":[\"a\",\"b\",\"c\",\"d\",\"e\"]}";
+    assert_int_equal(http_call(port, "POST", "/v1/pools/default/splits", keys.server, split, on,
+                               sizeof on),
+                     200);
+    if (strstr(on, "\"bench\":[\"a\"],\"gap\":36,") == NULL)
+        fail_msg("%s", on);
+    eo__pools_ratings_off(&svc->pools);
+    assert_int_equal(http_call(port, "POST", "/v1/pools/default/splits", keys.server, split, off,
+                               sizeof off),
+                     200);
+    assert_string_equal(off, on);
+    assert_int_equal(eo_service_stop(svc), 0);
+    const char *files[] = {"t.db", "t.db-wal", "t.db-shm"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* Stopping with a zero drain timeout while updates are parked for the writer (in process, to
  * set drain_timeout_ms). Regression: the HTTP daemon was stopped as soon as the drain ended,
  * and libmicrohttpd aborts the process ("MHD_stop_daemon() called while we have suspended
@@ -399,6 +612,8 @@ int main(void)
         cmocka_unit_test(test_auth),       cmocka_unit_test(test_keys_load),
         cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
+        cmocka_unit_test(test_ratings_table), cmocka_unit_test(test_ratings_concurrent),
+        cmocka_unit_test(test_splits_ratings_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

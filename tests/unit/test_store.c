@@ -368,6 +368,59 @@ static void test_players(void **state)
     assert_int_equal(eo_store_player_put(f->s, q + 1000, "x", &in), EO_ENOTFOUND);
 }
 
+/* eo_store_players_each(): every row of one pool, with its values. */
+typedef struct seen_rows {
+    size_t n;
+    double sum_mu;
+    bool has_x, has_u;
+    double x_extra; /* x's extra[1] */
+    int stop_at;
+} seen_rows;
+
+static int see_row(void *ctx, const char *id, const eo_player_row *row)
+{
+    seen_rows *s = ctx;
+    s->n++;
+    s->sum_mu += row->mu;
+    s->has_x = s->has_x || strcmp(id, "x") == 0;
+    if (strcmp(id, "x") == 0)
+        s->x_extra = row->extra[1];
+    s->has_u = s->has_u || strcmp(id, "pl\xc3\xa4yer") == 0;
+    return s->stop_at && (int)s->n == s->stop_at ? 5 : 0;
+}
+
+static void test_players_each(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    int64_t q = make_pool(f->s, "other");
+    seen_rows s = {0};
+    assert_int_equal(eo_store_players_each(f->s, p, see_row, &s), 0);
+    assert_int_equal(s.n, 0);
+    char id[16];
+    for (int i = 0; i < 100; i++) {
+        eo_player_row in = {.rating = i, .mu = i, .sigma = 1};
+        snprintf(id, sizeof id, "p%d", i);
+        assert_int_equal(eo_store_player_put(f->s, p, id, &in), 0);
+    }
+    eo_player_row in = {.mu = 0.5, .extra = {0, -2.25}};
+    assert_int_equal(eo_store_player_put(f->s, p, "x", &in), 0);
+    assert_int_equal(eo_store_player_put(f->s, p, "pl\xc3\xa4yer", &in), 0);
+    assert_int_equal(eo_store_player_put(f->s, q, "y", &in), 0); /* another pool's */
+    assert_int_equal(eo_store_player_delete(f->s, p, "p99"), 0);
+    assert_int_equal(eo_store_players_each(f->s, p, see_row, &s), 0);
+    assert_int_equal(s.n, 101);
+    assert_true(s.sum_mu == 99 * 98 / 2 + 1.0); /* p0..p98, x and the other id: 0.5 each */
+    assert_true(s.has_x && s.has_u);
+    assert_true(s.x_extra == -2.25); /* every column of the row, as eo_store_player_get() */
+    memset(&s, 0, sizeof s);
+    s.stop_at = 3;
+    assert_int_equal(eo_store_players_each(f->s, p, see_row, &s), 5);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(eo_store_players_each(NULL, p, see_row, &s), EO_EINVAL);
+    assert_int_equal(eo_store_players_each(f->s, p, NULL, &s), EO_EINVAL);
+}
+
 static void test_transaction_rollback(void **state)
 {
     fixture *f = *state;
@@ -831,7 +884,8 @@ int main(void)
         CASE(test_pool_duplicate),        CASE(test_pool_list),
         CASE(test_log_append_find),       CASE(test_log_same_id_two_pools),
         CASE(test_log_each_order),        CASE(test_log_bad_entries),
-        CASE(test_players),               CASE(test_transaction_rollback),
+        CASE(test_players),               CASE(test_players_each),
+        CASE(test_transaction_rollback),
         CASE(test_reader_sees_committed), CASE(test_reader_cannot_write),
         CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
         CASE(test_seasons),
