@@ -310,7 +310,7 @@ static void test_closed_loop(void **state)
 }
 
 /* A pool with a map bias: balancer ours evens the teams with the map's field as the pool
- * estimates it. Maps with biases up to ±1.5 logits and no partial play: once the pool has seen
+ * estimates it. 6v6, maps with biases up to ±1.5 logits, no partial play: once the pool has seen
  * the maps, the rounds are closer to a coin flip (mean |P_true − 0.5|) and have far fewer
  * stomps than with the same world's pool without the bias, which evens rating sums only. */
 static void test_closed_loop_map_field(void **state)
@@ -320,8 +320,9 @@ static void test_closed_loop_map_field(void **state)
     for (int with = 0; with < 2; with++) {
         eo_sim_config c;
         eo_sim_config_default(&c);
-        c.players = 200;
+        c.players = 100;
         c.seed = 77;
+        c.team_min = c.team_max = 6;
         c.maps = 4;
         c.bias = 1.5;
         c.partial_permille = 0;
@@ -330,18 +331,18 @@ static void test_closed_loop_map_field(void **state)
         pc.bias.by = with ? EO_BIAS_MAP : EO_BIAS_OFF;
         eo_sim *s = NULL;
         assert_int_equal(eo_sim_create(&c, &pc, &s), 0);
-        for (int i = 0; i < 3000; i++) {
+        for (int i = 0; i < 2000; i++) {
             assert_int_equal(eo_sim_step(s, NULL), 0);
-            if (i == 999)
+            if (i == 499)
                 assert_int_equal(eo_sim_report_window(s, &w[with]), 0);
         }
         assert_int_equal(eo_sim_report_window(s, &w[with]), 0);
         assert_int_equal(w[with].inexact, 0);
         eo_sim_destroy(s);
     }
-    /* (seed 77: 0.233 -> 0.194 and 36 % -> 22 %) */
-    assert_true(w[1].imbalance < 0.9 * w[0].imbalance);
-    assert_true(w[1].stomps < 0.75 * w[0].stomps);
+    /* (seed 77: 0.226 -> 0.155 and 33 % -> 12 %) */
+    assert_true(w[1].imbalance < 0.8 * w[0].imbalance);
+    assert_true(w[1].stomps < 0.5 * w[0].stomps);
 }
 
 /* Balancer ours under a work limit. The default limit leaves an ordinary run (12v12) exact:
