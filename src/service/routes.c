@@ -466,14 +466,11 @@ static void h_splits(eo__call *c, eo__answer *a)
     ws = split_ws(c->svc);
     int rc = ws ? eo_split_solve_ws(ws, players, req.n, &opt, &s)
                 : eo_split_solve(players, req.n, &opt, &s);
+    /* A plain request names no map (a "map" makes it a balancer request, above): field 0. */
     for (size_t k = 0; rc == 0 && k < s->count; k++) {
         eo_split *sp = &s->split[k];
-        /* No map, no field (eo_pool_bias_field()): plain requests skip the table's lock. */
-        double field = req.map ? eo__pools_field(&c->svc->pools, pi.name, req.map,
-                                                 (size_t)sp->k, (size_t)sp->k, NULL)
-                               : 0.0;
         sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
-                                       (size_t)sp->k, field);
+                                       (size_t)sp->k, 0.0);
     }
     if (rc == EO_ENOMEM) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
