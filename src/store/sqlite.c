@@ -804,6 +804,27 @@ static int sq_standing_put(eo_store *s, int64_t pool_id, const char *season, con
     return rc;
 }
 
+/* Steps @p st (player id in column 0, the row from column 1), calling @p fn per row until it
+ * returns non-zero (returned as is); finishes the statement. @p what names the read in errors. */
+static int each_row(sq_store *q, sqlite3_stmt *st,
+                    int (*fn)(void *ctx, const char *player, const eo_player_row *row), void *ctx,
+                    const char *what)
+{
+    int src, rc;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_player_row row;
+        row_columns(st, 1, &row);
+        rc = fn(ctx, (const char *)sqlite3_column_text(st, 0), &row);
+        if (rc) {
+            done(st);
+            return rc;
+        }
+    }
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, what);
+    done(st);
+    return rc;
+}
+
 static int sq_players_each(eo_store *s, int64_t pool_id,
                            int (*fn)(void *ctx, const char *id, const eo_player_row *row),
                            void *ctx)
@@ -814,19 +835,7 @@ static int sq_players_each(eo_store *s, int64_t pool_id,
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
-    int src;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        eo_player_row row;
-        row_columns(st, 1, &row);
-        rc = fn(ctx, (const char *)sqlite3_column_text(st, 0), &row);
-        if (rc) {
-            done(st);
-            return rc;
-        }
-    }
-    rc = src == SQLITE_DONE ? 0 : fail(q, src, "reading players");
-    done(st);
-    return rc;
+    return each_row(q, st, fn, ctx, "reading players");
 }
 
 static int sq_standings_each(eo_store *s, int64_t pool_id, const char *season, int64_t offset,
@@ -843,19 +852,7 @@ static int sq_standings_each(eo_store *s, int64_t pool_id, const char *season, i
     bind_text(st, 2, season);
     sqlite3_bind_int64(st, 3, offset);
     sqlite3_bind_int64(st, 4, limit > 0 ? limit : -1); /* SQLite: a negative LIMIT is none */
-    int src;
-    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        eo_player_row row;
-        row_columns(st, 1, &row);
-        rc = fn(ctx, (const char *)sqlite3_column_text(st, 0), &row);
-        if (rc) {
-            done(st);
-            return rc;
-        }
-    }
-    rc = src == SQLITE_DONE ? 0 : fail(q, src, "reading standings");
-    done(st);
-    return rc;
+    return each_row(q, st, fn, ctx, "reading standings");
 }
 
 static const eo__store_ops sqlite_ops = {

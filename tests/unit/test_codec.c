@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_codec.h"
+#include "models.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -1496,17 +1497,6 @@ static void test_pool_config(void **state)
 
 /* ---- balancer split requests (issue 3 §4) ------------------------------------------------ */
 
-static eo_model_ctx *model_named(const char *name)
-{
-    eo_model m;
-    eo_model_config cfg;
-    eo_model_ctx *ctx = NULL;
-    assert_int_equal(eo_model_parse(name, &m), 0);
-    assert_int_equal(eo_model_config_default(m, &cfg), 0);
-    assert_int_equal(eo_model_prepare(&cfg, &ctx, NULL), 0);
-    return ctx;
-}
-
 static void test_split_balance_request(void **state)
 {
     (void)state;
@@ -1713,7 +1703,7 @@ static json_t *balance_answer(const char *text, eo_model_ctx *m)
 static void test_split_balance_field(void **state)
 {
     (void)state;
-    eo_model_ctx *m = model_named("synelo");
+    eo_model_ctx *m = test_model_named("synelo");
     const char *req = "{\"players\":[{\"id\":\"a\",\"rating\":1000},{\"id\":\"b\","
                       "\"rating\":1000},{\"id\":\"c\",\"rating\":1100},{\"id\":\"d\","
                       "\"rating\":900}],\"mode\":\"scramble\",\"k_min\":2}";
@@ -1757,7 +1747,7 @@ static const char *str_at(const json_t *o, const char *k)
 static void test_split_balance_answer(void **state)
 {
     (void)state;
-    eo_model_ctx *m = model_named("synelo");
+    eo_model_ctx *m = test_model_named("synelo");
     json_t *o = balance_answer(REBAL ",\"mode\":\"rebalance\"}", m);
     json_t *sp = json_object_get(o, "splits");
     assert_int_equal(json_array_size(sp), 1);

@@ -13,6 +13,7 @@
 
 #include "evenodds/eo_model.h"
 #include "evenodds/eo_synelo.h"
+#include "models.h"
 
 static void names_and_tables(void **state)
 {
@@ -231,17 +232,6 @@ static void predict_and_split_scale(void **state)
     eo_model_release(ctx);
 }
 
-static eo_model_ctx *model_named(const char *name)
-{
-    eo_model m;
-    eo_model_config cfg;
-    eo_model_ctx *ctx = NULL;
-    assert_int_equal(eo_model_parse(name, &m), 0);
-    assert_int_equal(eo_model_config_default(m, &cfg), 0);
-    assert_int_equal(eo_model_prepare(&cfg, &ctx, NULL), 0);
-    return ctx;
-}
-
 /* ε in rating units from a tolerance on P(A) (eo_model_split_tolerance). Expected values from the
  * models' formulas: SynElo P = 1/(1 + e^(−ΔΣ/Θ)), Θ = 2400: Θ·ln(0.51/0.49) = 96.013;
  * Elo (team means, scale 400, whole points): k·400·log10(0.51/0.49) = 6.9496·k, so 13.899 at
@@ -252,9 +242,9 @@ static eo_model_ctx *model_named(const char *name)
 static void test_split_tolerance(void **state)
 {
     (void)state;
-    eo_model_ctx *syn = model_named("synelo");
-    eo_model_ctx *elo = model_named("elo");
-    eo_model_ctx *ts = model_named("trueskill");
+    eo_model_ctx *syn = test_model_named("synelo");
+    eo_model_ctx *elo = test_model_named("elo");
+    eo_model_ctx *ts = test_model_named("trueskill");
     assert_int_equal(eo_model_split_unit(syn), 1);
     assert_int_equal(eo_model_split_tolerance(syn, 0.01, 2, 0.0, 1, 0.0), 96);
     assert_int_equal(eo_model_split_tolerance(syn, 0.01, 12, 0.0, 1, 0.0), 96); /* sums: any k */
@@ -274,7 +264,7 @@ static void test_split_tolerance(void **state)
     assert_int_equal(eo_model_split_tolerance(ts, 0.01, 2, 0.0, u, 0.0), 2);
     assert_int_equal(eo_model_split_tolerance(ts, 0.01, 2, 4 * s0 * s0, u, 0.0), 4);
     /* The largest such E: E meets the tolerance, E + 1 does not (Glicko-2 with RDs). */
-    eo_model_ctx *g2 = model_named("glicko2");
+    eo_model_ctx *g2 = test_model_named("glicko2");
     u = eo_model_split_unit(g2);
     for (int k = 1; k <= 12; k++) {
         double vs = 2.0 * k * 50.0 * 50.0;
@@ -298,9 +288,9 @@ static void test_split_tolerance(void **state)
 static void test_split_field_units(void **state)
 {
     (void)state;
-    eo_model_ctx *syn = model_named("synelo");
-    eo_model_ctx *elo = model_named("elo");
-    eo_model_ctx *ts = model_named("trueskill");
+    eo_model_ctx *syn = test_model_named("synelo");
+    eo_model_ctx *elo = test_model_named("elo");
+    eo_model_ctx *ts = test_model_named("trueskill");
     assert_int_equal(eo_model_field_units(syn, 0.5, 6, 0.0, 1), 1200);
     assert_int_equal(eo_model_field_units(syn, -0.5, 6, 0.0, 1), -1200);
     assert_int_equal(eo_model_field_units(syn, 0.0, 6, 0.0, 1), 0);
