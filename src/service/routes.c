@@ -742,7 +742,7 @@ static int refit_opt(const json_t *o, const char *name, bool integer, double lo,
 static bool is_json_ctype(const char *ct);
 
 /* POST /v1/pools/{pool}/refit: starts a background refit (refit.c) → 202. The body is
- * optional: {"sweeps","tol","prior","prior_mean"}, the options of `evenodds fit`. */
+ * optional: {"method","sweeps","tol","prior","prior_mean"}, the options of `evenodds fit`. */
 static void h_refit_post(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -768,10 +768,27 @@ static void h_refit_post(eo__call *c, eo__answer *a)
         const char *key;
         json_t *val;
         json_object_foreach(c->json, key, val) {
-            if (strcmp(key, "sweeps") != 0 && strcmp(key, "tol") != 0 &&
-                strcmp(key, "prior") != 0 && strcmp(key, "prior_mean") != 0) {
+            if (strcmp(key, "method") != 0 && strcmp(key, "sweeps") != 0 &&
+                strcmp(key, "tol") != 0 && strcmp(key, "prior") != 0 &&
+                strcmp(key, "prior_mean") != 0) {
                 eo__answer_error(a, 400, "invalid_request",
-                                 "unknown field (sweeps, tol, prior, prior_mean)", key);
+                                 "unknown field (method, sweeps, tol, prior, prior_mean)", key);
+                return;
+            }
+        }
+        const json_t *m = json_object_get(c->json, "method");
+        if (m != NULL) {
+            const char *name = json_string_value(m);
+            eo_model model = pi.cfg.model.model;
+            if (name == NULL || eo_fit_method_parse(name, &fc.method) != 0) {
+                eo__answer_error(a, 400, "invalid_request", "expected \"map\" or \"smooth\"",
+                                 "method");
+                return;
+            }
+            if (fc.method == EO_FIT_SMOOTH && model != EO_MODEL_TRUESKILL &&
+                model != EO_MODEL_WENGLIN) {
+                eo__answer_error(a, 400, "invalid_request",
+                                 "\"smooth\" is for the trueskill and wenglin models", "method");
                 return;
             }
         }

@@ -132,6 +132,10 @@ static void test_refit(void **state)
                  "tol");
     expect_error(&s, "POST", path, s.admin_key, "{\"sweep\":3}", 400, "invalid_request",
                  "sweep");
+    expect_error(&s, "POST", path, s.admin_key, "{\"method\":\"mean\"}", 400,
+                 "invalid_request", "method");
+    expect_error(&s, "POST", path, s.admin_key, "{\"method\":1}", 400, "invalid_request",
+                 "method");
     expect_error(&s, "POST", path, s.admin_key, "[1]", 400, "invalid_request", NULL);
     expect_error(&s, "POST", path, s.admin_key, "{\"sweeps\":", 400, "invalid_json", NULL);
     expect_error(&s, "POST", "/v1/pools/nope/refit", s.admin_key, NULL, 404, "unknown_pool",
@@ -202,6 +206,25 @@ static void test_refit(void **state)
     expect_service_equals_replay(&s, "w");
     /* A job is the service's memory, not the store's: a new process has none. */
     expect_error(&s, "GET", path, s.admin_key, NULL, 404, "no_refit", NULL);
+
+    /* The static fit on request ("method": "map"; smoothing is TrueSkill's default): the
+     * lookups hold what `evenodds fit --method map` computes from the export. */
+    assert_int_equal(e2e_call(&s, "POST", path, s.admin_key, "{\"method\":\"map\"}", &r), 0);
+    if (r.status != 202)
+        fail_msg("POST refit map: %ld %s", r.status, r.body);
+    e2e_resp_free(&r);
+    o = wait_refit(&s, "w");
+    if (strcmp(json_string_value(json_object_get(o, "state")), "done") != 0)
+        fail_msg("refit map: %s", json_dumps(o, 0));
+    json_decref(o);
+    assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
+    const char *map_argv[] = {"evenodds", "fit", "--model", "trueskill", "--method", "map",
+                              "--format", "json", "--ratings-out", fitted, upto, NULL};
+    if (e2e_run(map_argv, NULL, err, sizeof err) != 0)
+        fail_msg("fit --method map: %s", err);
+    const char *mu_only[] = {"mu", NULL};
+    assert_true(e2e_expect_lookups(&s, "w", fitted, mu_only) >= (size_t)players);
+    expect_service_equals_replay(&s, "w");
     assert_int_equal(e2e_stop(&s, 15, 10000, &status), 0);
     assert_int_equal(status, 0);
     e2e_cleanup(&s);
