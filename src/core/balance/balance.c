@@ -243,6 +243,7 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
     b->field = req.field;
     b->work_limit = req.work_limit;
     b->no_mitm = (no_plain & 2) != 0;
+    b->dp_try = (no_plain & 4) ? 1 : 0;
     no_plain &= 1;
     int64_t qmax = 0;
     for (size_t i = 0; i < n; i++) {

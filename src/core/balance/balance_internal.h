@@ -59,6 +59,8 @@ typedef struct eo__bal {
     int active[EO__BT_N];   /* 1 when the term counts in the objective */
     uint64_t work, work_limit;
     int no_mitm;            /* test switch: eo__bal_mitm() declines */
+    uint64_t dp_try;        /* test switch: a gap-only question's search budget before the
+                             * table of split_dp.c answers (0: the default, 20,000 nodes) */
     /* eo__bal_search()'s tables, built at its first call; owned, released by
      * eo__bal_search_free() */
     struct eo__bal_bs *scratch;
@@ -106,8 +108,8 @@ int eo__bal_local(const eo__bal *b, int64_t eps, uint64_t seed, int restarts, ui
                   eo__bal_vec vec);
 
 /* eo_balance_solve() with test switches: no_plain bit 1 answers plain requests by the general
- * path, bit 2 turns the meet in the middle off (the search answers); force_local answers every k
- * by local search. */
+ * path, bit 2 turns the meet in the middle off (the search answers), bit 4 sends gap-only
+ * questions to the table after one search node; force_local answers every k by local search. */
 int eo__balance_solve(const eo_balance_player *players, size_t n, const eo_balance_request *req,
                       eo_balance_result **out, uint32_t *bad_party, int no_plain,
                       int force_local);

@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "balance_internal.h"
+#include "split_internal.h"
 
 #define NMAX EO__BAL_EXACT
+/* Least search budget of a gap-only question before the table answers (split.c's rule). */
+#define DP_TRY_MIN 20000
 
 typedef struct state {
     int64_t d;      /* Σq(A) - Σq(B) */
@@ -46,6 +49,12 @@ typedef struct eo__bal_bs {
     uint8_t *out_side;
     eo__bal_vec root;
     int have_root;
+    /* gap-only problems (gap_only()): a question's search budget, then split_dp.c's table */
+    int gap_only;
+    uint64_t try_end; /* 0 = none */
+    int gave_up;
+    uint8_t by_q[NMAX];  /* players by q descending, ties by index (the table's order) */
+    eo__split_buf dp;    /* the table's memory, kept across questions */
 } bs;
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
@@ -264,6 +273,11 @@ static void dfs(bs *s, int j, const state *c)
         s->done = 1;
         return;
     }
+    if (s->try_end && b->work >= s->try_end) {
+        s->gave_up = 1;
+        s->done = 1;
+        return;
+    }
     b->work++;
     eo__bal_vec L;
     if (!bound(s, j, c, L))
@@ -368,6 +382,18 @@ static void dfs(bs *s, int j, const state *c)
 
 /* The tables that do not depend on the statuses or the question (item order, sorted prefix
  * sums, current teams, preferences), built once per call into b->scratch. */
+/* 1 when no term but the gap can be above 0 in any split: no parties, and nobody has a current team, a preference or a sat-out mark, outside scramble
+ * mode. A question is then the splitter's with the field as an offset. */
+static int gap_only(const eo__bal *b)
+{
+    if (b->m != b->n || b->npart > 0 || b->active[EO__BT_TOP2] || b->active[EO__BT_SPREAD])
+        return 0;
+    for (int i = 0; i < b->n; i++)
+        if (b->team[i] != EO__SIDE_BENCH || b->prefer[i] != EO__SIDE_BENCH || b->sat_out[i])
+            return 0;
+    return 1;
+}
+
 static bs *prepare(eo__bal *b)
 {
     if (b->scratch)
@@ -378,6 +404,12 @@ static bs *prepare(eo__bal *b)
     b->scratch = s;
     s->b = b;
     s->m = b->m;
+    s->gap_only = gap_only(b);
+    s->try_end = 0;
+    s->dp.p = NULL;
+    s->dp.cap = 0;
+    for (int i = 0; i < b->n; i++)
+        s->by_q[i] = (uint8_t)b->best[i];
     int64_t sum[NMAX];
     for (int t = 0; t < b->m; t++) {
         sum[t] = 0;
@@ -470,8 +502,46 @@ static bs *prepare(eo__bal *b)
 
 void eo__bal_search_free(eo__bal *b)
 {
+    if (b->scratch)
+        free(b->scratch->dp.p);
     free(b->scratch);
     b->scratch = NULL;
+}
+
+/* A gap-only question by split_dp.c's table: 1 with side[] and *best (a split of least
+ * |D| <= max_gap), 0 when none, -1 when the table cannot tell (too wide, out of memory),
+ * EO_ELIMIT when its cost would pass the work limit. The cost counts against the work limit
+ * as one node per 16 word operations. */
+static int by_table(bs *s, int64_t max_gap, eo__bal_vec best, uint8_t *side)
+{
+    eo__bal *b = s->b;
+    eo__split_prob p;
+    memset(&p, 0, sizeof p);
+    p.n = b->n;
+    p.k = b->k;
+    p.q = b->q;
+    p.order = s->by_q;
+    for (int i = 0; i < b->n; i++)
+        p.status[i] = b->ist[b->item_of[i]]; /* EO__BS_* and EO__SP_* are the same codes */
+    p.dp_buf = &s->dp;
+    p.offset = b->field;
+    uint64_t cost = eo__split_dp_cost(&p);
+    if (cost == 0)
+        return -1;
+    uint64_t nodes = cost / 16 + 1;
+    if (b->work_limit && b->work + nodes > b->work_limit)
+        return EO_ELIMIT;
+    b->work += nodes;
+    eo__split_sol sol;
+    int rc = eo__split_dp(&p, max_gap, &sol);
+    if (rc != 1)
+        return rc;
+    for (int i = 0; i < b->n; i++)
+        side[i] = (sol.a >> i & 1)   ? EO__SIDE_A
+                  : (sol.b >> i & 1) ? EO__SIDE_B
+                                     : EO__SIDE_BENCH;
+    eo__bal_eval(b, side, best);
+    return 1;
 }
 
 int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side)
@@ -505,6 +575,38 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
     s->have_root = 0;
     state c;
     memset(&c, 0, sizeof c);
+    /* A gap-only question (the other terms are 0 in every split, and in *best when it bounds
+     * a feasibility question): the search within a budget, as split.c runs its questions;
+     * past it the table answers exactly, and where it cannot tell the search goes on. */
+    int64_t max_gap = dev_max;
+    int table = s->gap_only && b->n <= EO__SPLIT_N;
+    for (int t = 0; table && feas != 0 && t < EO__BT_DEV; t++)
+        table = !b->active[t] || best[t] == 0;
+    if (table && feas != 0 && best[EO__BT_DEV] < max_gap)
+        max_gap = best[EO__BT_DEV];
+    if (table) {
+        uint8_t keep[NMAX];
+        eo__bal_vec kept;
+        memcpy(keep, side, (size_t)b->n);
+        memcpy(kept, best, sizeof kept);
+        s->gave_up = 0;
+        s->try_end = b->work + (b->dp_try ? b->dp_try : DP_TRY_MIN);
+        dfs(s, 0, &c);
+        s->try_end = 0;
+        if (!s->gave_up)
+            return s->err ? s->err : s->found;
+        int rc = by_table(s, max_gap, best, side);
+        if (rc == 1 || rc == EO_ELIMIT || (rc == 0 && feas != 2))
+            return rc;
+        /* the table cannot tell: the search from the start, unbudgeted */
+        memcpy(side, keep, (size_t)b->n);
+        memcpy(best, kept, sizeof kept);
+        s->found = feas == 2;
+        s->done = s->err = 0;
+        s->have_root = 0;
+        memset(s->side, EO__SIDE_BENCH, sizeof s->side);
+        memset(&c, 0, sizeof c);
+    }
     dfs(s, 0, &c);
     return s->err ? s->err : s->found;
 }

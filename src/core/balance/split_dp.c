@@ -20,7 +20,7 @@ static size_t cap_of(const eo__split_prob *p)
 
 typedef struct dp_shape {
     int ka, kb, f;   /* players still to add to A and B, undecided players */
-    int64_t d0;      /* difference of the decided players */
+    int64_t d0;      /* difference of the decided players, plus the offset */
     int64_t dmin;    /* least difference any completion reaches (bit 0) */
     size_t nw;       /* words per bitset */
 } dp_shape;
@@ -29,7 +29,7 @@ typedef struct dp_shape {
 static int dp_shape_of(const eo__split_prob *p, dp_shape *sh)
 {
     int na = 0, nb = 0, f = 0, ta = 0, tb = 0;
-    int64_t d = 0, up = 0, down = 0;
+    int64_t d = p->offset, up = 0, down = 0;
     for (int i = 0; i < p->n; i++) {
         if (p->status[i] == EO__SP_A) {
             d += p->q[i];

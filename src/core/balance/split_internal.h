@@ -52,6 +52,8 @@ typedef struct eo__split_prob {
                                   * (tests set it small to make it recompute or give up) */
     struct eo__split_scratch *scratch; /* work space of split_mitm.c */
     eo__split_buf *dp_buf;             /* tables of split_dp.c */
+    int64_t offset;              /* split_dp.c only (0 elsewhere): the gap is
+                                  * |Σq(A) − Σq(B) + offset| (the balancer's map field) */
 } eo__split_prob;
 
 /* A split found by the search: bit i of a (b) set when player i is on team A (B). */
