@@ -120,8 +120,11 @@ static void put_int(tbuf *b, long long v)
     put(b, t, (size_t)n);
 }
 
-/* A finite real as jansson writes it at its default precision: "%.17g"; ".0" appended when
- * that would read back as an integer; the exponent without '+' and leading zeros. */
+/* A finite real as jansson 2.14 (Debian 12's) writes it at its default precision: "%.17g";
+ * ".0" appended when that would read back as an integer; the exponent without '+' and leading
+ * zeros. A jansson that prints the shortest round-trip digits instead (upstream after 2.14)
+ * would differ in digits, not in value: test_codec's comparison with json_dumps says so at
+ * once. */
 static void put_real(tbuf *b, double v)
 {
     char t[40];

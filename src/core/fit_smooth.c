@@ -131,10 +131,10 @@ static int visit(eo_fit *f, const fit_round *fr, const cavity *cv, double *lp, d
         if (!(part[i].w > 0.0))
             continue;
         double post = 1.0 / (up[i].sigma * up[i].sigma);
-        double p = post - cv->p[i];
-        if (p > 0.0 && isfinite(p)) {
+        double p = post - cv->p[i], t = up[i].mu * post - cv->t[i];
+        if (p > 0.0 && isfinite(p) && isfinite(t)) { /* else a flat message */
             lp[i] = p;
-            lt[i] = up[i].mu * post - cv->t[i];
+            lt[i] = t;
         }
     }
     return 0;
@@ -163,6 +163,12 @@ static double mark(fit_app *a, double cp, double ct, double lp, double lt, doubl
 /* The forward pass: each player's running state starts at the prior with one drift; at each
  * appearance it is the forward message, stored for the backward pass, then times the round's
  * message, plus the drift. */
+/* The larger change, a NaN counting as the largest (so it never reads as converged). */
+static double worse(double big, double c)
+{
+    return c <= big ? big : isnan(c) ? INFINITY : c;
+}
+
 static int forward(eo_fit *f, double *big, double *ll)
 {
     double p0 = 1.0 / (f->cfg.prior_sd * f->cfg.prior_sd), t0 = f->cfg.prior_mean * p0;
@@ -195,7 +201,7 @@ static int forward(eo_fit *f, double *big, double *ll)
             if (w != NULL && !(w[i] > 0.0))
                 continue; /* weight 0: not on the chain */
             double prec;
-            *big = fmax(*big, mark(&a[i], cv.p[i], cv.t[i], lp[i], lt[i], &prec));
+            *big = worse(*big, mark(&a[i], cv.p[i], cv.t[i], lp[i], lt[i], &prec));
             double p = f->cp[m[i]] + lp[i], t = f->ct[m[i]] + lt[i];
             drift(f, &p, &t);
             f->cp[m[i]] = p;
@@ -236,7 +242,7 @@ static int backward(eo_fit *f, double *big)
             if (w != NULL && !(w[i] > 0.0))
                 continue; /* weight 0: not on the chain */
             double prec;
-            *big = fmax(*big, mark(&a[i], cv.p[i], cv.t[i], lp[i], lt[i], &prec));
+            *big = worse(*big, mark(&a[i], cv.p[i], cv.t[i], lp[i], lt[i], &prec));
             uint32_t j = m[i];
             if (!f->seen[j]) {
                 f->seen[j] = 1;

@@ -31,8 +31,17 @@ static int publish_all(struct eo_service *svc, eo_engine *e, char *err, size_t e
         eo__pool_info pi;
         if (rc == 0 && (rc = eo__pool_info_from_engine(e, rows[i].name, &pi)) == 0)
             rc = eo__pools_put(&svc->pools, &pi);
-        if (rc == 0) /* the ratings splits read: the player rows */
-            rc = eo__pools_ratings_load(&svc->pools, rows[i].name, eo_engine_store(e), pi.id);
+        if (rc == 0) { /* the ratings splits read: the player rows */
+            int lrc = eo__pools_ratings_load(&svc->pools, rows[i].name, eo_engine_store(e),
+                                             pi.id);
+            if (lrc != 0) { /* the pool's ratings are off: its splits read the store */
+                eo__logline l;
+                eo__log_begin(&l, EO_LOG_WARN, "split ratings off; splits read the store");
+                eo__log_str(&l, "pool", rows[i].name);
+                eo__log_str(&l, "error", eo_strerror(lrc));
+                eo__log_end(&svc->log, EO_LOG_WARN, &l);
+            }
+        }
         if (rc == 0) /* the bias the fold of the log gave */
             rc = eo__pools_publish_bias(&svc->pools, rows[i].name,
                                         eo_engine_pool(e, rows[i].name));
