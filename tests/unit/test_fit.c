@@ -337,6 +337,37 @@ static void errors(void **state)
  * scale, which is the world's: a team-sum difference of 400 is 10:1) must rank players closer
  * to their true skills than online Elo after the same 4800 rounds (Spearman), and predict the
  * held-out rounds with a lower log loss than online Elo frozen at the same point. */
+/* Spearman's correlation with the sim's true skills of the fitted skills (*rho_fit) and of the
+ * online pool's means (*rho_online), over the players the fit rated; returns their count. */
+static size_t spearman_pair(const eo_sim *sim, const eo_fit *f, const eo_pool *online,
+                            double *rho_fit, double *rho_online)
+{
+    size_t n = eo_sim_player_count(sim);
+    double *truth = calloc(n, sizeof *truth), *fit = calloc(n, sizeof *fit),
+           *onl = calloc(n, sizeof *onl);
+    assert_true(truth != NULL && fit != NULL && onl != NULL);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        eo_sim_player sp;
+        eo_fit_player fp;
+        eo_rating_view v;
+        assert_int_equal(eo_sim_player_get(sim, i, &sp), 0);
+        if (eo_fit_lookup(f, sp.id, &fp) != 0 || fp.rounds == 0)
+            continue;
+        assert_int_equal(eo_pool_lookup(online, sp.id, 0, &v), 0);
+        truth[k] = sp.skill;
+        fit[k] = fp.skill;
+        onl[k] = v.mu;
+        k++;
+    }
+    assert_int_equal(eo_sim_spearman(truth, fit, k, rho_fit), 0);
+    assert_int_equal(eo_sim_spearman(truth, onl, k, rho_online), 0);
+    free(truth);
+    free(fit);
+    free(onl);
+    return k;
+}
+
 static void beats_online(void **state)
 {
     (void)state;
@@ -369,26 +400,8 @@ static void beats_online(void **state)
     assert_int_equal(eo_fit_run(f, &st), 0);
     assert_true(st.converged);
 
-    size_t n = eo_sim_player_count(sim);
-    double *truth = calloc(n, sizeof *truth), *fit = calloc(n, sizeof *fit),
-           *onl = calloc(n, sizeof *onl);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        eo_sim_player sp;
-        eo_fit_player fp;
-        eo_rating_view v;
-        assert_int_equal(eo_sim_player_get(sim, i, &sp), 0);
-        if (eo_fit_lookup(f, sp.id, &fp) != 0 || fp.rounds == 0)
-            continue;
-        assert_int_equal(eo_pool_lookup(online, sp.id, 0, &v), 0);
-        truth[k] = sp.skill;
-        fit[k] = fp.skill;
-        onl[k] = v.mu;
-        k++;
-    }
     double rho_fit, rho_online;
-    assert_int_equal(eo_sim_spearman(truth, fit, k, &rho_fit), 0);
-    assert_int_equal(eo_sim_spearman(truth, onl, k, &rho_online), 0);
+    size_t k = spearman_pair(sim, f, online, &rho_fit, &rho_online);
     print_message("spearman: refit %.4f, online %.4f over %zu players\n", rho_fit, rho_online, k);
     assert_true(rho_fit > rho_online);
 
@@ -412,9 +425,6 @@ static void beats_online(void **state)
     print_message("held-out log loss: refit %.5f, online frozen %.5f (%llu rounds; %u sweeps)\n",
                   rf.logloss, ro.logloss, (unsigned long long)rf.count, st.sweep);
     assert_true(rf.logloss < ro.logloss);
-    free(truth);
-    free(fit);
-    free(onl);
     eo_sim_destroy(sim);
     eo_pool_destroy(online);
     eo_fit_destroy(f);
@@ -819,26 +829,8 @@ static void smooth_beats_online_with_drift(void **state)
     assert_true(st.converged);
     assert_int_equal(eo_fit_run(map, &sm), 0);
 
-    size_t n = eo_sim_player_count(sim);
-    double *truth = calloc(n, sizeof *truth), *fit = calloc(n, sizeof *fit),
-           *onl = calloc(n, sizeof *onl);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        eo_sim_player sp;
-        eo_fit_player fp;
-        eo_rating_view v;
-        assert_int_equal(eo_sim_player_get(sim, i, &sp), 0);
-        if (eo_fit_lookup(f, sp.id, &fp) != 0 || fp.rounds == 0)
-            continue;
-        assert_int_equal(eo_pool_lookup(online, sp.id, 0, &v), 0);
-        truth[k] = sp.skill;
-        fit[k] = fp.skill;
-        onl[k] = v.mu;
-        k++;
-    }
     double rho_fit, rho_online;
-    assert_int_equal(eo_sim_spearman(truth, fit, k, &rho_fit), 0);
-    assert_int_equal(eo_sim_spearman(truth, onl, k, &rho_online), 0);
+    size_t k = spearman_pair(sim, f, online, &rho_fit, &rho_online);
     print_message("spearman with the drifted truth: smoothed %.4f, online %.4f over %zu players "
                   "(%u sweeps)\n", rho_fit, rho_online, k, st.sweep);
     assert_true(rho_fit > rho_online);
@@ -868,9 +860,6 @@ static void smooth_beats_online_with_drift(void **state)
                   "rounds)\n", rs.logloss, rm.logloss, ro.logloss, (unsigned long long)rs.count);
     assert_true(rs.logloss < ro.logloss);
     assert_true(rs.logloss < rm.logloss);
-    free(truth);
-    free(fit);
-    free(onl);
     eo_sim_destroy(sim);
     eo_pool_destroy(online);
     eo_fit_destroy(f);
