@@ -51,15 +51,16 @@ static void balance(eo_split_request *req)
 }
 
 /* The text encoder against jansson's dump of the tree encoder's answer. */
-static void same_text(const eo_splits *s, const char *const *ids, const json_t *tree)
+static void same_text(const eo_splits *s, const char *const *ids, int64_t unit,
+                      const json_t *tree)
 {
     char *want = json_dumps(tree, JSON_COMPACT);
     size_t len = 0;
-    if (want == NULL || eo_splits_encode(s, ids, 1, NULL, 0, &len) != EO_ELIMIT ||
+    if (want == NULL || eo_splits_encode(s, ids, unit, NULL, 0, &len) != EO_ELIMIT ||
         len != strlen(want))
         abort();
     char *got = malloc(len + 1);
-    if (got == NULL || eo_splits_encode(s, ids, 1, got, len + 1, &len) != 0 ||
+    if (got == NULL || eo_splits_encode(s, ids, unit, got, len + 1, &len) != 0 ||
         strcmp(got, want) != 0)
         abort();
     free(got);
@@ -96,14 +97,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < req.n; i++)
             idx[i] = (uint16_t)i;
         size_t k = req.n / 2;
+        /* The numbers from the input's last bytes, so that the writer's real format (gap over
+         * a unit of 1, 10 or 100; p_a from the whole range, NaN as null) is fuzzed too. */
+        uint64_t x = 0;
+        for (size_t i = size > 8 ? size - 8 : 0; i < size; i++)
+            x = x << 8 | data[i];
+        static const int64_t units[3] = {1, 10, 100};
+        int64_t unit = units[x % 3];
+        double p = (double)(x >> 11) / 9007199254740992.0; /* [0, 1) from 53 bits */
         eo_split sp = {.k = (int)k, .a = idx, .b = idx + k, .bench = idx + 2 * k,
-                       .nbench = req.n - 2 * k, .gap = 0,
-                       .p_a = req.has_rating[0] ? 0.5 : NAN};
+                       .nbench = req.n - 2 * k, .gap = (int64_t)(x >> 40),
+                       .p_a = (x & 4) ? NAN : p};
         eo_splits s = {.count = 1, .split = &sp};
-        json_t *out = eo_splits_to_json(&s, (const char *const *)req.ids, 1);
+        json_t *out = eo_splits_to_json(&s, (const char *const *)req.ids, unit);
         if (out == NULL)
             abort(); /* every decoded id is valid UTF-8, so encoding cannot fail */
-        same_text(&s, (const char *const *)req.ids, out);
+        same_text(&s, (const char *const *)req.ids, unit, out);
         json_decref(out);
         if (req.balance && req.n <= 16)
             balance(&req);
