@@ -585,10 +585,6 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
     if (table && feas != 0 && best[EO__BT_DEV] < max_gap)
         max_gap = best[EO__BT_DEV];
     if (table) {
-        uint8_t keep[NMAX];
-        eo__bal_vec kept;
-        memcpy(keep, side, (size_t)b->n);
-        memcpy(kept, best, sizeof kept);
         s->gave_up = 0;
         s->try_end = b->work + (b->dp_try ? b->dp_try : DP_TRY_MIN);
         dfs(s, 0, &c);
@@ -598,10 +594,9 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         int rc = by_table(s, max_gap, best, side);
         if (rc == 1 || rc == EO_ELIMIT || (rc == 0 && feas != 2))
             return rc;
-        /* the table cannot tell: the search from the start, unbudgeted */
-        memcpy(side, keep, (size_t)b->n);
-        memcpy(best, kept, sizeof kept);
-        s->found = feas == 2;
+        /* The table cannot tell: the search from the start, unbudgeted, keeping what the
+         * budgeted one found as its incumbent (s->found: side[] and *best hold a split within
+         * dev_max; never for a feasibility question, which stops at its first split). */
         s->done = s->err = 0;
         s->have_root = 0;
         memset(s->side, EO__SIDE_BENCH, sizeof s->side);
