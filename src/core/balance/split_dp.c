@@ -113,6 +113,7 @@ typedef struct dp_ctx {
     int64_t dmin, t;     /* bit 0's difference; max_gap (clipped) */
     const int64_t *top;  /* top[v * (f + 1) + r]: sum of the r highest q of who[v..f-1] */
     const int64_t *rest; /* rest[v]: sum of q over who[v..f-1] */
+    const ptrdiff_t *base; /* word i of cell c is word base[c] + i of its table */
 } dp_ctx;
 
 /* Word range [*lo, *hi] of cell (a, b) in the table after v players; 0 when it is empty. */
@@ -138,15 +139,17 @@ static int win(const dp_ctx *x, int v, int a, int b, ptrdiff_t *lo, ptrdiff_t *h
     return 1;
 }
 
-/* Word j of a source whose meaningful words are [sl, sh] (0 outside). */
-static uint64_t word(const uint64_t *src, ptrdiff_t j, ptrdiff_t sl, ptrdiff_t sh)
+/* Word j of a source cell (at sb in its table) whose meaningful words are [sl, sh] (0
+ * outside). */
+static uint64_t word(const uint64_t *src, ptrdiff_t sb, ptrdiff_t j, ptrdiff_t sl, ptrdiff_t sh)
 {
-    return j >= sl && j <= sh ? src[j] : 0;
+    return j >= sl && j <= sh ? src[sb + j] : 0;
 }
 
-/* dst[lo..hi] |= src shifted by s bits toward higher (up) or lower indices, src's meaningful
- * words being [sl, sh]: the words that need no edge test run in a plain loop. */
-static void or_shift_up(uint64_t *dst, const uint64_t *src, ptrdiff_t lo, ptrdiff_t hi,
+/* Words lo..hi of the cell at db in table t |= those of the cell at sb (same table) shifted by s
+ * bits toward higher (up) or lower indices, the source's meaningful words being [sl, sh]: the
+ * words that need no edge test run in a plain loop. */
+static void or_shift_up(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo, ptrdiff_t hi,
                         ptrdiff_t sl, ptrdiff_t sh, int64_t s)
 {
     ptrdiff_t ws = (ptrdiff_t)(s / 64);
@@ -161,21 +164,21 @@ static void or_shift_up(uint64_t *dst, const uint64_t *src, ptrdiff_t lo, ptrdif
         m1 = hi;
     }
     for (ptrdiff_t i = lo; i < m0; i++)
-        dst[i] |= word(src, i - ws, sl, sh) << bs |
-                  (bs ? word(src, i - ws - 1, sl, sh) >> (64 - bs) : 0);
+        t[db + i] |= word(t, sb, i - ws, sl, sh) << bs |
+                  (bs ? word(t, sb, i - ws - 1, sl, sh) >> (64 - bs) : 0);
     if (bs)
         for (ptrdiff_t i = m0; i <= m1; i++)
-            dst[i] |= src[i - ws] << bs | src[i - ws - 1] >> (64 - bs);
+            t[db + i] |= t[sb + i - ws] << bs | t[sb + i - ws - 1] >> (64 - bs);
     else
         for (ptrdiff_t i = m0; i <= m1; i++)
-            dst[i] |= src[i - ws];
+            t[db + i] |= t[sb + i - ws];
     for (ptrdiff_t i = m1 + 1; i <= hi; i++)
-        dst[i] |= word(src, i - ws, sl, sh) << bs |
-                  (bs ? word(src, i - ws - 1, sl, sh) >> (64 - bs) : 0);
+        t[db + i] |= word(t, sb, i - ws, sl, sh) << bs |
+                  (bs ? word(t, sb, i - ws - 1, sl, sh) >> (64 - bs) : 0);
 }
 
-static void or_shift_down(uint64_t *dst, const uint64_t *src, ptrdiff_t lo, ptrdiff_t hi,
-                          ptrdiff_t sl, ptrdiff_t sh, int64_t s)
+static void or_shift_down(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo,
+                          ptrdiff_t hi, ptrdiff_t sl, ptrdiff_t sh, int64_t s)
 {
     ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
@@ -189,17 +192,17 @@ static void or_shift_down(uint64_t *dst, const uint64_t *src, ptrdiff_t lo, ptrd
         m1 = hi;
     }
     for (ptrdiff_t i = lo; i < m0; i++)
-        dst[i] |= word(src, i + ws, sl, sh) >> bs |
-                  (bs ? word(src, i + ws + 1, sl, sh) << (64 - bs) : 0);
+        t[db + i] |= word(t, sb, i + ws, sl, sh) >> bs |
+                  (bs ? word(t, sb, i + ws + 1, sl, sh) << (64 - bs) : 0);
     if (bs)
         for (ptrdiff_t i = m0; i <= m1; i++)
-            dst[i] |= src[i + ws] >> bs | src[i + ws + 1] << (64 - bs);
+            t[db + i] |= t[sb + i + ws] >> bs | t[sb + i + ws + 1] << (64 - bs);
     else
         for (ptrdiff_t i = m0; i <= m1; i++)
-            dst[i] |= src[i + ws];
+            t[db + i] |= t[sb + i + ws];
     for (ptrdiff_t i = m1 + 1; i <= hi; i++)
-        dst[i] |= word(src, i + ws, sl, sh) >> bs |
-                  (bs ? word(src, i + ws + 1, sl, sh) << (64 - bs) : 0);
+        t[db + i] |= word(t, sb, i + ws, sl, sh) >> bs |
+                  (bs ? word(t, sb, i + ws + 1, sl, sh) << (64 - bs) : 0);
 }
 
 /* The update of one table for the v-th undecided player (rating q; the table holds the first
@@ -215,7 +218,6 @@ static void or_shift_down(uint64_t *dst, const uint64_t *src, ptrdiff_t lo, ptrd
 static void dp_step(const dp_ctx *x, uint64_t *t, uint8_t *live, int v, int play, int64_t q)
 {
     int ka = x->ka, kb = x->kb, w = kb + 1;
-    size_t nw = x->nw;
     /* Live cells after v + 1 players have na + nb <= v + 1 (the others stay dead) and, the
      * band, na + nb >= ka + kb - (f - v - 1); the diagonal just below the band is visited to
      * mark it dead, those below it are dead already. */
@@ -229,25 +231,26 @@ static void dp_step(const dp_ctx *x, uint64_t *t, uint8_t *live, int v, int play
                 live[c] = 0;
                 continue;
             }
-            uint64_t *dst = t + c * nw;
+            ptrdiff_t db = x->base[c];
             int from_a = a > 0 && live[c - (size_t)w];
             int from_b = b > 0 && live[c - 1];
             int keep = !play && live[c]; /* u sits out: the cell's states stay */
             if (!keep && (from_a || from_b))
-                memset(dst + lo, 0, (size_t)(hi - lo + 1) * sizeof *dst);
+                memset(t + db + lo, 0, (size_t)(hi - lo + 1) * sizeof *t);
             /* a live source's window at v is not empty */
             if (from_a && win(x, v, a - 1, b, &sl, &sh))
-                or_shift_up(dst, t + (c - (size_t)w) * nw, lo, hi, sl, sh, q);
+                or_shift_up(t, db, x->base[c - (size_t)w], lo, hi, sl, sh, q);
             if (from_b && win(x, v, a, b - 1, &sl, &sh))
-                or_shift_down(dst, t + (c - 1) * nw, lo, hi, sl, sh, q);
+                or_shift_down(t, db, x->base[c - 1], lo, hi, sl, sh, q);
             live[c] = (uint8_t)(keep || from_a || from_b);
         }
     }
 }
 
-static int bit_at(const uint64_t *t, int64_t x)
+/* Bit x of the cell at cb in table t. */
+static int bit_at(const uint64_t *t, ptrdiff_t cb, int64_t x)
 {
-    return (int)(t[x / 64] >> (x % 64) & 1);
+    return (int)(t[cb + (ptrdiff_t)(x / 64)] >> (x % 64) & 1);
 }
 
 /* Copies the table after v players (the live cells' window words and every live flag). */
@@ -255,7 +258,7 @@ static void copy_tab(const dp_ctx *x, int v, uint64_t *tw, uint8_t *tl, const ui
                      const uint8_t *fl)
 {
     int w = x->kb + 1;
-    size_t cells = (size_t)(x->ka + 1) * (size_t)w, nw = x->nw;
+    size_t cells = (size_t)(x->ka + 1) * (size_t)w;
     /* live cells lie in the band (see dp_step) */
     int smin = x->ka + x->kb - (x->f - v), smax = v;
     for (int a = x->ka < smax ? x->ka : smax; a >= 0; a--) {
@@ -264,7 +267,8 @@ static void copy_tab(const dp_ctx *x, int v, uint64_t *tw, uint8_t *tl, const ui
             size_t c = (size_t)a * (size_t)w + (size_t)b;
             ptrdiff_t lo, hi;
             if (fl[c] && win(x, v, a, b, &lo, &hi))
-                memcpy(tw + c * nw + lo, fw + c * nw + lo, (size_t)(hi - lo + 1) * sizeof *tw);
+                memcpy(tw + x->base[c] + lo, fw + x->base[c] + lo,
+                       (size_t)(hi - lo + 1) * sizeof *tw);
         }
     }
     memcpy(tl, fl, cells);
@@ -289,11 +293,12 @@ typedef struct back {
 static void step_back(back *k, int u, const uint64_t *prev, const uint8_t *plv)
 {
     int64_t q = k->p->q[u];
-    size_t w = (size_t)(k->x->kb + 1), nw = k->x->nw;
+    size_t w = (size_t)(k->x->kb + 1);
     size_t c = (size_t)k->na * w + (size_t)k->nb;
-    if (k->p->status[u] == EO__SP_FREE && plv[c] && bit_at(prev + c * nw, k->x0))
+    const ptrdiff_t *base = k->x->base;
+    if (k->p->status[u] == EO__SP_FREE && plv[c] && bit_at(prev, base[c], k->x0))
         return;
-    if (k->na > 0 && k->x0 >= q && plv[c - w] && bit_at(prev + (c - w) * nw, k->x0 - q)) {
+    if (k->na > 0 && k->x0 >= q && plv[c - w] && bit_at(prev, base[c - w], k->x0 - q)) {
         k->a |= UINT64_C(1) << u;
         k->na--;
         k->x0 -= q;
@@ -362,7 +367,7 @@ uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap)
     int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
     window_sums(p, who, f, top, rest);
     dp_ctx x = {sh.ka, sh.kb, f, sh.nw, sh.dmin,
-                max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF, top, rest};
+                max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF, top, rest, NULL};
     uint64_t words = 0;
     int st = words_stride(f);
     for (int v = st; v <= f; v += st)
@@ -384,7 +389,7 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     if (!dp_shape_of(p, &sh))
         return -1;
     int ka = sh.ka, kb = sh.kb, f = sh.f;
-    size_t nw = sh.nw, cells = (size_t)(ka + 1) * (size_t)(kb + 1), one = cells * nw;
+    size_t nw = sh.nw, cells = (size_t)(ka + 1) * (size_t)(kb + 1);
     uint8_t who[EO__SPLIT_N] = {0};
     int j = 0;
     for (int u = 0; u < p->n; u++)
@@ -392,8 +397,25 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
             who[j++] = (uint8_t)u;
     int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
     window_sums(p, who, f, top, rest);
+    /* A table stores each cell's words packed, only those of its window in the first table
+     * where it can be live (after na + nb players; later windows lie inside it), so tables are
+     * small and dense when the windows are narrow. */
+    ptrdiff_t base[(EO__SPLIT_N / 2 + 1) * (EO__SPLIT_N / 2 + 1)];
     dp_ctx x = {ka, kb, f, nw, sh.dmin, max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF,
-                top, rest};
+                top, rest, base};
+    size_t one = 0;
+    for (int a = 0; a <= ka; a++)
+        for (int b = 0; b <= kb; b++) {
+            ptrdiff_t lo, hi;
+            size_t c = (size_t)a * (size_t)(kb + 1) + (size_t)b;
+            base[c] = 0;
+            if (a + b <= f && win(&x, a + b, a, b, &lo, &hi)) {
+                base[c] = (ptrdiff_t)one - lo;
+                one += (size_t)(hi - lo + 1);
+            }
+        }
+    if (one == 0)
+        one = 1;
     /* To read a split back the tables after every c-th player are kept (checkpoints), and one
      * segment of c players is recomputed at a time on the way back: the least c that fits the
      * cap (c = 1 keeps every table). When none fits, the recursive read-back (walk()) with one
@@ -436,8 +458,8 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     /* Only the first table's one live cell, within its window, needs clearing (see
      * dp_step); when the decided players' difference is outside it, nothing reaches max_gap */
     if (win(&x, 0, 0, 0, &lo0, &hi0) && z / 64 >= lo0 && z / 64 <= hi0) {
-        memset(t + lo0, 0, (size_t)(hi0 - lo0 + 1) * sizeof *t);
-        t[(size_t)(z / 64)] = UINT64_C(1) << (z % 64);
+        memset(t + base[0] + lo0, 0, (size_t)(hi0 - lo0 + 1) * sizeof *t);
+        t[base[0] + (ptrdiff_t)(z / 64)] = UINT64_C(1) << (z % 64);
         live[0] = 1;
     }
     if (c || rec)
@@ -455,14 +477,14 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     int64_t best = EO__SPLIT_INF, bx = -1;
     ptrdiff_t flo, fhi;
     if (segl[cf] && win(&x, f, ka, kb, &flo, &fhi)) {
-        const uint64_t *fin = seg + cf * nw;
+        const uint64_t *fin = seg;
         int64_t zero = -sh.dmin, xl = -x.t - sh.dmin, xh = x.t - sh.dmin;
         if (xl < (int64_t)flo * 64)
             xl = (int64_t)flo * 64;
         if (xh > (int64_t)fhi * 64 + 63)
             xh = (int64_t)fhi * 64 + 63;
         for (int64_t y = xl; y <= xh; y++)
-            if (bit_at(fin, y)) {
+            if (bit_at(fin, base[cf], y)) {
                 int64_t g = y > zero ? y - zero : zero - y;
                 if (g < best) {
                     best = g;
