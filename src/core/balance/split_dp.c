@@ -76,6 +76,12 @@ static int dp_shape_of(const eo__split_prob *p, dp_shape *sh)
  * many of them, and scales up: a budget needs no more precision, and the count stays cheap. */
 #define WORDS_SAMPLES 16
 
+/* Weight of a word of table memory against a stepped word in eo__split_dp_words(): with
+ * normal ratings a window is stepped about once, and the copies, the read-back's recomputation
+ * and fresh pages make a word cost ~5 ns instead of ~1-2 (measured); 4, 8 and 16 tried, 8 kept
+ * every normal row of bench_split as before and the young tails short. */
+#define DP_MEM_WEIGHT 8
+
 static int words_stride(int f)
 {
     return f > WORDS_SAMPLES ? (f + WORDS_SAMPLES - 1) / WORDS_SAMPLES : 1;
@@ -380,7 +386,16 @@ uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap)
                     words += (uint64_t)(hi - lo + 1);
             }
         }
-    return words * (uint64_t)st + 1;
+    /* plus the tables' memory: checkpoint copies and the read-back's recomputation touch
+     * the packed tables (a cell's slot is its window when it can first be live) */
+    uint64_t one = 0;
+    for (int a = 0; a <= sh.ka; a++)
+        for (int b = 0; b <= sh.kb; b++) {
+            ptrdiff_t lo, hi;
+            if (a + b <= f && win(&x, a + b, a, b, &lo, &hi))
+                one += (uint64_t)(hi - lo + 1);
+        }
+    return words * (uint64_t)st + DP_MEM_WEIGHT * one + 1;
 }
 
 int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
@@ -403,13 +418,16 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     ptrdiff_t base[(EO__SPLIT_N / 2 + 1) * (EO__SPLIT_N / 2 + 1)];
     dp_ctx x = {ka, kb, f, nw, sh.dmin, max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF,
                 top, rest, base};
+    /* Slots by na + nb: a table's live cells (a band of consecutive diagonals) then lie
+     * together in memory, so a table touches few pages even when it is mostly dead. */
     size_t one = 0;
-    for (int a = 0; a <= ka; a++)
-        for (int b = 0; b <= kb; b++) {
+    for (int sd = 0; sd <= ka + kb; sd++)
+        for (int a = sd - kb > 0 ? sd - kb : 0; a <= ka && a <= sd; a++) {
+            int b = sd - a;
             ptrdiff_t lo, hi;
             size_t c = (size_t)a * (size_t)(kb + 1) + (size_t)b;
             base[c] = 0;
-            if (a + b <= f && win(&x, a + b, a, b, &lo, &hi)) {
+            if (sd <= f && win(&x, sd, a, b, &lo, &hi)) {
                 base[c] = (ptrdiff_t)one - lo;
                 one += (size_t)(hi - lo + 1);
             }
@@ -417,20 +435,21 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     if (one == 0)
         one = 1;
     /* To read a split back the tables after every c-th player are kept (checkpoints), and one
-     * segment of c players is recomputed at a time on the way back: the least c that fits the
-     * cap (c = 1 keeps every table). When none fits, the recursive read-back (walk()) with one
-     * table per halving of the players; when that does not fit either, only the running table,
-     * which answers "no". */
+     * segment of c players is recomputed at a time on the way back: the c that needs the
+     * fewest tables (near the square root of F; fresh table memory costs more in page faults
+     * than recomputing the segments costs in steps, and a small buffer stays with the work
+     * space for the next calls, EO_SPLIT_WS_KEEP) within the cap. When none fits, the
+     * recursive read-back (walk()) with one table per halving of the players; when that does
+     * not fit either, only the running table, which answers "no". */
     int c = 0, nseg = 0, rec = 0;
     size_t tabs = 1;
     for (int cc = 1; cc <= (f > 0 ? f : 1); cc++) {
         int ns = (f + cc - 1) / cc;
         size_t tb = (size_t)ns + 1 + (size_t)cc + 1;
-        if (tb * one <= cap_of(p)) {
+        if (tb * one <= cap_of(p) && (!c || tb < tabs)) {
             c = cc;
             nseg = ns;
             tabs = tb;
-            break;
         }
     }
     if (!c) {

@@ -33,16 +33,27 @@ typedef struct search {
 } search;
 
 /* Nodes the search may spend on one question before the table of split_dp.c answers it. Most
- * questions settle within DP_BUDGET nodes. The ones that do not are proofs that no completion
+ * questions settle within DP_BUDGET nodes (or, for big tables, COUNT_PER_NODE times fewer than
+ * the cells the count below looks at). The ones that do not are proofs that no completion
  * reaches the gap, or hunts for one of the rare completions that do, over ratings crowded in a
  * narrow band (a young pool), where the search's interval bound cuts little; the table's time
- * depends on the range of the differences, not on the number of subtrees. Past DP_BUDGET the
- * search goes on for as many nodes as the table would take (its windowed words over
- * DP_WORDS_PER_NODE: a node costs about as much as 4 words, measured on young pools), so it
- * never costs much more than the search already spent, and then the table answers. */
-#define DP_BUDGET 2000
-#define DP_WORDS_PER_NODE 4
+ * depends on the width of its windows, not on the number of subtrees. Past that first budget
+ * the search counts the table's windowed words and goes on for words / DP_WORDS_PER_NODE more
+ * nodes, about what the table would take (a node costs as much as ~2-8 words of table,
+ * measured: young pools ~2 ns a word, normal ratings ~5, a node ~7 ns), so a question costs
+ * at most a few times what the cheaper of the two would. Tuned on bench_split's rows: a first
+ * budget of 2,000 sent normal-rating questions that settle by ~4,000 nodes to the table (3-6 %
+ * slower rows), 8,000 lengthened the young N = 24 tail; 2 or 4 words a node lengthened the
+ * young N = 64 tail, 16 and 32 did not shorten it further. */
+#define DP_BUDGET 4000
+#define DP_WORDS_PER_NODE 8
 #define COUNT_PER_NODE 2
+/* Questions without a max_gap (the least gap) keep the earlier rule: the table's bound on its
+ * word operations over 8, at least 20,000 nodes (with whole tables a word costs ~10 ns
+ * measured, page faults included, so a smaller budget sent questions of normal ratings that
+ * settle soon after it to a dearer table). */
+#define INF_BUDGET 20000
+#define INF_WORDS_PER_NODE 8
 
 /* Internal status of run(): the node budget before the table is asked ran out. */
 #define OVER_BUDGET 3
@@ -88,8 +99,8 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
     if (s->budget_end && p->work >= s->budget_end) {
         if (!s->budget_final) {
             /* The question did not settle quickly: now weigh the table's cost (its windowed
-             * words, which take a while to count) and go on until the nodes spent cost
-             * about as much as the table would (a node ~ 4 of its words, measured). */
+             * words, which take a while to count) and go on for about as long as the table
+             * would take (see DP_WORDS_PER_NODE). */
             s->budget_final = 1;
             s->budget_end = p->work + eo__split_dp_words(p, s->max_gap) / DP_WORDS_PER_NODE;
         }
@@ -270,11 +281,20 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
     uint64_t count = 0, cost = p->try_limit ? 0 : eo__split_dp_cost(p, &count);
     if (cost == 0)
         return run(p, max_gap, stop_gap, sol, 0, 1);
-    /* the table's words are counted only once the search spent several times what counting
-     * costs (a node ~ COUNT_PER_NODE cells) */
-    uint64_t first = count / COUNT_PER_NODE > DP_BUDGET ? count / COUNT_PER_NODE : DP_BUDGET;
-    int rc = p->dp_budget ? run(p, max_gap, stop_gap, sol, p->dp_budget, 1)
-                          : run(p, max_gap, stop_gap, sol, first, 0);
+    int rc;
+    if (p->dp_budget) {
+        rc = run(p, max_gap, stop_gap, sol, p->dp_budget, 1);
+    } else if (max_gap >= EO__SPLIT_INF) {
+        /* The least gap (step 1): no window cuts the table, which then costs about what
+         * eo__split_dp_cost() says; these questions rarely get here. */
+        uint64_t budget = cost / INF_WORDS_PER_NODE;
+        rc = run(p, max_gap, stop_gap, sol, budget > INF_BUDGET ? budget : INF_BUDGET, 1);
+    } else {
+        /* the table's words are counted only once the search spent several times what
+         * counting costs (a node ~ COUNT_PER_NODE cells) */
+        uint64_t first = count / COUNT_PER_NODE > DP_BUDGET ? count / COUNT_PER_NODE : DP_BUDGET;
+        rc = run(p, max_gap, stop_gap, sol, first, 0);
+    }
     if (rc != OVER_BUDGET)
         return rc;
     rc = eo__split_dp(p, max_gap, sol);
