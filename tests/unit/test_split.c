@@ -935,9 +935,10 @@ static void test_search_table_fallback(void **state)
  * within max_gap): thousands of random questions with a young pool's ratings (a narrow band
  * and a few far off, so the whole range is far wider than any max_gap and the windows cut),
  * small max_gaps, asked with a node budget of 1 (the table answers, with the default memory
- * cap or caps that make it read back by segments or by halving) and with the default budget
- * (the search, or past its first budget the table after the search weighed its words); each
- * against brute force as in test_search_table_fallback. */
+ * cap or caps that make it read back by segments or by halving), with the default budget
+ * (the search), and with tiny first budgets (the search weighs the table's cost, goes on,
+ * then the table answers); each against brute force as in test_search_table_fallback.
+ * (Checked to bite: a window one word too narrow fails it.) */
 static void test_search_table_windows(void **state)
 {
     (void)state;
@@ -974,12 +975,15 @@ static void test_search_table_windows(void **state)
         if (max_gap == EO__SPLIT_INF && stop_gap == max_gap)
             stop_gap = 0;
         int64_t least = brute_question(q, p.status, n, k);
-        /* passes 2..: memory caps of 64 .. 2^17 words, doubling */
-        for (int pass = 0; pass < 2 + 12; pass++) {
+        /* passes 2..13: memory caps of 64 .. 2^17 words, doubling; 14, 15: the default budget
+         * rule with a first budget of 1 and 30 nodes (the search weighs the table's cost at
+         * once and goes on for that many more nodes, then the table answers) */
+        for (int pass = 0; pass < 2 + 12 + 2; pass++) {
             eo__split_sol sol;
             memset(&sol, 0, sizeof sol);
-            p.dp_budget = pass != 1 ? 1 : 0;
-            p.dp_words = pass >= 2 ? (uint64_t)64 << (pass - 2) : 0;
+            p.dp_budget = pass != 1 && pass < 14 ? 1 : 0;
+            p.dp_words = pass >= 2 && pass < 14 ? (uint64_t)64 << (pass - 2) : 0;
+            p.dp_first = pass == 14 ? 1 : pass == 15 ? 30 : 0;
             p.work = 0;
             int rc = eo__split_search(&p, max_gap, stop_gap, &sol);
             if (least > max_gap) {

@@ -50,6 +50,9 @@ typedef struct eo__split_prob {
                                   * answers (tests set it small to send questions there) */
     uint64_t dp_words;           /* 0 = the default; memory cap of split_dp.c in 64-bit words
                                   * (tests set it small to make it recompute or give up) */
+    uint64_t dp_first;           /* 0 = the default; with dp_budget 0, nodes a search of a
+                                  * question with a max_gap spends before it weighs the table's
+                                  * cost and extends its budget by it (tests set it small) */
     struct eo__split_scratch *scratch; /* work space of split_mitm.c */
     eo__split_buf *dp_buf;             /* tables of split_dp.c */
 } eo__split_prob;
@@ -84,10 +87,11 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
  */
 int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol);
 uint64_t eo__split_dp_cost(const eo__split_prob *p, uint64_t *count);
-/* About the words the table's forward pass steps for a question with this max_gap (each cell
- * only over the differences that can still end within max_gap; counted at up to 16 of the
- * players and scaled): a closer estimate of its time than eo__split_dp_cost(), at O(k^2)
- * cells per sample to compute; 0 when it would not run. */
+/* The table's cost for a question with this max_gap, in words: about the words its forward
+ * pass steps (each cell only over the differences that can still end within max_gap; counted
+ * at up to 16 of the players and scaled) plus its packed table size, weighted for the copies,
+ * the read-back and fresh pages. A closer estimate of its time than eo__split_dp_cost(), at
+ * O(k^2) cells per sample to compute; 0 when it would not run. */
 uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap);
 
 /*

@@ -38,13 +38,13 @@ typedef struct search {
  * reaches the gap, or hunts for one of the rare completions that do, over ratings crowded in a
  * narrow band (a young pool), where the search's interval bound cuts little; the table's time
  * depends on the width of its windows, not on the number of subtrees. Past that first budget
- * the search counts the table's windowed words and goes on for words / DP_WORDS_PER_NODE more
- * nodes, about what the table would take (a node costs as much as ~2-8 words of table,
- * measured: young pools ~2 ns a word, normal ratings ~5, a node ~7 ns), so a question costs
- * at most a few times what the cheaper of the two would. Tuned on bench_split's rows: a first
- * budget of 2,000 sent normal-rating questions that settle by ~4,000 nodes to the table (3-6 %
- * slower rows), 8,000 lengthened the young N = 24 tail; 2 or 4 words a node lengthened the
- * young N = 64 tail, 16 and 32 did not shorten it further. */
+ * the search weighs the table's cost (eo__split_dp_words(): its windowed words and its memory)
+ * and goes on for cost / DP_WORDS_PER_NODE more nodes, about what the table would take (a node
+ * ~7 ns, a word of table ~1-2 ns with young pools), so a question costs at most a few times
+ * what the cheaper of the two would. Tuned on bench_split's rows: a first budget of 2,000 sent
+ * questions of normal ratings that settle by ~4,000 nodes to the table (slower normal rows),
+ * 8,000 lengthened the young N = 24 tail; 2 or 4 words a node lengthened the young N = 64
+ * tail, 16 and 32 did not shorten it further. */
 #define DP_BUDGET 4000
 #define DP_WORDS_PER_NODE 8
 #define COUNT_PER_NODE 2
@@ -293,7 +293,7 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
         /* the table's words are counted only once the search spent several times what
          * counting costs (a node ~ COUNT_PER_NODE cells) */
         uint64_t first = count / COUNT_PER_NODE > DP_BUDGET ? count / COUNT_PER_NODE : DP_BUDGET;
-        rc = run(p, max_gap, stop_gap, sol, first, 0);
+        rc = run(p, max_gap, stop_gap, sol, p->dp_first ? p->dp_first : first, 0);
     }
     if (rc != OVER_BUDGET)
         return rc;
