@@ -931,6 +931,74 @@ static void test_search_table_fallback(void **state)
     assert_true(via_table > 100);
 }
 
+/* The table's windows (split_dp.c: each cell only keeps the differences that can still end
+ * within max_gap): thousands of random questions with a young pool's ratings (a narrow band
+ * and a few far off, so the whole range is far wider than any max_gap and the windows cut),
+ * small max_gaps, asked with a node budget of 1 (the table answers, with the default memory
+ * cap or caps that make it read back by segments or by halving), with the default budget
+ * (the search), and with tiny first budgets (the search weighs the table's cost, goes on,
+ * then the table answers); each against brute force as in test_search_table_fallback.
+ * (Checked to bite: a window one word too narrow fails it.) */
+static void test_search_table_windows(void **state)
+{
+    (void)state;
+    uint64_t s = 77;
+    for (int t = 0; t < 3000; t++) {
+        int n = t % 10 == 0 ? (int)rng_range(&s, 11, 12) : (int)rng_range(&s, 4, 10);
+        int k = (int)rng_range(&s, 1, n / 2);
+        int64_t q[EO__SPLIT_N];
+        uint8_t order[EO__SPLIT_N];
+        for (int i = 0; i < n; i++)
+            q[i] = rng_range(&s, 0, 7) == 0 ? rng_range(&s, 0, 1200) : rng_range(&s, 560, 640);
+        for (int i = 0; i < n; i++)
+            order[i] = (uint8_t)i;
+        for (int x = 1; x < n; x++)
+            for (int y = x; y > 0 && q[order[y]] > q[order[y - 1]]; y--) {
+                uint8_t tmp = order[y];
+                order[y] = order[y - 1];
+                order[y - 1] = tmp;
+            }
+        eo__split_prob p;
+        memset(&p, 0, sizeof p);
+        p.n = n;
+        p.k = k;
+        p.q = q;
+        p.order = order;
+        for (int i = 0; i < n; i++) {
+            int r = (int)rng_range(&s, 0, 11);
+            p.status[i] = r < 6 ? EO__SP_FREE : r < 9 ? EO__SP_PLAY : r == 9 ? EO__SP_BENCH
+                          : r == 10 ? EO__SP_A : EO__SP_B;
+        }
+        static const int64_t gaps[] = {0, 1, 2, 3, 10, 64, 200};
+        int64_t max_gap = rng_range(&s, 0, 7) == 7 ? EO__SPLIT_INF : gaps[rng_range(&s, 0, 6)];
+        int64_t stop_gap = rng_range(&s, 0, 1) ? max_gap : 0;
+        if (max_gap == EO__SPLIT_INF && stop_gap == max_gap)
+            stop_gap = 0;
+        int64_t least = brute_question(q, p.status, n, k);
+        /* passes 2..13: memory caps of 64 .. 2^17 words, doubling; 14, 15: the default budget
+         * rule with a first budget of 1 and 30 nodes (the search weighs the table's cost at
+         * once and goes on for that many more nodes, then the table answers) */
+        for (int pass = 0; pass < 2 + 12 + 2; pass++) {
+            eo__split_sol sol;
+            memset(&sol, 0, sizeof sol);
+            p.dp_budget = pass != 1 && pass < 14 ? 1 : 0;
+            p.dp_words = pass >= 2 && pass < 14 ? (uint64_t)64 << (pass - 2) : 0;
+            p.dp_first = pass == 14 ? 1 : pass == 15 ? 30 : 0;
+            p.work = 0;
+            int rc = eo__split_search(&p, max_gap, stop_gap, &sol);
+            if (least > max_gap) {
+                assert_int_equal(rc, 0);
+            } else {
+                assert_int_equal(rc, 1);
+                check_question_sol(q, p.status, n, k, &sol);
+                assert_true(sol.gap <= max_gap);
+                if (sol.gap > stop_gap)
+                    assert_int_equal(sol.gap, least);
+            }
+        }
+    }
+}
+
 /* ---- eo_split_solve_ws: the same answers from one reused work space ---------------------- */
 
 /* Same splits, sums, gaps and predictor values (NaN or the same bits). */
@@ -1217,6 +1285,7 @@ int main(void)
         cmocka_unit_test(test_dp_n22),
         cmocka_unit_test(test_dp_n64),
         cmocka_unit_test(test_search_table_fallback),
+        cmocka_unit_test(test_search_table_windows),
         cmocka_unit_test(test_ws_errors),
         cmocka_unit_test(test_ws_result_lifetime),
         cmocka_unit_test(test_ws_grow_and_shrink),

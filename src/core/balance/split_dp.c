@@ -72,11 +72,29 @@ static int dp_shape_of(const eo__split_prob *p, dp_shape *sh)
     return 1;
 }
 
-uint64_t eo__split_dp_cost(const eo__split_prob *p)
+/* eo__split_dp_words() looks at the tables after every WORDS_STRIDE-th player, at most this
+ * many of them, and scales up: a budget needs no more precision, and the count stays cheap. */
+#define WORDS_SAMPLES 16
+
+/* Weight of a word of table memory against a stepped word in eo__split_dp_words(): with
+ * normal ratings a window is stepped about once, and the copies, the read-back's recomputation
+ * and fresh pages make a word cost ~5 ns instead of ~1-2 (measured); 4, 8 and 16 tried, 8 kept
+ * every normal row of bench_split as before and the young tails short. */
+#define DP_MEM_WEIGHT 8
+
+static int words_stride(int f)
+{
+    return f > WORDS_SAMPLES ? (f + WORDS_SAMPLES - 1) / WORDS_SAMPLES : 1;
+}
+
+uint64_t eo__split_dp_cost(const eo__split_prob *p, uint64_t *count)
 {
     dp_shape sh;
+    *count = 0;
     if (!dp_shape_of(p, &sh))
         return 0;
+    *count = (uint64_t)((sh.f + words_stride(sh.f) - 1) / words_stride(sh.f)) *
+             (uint64_t)(sh.ka + 1) * (uint64_t)(sh.kb + 1);
     /* a step works on the live cells: na + nb within f - ka - kb + 1 consecutive values */
     uint64_t cells = (uint64_t)(sh.ka + 1) * (uint64_t)(sh.kb + 1);
     uint64_t band = (uint64_t)(sh.f - sh.ka - sh.kb + 1) *
@@ -86,121 +104,214 @@ uint64_t eo__split_dp_cost(const eo__split_prob *p)
     return (uint64_t)sh.f * cells * sh.nw * 2 + 1;
 }
 
-/* dst |= src shifted by s bits toward higher (up) or lower indices; bits leaving drop. */
-static void or_shift_up(uint64_t *dst, const uint64_t *src, size_t nw, int64_t s)
+/* Which differences of a cell can still end within max_gap: the players not yet added can move
+ * the difference by at most the sum of the ra highest of them minus the sum of the rb lowest
+ * (disjoint when ra + rb players remain), and by at least the mirror. A state outside that
+ * window never reaches the full cell within max_gap, so only the words of the window are
+ * stepped, cleared and copied; the bits outside it in those words mean nothing. The window
+ * shrinks along every move (a state in the window after a move came from one in the window
+ * before it: the move is one of the completions the earlier bound allows), so a step needs
+ * its sources' windows only, and the read-back only tests bits inside windows. With
+ * max_gap = EO__SPLIT_INF the windows are the whole table, as before. */
+typedef struct dp_ctx {
+    int ka, kb, f;
+    size_t nw;
+    int64_t dmin, t;     /* bit 0's difference; max_gap (clipped) */
+    const int64_t *top;  /* top[v * (f + 1) + r]: sum of the r highest q of who[v..f-1] */
+    const int64_t *rest; /* rest[v]: sum of q over who[v..f-1] */
+    const ptrdiff_t *base; /* word i of cell c is word base[c] + i of its table */
+} dp_ctx;
+
+/* Word range [*lo, *hi] of cell (a, b) in the table after v players; 0 when it is empty. */
+static int win(const dp_ctx *x, int v, int a, int b, ptrdiff_t *lo, ptrdiff_t *hi)
 {
-    size_t ws = (size_t)(s / 64);
+    int ra = x->ka - a, rb = x->kb - b, m = x->f - v;
+    if (ra < 0 || rb < 0 || ra + rb > m)
+        return 0;
+    const int64_t *tp = x->top + (size_t)v * (size_t)(x->f + 1);
+    int64_t all = x->rest[v];
+    int64_t bot_ra = all - tp[m - ra], bot_rb = all - tp[m - rb];
+    int64_t up = tp[ra] - bot_rb, down = bot_ra - tp[rb]; /* largest, least move */
+    int64_t xl = -x->t - up - x->dmin, xh = x->t - down - x->dmin;
+    int64_t nbits = (int64_t)x->nw * 64;
+    if (xl < 0)
+        xl = 0;
+    if (xh > nbits - 1)
+        xh = nbits - 1;
+    if (xl > xh)
+        return 0;
+    *lo = (ptrdiff_t)(xl / 64);
+    *hi = (ptrdiff_t)(xh / 64);
+    return 1;
+}
+
+/* Word j of a source cell (at sb in its table) whose meaningful words are [sl, sh] (0
+ * outside). */
+static uint64_t word(const uint64_t *src, ptrdiff_t sb, ptrdiff_t j, ptrdiff_t sl, ptrdiff_t sh)
+{
+    return j >= sl && j <= sh ? src[sb + j] : 0;
+}
+
+/* Words lo..hi of the cell at db in table t |= those of the cell at sb (same table) shifted by s
+ * bits toward higher (up) or lower indices, the source's meaningful words being [sl, sh]: the
+ * words that need no edge test run in a plain loop. */
+static void or_shift_up(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo, ptrdiff_t hi,
+                        ptrdiff_t sl, ptrdiff_t sh, int64_t s)
+{
+    ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
-    if (ws >= nw)
-        return;
-    for (size_t i = nw; i-- > ws;) {
-        uint64_t v = src[i - ws] << bs;
-        if (bs && i > ws)
-            v |= src[i - ws - 1] >> (64 - bs);
-        dst[i] |= v;
+    ptrdiff_t m0 = sl + ws + 1, m1 = sh + ws; /* src[i - ws] and src[i - ws - 1] both inside */
+    if (m0 < lo)
+        m0 = lo;
+    if (m1 > hi)
+        m1 = hi;
+    if (m0 > m1) {
+        m0 = hi + 1;
+        m1 = hi;
     }
+    for (ptrdiff_t i = lo; i < m0; i++)
+        t[db + i] |= word(t, sb, i - ws, sl, sh) << bs |
+                  (bs ? word(t, sb, i - ws - 1, sl, sh) >> (64 - bs) : 0);
+    if (bs)
+        for (ptrdiff_t i = m0; i <= m1; i++)
+            t[db + i] |= t[sb + i - ws] << bs | t[sb + i - ws - 1] >> (64 - bs);
+    else
+        for (ptrdiff_t i = m0; i <= m1; i++)
+            t[db + i] |= t[sb + i - ws];
+    for (ptrdiff_t i = m1 + 1; i <= hi; i++)
+        t[db + i] |= word(t, sb, i - ws, sl, sh) << bs |
+                  (bs ? word(t, sb, i - ws - 1, sl, sh) >> (64 - bs) : 0);
 }
 
-static void or_shift_down(uint64_t *dst, const uint64_t *src, size_t nw, int64_t s)
+static void or_shift_down(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo,
+                          ptrdiff_t hi, ptrdiff_t sl, ptrdiff_t sh, int64_t s)
 {
-    size_t ws = (size_t)(s / 64);
+    ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
-    if (ws >= nw)
-        return;
-    for (size_t i = 0; i + ws < nw; i++) {
-        uint64_t v = src[i + ws] >> bs;
-        if (bs && i + ws + 1 < nw)
-            v |= src[i + ws + 1] << (64 - bs);
-        dst[i] |= v;
+    ptrdiff_t m0 = sl - ws, m1 = sh - ws - 1; /* src[i + ws] and src[i + ws + 1] both inside */
+    if (m0 < lo)
+        m0 = lo;
+    if (m1 > hi)
+        m1 = hi;
+    if (m0 > m1) {
+        m0 = hi + 1;
+        m1 = hi;
     }
+    for (ptrdiff_t i = lo; i < m0; i++)
+        t[db + i] |= word(t, sb, i + ws, sl, sh) >> bs |
+                  (bs ? word(t, sb, i + ws + 1, sl, sh) << (64 - bs) : 0);
+    if (bs)
+        for (ptrdiff_t i = m0; i <= m1; i++)
+            t[db + i] |= t[sb + i + ws] >> bs | t[sb + i + ws + 1] << (64 - bs);
+    else
+        for (ptrdiff_t i = m0; i <= m1; i++)
+            t[db + i] |= t[sb + i + ws];
+    for (ptrdiff_t i = m1 + 1; i <= hi; i++)
+        t[db + i] |= word(t, sb, i + ws, sl, sh) >> bs |
+                  (bs ? word(t, sb, i + ws + 1, sl, sh) << (64 - bs) : 0);
 }
 
-/* Least na + nb of a cell that can still reach (ka, kb) once undecided player v (0-based) is
- * added: the f - v - 1 players after him add at most one each. */
-static int band_lo(int ka, int kb, int f, int v)
+/* The update of one table for the v-th undecided player (rating q; the table holds the first
+ * v players and will hold v + 1), in place: cells are visited by (na, nb) descending, so each
+ * reads cells not yet updated for him. Only live cells hold meaningful words, and of those
+ * only the words of their window (a cell that is not live may hold anything: its window is
+ * cleared when it becomes live), so copies and steps cost what the live windows cost. A cell
+ * whose window is empty (it cannot reach the full cell within max_gap any more: among them
+ * every cell with na + nb below the band, which cannot reach (ka, kb) at all) is marked dead:
+ * no cell, now or later, needs its states (its successors' windows are empty or come from
+ * states inside its window), and neither does the read-back, which only visits states on a
+ * path to the full cell. */
+static void dp_step(const dp_ctx *x, uint64_t *t, uint8_t *live, int v, int play, int64_t q)
 {
-    return ka + kb - (f - v - 1);
-}
-
-/* The update of one table for undecided player u (rating q), in place: cells are visited by
- * (na, nb) descending, so each reads cells not yet updated for u. Only live cells hold
- * meaningful words (a cell that is not live may hold anything: it is cleared when it becomes
- * live), so copies and steps cost what the live cells cost. Cells with na + nb < lo cannot
- * reach the full cell any more and are marked dead: no cell at or above lo, now or later, reads
- * them (a cell reads itself and its two neighbours with one player less, all at or above the
- * previous step's bound, lo - 1), and neither does the read-back, which only visits states on
- * a path to the full cell. */
-static void dp_step(uint64_t *t, uint8_t *live, int ka, int kb, size_t nw, int play, int64_t q,
-                    int lo)
-{
-    int w = kb + 1;
-    for (int a = ka; a >= 0; a--)
-        for (int b = kb; b >= 0; b--) {
+    int ka = x->ka, kb = x->kb, w = kb + 1;
+    /* Live cells after v + 1 players have na + nb <= v + 1 (the others stay dead) and, the
+     * band, na + nb >= ka + kb - (f - v - 1); the diagonal just below the band is visited to
+     * mark it dead, those below it are dead already. */
+    int smin = ka + kb - (x->f - v - 1) - 1, smax = v + 1;
+    for (int a = ka < smax ? ka : smax; a >= 0; a--) {
+        int bl = smin - a > 0 ? smin - a : 0, bh = smax - a < kb ? smax - a : kb;
+        for (int b = bh; b >= bl; b--) {
             size_t c = (size_t)a * (size_t)w + (size_t)b;
-            if (a + b < lo) {
+            ptrdiff_t lo, hi, sl, sh;
+            if (!win(x, v + 1, a, b, &lo, &hi)) {
                 live[c] = 0;
                 continue;
             }
-            uint64_t *dst = t + c * nw;
+            ptrdiff_t db = x->base[c];
             int from_a = a > 0 && live[c - (size_t)w];
             int from_b = b > 0 && live[c - 1];
             int keep = !play && live[c]; /* u sits out: the cell's states stay */
             if (!keep && (from_a || from_b))
-                memset(dst, 0, nw * sizeof *dst);
-            if (from_a)
-                or_shift_up(dst, t + (c - (size_t)w) * nw, nw, q);
-            if (from_b)
-                or_shift_down(dst, t + (c - 1) * nw, nw, q);
+                memset(t + db + lo, 0, (size_t)(hi - lo + 1) * sizeof *t);
+            /* a live source's window at v is not empty */
+            if (from_a && win(x, v, a - 1, b, &sl, &sh))
+                or_shift_up(t, db, x->base[c - (size_t)w], lo, hi, sl, sh, q);
+            if (from_b && win(x, v, a, b - 1, &sl, &sh))
+                or_shift_down(t, db, x->base[c - 1], lo, hi, sl, sh, q);
             live[c] = (uint8_t)(keep || from_a || from_b);
         }
+    }
 }
 
-static int bit_at(const uint64_t *t, int64_t x)
+/* Bit x of the cell at cb in table t. */
+static int bit_at(const uint64_t *t, ptrdiff_t cb, int64_t x)
 {
-    return (int)(t[x / 64] >> (x % 64) & 1);
+    return (int)(t[cb + (ptrdiff_t)(x / 64)] >> (x % 64) & 1);
 }
 
-/* Copies a table (the live cells' words and every live flag) from to to. */
-static void copy_tab(uint64_t *tw, uint8_t *tl, const uint64_t *fw, const uint8_t *fl, size_t one,
-                     size_t cells)
+/* Copies the table after v players (the live cells' window words and every live flag). */
+static void copy_tab(const dp_ctx *x, int v, uint64_t *tw, uint8_t *tl, const uint64_t *fw,
+                     const uint8_t *fl)
 {
-    size_t nw = one / cells;
-    for (size_t c = 0; c < cells; c++)
-        if (fl[c])
-            memcpy(tw + c * nw, fw + c * nw, nw * sizeof *tw);
+    int w = x->kb + 1;
+    size_t cells = (size_t)(x->ka + 1) * (size_t)w;
+    /* live cells lie in the band (see dp_step) */
+    int smin = x->ka + x->kb - (x->f - v), smax = v;
+    for (int a = x->ka < smax ? x->ka : smax; a >= 0; a--) {
+        int bl = smin - a > 0 ? smin - a : 0, bh = smax - a < x->kb ? smax - a : x->kb;
+        for (int b = bl; b <= bh; b++) {
+            size_t c = (size_t)a * (size_t)w + (size_t)b;
+            ptrdiff_t lo, hi;
+            if (fl[c] && win(x, v, a, b, &lo, &hi))
+                memcpy(tw + x->base[c] + lo, fw + x->base[c] + lo,
+                       (size_t)(hi - lo + 1) * sizeof *tw);
+        }
+    }
     memcpy(tl, fl, cells);
 }
 
 /* The read-back: a state (na, nb, difference bit x) walked back player by player. */
 typedef struct back {
     const eo__split_prob *p;
+    const dp_ctx *x;
     const uint8_t *who;
-    int ka, kb, f;
-    size_t nw, cells, one;
+    size_t cells, one;
     uint64_t *tw; /* recursive read-back: one table per level */
     uint8_t *tl;
     int na, nb;
-    int64_t x;
+    int64_t x0;
     uint64_t a, b;
 } back;
 
-/* One step back over player u, given the table before u: a move whose earlier state was
- * reachable (one exists, since the current state is reachable). */
+/* One step back over player u, given the table before him: a move whose earlier state was
+ * reachable (one exists, since the current state is reachable). Every bit tested lies in its
+ * cell's window (the window shrinks along every move), so it is meaningful. */
 static void step_back(back *k, int u, const uint64_t *prev, const uint8_t *plv)
 {
     int64_t q = k->p->q[u];
-    size_t w = (size_t)(k->kb + 1), nw = k->nw;
+    size_t w = (size_t)(k->x->kb + 1);
     size_t c = (size_t)k->na * w + (size_t)k->nb;
-    if (k->p->status[u] == EO__SP_FREE && plv[c] && bit_at(prev + c * nw, k->x))
+    const ptrdiff_t *base = k->x->base;
+    if (k->p->status[u] == EO__SP_FREE && plv[c] && bit_at(prev, base[c], k->x0))
         return;
-    if (k->na > 0 && k->x >= q && plv[c - w] && bit_at(prev + (c - w) * nw, k->x - q)) {
+    if (k->na > 0 && k->x0 >= q && plv[c - w] && bit_at(prev, base[c - w], k->x0 - q)) {
         k->a |= UINT64_C(1) << u;
         k->na--;
-        k->x -= q;
+        k->x0 -= q;
     } else {
         k->b |= UINT64_C(1) << u;
         k->nb--;
-        k->x += q;
+        k->x0 += q;
     }
 }
 
@@ -218,12 +329,73 @@ static void walk(back *k, int lvl, int lo, int hi)
     int mid = lo + (hi - lo) / 2;
     uint64_t *nxt = cur + k->one;
     uint8_t *nl = cl + k->cells;
-    copy_tab(nxt, nl, cur, cl, k->one, k->cells);
+    copy_tab(k->x, lo, nxt, nl, cur, cl);
     for (int v = lo; v < mid; v++)
-        dp_step(nxt, nl, k->ka, k->kb, k->nw, k->p->status[k->who[v]] == EO__SP_PLAY,
-                k->p->q[k->who[v]], band_lo(k->ka, k->kb, k->f, v));
+        dp_step(k->x, nxt, nl, v, k->p->status[k->who[v]] == EO__SP_PLAY, k->p->q[k->who[v]]);
     walk(k, lvl + 1, mid, hi);
     walk(k, lvl, lo, mid);
+}
+
+/* The windows' sums: for each v, the q of who[v..f-1] sorted descending, prefix sums. */
+static void window_sums(const eo__split_prob *p, const uint8_t *who, int f, int64_t *top,
+                        int64_t *rest)
+{
+    int64_t srt[EO__SPLIT_N] = {0};
+    for (int v = f; v >= 0; v--) {
+        int m = f - v;
+        if (v < f) { /* insert q of who[v] into srt[0..m-2], descending */
+            int64_t qv = p->q[who[v]];
+            int y = m - 1;
+            while (y > 0 && srt[y - 1] < qv) {
+                srt[y] = srt[y - 1];
+                y--;
+            }
+            srt[y] = qv;
+        }
+        int64_t *tp = top + (size_t)v * (size_t)(f + 1);
+        tp[0] = 0;
+        for (int r = 0; r < m; r++)
+            tp[r + 1] = tp[r] + srt[r];
+        rest[v] = tp[m];
+    }
+}
+
+uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap)
+{
+    dp_shape sh;
+    if (!dp_shape_of(p, &sh))
+        return 0;
+    uint8_t who[EO__SPLIT_N] = {0};
+    int f = 0;
+    for (int u = 0; u < p->n; u++)
+        if (p->status[u] == EO__SP_FREE || p->status[u] == EO__SP_PLAY)
+            who[f++] = (uint8_t)u;
+    int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
+    window_sums(p, who, f, top, rest);
+    dp_ctx x = {sh.ka, sh.kb, f, sh.nw, sh.dmin,
+                max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF, top, rest, NULL};
+    uint64_t words = 0;
+    int st = words_stride(f);
+    for (int v = st; v <= f; v += st)
+        for (int a = 0; a <= sh.ka; a++) {
+            /* cells with a + b below the band cannot reach (ka, kb): skip them */
+            int b0 = sh.ka + sh.kb - (f - v) - a, b1 = v - a < sh.kb ? v - a : sh.kb;
+            for (int b = b0 > 0 ? b0 : 0; b <= b1; b++) {
+                ptrdiff_t lo, hi;
+                if (win(&x, v, a, b, &lo, &hi))
+                    words += (uint64_t)(hi - lo + 1);
+            }
+        }
+    /* plus the tables' memory: checkpoint copies and the read-back's recomputation touch
+     * the packed tables (a cell's slot is its window when it can first be live) */
+    uint64_t one = 0;
+    for (int a = 0; a <= sh.ka; a++)
+        for (int b = 0; b <= sh.kb; b++) {
+            ptrdiff_t lo, hi;
+            if (a + b <= f && win(&x, a + b, a, b, &lo, &hi))
+                one += (uint64_t)(hi - lo + 1);
+        }
+    return words * (uint64_t)st + DP_MEM_WEIGHT * one + 1;
 }
 
 int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
@@ -232,27 +404,52 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     if (!dp_shape_of(p, &sh))
         return -1;
     int ka = sh.ka, kb = sh.kb, f = sh.f;
-    size_t nw = sh.nw, cells = (size_t)(ka + 1) * (size_t)(kb + 1), one = cells * nw;
-    uint8_t who[EO__SPLIT_N];
+    size_t nw = sh.nw, cells = (size_t)(ka + 1) * (size_t)(kb + 1);
+    uint8_t who[EO__SPLIT_N] = {0};
     int j = 0;
     for (int u = 0; u < p->n; u++)
         if (p->status[u] == EO__SP_FREE || p->status[u] == EO__SP_PLAY)
             who[j++] = (uint8_t)u;
+    int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
+    window_sums(p, who, f, top, rest);
+    /* A table stores each cell's words packed, only those of its window in the first table
+     * where it can be live (after na + nb players; later windows lie inside it), so tables are
+     * small and dense when the windows are narrow. */
+    ptrdiff_t base[(EO__SPLIT_N / 2 + 1) * (EO__SPLIT_N / 2 + 1)];
+    dp_ctx x = {ka, kb, f, nw, sh.dmin, max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF,
+                top, rest, base};
+    /* Slots by na + nb: a table's live cells (a band of consecutive diagonals) then lie
+     * together in memory, so a table touches few pages even when it is mostly dead. */
+    size_t one = 0;
+    for (int sd = 0; sd <= ka + kb; sd++)
+        for (int a = sd - kb > 0 ? sd - kb : 0; a <= ka && a <= sd; a++) {
+            int b = sd - a;
+            ptrdiff_t lo, hi;
+            size_t c = (size_t)a * (size_t)(kb + 1) + (size_t)b;
+            base[c] = 0;
+            if (sd <= f && win(&x, sd, a, b, &lo, &hi)) {
+                base[c] = (ptrdiff_t)one - lo;
+                one += (size_t)(hi - lo + 1);
+            }
+        }
+    if (one == 0)
+        one = 1;
     /* To read a split back the tables after every c-th player are kept (checkpoints), and one
-     * segment of c players is recomputed at a time on the way back: the least c that fits the
-     * cap (c = 1 keeps every table). When none fits, the recursive read-back (walk()) with one
-     * table per halving of the players; when that does not fit either, only the running table,
-     * which answers "no". */
+     * segment of c players is recomputed at a time on the way back: the c that needs the
+     * fewest tables (near the square root of F; fresh table memory costs more in page faults
+     * than recomputing the segments costs in steps, and a small buffer stays with the work
+     * space for the next calls, EO_SPLIT_WS_KEEP) within the cap. When none fits, the
+     * recursive read-back (walk()) with one table per halving of the players; when that does
+     * not fit either, only the running table, which answers "no". */
     int c = 0, nseg = 0, rec = 0;
     size_t tabs = 1;
     for (int cc = 1; cc <= (f > 0 ? f : 1); cc++) {
         int ns = (f + cc - 1) / cc;
         size_t tb = (size_t)ns + 1 + (size_t)cc + 1;
-        if (tb * one <= cap_of(p)) {
+        if (tb * one <= cap_of(p) && (!c || tb < tabs)) {
             c = cc;
             nseg = ns;
             tabs = tb;
-            break;
         }
     }
     if (!c) {
@@ -270,38 +467,47 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     if (!t)
         return -1; /* the search answers instead: nothing is lost */
     uint8_t *live = (uint8_t *)(t + tabs * one);
-    /* Only the first table's one live cell needs clearing (see dp_step). */
-    memset(t, 0, nw * sizeof *t);
     memset(live, 0, cells);
     /* layout: checkpoints 0..nseg, then the segment's c + 1 tables; or the levels of the
      * recursive read-back (level 1 runs forward); or one table */
     uint64_t *seg = c ? t + (size_t)(nseg + 1) * one : rec ? t + one : t;
     uint8_t *segl = c ? live + (size_t)(nseg + 1) * cells : rec ? live + cells : live;
     int64_t z = sh.d0 - sh.dmin; /* bit of the decided players' difference */
-    t[(size_t)(z / 64)] = UINT64_C(1) << (z % 64);
-    live[0] = 1;
+    ptrdiff_t lo0, hi0;
+    /* Only the first table's one live cell, within its window, needs clearing (see
+     * dp_step); when the decided players' difference is outside it, nothing reaches max_gap */
+    if (win(&x, 0, 0, 0, &lo0, &hi0) && z / 64 >= lo0 && z / 64 <= hi0) {
+        memset(t + base[0] + lo0, 0, (size_t)(hi0 - lo0 + 1) * sizeof *t);
+        t[base[0] + (ptrdiff_t)(z / 64)] = UINT64_C(1) << (z % 64);
+        live[0] = 1;
+    }
     if (c || rec)
-        copy_tab(seg, segl, t, live, one, cells);
+        copy_tab(&x, 0, seg, segl, t, live);
     for (j = 0; j < f; j++) {
-        dp_step(seg, segl, ka, kb, nw, p->status[who[j]] == EO__SP_PLAY, p->q[who[j]],
-                band_lo(ka, kb, f, j));
+        dp_step(&x, seg, segl, j, p->status[who[j]] == EO__SP_PLAY, p->q[who[j]]);
         if (c && ((j + 1) % c == 0 || j + 1 == f)) {
             size_t sx = (size_t)((j + c) / c);
-            copy_tab(t + sx * one, live + sx * cells, seg, segl, one, cells);
+            copy_tab(&x, j + 1, t + sx * one, live + sx * cells, seg, segl);
         }
     }
-    /* The set bit nearest to difference 0 in the full cell of the last table. */
+    /* The set bit nearest to difference 0 in the full cell of the last table, within its
+     * window (the other bits of its words mean nothing). */
     size_t cf = cells - 1;
     int64_t best = EO__SPLIT_INF, bx = -1;
-    if (segl[cf]) {
-        const uint64_t *fin = seg + cf * nw;
-        int64_t zero = -sh.dmin, nbits = (int64_t)nw * 64;
-        for (int64_t x = 0; x < nbits; x++)
-            if (bit_at(fin, x)) {
-                int64_t g = x > zero ? x - zero : zero - x;
+    ptrdiff_t flo, fhi;
+    if (segl[cf] && win(&x, f, ka, kb, &flo, &fhi)) {
+        const uint64_t *fin = seg;
+        int64_t zero = -sh.dmin, xl = -x.t - sh.dmin, xh = x.t - sh.dmin;
+        if (xl < (int64_t)flo * 64)
+            xl = (int64_t)flo * 64;
+        if (xh > (int64_t)fhi * 64 + 63)
+            xh = (int64_t)fhi * 64 + 63;
+        for (int64_t y = xl; y <= xh; y++)
+            if (bit_at(fin, base[cf], y)) {
+                int64_t g = y > zero ? y - zero : zero - y;
                 if (g < best) {
                     best = g;
-                    bx = x;
+                    bx = y;
                 }
             }
     }
@@ -313,22 +519,28 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
     } else {
         /* Back from the last player: each step takes a move whose earlier state was
          * reachable, so the walk ends at the decided players' state. */
-        back k = {p, who, ka, kb, f, nw, cells, one, t, live, ka, kb, bx, 0, 0};
+        back k = {p, &x, who, cells, one, t, live, ka, kb, bx, 0, 0};
         if (rec && f > 0)
             walk(&k, 0, 0, f);
+        /* Segment by segment from the last: the step back over player v needs the table
+         * before him, the checkpoint for the segment's first player, recomputed from it for
+         * the others (into seg + 1 ..; with c = 1 every table is a checkpoint). */
         for (int sg = nseg - 1; c && sg >= 0; sg--) {
             int start = sg * c, end = start + c < f ? start + c : f;
-            copy_tab(seg, segl, t + (size_t)sg * one, live + (size_t)sg * cells, one, cells);
-            for (int v = start; v < end; v++) {
+            uint64_t *ck = t + (size_t)sg * one;
+            uint8_t *ckl = live + (size_t)sg * cells;
+            for (int v = start; v + 1 < end; v++) {
                 size_t o = (size_t)(v - start);
-                copy_tab(seg + (o + 1) * one, segl + (o + 1) * cells, seg + o * one,
-                         segl + o * cells, one, cells);
-                dp_step(seg + (o + 1) * one, segl + (o + 1) * cells, ka, kb, nw,
-                        p->status[who[v]] == EO__SP_PLAY, p->q[who[v]], band_lo(ka, kb, f, v));
+                const uint64_t *from = o ? seg + o * one : ck;
+                const uint8_t *froml = o ? segl + o * cells : ckl;
+                copy_tab(&x, v, seg + (o + 1) * one, segl + (o + 1) * cells, from, froml);
+                dp_step(&x, seg + (o + 1) * one, segl + (o + 1) * cells, v,
+                        p->status[who[v]] == EO__SP_PLAY, p->q[who[v]]);
             }
-            for (int v = end; v > start; v--)
-                step_back(&k, who[v - 1], seg + (size_t)(v - 1 - start) * one,
-                          segl + (size_t)(v - 1 - start) * cells);
+            for (int v = end; v > start; v--) {
+                size_t o = (size_t)(v - 1 - start);
+                step_back(&k, who[v - 1], o ? seg + o * one : ck, o ? segl + o * cells : ckl);
+            }
         }
         for (int i = 0; i < p->n; i++) {
             if (p->status[i] == EO__SP_A)

@@ -50,6 +50,9 @@ typedef struct eo__split_prob {
                                   * answers (tests set it small to send questions there) */
     uint64_t dp_words;           /* 0 = the default; memory cap of split_dp.c in 64-bit words
                                   * (tests set it small to make it recompute or give up) */
+    uint64_t dp_first;           /* 0 = the default; with dp_budget 0, nodes a search of a
+                                  * question with a max_gap spends before it weighs the table's
+                                  * cost and extends its budget by it (tests set it small) */
     struct eo__split_scratch *scratch; /* work space of split_mitm.c */
     eo__split_buf *dp_buf;             /* tables of split_dp.c */
     int64_t offset;              /* split_dp.c only (0 elsewhere): the gap is
@@ -80,11 +83,18 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
  * with *sol a completion of least gap when that gap is <= max_gap, 0 when no completion has
  * gap <= max_gap, -1 when the answer is unknown (too wide for the cap, out of
  * memory, or a "yes" without the tables to read the split back). Exact.
- * eo__split_dp_cost() is its word operations (0 when it would not run), to weigh against the
- * search: O(F k^2 range / 64) for F undecided players.
+ * eo__split_dp_cost() is a bound on its word operations (0 when it would not run): O(F k^2
+ * range / 64) for F undecided players; *count is what eo__split_dp_words() costs (cells it
+ * looks at).
  */
 int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol);
-uint64_t eo__split_dp_cost(const eo__split_prob *p);
+uint64_t eo__split_dp_cost(const eo__split_prob *p, uint64_t *count);
+/* The table's cost for a question with this max_gap, in words: about the words its forward
+ * pass steps (each cell only over the differences that can still end within max_gap; counted
+ * at up to 16 of the players and scaled) plus its packed table size, weighted for the copies,
+ * the read-back and fresh pages. A closer estimate of its time than eo__split_dp_cost(), at
+ * O(k^2) cells per sample to compute; 0 when it would not run. */
+uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap);
 
 /*
  * Cheap witness for the decision just made on player i (status A, or PLAY), given a split w with

@@ -26,9 +26,34 @@ typedef struct search {
     int found, done, err;
     uint64_t try_end;               /* p->work value where a heuristic try gives up; 0 = none */
     uint64_t budget_end;            /* p->work value where the table is asked instead; 0 = none */
+    int budget_final;               /* 0: at budget_end, weigh the table's cost and extend */
+    int64_t max_gap;
     uint64_t cur_a, cur_b;
     eo__split_sol best;
 } search;
+
+/* Nodes the search may spend on one question before the table of split_dp.c answers it. Most
+ * questions settle within DP_BUDGET nodes (or, for big tables, COUNT_PER_NODE times fewer than
+ * the cells the count below looks at). The ones that do not are proofs that no completion
+ * reaches the gap, or hunts for one of the rare completions that do, over ratings crowded in a
+ * narrow band (a young pool), where the search's interval bound cuts little; the table's time
+ * depends on the width of its windows, not on the number of subtrees. Past that first budget
+ * the search weighs the table's cost (eo__split_dp_words(): its windowed words and its memory)
+ * and goes on for cost / DP_WORDS_PER_NODE more nodes, about what the table would take (a node
+ * ~7 ns, a word of table ~1-2 ns with young pools), so a question costs at most a few times
+ * what the cheaper of the two would. Tuned on bench_split's rows: a first budget of 2,000 sent
+ * questions of normal ratings that settle by ~4,000 nodes to the table (slower normal rows),
+ * 8,000 lengthened the young N = 24 tail; 2 or 4 words a node lengthened the young N = 64
+ * tail, 16 and 32 did not shorten it further. */
+#define DP_BUDGET 4000
+#define DP_WORDS_PER_NODE 8
+#define COUNT_PER_NODE 2
+/* Questions without a max_gap (the least gap) keep the earlier rule: the table's bound on its
+ * word operations over 8, at least 20,000 nodes (with whole tables a word costs ~10 ns
+ * measured, page faults included, so a smaller budget sent questions of normal ratings that
+ * settle soon after it to a dearer table). */
+#define INF_BUDGET 20000
+#define INF_WORDS_PER_NODE 8
 
 /* Internal status of run(): the node budget before the table is asked ran out. */
 #define OVER_BUDGET 3
@@ -72,9 +97,18 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
         return;
     }
     if (s->budget_end && p->work >= s->budget_end) {
-        s->err = OVER_BUDGET;
-        s->done = 1;
-        return;
+        if (!s->budget_final) {
+            /* The question did not settle quickly: now weigh the table's cost (its windowed
+             * words, which take a while to count) and go on for about as long as the table
+             * would take (see DP_WORDS_PER_NODE). */
+            s->budget_final = 1;
+            s->budget_end = p->work + eo__split_dp_words(p, s->max_gap) / DP_WORDS_PER_NODE;
+        }
+        if (p->work >= s->budget_end) {
+            s->err = OVER_BUDGET;
+            s->done = 1;
+            return;
+        }
     }
     p->work++;
 
@@ -165,7 +199,7 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
 }
 
 static int run(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol,
-               uint64_t budget)
+               uint64_t budget, int final)
 {
     search s;
     int64_t d = 0;
@@ -229,6 +263,8 @@ static int run(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_s
     s.err = 0;
     s.try_end = p->try_limit ? p->work + p->try_limit : 0;
     s.budget_end = budget ? p->work + budget : 0;
+    s.budget_final = final;
+    s.max_gap = max_gap;
     s.best.a = s.best.b = 0;
     s.best.gap = 0;
     dfs(&s, 0, d, na, nb);
@@ -239,27 +275,26 @@ static int run(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_s
     return s.found;
 }
 
-/* Nodes the search may spend on one question before the table of split_dp.c answers it. Most
- * questions settle within it. The ones that do not are proofs that no completion reaches the
- * gap, or hunts for one of the rare completions that do, over ratings crowded in a narrow band
- * (a young pool), where the search's interval bound cuts little; the table's time depends on
- * the range of the differences, not on the number of subtrees. The budget grows with the
- * table's cost (a node costs roughly as much as 8 word operations) so the table never costs
- * much more than the search already spent. */
-#define DP_BUDGET 20000
-#define DP_WORDS_PER_NODE 8
 
 int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_sol *sol)
 {
-    uint64_t cost = p->try_limit ? 0 : eo__split_dp_cost(p);
+    uint64_t count = 0, cost = p->try_limit ? 0 : eo__split_dp_cost(p, &count);
     if (cost == 0)
-        return run(p, max_gap, stop_gap, sol, 0);
-    uint64_t budget = cost / DP_WORDS_PER_NODE;
-    if (budget < DP_BUDGET)
-        budget = DP_BUDGET;
-    if (p->dp_budget)
-        budget = p->dp_budget;
-    int rc = run(p, max_gap, stop_gap, sol, budget);
+        return run(p, max_gap, stop_gap, sol, 0, 1);
+    int rc;
+    if (p->dp_budget) {
+        rc = run(p, max_gap, stop_gap, sol, p->dp_budget, 1);
+    } else if (max_gap >= EO__SPLIT_INF) {
+        /* The least gap (step 1): no window cuts the table, which then costs about what
+         * eo__split_dp_cost() says; these questions rarely get here. */
+        uint64_t budget = cost / INF_WORDS_PER_NODE;
+        rc = run(p, max_gap, stop_gap, sol, budget > INF_BUDGET ? budget : INF_BUDGET, 1);
+    } else {
+        /* the table's words are counted only once the search spent several times what
+         * counting costs (a node ~ COUNT_PER_NODE cells) */
+        uint64_t first = count / COUNT_PER_NODE > DP_BUDGET ? count / COUNT_PER_NODE : DP_BUDGET;
+        rc = run(p, max_gap, stop_gap, sol, p->dp_first ? p->dp_first : first, 0);
+    }
     if (rc != OVER_BUDGET)
         return rc;
     rc = eo__split_dp(p, max_gap, sol);
@@ -267,5 +302,5 @@ int eo__split_search(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__s
         return EO_EINTERNAL; /* the read-back split must keep every status */
     if (rc >= 0)
         return rc; /* a completion of least gap: within the contract whatever stop_gap is */
-    return run(p, max_gap, stop_gap, sol, 0);
+    return run(p, max_gap, stop_gap, sol, 0, 1);
 }
