@@ -510,8 +510,8 @@ void eo__bal_search_free(eo__bal *b)
 
 /* A gap-only question by split_dp.c's table: 1 with side[] and *best (a split of least
  * |D| <= max_gap), 0 when none, -1 when the table cannot tell (too wide, out of memory),
- * EO_ELIMIT when its cost would pass the work limit. The cost counts against the work limit
- * as one node per 16 word operations. */
+ * EO_ELIMIT when its cost would pass the work limit. Its cost (eo__split_dp_words(), in
+ * words) counts against the work limit as one node per 16 words. */
 static int by_table(bs *s, int64_t max_gap, eo__bal_vec best, uint8_t *side)
 {
     eo__bal *b = s->b;
@@ -525,7 +525,7 @@ static int by_table(bs *s, int64_t max_gap, eo__bal_vec best, uint8_t *side)
         p.status[i] = b->ist[b->item_of[i]]; /* EO__BS_* and EO__SP_* are the same codes */
     p.dp_buf = &s->dp;
     p.offset = b->field;
-    uint64_t cost = eo__split_dp_cost(&p);
+    uint64_t cost = eo__split_dp_words(&p, max_gap);
     if (cost == 0)
         return -1;
     uint64_t nodes = cost / 16 + 1;
