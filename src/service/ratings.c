@@ -17,10 +17,16 @@
  *
  * Out of memory while changing a copy leaves the table switched off for good (readers then
  * use the store, as before): the other copy may lack the change, and it is simpler to never
- * switch back than to rebuild. */
+ * switch back than to rebuild.
+ *
+ * Ids come from game servers: the slot of an id depends on a secret seed drawn when the table
+ * is made, so ids that crowd one run of slots cannot be searched for offline. */
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "service/service.h"
 
@@ -42,14 +48,32 @@ struct eo__ratings {
     atomic_int active;     /* the copy readers use */
     atomic_long inside[2]; /* readers counted in each copy */
     atomic_bool off;       /* switched off: readers use the store */
+    uint64_t seed;         /* secret, per table: the ids' slots (hash_id) */
 };
 
-static uint64_t hash_id(const char *s)
+/* FNV-1a from a seeded basis, then splitmix64's finaliser, so that every bit of the seed and
+ * of the id reaches the low bits that pick the slot. */
+static uint64_t hash_id(uint64_t seed, const char *s)
 {
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    uint64_t h = 1469598103934665603u ^ seed;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
+    h ^= h >> 30;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 27;
+    h *= UINT64_C(0x94d049bb133111eb);
+    return h ^ (h >> 31);
+}
+
+/* 8 bytes from the kernel's random source; the clock and an address if it has none. */
+static uint64_t fresh_seed(const void *addr)
+{
+    uint64_t s = 0;
+    if (getrandom(&s, sizeof s, GRND_NONBLOCK) == (ssize_t)sizeof s)
+        return s;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)addr;
 }
 
 static const rt_entry *find(const rt_copy *c, const char *id, uint64_t h)
@@ -108,10 +132,10 @@ static int set(rt_copy *c, const eo__rating_set *u, uint64_t h)
     return 0;
 }
 
-static int set_all(rt_copy *c, const eo__rating_set *u, size_t n)
+static int set_all(rt_copy *c, uint64_t seed, const eo__rating_set *u, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (set(c, &u[i], hash_id(u[i].id)) != 0)
+        if (set(c, &u[i], hash_id(seed, u[i].id)) != 0)
             return EO_ENOMEM;
     return 0;
 }
@@ -125,6 +149,7 @@ int eo__ratings_new(eo__ratings **out)
     atomic_init(&t->inside[0], 0);
     atomic_init(&t->inside[1], 0);
     atomic_init(&t->off, false);
+    t->seed = fresh_seed(t);
     *out = t;
     return 0;
 }
@@ -154,14 +179,14 @@ int eo__ratings_set(eo__ratings *t, const eo__rating_set *u, size_t n)
         return 0;
     int old = atomic_load(&t->active), next = 1 - old;
     /* No reader uses the other copy: the last call (or none) waited for them to leave. */
-    if (set_all(&t->copy[next], u, n) != 0) {
+    if (set_all(&t->copy[next], t->seed, u, n) != 0) {
         atomic_store(&t->off, true);
         return EO_ENOMEM;
     }
     atomic_store(&t->active, next);
     while (atomic_load(&t->inside[old]) != 0)
         sched_yield();
-    if (set_all(&t->copy[old], u, n) != 0) {
+    if (set_all(&t->copy[old], t->seed, u, n) != 0) {
         atomic_store(&t->off, true);
         return EO_ENOMEM;
     }
@@ -183,7 +208,7 @@ int eo__ratings_read(eo__ratings *t, const char *const *ids, size_t n, eo_streng
     }
     const rt_copy *cp = &t->copy[c];
     for (size_t i = 0; i < n; i++) {
-        const rt_entry *e = find(cp, ids[i], hash_id(ids[i]));
+        const rt_entry *e = find(cp, ids[i], hash_id(t->seed, ids[i]));
         found[i] = e != NULL && e->known;
         if (found[i]) {
             out[i].mu = e->mu;
