@@ -10,7 +10,6 @@
  *                  [--model M]...
  * Defaults: 1000000 rounds of 12v12 among 20000 players, 10 sweeps, synelo and trueskill, each
  * model's default method (smooth for trueskill and wenglin, map for the others). */
-#include <errno.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
@@ -19,17 +18,6 @@
 #include "bench_util.h"
 #include "evenodds/eo_fit.h"
 #include "gen.h"
-
-static int parse_u(const char *s, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
 
 /* Peak resident memory of the process so far, MiB. */
 static double peak_mib(void)
@@ -124,7 +112,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--sweeps") == 0)
             dst = &sweeps;
         if (dst != NULL) {
-            if (parse_u(argv[++i], dst) != 0) {
+            if (bench_parse_u(argv[++i], dst) != 0) {
                 fprintf(stderr, "bench_fit: %s: not a number\n", argv[i - 1]);
                 return 2;
             }

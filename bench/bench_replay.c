@@ -18,13 +18,13 @@
  * --partial PM gives each member a partial-play `time` with chance PM per mille (default 0);
  * the handles path, which takes no weights, is then left out.
  * Defaults: 100000 rounds of 12v12 among 5000 players, 3 reps. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_pool.h"
 #include "gen.h"
@@ -38,17 +38,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(bench_clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int parse_u(const char *s, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
 }
 
 /* A digest of the ratings of the players of the first rounds: keeps the optimiser from
@@ -320,7 +309,7 @@ int main(int argc, char **argv)
             dst = &partial;
             zero_ok = true;
         }
-        if (dst == NULL || i + 1 >= argc || parse_u(argv[++i], dst) != 0 ||
+        if (dst == NULL || i + 1 >= argc || bench_parse_u(argv[++i], dst) != 0 ||
             (*dst == 0 && !zero_ok)) {
             usage();
             return 2;

@@ -3,8 +3,10 @@
 #ifndef EO_BENCH_UTIL_H
 #define EO_BENCH_UTIL_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* splitmix64 (Steele, Lea, Flood 2014). */
@@ -42,6 +44,18 @@ static inline double bench_clock_us(clockid_t id)
 static inline double bench_now_us(void) { return bench_clock_us(CLOCK_MONOTONIC); }
 
 /* qsort comparator for doubles, ascending. */
+/* A whole decimal number without sign or trailing characters. 0, or -1 (not one). */
+static inline int bench_parse_u(const char *s, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static inline int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

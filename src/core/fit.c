@@ -805,6 +805,7 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
     size_t na = r->n[0], n = na + r->n[1];
     double w[EO_PLAYERS_MAX] = {0}, s[EO_PLAYERS_MAX]; /* zeroed: GCC -O2 cannot see the loop fill it */
     eo_team_agg ta = {0}, tb = {0};
+    double median = eo__roundlen_median(&f->lengths);
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
         if (m->id == NULL)
@@ -812,9 +813,7 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         eo_fit_player p;
         (void)eo_fit_lookup(f, m->id, &p);
         s[i] = p.skill;
-        w[i] = f->unweighted ? 1.0
-                             : eo_model_member_weight(f->model, r, m,
-                                                      eo__roundlen_median(&f->lengths));
+        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m, median);
         eo_strength st = {p.skill, p.sigma * p.sigma};
         eo_team_agg_add(i < na ? &ta : &tb, &st, w[i]);
     }
