@@ -55,9 +55,36 @@ typedef struct eo_service_config {
     const char *listen;         /**< "HOST:PORT" or "[V6]:PORT"; port 0 picks a free port */
     const char *default_pool;   /**< created with SynElo defaults if absent; NULL for none */
     unsigned threads;           /**< HTTP threads; 0 = number of cores */
-    unsigned max_connections;   /**< connection limit (1024) */
-    unsigned conn_timeout_s;    /**< idle connection timeout, seconds (30) */
+    /** Open connections at most; a connection beyond it is closed at once, never queued.
+     *  0 (the default) = sized from the process's open-file limit: min(4096, limit / 2). */
+    unsigned max_connections;
+    /** Open connections per client address (IPv6: per /64) at most (64); 0 = no cap. */
+    unsigned max_per_address;
+    /** A request's headers must be complete within this many seconds of the connection's
+     *  start or of the previous answer on it (10); slower senders are dropped. */
+    unsigned header_timeout_s;
+    /** A connection that sends nothing for this many seconds is closed (5): the keep-alive
+     *  idle timeout. */
+    unsigned conn_timeout_s;
+    /** Least average rate of a body, bytes per second, counted after its first 2 seconds
+     *  (1024); slower uploads are dropped. */
+    unsigned body_min_rate;
     size_t body_max;            /**< largest request body, bytes (1 MiB); larger gets 413 */
+    /** Request bodies held in memory at once, all requests together (64 MiB); a request
+     *  beyond it gets 503 with Retry-After. */
+    size_t body_budget;
+    /** Compute pool threads (splits past their inline budget, balancer requests,
+     *  autobalance); 0 = number of cores. They run at a lower priority than the HTTP
+     *  threads and the writer. */
+    unsigned compute_threads;
+    /** Compute jobs waiting at most (64); beyond it a request gets 503 with Retry-After. */
+    unsigned compute_queue;
+    /** Largest "budget_ms" a balancer request gets (250); larger asks are cut to it. */
+    unsigned budget_max_ms;
+    /** Refits running at once (1); another refit request gets 503 with Retry-After. */
+    unsigned refit_max;
+    /** /readyz answers 503 while the database's file system has less free space (64 MiB). */
+    uint64_t min_free_bytes;
     size_t queue_max;           /**< writer queue capacity (4096); full gets 503 */
     size_t batch_max;           /**< most updates per commit (512) */
     unsigned drain_timeout_ms;  /**< how long stop waits for in-flight requests (10000) */

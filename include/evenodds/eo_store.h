@@ -27,7 +27,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 5
+#define EO_STORE_SCHEMA_VERSION 6
 
 /** eo_store_open() flags. */
 enum {
@@ -56,6 +56,18 @@ int eo_store_schema_version(eo_store *s, int *version);
 
 /** Last error text of this handle (static until the next call on it). */
 const char *eo_store_errmsg(eo_store *s);
+
+/**
+ * Whether a writing handle can take writes now: commits one small write of its own (a counter
+ * in the store), outside any transaction. Returns 0, or EO_EIO / EO_EBUSY with the reason in
+ * eo_store_errmsg() (a read-only file system, a full disk, a lock held past the busy timeout,
+ * a file that was read-only when the handle opened: such a handle stays read-only). EO_EINVAL
+ * for a handle opened with EO_STORE_READONLY.
+ */
+int eo_store_probe(eo_store *s);
+
+/** True when the handle cannot write: opened with EO_STORE_READONLY, or its file was read-only. */
+bool eo_store_readonly(eo_store *s);
 
 /**
  * Transactions. Writers should run every write inside begin/commit (a write outside one commits

@@ -2,6 +2,8 @@
  * thread, so the service threads never run signal handlers. */
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,8 +14,7 @@
 
 static const char serve_usage[] =
     "usage: evenodds serve --db FILE --listen HOST:PORT [--config FILE] [--default-pool NAME]\n"
-    "                      [--threads N] [--max-body BYTES] [--queue-max N] [--batch-max N]\n"
-    "                      [--log-level LEVEL] [--sync-full]\n"
+    "                      [OPTION VALUE]... [--log-level LEVEL] [--sync-full]\n"
     "\n"
     "Runs the HTTP/JSON rating service (docs/SERVICE.md, contract in docs/openapi.yaml).\n"
     "Prints 'evenodds: listening on http://HOST:PORT' once ready; SIGTERM or SIGINT drain the\n"
@@ -24,12 +25,93 @@ static const char serve_usage[] =
     "  --config FILE        KEY=VALUE file with EVENODDS_SERVER_KEY and EVENODDS_ADMIN_KEY\n"
     "                       (mode 600); the environment variables of the same names override it\n"
     "  --default-pool NAME  create this pool (SynElo, default parameters) if it does not exist\n"
+    "  --log-level LEVEL    debug, info (default), warn or error\n"
+    "  --sync-full          fsync every commit (survives power loss, not only a killed process)\n"
+    "\n"
+    "Threads and queues:\n"
     "  --threads N          HTTP threads (default: number of cores)\n"
-    "  --max-body BYTES     largest request body (default 1048576); larger gets 413\n"
     "  --queue-max N        updates waiting for the writer before 503 (default 4096)\n"
     "  --batch-max N        most updates per group commit (default 512)\n"
-    "  --log-level LEVEL    debug, info (default), warn or error\n"
-    "  --sync-full          fsync every commit (survives power loss, not only a killed process)\n";
+    "  --compute-threads N  threads for heavy requests: balancer splits, autobalance\n"
+    "                       (default: number of cores; they run at a lower priority)\n"
+    "  --compute-queue N    heavy requests waiting before 503 (default 64)\n"
+    "  --budget-max-ms MS   budget_ms granted to a balancer request at most (default 250)\n"
+    "  --refit-max N        refits running at once before 503 (default 1)\n"
+    "\n"
+    "Connections and bodies (docs/SERVICE.md \"Connections and limits\"):\n"
+    "  --max-conns N        open connections at most; more are closed at once\n"
+    "                       (default: half the open-file limit, at most 4096)\n"
+    "  --max-conns-per-address N  per client IPv4 address or IPv6 /64 (default 64; 0: none)\n"
+    "  --header-timeout S   a request's headers must arrive within S seconds (default 10)\n"
+    "  --idle-timeout S     a connection silent for S seconds is closed (default 5)\n"
+    "  --body-min-rate B    bytes per second a body must keep after 2 s (default 1024; 0: none)\n"
+    "  --max-body BYTES     largest request body (default 1048576); larger gets 413\n"
+    "  --body-budget BYTES  request bodies held in memory at once (default 67108864)\n"
+    "  --min-free BYTES     /readyz answers 503 below this free disk space (default 67108864)\n";
+
+/* The numeric options: each sets one field of eo_service_config, of the field's type. */
+enum { F_UNSIGNED, F_SIZE, F_U64 };
+static const struct num_opt {
+    const char *name;
+    int64_t lo, hi;
+    int type;
+    size_t off;
+} num_opts[] = {
+    {"--threads", 1, 256, F_UNSIGNED, offsetof(eo_service_config, threads)},
+    {"--queue-max", 1, 1000000, F_SIZE, offsetof(eo_service_config, queue_max)},
+    {"--batch-max", 1, 100000, F_SIZE, offsetof(eo_service_config, batch_max)},
+    {"--compute-threads", 1, 256, F_UNSIGNED, offsetof(eo_service_config, compute_threads)},
+    {"--compute-queue", 1, 1000000, F_UNSIGNED, offsetof(eo_service_config, compute_queue)},
+    {"--budget-max-ms", 1, 10000, F_UNSIGNED, offsetof(eo_service_config, budget_max_ms)},
+    {"--refit-max", 1, 64, F_UNSIGNED, offsetof(eo_service_config, refit_max)},
+    {"--max-conns", 16, 1000000, F_UNSIGNED, offsetof(eo_service_config, max_connections)},
+    {"--max-conns-per-address", 0, 1000000, F_UNSIGNED,
+     offsetof(eo_service_config, max_per_address)},
+    {"--header-timeout", 1, 3600, F_UNSIGNED, offsetof(eo_service_config, header_timeout_s)},
+    {"--idle-timeout", 1, 3600, F_UNSIGNED, offsetof(eo_service_config, conn_timeout_s)},
+    {"--body-min-rate", 0, (int64_t)1 << 30, F_UNSIGNED,
+     offsetof(eo_service_config, body_min_rate)},
+    {"--max-body", 1024, (int64_t)1 << 30, F_SIZE, offsetof(eo_service_config, body_max)},
+    {"--body-budget", (int64_t)1 << 20, (int64_t)1 << 40, F_SIZE,
+     offsetof(eo_service_config, body_budget)},
+    {"--min-free", 0, (int64_t)1 << 50, F_U64, offsetof(eo_service_config, min_free_bytes)},
+};
+
+/* Tries the numeric options at argv[*i]: 1 (consumed, set), 0 (not one of them), -1 (bad
+ * value, reported). */
+static int num_option(eo_service_config *cfg, int argc, char **argv, int *i)
+{
+    for (size_t k = 0; k < sizeof num_opts / sizeof num_opts[0]; k++) {
+        const struct num_opt *o = &num_opts[k];
+        const char *val;
+        int64_t n;
+        int r = eo_opt_value("serve", argc, argv, i, o->name, &val);
+        if (r == 0)
+            continue;
+        if (r < 0 || eo_opt_int("serve", o->name, val, o->lo, o->hi, &n) != 0)
+            return -1;
+        char *field = (char *)cfg + o->off;
+        if (o->type == F_UNSIGNED)
+            *(unsigned *)(void *)field = (unsigned)n;
+        else if (o->type == F_SIZE)
+            *(size_t *)(void *)field = (size_t)n;
+        else
+            *(uint64_t *)(void *)field = (uint64_t)n;
+        return 1;
+    }
+    return 0;
+}
+
+/* Connections are file descriptors: the soft open-file limit goes up to the hard one, so that
+ * the connection cap (sized from it) is not a few hundred. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
 
 static int parse_level(const char *s, int *out)
 {
@@ -59,7 +141,6 @@ int eo_cmd_serve(int argc, char **argv)
     const char *config = NULL, *val = NULL;
     for (int i = 1; i < argc; i++) {
         int r;
-        int64_t n;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(serve_usage, stdout);
             return 0;
@@ -81,22 +162,9 @@ int eo_cmd_serve(int argc, char **argv)
             if (r < 0)
                 return 2;
             cfg.default_pool = val;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--threads", &val)) != 0) {
-            if (r < 0 || eo_opt_int("serve", "--threads", val, 1, 256, &n) != 0)
+        } else if ((r = num_option(&cfg, argc, argv, &i)) != 0) {
+            if (r < 0)
                 return 2;
-            cfg.threads = (unsigned)n;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--max-body", &val)) != 0) {
-            if (r < 0 || eo_opt_int("serve", "--max-body", val, 1024, (int64_t)1 << 30, &n) != 0)
-                return 2;
-            cfg.body_max = (size_t)n;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--queue-max", &val)) != 0) {
-            if (r < 0 || eo_opt_int("serve", "--queue-max", val, 1, 1000000, &n) != 0)
-                return 2;
-            cfg.queue_max = (size_t)n;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--batch-max", &val)) != 0) {
-            if (r < 0 || eo_opt_int("serve", "--batch-max", val, 1, 100000, &n) != 0)
-                return 2;
-            cfg.batch_max = (size_t)n;
         } else if ((r = eo_opt_value("serve", argc, argv, &i, "--log-level", &val)) != 0) {
             if (r < 0)
                 return 2;
@@ -130,7 +198,11 @@ int eo_cmd_serve(int argc, char **argv)
     sigaddset(&stop, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* A file-size limit must fail the write that passes it (SQLite reports it, /readyz shows
+     * it), not end the process. */
+    signal(SIGXFSZ, SIG_IGN);
 
+    raise_nofile();
     eo_service *svc = NULL;
     int rc = eo_service_start(&cfg, &keys, &svc, err, sizeof err);
     memset(&keys, 0, sizeof keys);

@@ -11,9 +11,18 @@ void eo_service_config_default(eo_service_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->threads = 0;
-    cfg->max_connections = 1024;
-    cfg->conn_timeout_s = 30;
+    cfg->max_connections = 0; /* sized from the open-file limit at start */
+    cfg->max_per_address = 64;
+    cfg->header_timeout_s = 10;
+    cfg->conn_timeout_s = 5;
+    cfg->body_min_rate = 1024;
     cfg->body_max = 1u << 20;
+    cfg->body_budget = (size_t)64 << 20;
+    cfg->compute_threads = 0;
+    cfg->compute_queue = 64;
+    cfg->budget_max_ms = 250;
+    cfg->refit_max = 1;
+    cfg->min_free_bytes = (uint64_t)64 << 20;
     cfg->queue_max = 4096;
     cfg->batch_max = 512;
     cfg->drain_timeout_ms = 10000;

@@ -19,8 +19,11 @@
 #include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,13 +36,19 @@ enum { ST_NEW, ST_WAITING, ST_READY };
 typedef struct req {
     struct eo_service *svc;
     struct MHD_Connection *conn;
+    eo__gconn *gc; /* the connection as the guard sees it (may be NULL) */
     double t0;
     eo__match m;
     eo__call call;
-    eo__answer busy; /* answer prepared while suspended (writer refused) */
+    eo__job job;      /* the compute job, when the request runs one */
+    eo__answer early; /* answer decided from the headers, sent once the (empty) body is in */
+    eo__answer busy;  /* answer prepared while suspended (writer or pool refused) */
     char *body;
     size_t len, cap;
+    size_t held;      /* bytes counted in svc->body_held for this request */
+    bool has_early;
     bool too_large;
+    bool over_budget;
     bool have_busy;
     bool late; /* began after the drain started: may not park */
     atomic_int state;
@@ -141,6 +150,7 @@ static enum MHD_Result send_answer(req *r, eo__answer *a)
 {
     static char empty[] = "";
     struct MHD_Response *resp;
+    eo__gconn_phase(r->gc, EO__PH_SERVICE);
     if (a->body)
         resp = MHD_create_response_from_buffer(a->len, a->body, MHD_RESPMEM_MUST_FREE);
     else
@@ -157,20 +167,38 @@ static enum MHD_Result send_answer(req *r, eo__answer *a)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, a->allow);
     if (a->retry_after)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, a->retry_after);
+    if (a->www_auth)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, a->www_auth);
     r->status = a->status;
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)a->status, resp);
     MHD_destroy_response(resp);
     return ret;
 }
 
-static void writer_done(eo__wreq *w, void *ctx)
+/* The writer's or the compute pool's answer is ready: the connection may go on. */
+static void resume(req *r)
 {
-    (void)w;
-    req *r = ctx;
     struct eo_service *svc = r->svc; /* r may be completed and reused once resumed */
     atomic_store(&r->state, ST_READY);
     MHD_resume_connection(r->conn);
     atomic_fetch_sub(&svc->parked, 1);
+}
+
+static void writer_done(eo__wreq *w, void *ctx)
+{
+    (void)w;
+    resume(ctx);
+}
+
+static void job_run(eo__job *j)
+{
+    req *r = (req *)(void *)((char *)j - offsetof(req, job));
+    r->call.compute(&r->call);
+}
+
+static void job_done(eo__job *j)
+{
+    resume((req *)(void *)((char *)j - offsetof(req, job)));
 }
 
 /* Whether the request may suspend its connection for the writer (see the top of the file).
@@ -197,70 +225,220 @@ static bool parse_size(const char *s, unsigned long long *out)
     return errno == 0 && *end == '\0';
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_size, void **con_cls)
+/* The framing headers of a request, counted. */
+typedef struct framing {
+    unsigned content_length, transfer_encoding, host;
+    const char *te; /* the Transfer-Encoding value */
+} framing;
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
 {
-    struct eo_service *svc = cls;
-    req *r = *con_cls;
-    (void)version;
-    if (!r) {
-        r = req_get(svc);
-        if (!r)
-            return MHD_NO;
-        r->svc = svc;
-        r->conn = conn;
-        r->t0 = mono_s();
-        snprintf(r->method, sizeof r->method, "%s", method);
-        snprintf(r->path, sizeof r->path, "%s", url);
-        eo__route_match(method, url, &r->m);
-        atomic_init(&r->state, ST_NEW);
-        *con_cls = r;
-        atomic_fetch_add(&svc->inflight, 1);
-        r->late = atomic_load(&svc->draining); /* after the count: see the top of the file */
-        unsigned long long cl;
-        const char *clh = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (clh && parse_size(clh, &cl) && cl > svc->cfg.body_max) {
-            /* Refused before the body is read: answering now skips "100 Continue" and MHD
-             * closes the connection, which is what we want for an oversized upload. */
-            eo__answer a = {0};
-            r->too_large = true;
-            eo__answer_error(&a, 413, "body_too_large", "the request body exceeds the limit",
-                             NULL);
-            return send_answer(r, &a);
-        }
+    framing *f = cls;
+    (void)kind;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+        f->content_length++;
+    else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+        f->host++;
+    else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->transfer_encoding++;
+        f->te = value;
+    }
+    return MHD_YES;
+}
+
+/* Requests whose framing two parties could read differently (a proxy in front and this
+ * service), refused before their body: docs/SERVICE.md "HTTP". 1 with the answer in @p a. */
+static int framing_error(struct MHD_Connection *conn, const char *version, eo__answer *a)
+{
+    framing f = {0};
+    const char *why = NULL;
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
+    if (f.content_length > 1)
+        why = "more than one Content-Length header";
+    else if (f.content_length && f.transfer_encoding)
+        why = "both Content-Length and Transfer-Encoding";
+    else if (f.transfer_encoding > 1 || (f.te && strcasecmp(f.te, "chunked") != 0))
+        why = "a Transfer-Encoding other than chunked";
+    else if (f.host > 1)
+        why = "more than one Host header";
+    else if (f.host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
+        why = "an HTTP/1.1 request without a Host header";
+    if (why == NULL)
+        return 0;
+    eo__answer_error(a, 400, "invalid_http", why, NULL);
+    return 1;
+}
+
+/* Holds @p n more bytes of body against the service's budget. false: over it (nothing held). */
+static bool hold(req *r, size_t n)
+{
+    struct eo_service *svc = r->svc;
+    size_t before = atomic_fetch_add(&svc->body_held, n);
+    if (before + n > svc->cfg.body_budget) {
+        atomic_fetch_sub(&svc->body_held, n);
+        return false;
+    }
+    r->held += n;
+    return true;
+}
+
+static void overloaded(eo__answer *a, const char *what)
+{
+    memset(a, 0, sizeof *a);
+    a->retry_after = "1";
+    eo__answer_error(a, 503, "overloaded", what, NULL);
+}
+
+/* Everything that can be decided before the body: framing, route, key, content type, size,
+ * the body budget. 1 with the answer in @p a. */
+static int check_head(req *r, const char *version, bool *has_body, eo__answer *a)
+{
+    struct eo_service *svc = r->svc;
+    struct MHD_Connection *conn = r->conn;
+    memset(a, 0, sizeof *a);
+    unsigned long long cl = 0;
+    const char *clh = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
+    bool chunked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                               MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+    bool cl_ok = !clh || parse_size(clh, &cl);
+    *has_body = chunked || cl > 0 || !cl_ok;
+    if (framing_error(conn, version, a) || eo__route_check(&r->call, a))
+        return 1;
+    if (!cl_ok) {
+        eo__answer_error(a, 400, "invalid_http", "a malformed Content-Length header", NULL);
+        return 1;
+    }
+    if (cl > svc->cfg.body_max) {
+        r->too_large = true;
+        eo__answer_error(a, 413, "body_too_large", "the request body exceeds the limit", NULL);
+        return 1;
+    }
+    if (cl > 0 && !hold(r, (size_t)cl)) {
+        overloaded(a, "too many request bodies in memory; retry later");
+        return 1;
+    }
+    return 0;
+}
+
+/* The first callback of a request: its headers are complete. */
+static enum MHD_Result on_headers(struct eo_service *svc, struct MHD_Connection *conn,
+                                  const char *url, const char *method, const char *version,
+                                  void **con_cls)
+{
+    req *r = req_get(svc);
+    if (!r)
+        return MHD_NO;
+    r->svc = svc;
+    r->conn = conn;
+    r->t0 = mono_s();
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->gc = ci ? ci->socket_context : NULL;
+    eo__gconn_phase(r->gc, EO__PH_BODY);
+    snprintf(r->method, sizeof r->method, "%s", method);
+    snprintf(r->path, sizeof r->path, "%s", url);
+    /* HEAD is answered wherever GET is; libmicrohttpd leaves the body out. */
+    bool head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    eo__route_match(head ? MHD_HTTP_METHOD_GET : method, url, &r->m);
+    atomic_init(&r->state, ST_NEW);
+    *con_cls = r;
+    atomic_fetch_add(&svc->inflight, 1);
+    r->late = atomic_load(&svc->draining); /* after the count: see the top of the file */
+    r->call.svc = svc;
+    r->call.m = &r->m;
+    r->call.method = head ? MHD_HTTP_METHOD_GET : r->method;
+    r->call.authz = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_AUTHORIZATION);
+    r->call.ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_CONTENT_TYPE);
+    r->call.q_offset = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "offset");
+    r->call.q_limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
+    bool has_body = false;
+    eo__answer a;
+    if (!check_head(r, version, &has_body, &a))
+        return MHD_YES;
+    if (has_body) /* answered before the body: libmicrohttpd reads none and closes after */
+        return send_answer(r, &a);
+    r->early = a; /* nothing to read: answered on the next callback, keeping the connection */
+    r->has_early = true;
+    return MHD_YES;
+}
+
+/* A piece of the body arrived. */
+static enum MHD_Result on_upload(req *r, const char *data, size_t n)
+{
+    size_t body_max = r->svc->cfg.body_max;
+    eo__gconn_body(r->gc, n);
+    if (r->too_large || r->over_budget)
+        return MHD_YES; /* read and dropped; answered once it ended */
+    if (r->len + n > body_max) {
+        r->too_large = true;
+        r->len = 0;
         return MHD_YES;
     }
-    if (*upload_size) {
-        size_t n = *upload_size;
-        *upload_size = 0;
-        if (r->too_large)
-            return MHD_YES;
-        if (r->len + n > svc->cfg.body_max) {
-            r->too_large = true;
+    if (r->len + n + 1 > r->cap) {
+        size_t ncap = r->cap ? r->cap : 1024;
+        while (ncap < r->len + n + 1)
+            ncap *= 2;
+        if (ncap > body_max + 1)
+            ncap = body_max + 1;
+        /* A body of announced length is held already; one sent in chunks grows its hold. */
+        if (ncap > r->held && !hold(r, ncap - r->held)) {
+            r->over_budget = true;
             r->len = 0;
             return MHD_YES;
         }
-        if (r->len + n + 1 > r->cap) {
-            size_t ncap = r->cap ? r->cap : 1024;
-            while (ncap < r->len + n + 1)
-                ncap *= 2;
-            char *nb = realloc(r->body, ncap);
-            if (!nb)
-                return MHD_NO;
-            r->body = nb;
-            r->cap = ncap;
-        }
-        memcpy(r->body + r->len, upload_data, n);
-        r->len += n;
-        r->body[r->len] = '\0';
-        return MHD_YES;
+        char *nb = realloc(r->body, ncap);
+        if (!nb)
+            return MHD_NO;
+        r->body = nb;
+        r->cap = ncap;
     }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return MHD_YES;
+}
 
+/* Parks the connection and hands the request to the writer or the compute pool. */
+static enum MHD_Result park(req *r, eo__run run)
+{
+    struct eo_service *svc = r->svc;
     eo__answer a;
+    if (!may_park(svc, r)) {
+        eo__route_busy(&r->call, &a); /* 503 "draining" */
+        return send_answer(r, &a);
+    }
+    /* Suspend first, then submit: the resume can never precede the suspend. */
+    atomic_store(&r->state, ST_WAITING);
+    MHD_suspend_connection(r->conn);
+    int rc;
+    if (run == EO__RUN_WRITER) {
+        r->call.w.done = writer_done;
+        r->call.w.done_ctx = r;
+        rc = eo__writer_submit(svc->writer, &r->call.w);
+    } else {
+        r->job.run = job_run;
+        r->job.done = job_done;
+        rc = eo__compute_submit(svc->compute, &r->job);
+    }
+    if (rc != 0) {
+        eo__route_busy(&r->call, &r->busy);
+        r->have_busy = true;
+        resume(r);
+    }
+    return MHD_YES;
+}
+
+/* The last callback of a request (its body is in), or one after its resume. */
+static enum MHD_Result on_body_done(req *r)
+{
+    eo__answer a;
+    memset(&a, 0, sizeof a);
     if (r->status)
-        return MHD_YES; /* answered already (early 413) */
+        return MHD_YES; /* answered already (before the body) */
     int st = atomic_load(&r->state);
     if (st == ST_WAITING)
         return MHD_YES; /* not resumed yet (should not happen) */
@@ -268,44 +446,56 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (r->have_busy) {
             a = r->busy;
             r->busy.body = NULL; /* the answer owns it now */
-        } else
+        } else if (r->call.compute) {
+            a = r->call.out;
+            r->call.out.body = NULL;
+        } else {
             eo__route_finish(&r->call, &a);
+        }
+        return send_answer(r, &a);
+    }
+    if (r->has_early) {
+        r->has_early = false;
+        a = r->early;
+        r->early.body = NULL;
         return send_answer(r, &a);
     }
     if (r->too_large) {
-        memset(&a, 0, sizeof a);
         eo__answer_error(&a, 413, "body_too_large", "the request body exceeds the limit", NULL);
         return send_answer(r, &a);
     }
-    r->call.svc = svc;
-    r->call.m = &r->m;
-    r->call.method = r->method;
-    r->call.authz = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    r->call.ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    r->call.q_offset = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "offset");
-    r->call.q_limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
+    if (r->over_budget) {
+        overloaded(&a, "too many request bodies in memory; retry later");
+        return send_answer(r, &a);
+    }
+    eo__gconn_phase(r->gc, EO__PH_SERVICE);
     r->call.body = r->body && r->len ? r->body : "";
     r->call.body_len = r->len;
-    if (eo__route_run(&r->call, &a))
+    eo__run run = eo__route_run(&r->call, &a);
+    if (run == EO__RUN_DONE)
         return send_answer(r, &a);
-    if (!may_park(svc, r)) {
-        eo__route_busy(&r->call, &a); /* 503 "draining" */
-        return send_answer(r, &a);
-    }
+    return park(r, run);
+}
 
-    /* Suspend first, then submit: the writer's resume can never precede the suspend. */
-    r->call.w.done = writer_done;
-    r->call.w.done_ctx = r;
-    atomic_store(&r->state, ST_WAITING);
-    MHD_suspend_connection(conn);
-    if (eo__writer_submit(svc->writer, &r->call.w) != 0) {
-        eo__route_busy(&r->call, &r->busy);
-        r->have_busy = true;
-        atomic_store(&r->state, ST_READY);
-        MHD_resume_connection(conn);
-        atomic_fetch_sub(&svc->parked, 1);
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    req *r = *con_cls;
+    if (!r)
+        return on_headers(cls, conn, url, method, version, con_cls);
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        return on_upload(r, upload_data, n);
     }
-    return MHD_YES;
+    return on_body_done(r);
+}
+
+static socklen_t addr_len(const struct sockaddr *sa)
+{
+    return sa && sa->sa_family == AF_INET6 ? (socklen_t)sizeof(struct sockaddr_in6)
+                                           : (socklen_t)sizeof(struct sockaddr_in);
 }
 
 static void client_addr(struct MHD_Connection *conn, char *buf, size_t cap)
@@ -329,6 +519,26 @@ static void client_addr(struct MHD_Connection *conn, char *buf, size_t cap)
     }
 }
 
+static void log_request(struct eo_service *svc, struct MHD_Connection *conn, const req *r,
+                        double dur, enum MHD_RequestTerminationCode toe)
+{
+    int level = r->status >= 500 ? EO_LOG_WARN : r->status ? EO_LOG_INFO : EO_LOG_DEBUG;
+    if (!svc->log.f || level < svc->log.level)
+        return;
+    char remote[80];
+    eo__logline l;
+    client_addr(conn, remote, sizeof remote);
+    eo__log_begin(&l, level, r->status ? "request" : "request aborted");
+    eo__log_str(&l, "method", r->method);
+    eo__log_str(&l, "path", r->path);
+    eo__log_int(&l, "status", r->status);
+    eo__log_ms(&l, "dur_ms", dur * 1000.0);
+    eo__log_str(&l, "remote", remote);
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        eo__log_int(&l, "termination", (long long)toe);
+    eo__log_end(&svc->log, level, &l);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
@@ -339,27 +549,44 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     double dur = mono_s() - r->t0;
     if (r->status)
         eo__metrics_request(&svc->metrics, r->m.route, r->status, dur);
-    int level = r->status >= 500 ? EO_LOG_WARN : r->status ? EO_LOG_INFO : EO_LOG_DEBUG;
-    if (svc->log.f && level >= svc->log.level) {
-        char remote[80];
-        eo__logline l;
-        client_addr(conn, remote, sizeof remote);
-        eo__log_begin(&l, level, r->status ? "request" : "request aborted");
-        eo__log_str(&l, "method", r->method);
-        eo__log_str(&l, "path", r->path);
-        eo__log_int(&l, "status", r->status);
-        eo__log_ms(&l, "dur_ms", dur * 1000.0);
-        eo__log_str(&l, "remote", remote);
-        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-            eo__log_int(&l, "termination", (long long)toe);
-        eo__log_end(&svc->log, level, &l);
-    }
+    log_request(svc, conn, r, dur, toe);
     json_decref(r->call.json);
     free(r->call.w.resp);
+    if (r->call.work_free)
+        r->call.work_free(r->call.work);
+    free(r->call.out.body);
     free(r->busy.body);
+    free(r->early.body);
+    if (r->held)
+        atomic_fetch_sub(&svc->body_held, r->held);
+    eo__gconn_phase(r->gc, EO__PH_HEADERS); /* the next request's headers, if any */
     *con_cls = NULL;
     req_put(svc, r);
     atomic_fetch_sub(&svc->inflight, 1);
+}
+
+/* A connection is accepted only within the guard's caps. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    struct eo_service *svc = cls;
+    return eo__guard_admit(svc->guard, addr, len) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct eo_service *svc = cls;
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        eo__guard_close(svc->guard, *socket_context);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn,
+                                                                 MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn,
+                                                                 MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ad ? ad->client_addr : NULL;
+    *socket_context = fd ? eo__guard_open(svc->guard, fd->connect_fd, sa, addr_len(sa)) : NULL;
 }
 
 /* Keeps the path percent-encoded: routes.c splits on '/' first and decodes each segment, so
@@ -374,6 +601,8 @@ static size_t keep_escaped(void *cls, struct MHD_Connection *c, char *s)
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     struct eo_service *svc = cls;
+    if (!eo__guard_log_allow(svc->guard))
+        return; /* counted into the guard's summary: a flood must not become a log flood */
     char msg[300];
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
@@ -438,13 +667,41 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen
     return 0;
 }
 
+/* The connection cap when none is configured: half the open-file limit (the rest is for the
+ * database, the log and the threads), at most 4096. */
+static unsigned default_max_connections(void)
+{
+    struct rlimit rl;
+    rlim_t n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    if (n == RLIM_INFINITY || n > 8192)
+        n = 8192;
+    return n / 2 > 16 ? (unsigned)(n / 2) : 16;
+}
+
+static int start_guard(struct eo_service *svc, char *err, size_t errlen)
+{
+    if (svc->cfg.max_connections == 0)
+        svc->cfg.max_connections = default_max_connections();
+    eo__guard_config gc = {
+        .max_total = svc->cfg.max_connections,
+        .max_per_address = svc->cfg.max_per_address,
+        .header_timeout_ms = (int64_t)svc->cfg.header_timeout_s * 1000,
+        .body_grace_ms = 2000,
+        .body_min_rate = svc->cfg.body_min_rate,
+    };
+    int rc = eo__guard_start(&gc, &svc->metrics, &svc->log, &svc->guard);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot start the connection guard: %s", eo_strerror(rc));
+    return rc;
+}
+
 int eo__http_start(struct eo_service *svc, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     socklen_t sslen;
     bool v6;
     int rc = parse_listen(svc->listen, &ss, &sslen, &v6, err, errlen);
-    if (rc != 0)
+    if (rc != 0 || (rc = start_guard(svc, err, errlen)) != 0)
         return rc;
     unsigned threads = svc->cfg.threads;
     if (threads == 0) {
@@ -456,16 +713,22 @@ int eo__http_start(struct eo_service *svc, char *err, size_t errlen)
     flags |= MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_AUTO;
     if (v6)
         flags |= MHD_USE_IPv6;
+    /* The guard's caps are the real ones; libmicrohttpd's limit is split between its threads,
+     * so each thread's share is set to the whole cap and never binds first. */
+    unsigned mhd_limit = svc->cfg.max_connections * threads;
     svc->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, svc, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, svc,
+        flags, 0, on_accept, svc, on_request, svc, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, svc,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT,
-        svc->cfg.max_connections, MHD_OPTION_CONNECTION_TIMEOUT, svc->cfg.conn_timeout_s,
+        MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, svc->cfg.conn_timeout_s,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, svc,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, svc,
         MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, NULL, MHD_OPTION_END);
     if (!svc->mhd) {
         snprintf(err, errlen, "cannot listen on %s (address in use or not available?)",
                  svc->listen);
+        eo__guard_stop(svc->guard);
+        svc->guard = NULL;
         return EO_EIO;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(svc->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -503,4 +766,6 @@ void eo__http_stop(struct eo_service *svc)
     svc->mhd = NULL;
     if (ls != MHD_INVALID_SOCKET)
         close(ls);
+    eo__guard_stop(svc->guard);
+    svc->guard = NULL;
 }

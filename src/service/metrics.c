@@ -10,7 +10,8 @@ static const double lat_bounds[EO__LAT_BUCKETS - 1] = {0.0001, 0.00025, 0.0005, 
                                                        0.005,  0.01,    0.025,  0.05,  0.1,
                                                        0.25,   0.5,     1.0};
 static const unsigned batch_bounds[EO__BATCH_BUCKETS - 1] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-static const int status_codes[] = {200, 201, 400, 401, 403, 404, 405, 409, 413, 415, 500, 503};
+static const int status_codes[] = {200, 201, 202, 400, 401, 403, 404, 405, 409, 413, 415, 422,
+                                   500, 503};
 #define N_STATUS (sizeof status_codes / sizeof status_codes[0])
 
 void eo__metrics_init(eo__metrics *m)
@@ -121,6 +122,39 @@ static void hist_render(tbuf *t, const char *name, const char *labels, eo__hist 
               (unsigned long long)ld(&h->count));
 }
 
+/* The connection guard's and the compute pool's figures (docs/SERVICE.md "Connections and
+ * limits"). */
+static void render_connections(tbuf *t, eo__metrics *m)
+{
+    static const char *const refused[EO__REFUSE_COUNT] = {"total_cap", "address_cap"};
+    static const char *const dropped[EO__DROP_COUNT] = {"header_deadline", "slow_body"};
+    tb_printf(t, "# HELP evenodds_connections_open Connections open now.\n"
+                 "# TYPE evenodds_connections_open gauge\nevenodds_connections_open %llu\n",
+              (unsigned long long)ld(&m->conn_open));
+    tb_printf(t, "# HELP evenodds_connections_accepted_total Connections accepted.\n"
+                 "# TYPE evenodds_connections_accepted_total counter\n"
+                 "evenodds_connections_accepted_total %llu\n",
+              (unsigned long long)ld(&m->conn_accepted));
+    tb_printf(t, "# HELP evenodds_connections_refused_total Connections closed at accept, by "
+                 "the cap that was full.\n# TYPE evenodds_connections_refused_total counter\n");
+    for (int i = 0; i < EO__REFUSE_COUNT; i++)
+        tb_printf(t, "evenodds_connections_refused_total{reason=\"%s\"} %llu\n", refused[i],
+                  (unsigned long long)ld(&m->conn_refused[i]));
+    tb_printf(t, "# HELP evenodds_connections_dropped_total Connections closed for a missed "
+                 "deadline.\n# TYPE evenodds_connections_dropped_total counter\n");
+    for (int i = 0; i < EO__DROP_COUNT; i++)
+        tb_printf(t, "evenodds_connections_dropped_total{reason=\"%s\"} %llu\n", dropped[i],
+                  (unsigned long long)ld(&m->conn_dropped[i]));
+    tb_printf(t, "# HELP evenodds_compute_queue_depth Heavy requests waiting for the compute "
+                 "pool.\n# TYPE evenodds_compute_queue_depth gauge\n"
+                 "evenodds_compute_queue_depth %zu\n",
+              atomic_load_explicit(&m->compute_depth, memory_order_relaxed));
+    tb_printf(t, "# HELP evenodds_compute_rejected_total Heavy requests refused (503) because the "
+                 "compute queue was full.\n# TYPE evenodds_compute_rejected_total counter\n"
+                 "evenodds_compute_rejected_total %llu\n",
+              (unsigned long long)ld(&m->compute_rejected));
+}
+
 int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
 {
     tbuf t = {malloc(8192), 0, 8192, false};
@@ -169,6 +203,7 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
                       "# TYPE evenodds_http_requests_in_flight gauge\n"
                       "evenodds_http_requests_in_flight %ld\n",
                   atomic_load_explicit(m->inflight, memory_order_relaxed));
+    render_connections(&t, m);
     tb_printf(&t, "# HELP evenodds_commit_failures_total Group commits that failed.\n"
                   "# TYPE evenodds_commit_failures_total counter\n"
                   "evenodds_commit_failures_total %llu\n",

@@ -25,8 +25,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "service/service.h"
 
@@ -48,33 +46,8 @@ struct eo__ratings {
     atomic_int active;     /* the copy readers use */
     atomic_long inside[2]; /* readers counted in each copy */
     atomic_bool off;       /* switched off: readers use the store */
-    uint64_t seed;         /* secret, per table: the ids' slots (hash_id) */
+    uint64_t seed;         /* secret, per table: the ids' slots (eo__hash_str) */
 };
-
-/* FNV-1a from a seeded basis, then splitmix64's finaliser, so that every bit of the seed and
- * of the id reaches the low bits that pick the slot. */
-static uint64_t hash_id(uint64_t seed, const char *s)
-{
-    uint64_t h = 1469598103934665603u ^ seed;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    h ^= h >> 30;
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    h ^= h >> 27;
-    h *= UINT64_C(0x94d049bb133111eb);
-    return h ^ (h >> 31);
-}
-
-/* 8 bytes from the kernel's random source; the clock and an address if it has none. */
-static uint64_t fresh_seed(const void *addr)
-{
-    uint64_t s = 0;
-    if (getrandom(&s, sizeof s, GRND_NONBLOCK) == (ssize_t)sizeof s)
-        return s;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)addr;
-}
 
 static const rt_entry *find(const rt_copy *c, const char *id, uint64_t h)
 {
@@ -135,7 +108,7 @@ static int set(rt_copy *c, const eo__rating_set *u, uint64_t h)
 static int set_all(rt_copy *c, uint64_t seed, const eo__rating_set *u, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (set(c, &u[i], hash_id(seed, u[i].id)) != 0)
+        if (set(c, &u[i], eo__hash_str(seed, u[i].id)) != 0)
             return EO_ENOMEM;
     return 0;
 }
@@ -149,7 +122,7 @@ int eo__ratings_new(eo__ratings **out)
     atomic_init(&t->inside[0], 0);
     atomic_init(&t->inside[1], 0);
     atomic_init(&t->off, false);
-    t->seed = fresh_seed(t);
+    t->seed = eo__seed_fresh(t);
     *out = t;
     return 0;
 }
@@ -208,7 +181,7 @@ int eo__ratings_read(eo__ratings *t, const char *const *ids, size_t n, eo_streng
     }
     const rt_copy *cp = &t->copy[c];
     for (size_t i = 0; i < n; i++) {
-        const rt_entry *e = find(cp, ids[i], hash_id(t->seed, ids[i]));
+        const rt_entry *e = find(cp, ids[i], eo__hash_str(t->seed, ids[i]));
         found[i] = e != NULL && e->known;
         if (found[i]) {
             out[i].mu = e->mu;

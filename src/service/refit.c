@@ -3,15 +3,21 @@
  * WAL snapshot up to log position P), fits every player's skill (eo_fit), and hands the writer
  * one request to log and apply the fitted states (eo_engine_refit()). Neither the writer nor the
  * HTTP threads wait for the fit; the writer's part is one transaction like any admin edit, so
- * the pool's state stays the fold of its log. */
+ * the pool's state stays the fold of its log. At most the service's refit_max jobs run at once,
+ * below the HTTP threads' priority. */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
 enum { JOB_RUNNING, JOB_DONE, JOB_FAILED };
+
+#define REFIT_NICE 10
 
 struct eo__refit_job {
     struct eo_service *svc;
@@ -180,6 +186,9 @@ static void *job_main(void *arg)
 {
     eo__refit_job *j = arg;
     eo_fit *f = NULL;
+    /* Below the HTTP threads and the writer, as the compute pool (docs/SERVICE.md "Heavy
+     * requests"); per thread on Linux. */
+    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), REFIT_NICE);
     if (eo_fit_create(&j->cfg, &j->fc, &f) != 0) {
         fail(j, "the fit could not be created%s", NULL);
         return NULL;
@@ -272,11 +281,16 @@ int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fi
     for (size_t i = 0; i < rs->n; i++)
         if (strcmp(rs->jobs[i]->pool, j->pool) == 0)
             at = i;
+    size_t running = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        running += rs->jobs[i]->state == JOB_RUNNING;
     int rc = 0;
     if (atomic_load(&rs->stop))
         rc = EO_EBUSY;
     else if (at < rs->n && rs->jobs[at]->state == JOB_RUNNING)
         rc = EO_EEXIST;
+    else if (running >= svc->cfg.refit_max)
+        rc = EO_ELIMIT;
     else if (at == rs->n && rs->n == rs->cap) {
         size_t cap = rs->cap ? rs->cap * 2 : 8;
         eo__refit_job **nj = realloc(rs->jobs, cap * sizeof *nj);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "evenodds/eo_codec.h"
@@ -121,18 +122,18 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
     eo__route r = EO__R_UNMATCHED;
     if (nseg == 1 && (SEG_IS(0, "healthz") || SEG_IS(0, "readyz") || SEG_IS(0, "metrics"))) {
         m->path_known = true;
-        m->allow = "GET";
+        m->allow = "GET, HEAD";
         if (get)
             r = SEG_IS(0, "healthz") ? EO__R_HEALTHZ
                 : SEG_IS(0, "readyz") ? EO__R_READYZ : EO__R_METRICS;
     } else if (nseg >= 2 && SEG_IS(0, "v1") && SEG_IS(1, "pools")) {
         if (nseg == 2) {
             m->path_known = true;
-            m->allow = "GET, POST";
+            m->allow = "GET, HEAD, POST";
             r = get ? EO__R_POOLS_LIST : post ? EO__R_POOLS_CREATE : EO__R_UNMATCHED;
         } else if (nseg == 5 && SEG_IS(3, "players")) {
             m->path_known = true;
-            m->allow = "GET, PUT, DELETE";
+            m->allow = "GET, HEAD, PUT, DELETE";
             r = get ? EO__R_PLAYER_GET : put ? EO__R_PLAYER_PUT
                 : del ? EO__R_PLAYER_DELETE : EO__R_UNMATCHED;
         } else if (nseg == 4 && (SEG_IS(3, "rounds") || SEG_IS(3, "splits"))) {
@@ -147,20 +148,20 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
                 r = SEG_IS(3, "autobalance") ? EO__R_AUTOBALANCE : EO__R_TRIGGERS;
         } else if (nseg == 4 && (SEG_IS(3, "quality") || SEG_IS(3, "maps"))) {
             m->path_known = true;
-            m->allow = "GET";
+            m->allow = "GET, HEAD";
             if (get)
                 r = SEG_IS(3, "quality") ? EO__R_QUALITY : EO__R_MAPS;
         } else if (nseg == 4 && SEG_IS(3, "seasons")) {
             m->path_known = true;
-            m->allow = "GET, POST";
+            m->allow = "GET, HEAD, POST";
             r = get ? EO__R_SEASONS_LIST : post ? EO__R_SEASON_CREATE : EO__R_UNMATCHED;
         } else if (nseg == 4 && SEG_IS(3, "refit")) {
             m->path_known = true;
-            m->allow = "GET, POST";
+            m->allow = "GET, HEAD, POST";
             r = get ? EO__R_REFIT_GET : post ? EO__R_REFIT_POST : EO__R_UNMATCHED;
         } else if (nseg == 5 && SEG_IS(3, "seasons")) {
             m->path_known = true;
-            m->allow = "GET";
+            m->allow = "GET, HEAD";
             if (get)
                 r = EO__R_SEASON_GET;
         }
@@ -304,7 +305,11 @@ static void h_player_get(eo__call *c, eo__answer *a)
     eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, c->m->player, &v, division, true));
 }
 
+/* Search nodes a plain split may take: a bound keeps one pathological request from holding a
+ * compute thread for long. The first SPLIT_INLINE_WORK of them (~1.3 ms) are spent on the HTTP
+ * thread, which answers nearly every request without the hand-over's cost. */
 #define SPLIT_WORK_LIMIT 20000000u
+#define SPLIT_INLINE_WORK 100000u
 
 /* The calling HTTP thread's solver work space, created on its first split and kept for the
  * thread's later ones (freed by the key's destructor when the thread ends). NULL when out of
@@ -405,71 +410,106 @@ static int split_strengths(eo__call *c, const eo__pool_info *pi, const eo_split_
     return 0;
 }
 
-static void h_splits(eo__call *c, eo__answer *a)
+/* A split request between its reading on the HTTP thread and its solving, there or on the
+ * compute pool (docs/SERVICE.md "Heavy requests"). */
+typedef struct split_work {
+    const eo_model_ctx *model; /* the pool table's, alive as long as the service */
+    eo_split_request req;
+    eo_strength strength[EO_SPLIT_EXACT_MAX];
+} split_work;
+
+static void split_work_free(void *p)
+{
+    split_work *sw = p;
+    if (sw == NULL)
+        return;
+    eo_split_request_free(&sw->req);
+    free(sw);
+}
+
+/* Reads a split request: the pool, the body (the plain shape without a JSON tree; anything
+ * else, errors included, the general way with the general messages), the players' strengths.
+ * -1 when the answer is in @p a. */
+static int split_read(eo__call *c, split_work *sw, eo__answer *a)
 {
     eo__pool_info pi;
-    eo_split_request req;
     eo_round_error rerr;
-    eo_split_player players[EO_SPLIT_EXACT_MAX];
-    eo_strength strength[EO_SPLIT_EXACT_MAX];
-    eo_splits *s = NULL;
-    eo_split_ws *ws = NULL; /* when set, s lives in it (not freed here) */
     if (need_pool(c, &pi, a))
-        return;
-    /* The plain shape (game servers' usual request) is read without a JSON tree; anything
-     * else, errors included, goes the general way and gets the general messages. */
-    int prc = eo_split_request_plain(c->body, c->body_len, &req);
+        return -1;
+    sw->model = pi.model;
+    int prc = eo_split_request_plain(c->body, c->body_len, &sw->req);
     if (prc == EO_ENOMEM) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
-        return;
+        return -1;
     }
     if (prc != 0) {
         if (parse_body(c, a))
-            return;
+            return -1;
         memset(&rerr, 0, sizeof rerr);
-        if (eo_split_request_from_json(c->json, &req, &rerr) != 0) {
+        if (eo_split_request_from_json(c->json, &sw->req, &rerr) != 0) {
             eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
                              : "invalid split request", rerr.field);
-            return;
+            return -1;
         }
     }
-    if (req.n > EO_SPLIT_EXACT_MAX) {
+    if (sw->req.n > EO_SPLIT_EXACT_MAX) {
         eo__answer_error(a, 400, "invalid_request", "too many players", "players");
-        goto out;
+        return -1;
     }
-    int64_t unit = eo_model_split_unit(pi.model);
-    if (split_strengths(c, &pi, &req, strength, a) != 0)
-        goto out;
-    if (req.balance) {
-        /* Balancer inputs (issue 3 §4): eo_balance_solve() within the request's time budget;
-         * plain requests keep the splitter and this thread's work space below. The map's
-         * field is that of the largest team size asked (its size bucket, under map_size). */
-        eo_split_answer ans;
-        int kb = req.k_max > 0 ? req.k_max : (int)(req.n / 2);
-        req.field = eo__pools_field(&c->svc->pools, pi.name, req.map, (size_t)kb, (size_t)kb,
-                                    NULL);
-        memset(&rerr, 0, sizeof rerr);
-        int brc = eo_split_request_balance(&req, pi.model, strength, &ans, &rerr);
-        if (brc == EO_ENOMEM)
-            eo__answer_error(a, 500, "internal", "out of memory", NULL);
-        else if (brc != 0)
-            eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
-        else
-            eo__answer_json(a, 200, eo_split_answer_to_json(&ans, &req));
-        eo_split_answer_free(&ans);
-        goto out;
+    if (split_strengths(c, &pi, &sw->req, sw->strength, a) != 0)
+        return -1;
+    if (sw->req.balance) {
+        /* The map's field is that of the largest team size asked (its size bucket, under
+         * map_size); the time budget is the service's to cap. */
+        eo_split_request *req = &sw->req;
+        int kb = req->k_max > 0 ? req->k_max : (int)(req->n / 2);
+        req->field = eo__pools_field(&c->svc->pools, pi.name, req->map, (size_t)kb, (size_t)kb,
+                                     NULL);
+        if (req->budget_ms > (int64_t)c->svc->cfg.budget_max_ms)
+            req->budget_ms = (int64_t)c->svc->cfg.budget_max_ms;
     }
-    for (size_t i = 0; i < req.n; i++)
-        players[i].rating = eo_model_split_rating(pi.model, strength[i].mu);
-    /* A bound on the search keeps one pathological request from holding an HTTP thread. */
-    eo_split_options opt = {req.bench, NULL, NULL, SPLIT_WORK_LIMIT};
-    ws = split_ws(c->svc);
-    int rc = ws ? eo_split_solve_ws(ws, players, req.n, &opt, &s)
-                : eo_split_solve(players, req.n, &opt, &s);
-    /* A plain request names no map (a "map" makes it a balancer request, above): field 0. */
+    return 0;
+}
+
+/* Balancer inputs: eo_balance_solve() within the request's time budget. */
+static void solve_balanced(split_work *sw, eo__answer *a)
+{
+    eo_split_answer ans;
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    int rc = eo_split_request_balance(&sw->req, sw->model, sw->strength, &ans, &rerr);
+    if (rc == EO_ENOMEM)
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+    else if (rc != 0)
+        eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
+    else
+        eo__answer_json(a, 200, eo_split_answer_to_json(&ans, &sw->req));
+    eo_split_answer_free(&ans);
+}
+
+/* A plain request: the splitter with this thread's work space, at most @p work search nodes.
+ * EO_ELIMIT (nothing answered) when @p inline_try and the work ran out; else 0, the answer in
+ * @p a. A plain request names no map ("map" makes it a balancer request): field 0. */
+static int solve_plain(eo__call *c, split_work *sw, uint64_t work, bool inline_try,
+                       eo__answer *a)
+{
+    eo_split_player players[EO_SPLIT_EXACT_MAX];
+    eo_splits *s = NULL;
+    const eo_split_request *req = &sw->req;
+    for (size_t i = 0; i < req->n; i++)
+        players[i].rating = eo_model_split_rating(sw->model, sw->strength[i].mu);
+    eo_split_options opt = {req->bench, NULL, NULL, work};
+    eo_split_ws *ws = split_ws(c->svc); /* when set, s lives in it (not freed here) */
+    int rc = ws ? eo_split_solve_ws(ws, players, req->n, &opt, &s)
+                : eo_split_solve(players, req->n, &opt, &s);
+    if (rc == EO_ELIMIT && inline_try) {
+        if (!ws)
+            eo_splits_free(s);
+        return EO_ELIMIT;
+    }
     for (size_t k = 0; rc == 0 && k < s->count; k++) {
         eo_split *sp = &s->split[k];
-        sp->p_a = eo_model_predict_idx(pi.model, strength, sp->a, (size_t)sp->k, sp->b,
+        sp->p_a = eo_model_predict_idx(sw->model, sw->strength, sp->a, (size_t)sp->k, sp->b,
                                        (size_t)sp->k, 0.0);
     }
     if (rc == EO_ENOMEM) {
@@ -480,83 +520,160 @@ static void h_splits(eo__call *c, eo__answer *a)
     } else if (rc != 0) {
         eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
     } else {
-        answer_splits(a, s, (const char *const *)req.ids, req.n, unit);
+        answer_splits(a, s, (const char *const *)req->ids, req->n,
+                      eo_model_split_unit(sw->model));
     }
-out:
     if (!ws)
         eo_splits_free(s);
-    eo_split_request_free(&req);
+    return 0;
+}
+
+static void split_compute(eo__call *c)
+{
+    split_work *sw = c->work;
+    if (sw->req.balance)
+        solve_balanced(sw, &c->out);
+    else
+        (void)solve_plain(c, sw, SPLIT_WORK_LIMIT, false, &c->out);
+}
+
+/* POST /v1/pools/{pool}/splits. A plain request is solved here within a small search budget
+ * (nearly all are); past it, and for every balancer request, the compute pool solves it. */
+static eo__run h_splits(eo__call *c, eo__answer *a)
+{
+    split_work *sw = calloc(1, sizeof *sw);
+    if (sw == NULL) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        return EO__RUN_DONE;
+    }
+    if (split_read(c, sw, a) != 0 ||
+        (!sw->req.balance && solve_plain(c, sw, SPLIT_INLINE_WORK, true, a) == 0)) {
+        split_work_free(sw);
+        return EO__RUN_DONE;
+    }
+    c->work = sw;
+    c->work_free = split_work_free;
+    c->compute = split_compute;
+    return EO__RUN_COMPUTE;
 }
 
 /* POST /v1/pools/{pool}/autobalance (issue 3 §2): the current teams -> ordered moves with
  * their reasons. Ratings not given come from the pool (its model's mean, or a new player's),
  * read in one snapshot; the core sees them as eo_model_split_rating() integers. */
-static void h_autobalance(eo__call *c, eo__answer *a)
-{
-    eo__pool_info pi;
+/* An autobalance request between its reading here and its solving on the compute pool. */
+typedef struct ab_work {
+    const eo_model_ctx *model; /* the pool table's */
     eo_autobalance_request req;
-    eo_round_error rerr;
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+} ab_work;
+
+static void ab_work_free(void *p)
+{
+    ab_work *w = p;
+    if (w == NULL)
         return;
-    memset(&rerr, 0, sizeof rerr);
-    if (eo_autobalance_request_from_json(c->json, &req, &rerr) != 0) {
-        eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
-                         : "invalid autobalance request", rerr.field);
-        return;
-    }
-    int64_t now = wall_now();
+    eo_autobalance_request_free(&w->req);
+    free(w);
+}
+
+/* Fills the ratings the request did not give from the pool (its model's mean, or a new
+ * player's), read in one snapshot. -1 when the answer (500) is in @p a. */
+static int ab_ratings(eo__call *c, const eo__pool_info *pi, eo_autobalance_request *req,
+                      int64_t now, eo__answer *a)
+{
     eo_rating_view fresh;
-    new_player_view(pi.model, now, &fresh);
+    new_player_view(pi->model, now, &fresh);
     eo_store *rs = NULL;
     bool in_txn = false;
-    for (size_t i = 0; i <= req.n; i++) {
-        bool joiner = i == req.n;
-        if (joiner ? !req.has_joiner || req.joiner_has_rating : req.has_rating[i])
+    int rc = 0;
+    for (size_t i = 0; i <= req->n && rc == 0; i++) {
+        bool joiner = i == req->n;
+        if (joiner ? !req->has_joiner || req->joiner_has_rating : req->has_rating[i])
             continue;
         if (!rs) {
             if (!(rs = eo__reader(c->svc))) {
-                eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-                goto out;
+                rc = EO_EIO;
+                break;
             }
             in_txn = eo_store_begin(rs) == 0; /* one snapshot for every lookup */
         }
         eo_player_row row;
-        int rc = eo_store_player_get(rs, pi.id, joiner ? req.joiner_id : req.ids[i], &row);
-        if (rc != 0 && rc != EO_ENOTFOUND) {
-            if (in_txn)
-                eo_store_rollback(rs);
-            eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-            goto out;
-        }
+        rc = eo_store_player_get(rs, pi->id, joiner ? req->joiner_id : req->ids[i], &row);
         double mu = rc == 0 ? row.mu : fresh.mu;
+        if (rc == EO_ENOTFOUND)
+            rc = 0;
         if (joiner) {
-            req.joiner_rating = mu;
-            req.joiner_has_rating = true;
+            req->joiner_rating = mu;
+            req->joiner_has_rating = true;
         } else {
-            req.rating[i] = mu;
-            req.has_rating[i] = true;
+            req->rating[i] = mu;
+            req->has_rating[i] = true;
         }
     }
     if (in_txn)
         eo_store_rollback(rs);
-    if (!req.has_now)
-        req.state.now = now;
-    if (eo_autobalance_request_resolve(&req, pi.model, &rerr) != 0) {
-        eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
-        goto out;
+    if (rc != 0) {
+        eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+        return -1;
     }
+    return 0;
+}
+
+static void ab_compute(eo__call *c)
+{
+    ab_work *w = c->work;
+    eo_autobalance_request *req = &w->req;
     eo_ab_result res;
     eo_ab_placement pl;
-    int rc = eo_autobalance_check(&req.policy, &req.state, &res);
-    if (rc == 0 && req.has_joiner)
-        rc = eo_autobalance_place_joiner(&req.policy, req.players, req.n,
-                                         eo_model_split_rating(pi.model, req.joiner_rating), &pl);
+    int rc = eo_autobalance_check(&req->policy, &req->state, &res);
+    if (rc == 0 && req->has_joiner)
+        rc = eo_autobalance_place_joiner(&req->policy, req->players, req->n,
+                                         eo_model_split_rating(w->model, req->joiner_rating),
+                                         &pl);
     if (rc != 0)
-        eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
+        eo__answer_error(&c->out, 400, "invalid_request", eo_strerror(rc), "players");
     else
-        eo__answer_json(a, 200, eo_autobalance_to_json(&req, &res, req.has_joiner ? &pl : NULL));
-out:
-    eo_autobalance_request_free(&req);
+        eo__answer_json(&c->out, 200,
+                        eo_autobalance_to_json(req, &res, req->has_joiner ? &pl : NULL));
+}
+
+/* POST /v1/pools/{pool}/autobalance: the current teams -> ordered moves with their reasons.
+ * Read and resolved here (the core sees eo_model_split_rating() integers); the moves, whose
+ * search grows with the server, on the compute pool. */
+static eo__run h_autobalance(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    eo_round_error rerr;
+    if (need_pool(c, &pi, a) || parse_body(c, a))
+        return EO__RUN_DONE;
+    ab_work *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        return EO__RUN_DONE;
+    }
+    w->model = pi.model;
+    memset(&rerr, 0, sizeof rerr);
+    if (eo_autobalance_request_from_json(c->json, &w->req, &rerr) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
+                         : "invalid autobalance request", rerr.field);
+        ab_work_free(w);
+        return EO__RUN_DONE;
+    }
+    int64_t now = wall_now();
+    if (ab_ratings(c, &pi, &w->req, now, a) != 0) {
+        ab_work_free(w);
+        return EO__RUN_DONE;
+    }
+    if (!w->req.has_now)
+        w->req.state.now = now;
+    if (eo_autobalance_request_resolve(&w->req, pi.model, &rerr) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
+        ab_work_free(w);
+        return EO__RUN_DONE;
+    }
+    c->work = w;
+    c->work_free = ab_work_free;
+    c->compute = ab_compute;
+    return EO__RUN_COMPUTE;
 }
 
 /* POST /v1/pools/{pool}/triggers (issue 3 §3): a game state -> the scramble rule that fired,
@@ -829,6 +946,10 @@ static void h_refit_post(eo__call *c, eo__answer *a)
     } else if (rc == EO_EBUSY) {
         a->retry_after = "1";
         eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
+    } else if (rc == EO_ELIMIT) {
+        a->retry_after = "30";
+        eo__answer_error(a, 503, "overloaded", "as many refits as the service allows are "
+                         "running (serve --refit-max); retry later", NULL);
     } else if (rc != 0) {
         eo__answer_error(a, 500, "internal", eo_strerror(rc), NULL);
     } else {
@@ -861,12 +982,44 @@ static void h_metrics(eo__call *c, eo__answer *a)
     a->ctype = "text/plain; version=0.0.4; charset=utf-8";
 }
 
+/* Why the database's file system cannot take writes (read-only, or less free space than
+ * serve --min-free), in @p why; false when it can or cannot be asked. */
+static bool disk_short(const struct eo_service *svc, char *why, size_t cap)
+{
+    char dir[4096];
+    const char *slash = strrchr(svc->db, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == svc->db ? 1 : (int)(slash - svc->db),
+                 svc->db);
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0)
+        return false;
+    uint64_t free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+    if (fs.f_flag & ST_RDONLY)
+        snprintf(why, cap, "the database's file system is mounted read-only");
+    else if (free_bytes < svc->cfg.min_free_bytes)
+        snprintf(why, cap, "%llu bytes free on the database's file system, below the %llu of "
+                 "serve --min-free", (unsigned long long)free_bytes,
+                 (unsigned long long)svc->cfg.min_free_bytes);
+    else
+        return false;
+    return true;
+}
+
+/* GET /readyz: 200 while the service can take updates; 503 with the reason otherwise
+ * (docs/SERVICE.md "Health"). */
 static void h_readyz(eo__call *c, eo__answer *a)
 {
+    char why[300];
     if (atomic_load(&c->svc->draining) || !c->svc->writer || !eo__writer_running(c->svc->writer))
         eo__answer_error(a, 503, "not_ready", "the service is shutting down", NULL);
     else if (!eo__reader(c->svc))
         eo__answer_error(a, 503, "not_ready", "the store cannot be read", NULL);
+    else if (!eo__writer_healthy(c->svc->writer, why, sizeof why) ||
+             disk_short(c->svc, why, sizeof why))
+        eo__answer_error(a, 503, "not_ready", why, NULL);
     else
         eo__answer_json(a, 200, json_pack("{s:s}", "status", "ready"));
 }
@@ -877,6 +1030,8 @@ void eo__route_busy(eo__call *c, eo__answer *a)
     a->retry_after = "1";
     if (atomic_load(&c->svc->draining))
         eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
+    else if (c->compute)
+        eo__answer_error(a, 503, "overloaded", "the compute queue is full; retry later", NULL);
     else
         eo__answer_error(a, 503, "overloaded", "the update queue is full; retry later", NULL);
 }
@@ -985,7 +1140,15 @@ static bool is_json_ctype(const char *ct)
     return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
-int eo__route_run(eo__call *c, eo__answer *a)
+/* Routes whose body is a JSON document. */
+static bool json_route(eo__route r)
+{
+    return r == EO__R_POOLS_CREATE || r == EO__R_PLAYER_PUT || r == EO__R_ROUNDS ||
+           r == EO__R_SPLITS || r == EO__R_SEASON_CREATE || r == EO__R_AUTOBALANCE ||
+           r == EO__R_TRIGGERS;
+}
+
+int eo__route_check(eo__call *c, eo__answer *a)
 {
     const eo__match *m = c->m;
     memset(a, 0, sizeof *a);
@@ -1004,6 +1167,9 @@ int eo__route_run(eo__call *c, eo__answer *a)
         bool missing;
         eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
         if (role == EO__ROLE_NONE) {
+            /* RFC 6750 §3: the scheme, and the error when a key was given but is not ours. */
+            a->www_auth = missing ? "Bearer realm=\"evenodds\""
+                                  : "Bearer realm=\"evenodds\", error=\"invalid_token\"";
             eo__answer_error(a, 401, "unauthorized",
                              missing ? "missing Authorization: Bearer key" : "invalid key", NULL);
             return 1;
@@ -1021,44 +1187,51 @@ int eo__route_run(eo__call *c, eo__answer *a)
                          m->seg_field);
         return 1;
     }
-    if ((m->route == EO__R_POOLS_CREATE || m->route == EO__R_PLAYER_PUT ||
-         m->route == EO__R_ROUNDS || m->route == EO__R_SPLITS ||
-         m->route == EO__R_SEASON_CREATE || m->route == EO__R_AUTOBALANCE ||
-         m->route == EO__R_TRIGGERS) &&
-        !is_json_ctype(c->ctype)) {
+    if (json_route(m->route) && !is_json_ctype(c->ctype)) {
         eo__answer_error(a, 415, "unsupported_media_type", "expected Content-Type: application/json",
                          NULL);
         return 1;
     }
+    return 0;
+}
 
+/* A prep_* result as a run: 0 → the writer, else answered. */
+static eo__run to_writer(int prep)
+{
+    return prep == 0 ? EO__RUN_WRITER : EO__RUN_DONE;
+}
+
+eo__run eo__route_run(eo__call *c, eo__answer *a)
+{
+    const eo__match *m = c->m;
+    memset(a, 0, sizeof *a);
     memset(&c->w, 0, sizeof c->w);
     memcpy(c->w.pool, m->pool, sizeof c->w.pool);
     memcpy(c->w.player, m->player, sizeof c->w.player);
     c->w.now = wall_now();
-    int prep = -1;
     switch (m->route) {
-    case EO__R_HEALTHZ: eo__answer_json(a, 200, json_pack("{s:s}", "status", "ok")); return 1;
-    case EO__R_READYZ: h_readyz(c, a); return 1;
-    case EO__R_METRICS: h_metrics(c, a); return 1;
-    case EO__R_POOLS_LIST: h_pools_list(c, a); return 1;
-    case EO__R_PLAYER_GET: h_player_get(c, a); return 1;
-    case EO__R_SPLITS: h_splits(c, a); return 1;
-    case EO__R_AUTOBALANCE: h_autobalance(c, a); return 1;
-    case EO__R_TRIGGERS: h_triggers(c, a); return 1;
-    case EO__R_QUALITY: prep = prep_pool_read(c, a, EO__W_QUALITY); break;
-    case EO__R_MAPS: prep = prep_pool_read(c, a, EO__W_MAPS); break;
-    case EO__R_SEASONS_LIST: h_seasons_list(c, a); return 1;
-    case EO__R_SEASON_GET: h_season_get(c, a); return 1;
-    case EO__R_SEASON_CREATE: prep = prep_season_create(c, a); break;
-    case EO__R_REFIT_POST: h_refit_post(c, a); return 1;
-    case EO__R_REFIT_GET: h_refit_get(c, a); return 1;
-    case EO__R_POOLS_CREATE: prep = prep_pools_create(c, a); break;
-    case EO__R_PLAYER_PUT: prep = prep_player_put(c, a); break;
-    case EO__R_PLAYER_DELETE: prep = prep_player_delete(c, a); break;
-    case EO__R_ROUNDS: prep = prep_rounds(c, a); break;
-    default: eo__answer_error(a, 404, "not_found", "no such route", NULL); return 1;
+    case EO__R_HEALTHZ: eo__answer_json(a, 200, json_pack("{s:s}", "status", "ok")); break;
+    case EO__R_READYZ: h_readyz(c, a); break;
+    case EO__R_METRICS: h_metrics(c, a); break;
+    case EO__R_POOLS_LIST: h_pools_list(c, a); break;
+    case EO__R_PLAYER_GET: h_player_get(c, a); break;
+    case EO__R_SPLITS: return h_splits(c, a);
+    case EO__R_AUTOBALANCE: return h_autobalance(c, a);
+    case EO__R_TRIGGERS: h_triggers(c, a); break;
+    case EO__R_QUALITY: return to_writer(prep_pool_read(c, a, EO__W_QUALITY));
+    case EO__R_MAPS: return to_writer(prep_pool_read(c, a, EO__W_MAPS));
+    case EO__R_SEASONS_LIST: h_seasons_list(c, a); break;
+    case EO__R_SEASON_GET: h_season_get(c, a); break;
+    case EO__R_SEASON_CREATE: return to_writer(prep_season_create(c, a));
+    case EO__R_REFIT_POST: h_refit_post(c, a); break;
+    case EO__R_REFIT_GET: h_refit_get(c, a); break;
+    case EO__R_POOLS_CREATE: return to_writer(prep_pools_create(c, a));
+    case EO__R_PLAYER_PUT: return to_writer(prep_player_put(c, a));
+    case EO__R_PLAYER_DELETE: return to_writer(prep_player_delete(c, a));
+    case EO__R_ROUNDS: return to_writer(prep_rounds(c, a));
+    default: eo__answer_error(a, 404, "not_found", "no such route", NULL); break;
     }
-    return prep != 0;
+    return EO__RUN_DONE;
 }
 
 void eo__route_finish(eo__call *c, eo__answer *a)

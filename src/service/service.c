@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -129,6 +130,19 @@ static void free_split_ws(void *p)
     eo_split_ws_free(p);
 }
 
+static int start_compute(struct eo_service *svc, char *err, size_t errlen)
+{
+    unsigned threads = svc->cfg.compute_threads;
+    if (threads == 0) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = nc > 0 ? (unsigned)nc : 1;
+    }
+    int rc = eo__compute_start(threads, svc->cfg.compute_queue, &svc->metrics, &svc->compute);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot start the compute pool: %s", eo_strerror(rc));
+    return rc;
+}
+
 int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
                      eo_service **out, char *err, size_t errlen)
 {
@@ -194,7 +208,9 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
         destroy(svc);
         return rc;
     }
-    rc = eo__http_start(svc, err, errlen);
+    rc = start_compute(svc, err, errlen);
+    if (rc == 0 && (rc = eo__http_start(svc, err, errlen)) != 0)
+        eo__compute_stop(svc->compute);
     if (rc != 0) {
         eo__writer_stop(svc->writer);
         destroy(svc);
@@ -219,7 +235,8 @@ int eo_service_stop(eo_service *svc)
     if (!svc)
         return 0;
     eo__log_msg(&svc->log, EO_LOG_INFO, "draining");
-    eo__http_stop(svc);
+    eo__http_stop(svc); /* waits for the requests parked at the compute pool or the writer */
+    eo__compute_stop(svc->compute);
     /* Refit jobs hand their result to the writer: they end before it does. */
     eo__refits_stop(&svc->refits);
     int rc = eo__writer_stop(svc->writer);

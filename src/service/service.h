@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include <jansson.h>
 
@@ -100,6 +101,10 @@ typedef struct eo__hist {
     atomic_uint_fast64_t sum_us;
 } eo__hist;
 
+/* Why a connection was refused at accept, or dropped later (guard.c); metric labels. */
+enum { EO__REFUSE_TOTAL, EO__REFUSE_ADDRESS, EO__REFUSE_COUNT };
+enum { EO__DROP_HEADERS, EO__DROP_BODY, EO__DROP_COUNT };
+
 typedef struct eo__metrics {
     atomic_uint_fast64_t requests[EO__R_COUNT][EO__STATUS_SLOTS];
     eo__hist latency[EO__R_COUNT];
@@ -110,6 +115,14 @@ typedef struct eo__metrics {
     atomic_uint_fast64_t commit_failures;
     atomic_size_t queue_depth;
     const atomic_long *inflight; /* requests being served (the service's counter), or NULL */
+    /* connections (guard.c) */
+    atomic_uint_fast64_t conn_open;
+    atomic_uint_fast64_t conn_accepted;
+    atomic_uint_fast64_t conn_refused[EO__REFUSE_COUNT];
+    atomic_uint_fast64_t conn_dropped[EO__DROP_COUNT];
+    /* the compute pool (compute.c) */
+    atomic_size_t compute_depth;
+    atomic_uint_fast64_t compute_rejected;
 } eo__metrics;
 
 void eo__metrics_init(eo__metrics *m);
@@ -117,6 +130,57 @@ void eo__metrics_request(eo__metrics *m, eo__route r, int status, double seconds
 void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok);
 /* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
 int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
+
+/* ---- hash.c: seeded hashing for tables keyed by what clients send ----------------------- */
+
+/* FNV-1a from @p seed's basis with splitmix64's finaliser: a NUL-terminated string, or n bytes. */
+uint64_t eo__hash_str(uint64_t seed, const char *s);
+uint64_t eo__hash_bytes(uint64_t seed, const void *p, size_t n);
+/* A secret seed: 8 bytes of the kernel's random source (the clock and @p addr if it has none). */
+uint64_t eo__seed_fresh(const void *addr);
+
+/* ---- guard.c: connection caps and deadlines (docs/SERVICE.md "Connections and limits") -- */
+
+typedef struct eo__guard eo__guard;
+/* One open connection as the guard sees it (http.c keeps it as libmicrohttpd's socket
+ * context). */
+typedef struct eo__gconn eo__gconn;
+
+typedef struct eo__guard_config {
+    unsigned max_total;        /* open connections at most (> 0) */
+    unsigned max_per_address;  /* per IPv4 address or IPv6 /64; 0: no cap */
+    int64_t header_timeout_ms; /* a request's headers, from the start of its phase */
+    int64_t body_grace_ms;     /* a body's first milliseconds, not rated */
+    unsigned body_min_rate;    /* bytes per second a body keeps on average after the grace; 0:
+                                  none */
+} eo__guard_config;
+
+/* What a connection waits for: its next request's headers (the deadline runs), its body (the
+ * rate is watched), or the service (an answer being computed or sent: no deadline of ours;
+ * libmicrohttpd's idle timeout still closes a client that stops reading). */
+enum { EO__PH_HEADERS, EO__PH_BODY, EO__PH_SERVICE };
+
+/* Starts the watch thread. 0, EO_EINVAL (max_total 0) or EO_ENOMEM. */
+int eo__guard_start(const eo__guard_config *cfg, eo__metrics *m, const eo__logger *lg,
+                    eo__guard **out);
+/* Stops the watch and frees; after the HTTP daemon stopped. NULL is a no-op. */
+void eo__guard_stop(eo__guard *g);
+/* Whether a connection from @p addr may open now: false (counted in /metrics) when the total
+ * or its address's cap is reached. Any thread. Callers racing each other may pass a cap by
+ * as many connections as there are accepting threads, at most. */
+bool eo__guard_admit(eo__guard *g, const struct sockaddr *addr, socklen_t len);
+/* Registers an accepted connection on socket @p fd, in its headers phase. NULL when out of
+ * memory (the connection then has no deadline of ours, only libmicrohttpd's). */
+eo__gconn *eo__guard_open(eo__guard *g, int fd, const struct sockaddr *addr, socklen_t len);
+/* Forgets @p c (NULL: no-op) before its socket is closed, and frees it. */
+void eo__guard_close(eo__guard *g, eo__gconn *c);
+/* Enters phase EO__PH_* now (NULL: no-op); a body phase starts counting from 0 bytes. */
+void eo__gconn_phase(eo__gconn *c, int phase);
+/* Adds @p n bytes of body received (NULL: no-op). */
+void eo__gconn_body(eo__gconn *c, size_t n);
+/* Whether one of libmicrohttpd's own log lines may be written now: a few per interval, the
+ * rest are counted into the periodic summary. NULL: always. */
+bool eo__guard_log_allow(eo__guard *g);
 
 /* ---- ratings.c: the ratings splits read, published by the writer ----------------------- */
 
@@ -258,8 +322,31 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
 int eo__writer_submit(eo__writer *wr, eo__wreq *w);
 /* True while the writer thread runs and accepts work. */
 bool eo__writer_running(eo__writer *wr);
+/* Whether the store takes writes as the writer last saw it: false, with the reason in @p why
+ * (capacity @p cap), after a failed commit or when the file opened read-only, until a commit
+ * or the writer's own probe (one a second while idle) succeeds. */
+bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap);
 /* Answers everything queued, commits, joins the thread and closes the engine. NULL: 0. */
 int eo__writer_stop(eo__writer *wr);
+
+/* ---- compute.c: the bounded pool for heavy requests (docs/SERVICE.md "Heavy requests") -- */
+
+typedef struct eo__job eo__job;
+struct eo__job {
+    void (*run)(eo__job *j);  /* the work, on a compute thread */
+    void (*done)(eo__job *j); /* then, on the same thread; the job may be freed once it starts */
+    eo__job *next;            /* the queue's */
+};
+
+typedef struct eo__compute eo__compute;
+
+/* Starts @p threads threads (at a lower priority) with room for @p queue_max waiting jobs.
+ * 0, EO_EINVAL (a zero) or EO_ENOMEM. */
+int eo__compute_start(unsigned threads, size_t queue_max, eo__metrics *m, eo__compute **out);
+/* Queues @p j. 0, or EO_EBUSY (nothing queued; counted) when the queue is full or stopping. */
+int eo__compute_submit(eo__compute *c, eo__job *j);
+/* Runs every job queued, then joins the threads and frees. NULL is a no-op. */
+void eo__compute_stop(eo__compute *c);
 
 /* ---- refit.c: background refits, one job per pool at a time ------------------------------ */
 
@@ -277,7 +364,8 @@ typedef struct eo__refits {
 
 int eo__refits_init(eo__refits *r);
 /* Starts a refit of pool @p pi with @p fc on its own thread. 0 with *id, EO_EEXIST (a job of
- * the pool runs: 409), EO_EBUSY (the service stops) or EO_ENOMEM. */
+ * the pool runs: 409), EO_ELIMIT (refit_max jobs run: 503), EO_EBUSY (the service stops) or
+ * EO_ENOMEM. */
 int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fit_config *fc,
                     int64_t *id);
 /* The last job of pool @p pool as JSON (a new reference), or NULL when it never had one. */
@@ -298,14 +386,18 @@ struct eo_service {
     eo__metrics metrics;
     eo__pools pools;
     eo__writer *writer;
+    eo__compute *compute;
+    eo__guard *guard;
     eo__refits refits;
     struct MHD_Daemon *mhd;
     uint16_t port;
     atomic_bool draining; /* set first by eo__http_stop: requests that begin later get no update */
     atomic_long inflight; /* requests between their first callback and their completion */
     atomic_bool closing;  /* set by eo__http_stop once the drain ended: nothing parks any more */
-    atomic_long parked;   /* connections suspended for the writer whose resume is not yet asked
-                           * for; MHD_stop_daemon aborts the process if one is left */
+    atomic_long parked;   /* connections suspended for the writer or the compute pool whose
+                           * resume is not yet asked for; MHD_stop_daemon aborts the process if
+                           * one is left */
+    atomic_size_t body_held; /* request body bytes held in memory, all requests (body_budget) */
     pthread_key_t reader_key; /* per HTTP thread read-only eo_store* */
     bool reader_key_ok;
     pthread_key_t req_key;    /* per HTTP thread cache of request blocks (http.c) */
@@ -330,6 +422,7 @@ typedef struct eo__answer {
     const char *ctype;
     const char *allow;       /* Allow header for 405 */
     const char *retry_after; /* Retry-After header for 503 */
+    const char *www_auth;    /* WWW-Authenticate header for 401 */
 } eo__answer;
 
 /* Fills @p a with the JSON error body. field may be NULL or "". */
@@ -357,7 +450,8 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m);
 int eo__pct_decode(const char *in, size_t n, char *out, size_t cap, size_t *outlen);
 
 /* The state of one request that routes.c needs (http.c owns the rest). */
-typedef struct eo__call {
+typedef struct eo__call eo__call;
+struct eo__call {
     struct eo_service *svc;
     const eo__match *m;
     const char *method;
@@ -368,13 +462,31 @@ typedef struct eo__call {
     size_t body_len;
     json_t *json;     /* parsed body kept alive while the writer works */
     eo__wreq w;       /* the writer request, when one was submitted */
-} eo__call;
+    /* A compute job (EO__RUN_COMPUTE): compute(c) runs on a compute thread and leaves the
+     * answer in out; work is its state, freed with work_free (when not NULL) once the request
+     * completes. */
+    void (*compute)(eo__call *c);
+    void *work;
+    void (*work_free)(void *work);
+    eo__answer out;
+};
 
-/* Runs a synchronous handler, or prepares a writer request. Returns 1 when the answer is in
- * @p a, 0 when c->w is ready for eo__writer_submit() (the answer then comes through
- * eo__route_finish, or eo__route_busy when the writer refused it). */
-int eo__route_run(eo__call *c, eo__answer *a);
-/* The 503 answer when the writer queue is full or the writer stops. */
+/* What eo__route_run() made of a request. */
+typedef enum {
+    EO__RUN_DONE,    /* the answer is in @p a */
+    EO__RUN_WRITER,  /* c->w is ready for eo__writer_submit(): the answer comes through
+                        eo__route_finish(), or eo__route_busy() when the writer refuses it */
+    EO__RUN_COMPUTE  /* c->compute is ready for the compute pool: the answer comes in c->out,
+                        or eo__route_busy() when the pool refuses it */
+} eo__run;
+
+/* What can be decided from the request line and headers alone, before any body is read: 404,
+ * 405, 401, 403, a bad path segment, 415. 1 with the answer in @p a, else 0. */
+int eo__route_check(eo__call *c, eo__answer *a);
+/* Runs a request whose body arrived (eo__route_check() passed): a synchronous handler, or the
+ * preparation of a writer request or a compute job. */
+eo__run eo__route_run(eo__call *c, eo__answer *a);
+/* The 503 answer when the writer queue or the compute queue is full, or the service stops. */
 void eo__route_busy(eo__call *c, eo__answer *a);
 /* Turns a finished writer request into the answer. */
 void eo__route_finish(eo__call *c, eo__answer *a);

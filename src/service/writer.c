@@ -2,7 +2,9 @@
  * suspended); this thread takes everything queued (up to batch_max), applies it inside one
  * transaction, commits once, publishes the touched pools and only then answers, so an
  * acknowledged update is always a committed one. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +20,10 @@ struct eo__writer {
     size_t n, queue_max, batch_max;
     bool stopping, accepting;
     int last_rc;
+    /* Whether the store takes writes (/readyz): false with the reason after a failed commit or
+     * when the file opened read-only, until a commit or a probe succeeds (writer_main). */
+    bool healthy;
+    char why[256];
     eo_engine *e;
     eo__pools *pools;
     eo__metrics *m;
@@ -299,6 +305,52 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
     publish_ratings(wr);
 }
 
+/* Records the store's health after a write (under mu): @p rc 0 heals it, else @p what with
+ * the store's message is the reason. */
+static void set_health(eo__writer *wr, int rc, const char *what)
+{
+    wr->healthy = rc == 0;
+    if (rc != 0)
+        snprintf(wr->why, sizeof wr->why, "%s: %s", what,
+                 eo_store_errmsg(eo_engine_store(wr->e)));
+}
+
+/* While the store is unhealthy and no work comes, a small write of its own every second tells
+ * when it recovers (a disk with room again, a file system writable again). Called with mu held;
+ * returns with it held. */
+static void wait_or_probe(eo__writer *wr)
+{
+    if (wr->healthy) {
+        pthread_cond_wait(&wr->cv, &wr->mu);
+        return;
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 ||
+        wr->stopping)
+        return;
+    pthread_mutex_unlock(&wr->mu);
+    int rc = eo_store_probe(eo_engine_store(wr->e)); /* the writer's handle: this thread's */
+    pthread_mutex_lock(&wr->mu);
+    if (rc == 0) {
+        wr->healthy = true;
+        eo__log_msg(wr->lg, EO_LOG_INFO, "the store takes writes again");
+    } else {
+        set_health(wr, rc, "the store cannot take writes");
+    }
+}
+
+bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
+{
+    pthread_mutex_lock(&wr->mu);
+    bool ok = wr->healthy;
+    if (!ok)
+        snprintf(why, cap, "%s", wr->why);
+    pthread_mutex_unlock(&wr->mu);
+    return ok;
+}
+
 static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
 {
     double t0 = now_s();
@@ -336,6 +388,7 @@ static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
     eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
     pthread_mutex_lock(&wr->mu);
     wr->last_rc = rc;
+    set_health(wr, rc, "the last commit failed");
     pthread_mutex_unlock(&wr->mu);
     for (size_t i = 0; i < k; i++)
         batch[i]->done(batch[i], batch[i]->done_ctx);
@@ -347,7 +400,7 @@ static void *writer_main(void *arg)
     for (;;) {
         pthread_mutex_lock(&wr->mu);
         while (wr->n == 0 && !wr->stopping)
-            pthread_cond_wait(&wr->cv, &wr->mu);
+            wait_or_probe(wr);
         if (wr->n == 0) {
             pthread_mutex_unlock(&wr->mu);
             break;
@@ -386,6 +439,10 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
     wr->queue_max = queue_max;
     wr->batch_max = batch_max;
     wr->accepting = true;
+    wr->healthy = !eo_store_readonly(eo_engine_store(e));
+    if (!wr->healthy)
+        snprintf(wr->why, sizeof wr->why, "the database file was read-only when the store "
+                 "opened; make it (and its -wal and -shm files) writable and restart");
     pthread_mutex_init(&wr->mu, NULL);
     pthread_cond_init(&wr->cv, NULL);
     if (pthread_create(&wr->th, NULL, writer_main, wr) != 0) {

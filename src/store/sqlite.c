@@ -340,6 +340,29 @@ static void sq_close(eo_store *s)
     free(q);
 }
 
+static bool sq_readonly(eo_store *s)
+{
+    return sqlite3_db_readonly(sq(s)->db, "main") == 1;
+}
+
+/* A handle that opened read-only stays so: SQLite maps a file's WAL index once per process,
+ * read-only for every connection once one opened it so, so only a restart takes up a file
+ * made writable again (docs/SERVICE.md "Health"). */
+static int sq_probe(eo_store *s)
+{
+    sq_store *q = sq(s);
+    if (sq_readonly(s)) {
+        eo__store_seterr(&q->base, "%s: the database file was read-only when the store opened; "
+                         "make it (and its -wal and -shm files) writable and restart", q->path);
+        return EO_EIO;
+    }
+    int rc = exec_sql(q, "BEGIN IMMEDIATE; UPDATE probe SET n = n + 1; COMMIT",
+                      "probing for writes");
+    if (rc != 0 && !sqlite3_get_autocommit(q->db))
+        sqlite3_exec(q->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 static int sq_schema_version(eo_store *s, int *version)
 {
     return read_version(sq(s), version);
@@ -862,6 +885,8 @@ static const eo__store_ops sqlite_ops = {
     .begin = sq_begin,
     .commit = sq_commit,
     .rollback = sq_rollback,
+    .probe = sq_probe,
+    .readonly = sq_readonly,
     .pool_create = sq_pool_create,
     .pool_get = sq_pool_get,
     .pool_list = sq_pool_list,

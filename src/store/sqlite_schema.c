@@ -128,6 +128,10 @@ const char *const eo__sqlite_migrations[] = {
     "ALTER TABLE standings ADD COLUMN x2 REAL NOT NULL DEFAULT 0;\n"
     "ALTER TABLE standings ADD COLUMN x3 REAL NOT NULL DEFAULT 0;\n"
     "ALTER TABLE standings ADD COLUMN x4 REAL NOT NULL DEFAULT 0;\n",
+    /* 6: one row whose counter eo_store_probe() raises: a write that must reach the disk to
+     * commit, so that a store that cannot take writes shows it (/readyz). */
+    ("CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);\n"
+     "INSERT INTO probe VALUES (1, 0);\n"),
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

@@ -79,6 +79,18 @@ int eo_store_rollback(eo_store *s)
     return s != NULL ? s->ops->rollback(s) : EO_EINVAL;
 }
 
+int eo_store_probe(eo_store *s)
+{
+    if (s == NULL || (s->flags & EO_STORE_READONLY))
+        return EO_EINVAL;
+    return s->ops->probe(s);
+}
+
+bool eo_store_readonly(eo_store *s)
+{
+    return s == NULL || (s->flags & EO_STORE_READONLY) || s->ops->readonly(s);
+}
+
 void eo_pool_row_free(eo_pool_row *row)
 {
     if (row == NULL)

@@ -102,6 +102,8 @@ int e2e_start(e2e_server *s, const char *const *extra)
         close(pfd[1]);
         unsetenv("EVENODDS_SERVER_KEY");
         unsetenv("EVENODDS_ADMIN_KEY");
+        if (s->run_uid > 0 && (setgid(s->run_uid) != 0 || setuid(s->run_uid) != 0))
+            _exit(126);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }

@@ -20,6 +20,7 @@ typedef struct e2e_server {
     unsigned port;
     char server_key[65];
     char admin_key[65];
+    unsigned run_uid;   /* > 0: the child runs as this user id and group (root tests only) */
 } e2e_server;
 
 /* Makes a temporary directory with a keys file (mode 0600, fresh random keys). 0 or -1. */

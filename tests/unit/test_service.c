@@ -51,7 +51,7 @@ static void test_route_match(void **state)
     eo__route_match("POST", "/healthz", &m);
     assert_int_equal(m.route, EO__R_UNMATCHED);
     assert_true(m.path_known);
-    assert_string_equal(m.allow, "GET");
+    assert_string_equal(m.allow, "GET, HEAD");
     eo__route_match("GET", "/v1/pools", &m);
     assert_int_equal(m.route, EO__R_POOLS_LIST);
     eo__route_match("POST", "/v1/pools", &m);
@@ -76,7 +76,7 @@ static void test_route_match(void **state)
     assert_int_equal(m.route, EO__R_MAPS);
     eo__route_match("POST", "/v1/pools/a/maps", &m);
     assert_int_equal(m.route, EO__R_UNMATCHED);
-    assert_string_equal(m.allow, "GET");
+    assert_string_equal(m.allow, "GET, HEAD");
     eo__route_match("GET", "/v1/pools/a/rounds", &m);
     assert_int_equal(m.route, EO__R_UNMATCHED);
     assert_string_equal(m.allow, "POST");
