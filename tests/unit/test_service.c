@@ -605,6 +605,106 @@ static void test_stop_while_parked(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+static struct sockaddr_in6 v6(const char *text)
+{
+    struct sockaddr_in6 a;
+    memset(&a, 0, sizeof a);
+    a.sin6_family = AF_INET6;
+    assert_int_equal(inet_pton(AF_INET6, text, &a.sin6_addr), 1);
+    return a;
+}
+
+static struct sockaddr_in v4(uint32_t host)
+{
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(host);
+    return a;
+}
+
+#define SA(x) ((const struct sockaddr *)(const void *)&(x))
+
+/* The guard's caps: IPv6 counted by /64, IPv4 (also mapped into IPv6) by the whole address,
+ * the total; and its table, through many opens and closes in random order, always agreeing
+ * with a plain count (docs/SERVICE.md "Connections and limits"). */
+static void test_guard_caps(void **state)
+{
+    (void)state;
+    eo__metrics m;
+    eo__metrics_init(&m);
+    eo__guard *g;
+    eo__guard_config cfg = {.max_total = 300, .max_per_address = 2, .header_timeout_ms = 60000};
+    assert_int_equal(eo__guard_start(&cfg, &m, NULL, &g), 0);
+    struct sockaddr_in6 a1 = v6("2001:db8:1:2::1"), a2 = v6("2001:db8:1:2:ffff::9");
+    struct sockaddr_in6 b = v6("2001:db8:1:3::1"), mapped = v6("::ffff:10.0.0.1");
+    struct sockaddr_in plain = v4(0x0a000001), other = v4(0x0a000002);
+    eo__gconn *c1 = eo__guard_open(g, -1, SA(a1), sizeof a1);
+    eo__gconn *c2 = eo__guard_open(g, -1, SA(a2), sizeof a2);
+    assert_false(eo__guard_admit(g, SA(a1), sizeof a1)); /* the same /64, full */
+    assert_true(eo__guard_admit(g, SA(b), sizeof b));
+    eo__gconn *c3 = eo__guard_open(g, -1, SA(plain), sizeof plain);
+    eo__gconn *c4 = eo__guard_open(g, -1, SA(mapped), sizeof mapped); /* the same IPv4 host */
+    assert_false(eo__guard_admit(g, SA(plain), sizeof plain));
+    assert_true(eo__guard_admit(g, SA(other), sizeof other));
+    assert_int_equal(atomic_load(&m.conn_refused[EO__REFUSE_ADDRESS]), 2);
+    eo__guard_close(g, c1);
+    assert_true(eo__guard_admit(g, SA(a2), sizeof a2));
+    eo__guard_close(g, c2);
+    eo__guard_close(g, c3);
+    eo__guard_close(g, c4);
+    assert_int_equal(atomic_load(&m.conn_open), 0);
+
+    /* 280 connections over 100 addresses, opened and closed at random. */
+    eo__gconn *open[280] = {0};
+    int addr_of[280], count[100] = {0}, total = 0;
+    srand(7);
+    for (int step = 0; step < 20000; step++) {
+        int i = rand() % 280;
+        if (open[i]) {
+            eo__guard_close(g, open[i]);
+            open[i] = NULL;
+            count[addr_of[i]]--, total--;
+            continue;
+        }
+        int a = rand() % 100;
+        struct sockaddr_in sa = v4(0x0b000000u + (uint32_t)a * 977u);
+        bool fits = count[a] < 2 && total < 300;
+        assert_int_equal(eo__guard_admit(g, SA(sa), sizeof sa), fits);
+        if (fits) {
+            open[i] = eo__guard_open(g, -1, SA(sa), sizeof sa);
+            addr_of[i] = a;
+            count[a]++, total++;
+        }
+    }
+    assert_int_equal((int)atomic_load(&m.conn_open), total);
+    for (int i = 0; i < 280; i++)
+        eo__guard_close(g, open[i]);
+    eo__guard_stop(g);
+}
+
+/* The total cap holds for connections without an IP address too. */
+static void test_guard_total(void **state)
+{
+    (void)state;
+    eo__metrics m;
+    eo__metrics_init(&m);
+    eo__guard *g;
+    eo__guard_config cfg = {.max_total = 3, .max_per_address = 0, .header_timeout_ms = 60000};
+    assert_int_equal(eo__guard_start(&cfg, &m, NULL, &g), 0);
+    eo__gconn *c[3];
+    for (int i = 0; i < 3; i++) {
+        assert_true(eo__guard_admit(g, NULL, 0));
+        c[i] = eo__guard_open(g, -1, NULL, 0);
+    }
+    assert_false(eo__guard_admit(g, NULL, 0));
+    assert_int_equal(atomic_load(&m.conn_refused[EO__REFUSE_TOTAL]), 1);
+    for (int i = 0; i < 3; i++)
+        eo__guard_close(g, c[i]);
+    assert_true(eo__guard_admit(g, NULL, 0));
+    eo__guard_stop(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,7 +713,8 @@ int main(void)
         cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
         cmocka_unit_test(test_ratings_table), cmocka_unit_test(test_ratings_concurrent),
-        cmocka_unit_test(test_splits_ratings_off),
+        cmocka_unit_test(test_splits_ratings_off), cmocka_unit_test(test_guard_caps),
+        cmocka_unit_test(test_guard_total),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -498,6 +498,20 @@ static void test_reader_cannot_write(void **state)
     assert_int_equal(eo_store_player_get(f->s, p, "x", &out), EO_ENOTFOUND);
 }
 
+static void test_probe(void **state)
+{
+    fixture *f = *state;
+    assert_false(eo_store_readonly(f->s));
+    assert_int_equal(eo_store_probe(f->s), 0); /* a write of its own commits */
+    assert_int_equal(eo_store_probe(f->s), 0);
+    assert_int_equal(eo_store_begin(f->s), 0); /* and leaves no transaction behind */
+    assert_int_equal(eo_store_commit(f->s), 0);
+    eo_store *r = open_ro(f);
+    assert_true(eo_store_readonly(r));
+    assert_int_equal(eo_store_probe(r), EO_EINVAL);
+    eo_store_close(r);
+}
+
 static void test_reopen_keeps_everything(void **state)
 {
     fixture *f = *state;
@@ -886,7 +900,7 @@ int main(void)
         CASE(test_log_each_order),        CASE(test_log_bad_entries),
         CASE(test_players),               CASE(test_players_each),
         CASE(test_transaction_rollback),
-        CASE(test_reader_sees_committed), CASE(test_reader_cannot_write),
+        CASE(test_reader_sees_committed), CASE(test_reader_cannot_write), CASE(test_probe),
         CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
         CASE(test_seasons),
         cmocka_unit_test(test_bad_arguments),
