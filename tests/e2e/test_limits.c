@@ -181,6 +181,17 @@ static void test_idle_timeout(void **state)
     stop_clean(&s);
 }
 
+/* The head of a POST of a JSON body of @p length bytes to @p path, with @p key (NULL: none). */
+static void post_head(char *buf, size_t cap, const char *path, const char *key, size_t length)
+{
+    char auth[128] = "";
+    if (key)
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s\r\n", key);
+    snprintf(buf, cap,
+             "POST %s HTTP/1.1\r\nHost: t\r\n%sContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n", path, auth, length);
+}
+
 /* A body slower than the least rate is dropped; the request is never answered. */
 static void test_slow_body(void **state)
 {
@@ -191,10 +202,7 @@ static void test_slow_body(void **state)
     int fd = e2e_raw_connect(&s, "127.0.0.2");
     assert_true(fd >= 0);
     char head[512];
-    snprintf(head, sizeof head,
-             "POST /v1/pools/default/rounds HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s\r\n"
-             "Content-Type: application/json\r\nContent-Length: 20000\r\n\r\n",
-             s.server_key);
+    post_head(head, sizeof head, "/v1/pools/default/rounds", s.server_key, 20000);
     assert_int_equal(e2e_raw_send(fd, head), 0);
     long long t0 = now_ms();
     bool closed = false;
@@ -216,12 +224,8 @@ static void test_slow_body(void **state)
  * without the body being sent (malloc'd). */
 static char *head_only(const e2e_server *s, const char *path, const char *key)
 {
-    char head[512], auth[128] = "";
-    if (key)
-        snprintf(auth, sizeof auth, "Authorization: Bearer %s\r\n", key);
-    snprintf(head, sizeof head,
-             "POST %s HTTP/1.1\r\nHost: t\r\n%sContent-Type: application/json\r\n"
-             "Content-Length: 900000\r\n\r\n", path, auth);
+    char head[512];
+    post_head(head, sizeof head, path, key, 900000);
     char *a = e2e_raw_exchange(s, NULL, head, 3000);
     assert_non_null(a);
     return a;
@@ -265,10 +269,7 @@ static void test_body_budget(void **state)
     int fd = e2e_raw_connect(&s, "127.0.0.2");
     assert_true(fd >= 0);
     char head[512];
-    snprintf(head, sizeof head,
-             "POST /v1/pools/default/rounds HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s\r\n"
-             "Content-Type: application/json\r\nContent-Length: 700000\r\n\r\n",
-             s.server_key);
+    post_head(head, sizeof head, "/v1/pools/default/rounds", s.server_key, 700000);
     assert_int_equal(e2e_raw_send(fd, head), 0);
     assert_int_equal(e2e_raw_send(fd, "{\"id\":"), 0); /* held, unfinished */
     sleep_ms(200);
@@ -280,10 +281,8 @@ static void test_body_budget(void **state)
     free(a);
     close(fd); /* its hold is given back: a body fits again */
     sleep_ms(200);
-    snprintf(head, sizeof head,
-             "POST /v1/pools/default/rounds HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s\r\n"
-             "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
-             s.server_key);
+    post_head(head, sizeof head, "/v1/pools/default/rounds", s.server_key, 2);
+    snprintf(head + strlen(head), sizeof head - strlen(head), "{}");
     a = e2e_raw_exchange(&s, "127.0.0.3", head, 3000);
     assert_non_null(strstr(a, "HTTP/1.1 400")); /* read and judged: not a round */
     free(a);
