@@ -1467,6 +1467,9 @@ static void test_pool_config(void **state)
     expect_config_error("synelo", "{\"bias_strength\":1.5}", "params.bias_strength");
 
     expect_config_error("nosuch", NULL, "model");
+    assert_int_equal(config_decode("nosuch", NULL, &cfg, &e), EO_EINVAL);
+    assert_string_equal(e.message,
+                        "unknown model (known: synelo, trueskill, glicko2, elo, wenglin, hive)");
     expect_config_error("synelo", "[1]", "params");
     expect_config_error("synelo", "{\"bogus\":1}", "params.bogus");
     expect_config_error("synelo", "{\"window\":2.5}", "params.window");
