@@ -103,10 +103,14 @@ static int team_from_json(const json_t *obj, int t, size_t others, eo_round *out
     size_t n = json_array_size(a);
     if (n == 0)
         return eo__fail(err, key, "team is empty");
-    /* Checked before allocating, so a huge array costs nothing beyond its parse. */
-    if (n > EO_PLAYERS_MAX || others + n > EO_PLAYERS_MAX)
-        return eo__fail(err, key, "too many players: %zu in the round (at most %d)", others + n,
+    /* Checked before allocating, so a huge array costs nothing beyond its parse. The count is
+     * the round's: when A alone is too large, B's members (not yet decoded) count too. */
+    if (n > EO_PLAYERS_MAX || others + n > EO_PLAYERS_MAX) {
+        const json_t *b = t == 0 ? json_object_get(obj, team_key[1]) : NULL;
+        size_t total = others + n + (json_is_array(b) ? json_array_size(b) : 0);
+        return eo__fail(err, key, "too many players: %zu in the round (at most %d)", total,
                         EO_PLAYERS_MAX);
+    }
     out->team[t] = calloc(n, sizeof *out->team[t]);
     if (out->team[t] == NULL) {
         eo__fail(err, "", "out of memory");

@@ -274,7 +274,13 @@ static void test_too_many_players(void **state)
     t = big_round(300, 1, 0);
     assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), EO_EINVAL);
     assert_string_equal(err.field, "A");
-    check_msg(err.message, "at most 256");
+    assert_string_equal(err.message, "too many players: 301 in the round (at most 256)");
+    free(t);
+    /* 10,000 players, half on each team: the message counts the round, not team A. */
+    t = big_round(5000, 5000, 0);
+    assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "A");
+    assert_string_equal(err.message, "too many players: 10000 in the round (at most 256)");
     free(t);
 }
 
