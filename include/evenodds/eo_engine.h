@@ -66,10 +66,12 @@ int eo_engine_rollback(eo_engine *e);
 /**
  * Creates a pool. @p params is a JSON object of model parameters (may be NULL): for SynElo any
  * of the eo_synelo_params field names, plus "kmax_team" (Θ by F1's rule; not with "theta").
- * Unknown parameters are an error naming them. @p model NULL means "synelo". The pool is
- * stored with every parameter's value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409
- * "pool_exists"), EO_EINVAL (400 "invalid_request", field "name", "model", "params" or
- * "params.NAME"), EO_EIO (500). Like every call below, outside a batch it commits by itself.
+ * Unknown parameters are an error naming them. @p model NULL means "synelo". @p name must pass
+ * eo_pool_name_check() (else 400, field "name", the rule as message); pools created before
+ * that rule keep their names and work as any other. The pool is stored with every parameter's
+ * value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409 "pool_exists"), EO_EINVAL (400
+ * "invalid_request", field "name", "model", "params" or "params.NAME"), EO_EIO (500). Like
+ * every call below, outside a batch it commits by itself.
  */
 int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
                           int64_t now, eo_engine_error *err);

@@ -124,12 +124,6 @@ static int copy_id(const json_t *obj, const char *key, char *dst, eo_request_err
     return 0;
 }
 
-static bool pool_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.';
-}
-
 int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err)
 {
     static const char *const keys[] = {"name", "model", "params"};
@@ -141,13 +135,9 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
     int rc = only_keys(obj, keys, sizeof keys / sizeof keys[0], err);
     if (rc == 0)
         rc = copy_id(obj, "name", out->name, err);
-    if (rc == 0)
-        for (const char *c = out->name; *c != '\0'; c++)
-            if (!pool_char(*c)) {
-                rc = fail(err, EO_EINVAL, "invalid_request", "name",
-                          "expected letters, digits, '_', '-' or '.'");
-                break;
-            }
+    const char *rule = NULL;
+    if (rc == 0 && eo_pool_name_check(out->name, strlen(out->name), &rule) != 0)
+        rc = fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
     if (rc == 0)
         rc = copy_id(obj, "model", out->model, err);
     if (rc == 0) {

@@ -1300,6 +1300,14 @@ static void test_pool_request(void **state)
                "invalid_request", "name", "required field missing");
     expect_req(pool_decode("{\"name\":\"a/b\",\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL,
                &e, "invalid_request", "name", "letters, digits");
+    /* The documented rule, stated whole, for each name that breaks it. */
+    static const char *const bad_names[] = {"../x", "x');DROP TABLE pools;--", "..", ".", "a b"};
+    for (size_t i = 0; i < sizeof bad_names / sizeof bad_names[0]; i++) {
+        json_t *req = json_pack("{s:s,s:s}", "name", bad_names[i], "model", "synelo");
+        expect_req(eo_pool_request_from_json(req, &p, &e), EO_EINVAL, &e, "invalid_request",
+                   "name", EO_POOL_NAME_RULE);
+        json_decref(req);
+    }
     expect_req(pool_decode("{\"name\":\"\",\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,
                "invalid_request", "name", "must not be empty");
     expect_req(pool_decode("{\"name\":7,\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,

@@ -696,6 +696,58 @@ static void test_pool_create(void **state)
     assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->model.v[shadow] == 10);
 }
 
+/* Names against the documented rule on creation; a pool that has another name (created
+ * before the rule) keeps working. */
+static void test_pool_name_rule(void **state)
+{
+    fixture *f = *state;
+    static const char *const bad[] = {"a/b", "../x", "x');DROP TABLE pools;--", "..", ".", "",
+                                      "caf\xC3\xA9", "a b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        eo_engine_error err;
+        assert_int_equal(eo_engine_pool_create(f->e, bad[i], "synelo", NULL, NOW, &err),
+                         EO_EINVAL);
+        assert_int_equal(err.status, 400);
+        assert_string_equal(err.code, "invalid_request");
+        assert_string_equal(err.field, "name");
+        assert_string_equal(err.message, EO_POOL_NAME_RULE);
+        assert_null(eo_engine_pool(f->e, bad[i]));
+    }
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(f->e, NULL, "synelo", NULL, NOW, &err), EO_EINVAL);
+    assert_string_equal(err.field, "name");
+    assert_int_equal(eo_engine_pool_create(f->e, "Ok_1.2-3", "synelo", NULL, NOW, &err), 0);
+    /* An unknown model is answered with every model of the registry. */
+    assert_int_equal(eo_engine_pool_create(f->e, "m", "glicko9", NULL, NOW, &err), EO_EINVAL);
+    assert_string_equal(err.field, "model");
+    assert_string_equal(err.message,
+                        "unknown model (known: synelo, trueskill, glicko2, elo, wenglin, hive)");
+
+    /* "a/b" stored before the rule: folded at open, rated, refolded. */
+    json_t *full = NULL;
+    eo_pool_config cfg;
+    assert_int_equal(eo_pool_config_from_json("synelo", NULL, &cfg, NULL), 0);
+    full = eo_pool_config_to_json(&cfg);
+    char *params = json_dumps(full, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(full);
+    int64_t id = 0;
+    assert_int_equal(eo_store_pool_create(eo_engine_store(f->e), "a/b", "synelo", params, NOW,
+                                          &id), 0);
+    free(params);
+    reopen(f);
+    assert_non_null(eo_engine_pool(f->e, "a/b"));
+    char *resp = NULL;
+    int replayed = 0;
+    assert_int_equal(rate(f->e, "a/b", ROUND1, &resp, &replayed, &err), 0);
+    assert_string_equal(resp, ROUND1_ANSWER);
+    free(resp);
+    reopen(f);
+    assert_int_equal(round_count(f->e, "a/b"), 1);
+    assert_int_equal(rate(f->e, "a/b", ROUND1, &resp, &replayed, &err), 0);
+    assert_int_equal(replayed, 1);
+    free(resp);
+}
+
 static void test_open_bad_log(void **state)
 {
     fixture *f = *state;
@@ -732,6 +784,7 @@ int main(void)
         CASE(test_set_reset),
         CASE(test_refit),
         CASE(test_pool_create),
+        CASE(test_pool_name_rule),
         CASE(test_open_bad_log),
     };
 #undef CASE
