@@ -1242,9 +1242,11 @@ static void test_request_parse(void **state)
                "", "deeper than 2");
     assert_null(v);
     expect_req(eo_request_parse(ok, strlen(ok), 10, 3, &v, &e), EO_ELIMIT, &e,
-               "payload_too_large", "", "larger than 10 bytes");
+               "body_too_large", "", "larger than 10 bytes");
+    assert_int_equal(e.status, 413); /* the code and status the service answers */
     expect_req(eo_request_parse("", 0, 10, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
                "empty");
+    assert_int_equal(e.status, 400);
     expect_req(eo_request_parse("{\"a\":1,\"a\":2}", 13, 100, 3, &v, &e), EO_EPARSE, &e,
                "invalid_json", "", "duplicate object key");
     expect_req(eo_request_parse("{\"a\":", 5, 100, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
@@ -1253,7 +1255,12 @@ static void test_request_parse(void **state)
                "NUL byte at offset 2");
     expect_req(eo_request_parse("[1]", 3, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request", "",
                "expected a JSON object");
-    /* 3000 nested arrays: jansson refuses beyond its own depth limit (2048). */
+    /* Any other JSON value at the top is valid JSON, but not a request. */
+    expect_req(eo_request_parse("5", 1, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request", "",
+               "expected a JSON object");
+    expect_req(eo_request_parse("\"x\"", 3, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request",
+               "", "expected a JSON object");
+    /* 3000 nested arrays: refused by the depth count before jansson parses them. */
     sbuf b = {0};
     sb_add(&b, "{\"a\":");
     for (int i = 0; i < 3000; i++)
@@ -1262,8 +1269,70 @@ static void test_request_parse(void **state)
         sb_add(&b, "]");
     sb_add(&b, "}");
     expect_req(eo_request_parse(b.p, b.len, EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
-               EO_EPARSE, &e, "invalid_json", "", "");
+               EO_EPARSE, &e, "invalid_json", "", "nested deeper than 32 levels (at offset 36)");
     free(b.p);
+}
+
+/* A body of @p levels nested containers: the top object, then objects and arrays in turn,
+ * with @p inner (a JSON value) at the bottom. */
+static char *nested(int levels, const char *inner)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"v\":");
+    for (int i = 2; i <= levels; i++)
+        sb_add(&b, i % 2 ? "{\"k\":" : "[");
+    sb_add(&b, "%s", inner);
+    for (int i = levels; i >= 2; i--)
+        sb_add(&b, i % 2 ? "}" : "]");
+    sb_add(&b, "}");
+    return b.p;
+}
+
+static void test_request_parse_depth(void **state)
+{
+    (void)state;
+    json_t *v;
+    eo_request_error e;
+    /* 32 levels (the documented limit) pass, 33 do not; the top object is level 1. */
+    char *t = nested(EO_REQUEST_DEPTH_MAX, "1");
+    assert_int_equal(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX,
+                                      &v, &e), 0);
+    json_decref(v);
+    free(t);
+    t = nested(EO_REQUEST_DEPTH_MAX, "[]"); /* an empty array is a level too */
+    expect_req(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
+               EO_EPARSE, &e, "invalid_json", "", "nested deeper than 32 levels");
+    assert_null(v);
+    free(t);
+    t = nested(EO_REQUEST_DEPTH_MAX + 1, "1");
+    expect_req(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
+               EO_EPARSE, &e, "invalid_json", "", "nested deeper than 32 levels");
+    free(t);
+    /* Brackets inside strings are text, escaped quotes and backslashes included: 32 levels,
+     * each string full of would-be levels. */
+    t = nested(EO_REQUEST_DEPTH_MAX,
+               "\"[[[[{{{{\\\"[[[[\\\\\\\\\\\"{{{{[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"");
+    assert_int_equal(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX,
+                                      &v, &e), 0);
+    json_decref(v);
+    free(t);
+    const char *keys = "{\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\":\"}}}}]]]]\",\"x\":[[1]]}";
+    assert_int_equal(eo_request_parse(keys, strlen(keys), 100, 3, &v, &e), 0);
+    json_decref(v);
+    assert_int_not_equal(eo_request_parse(keys, strlen(keys), 100, 2, &v, &e), 0);
+    /* A string that ends in an escaped backslash ends there: the brackets after it count. */
+    const char *bs = "{\"a\":\"\\\\\",\"b\":[[[1]]]}";
+    assert_int_equal(eo_request_parse(bs, strlen(bs), 100, 4, &v, &e), 0);
+    json_decref(v);
+    expect_req(eo_request_parse(bs, strlen(bs), 100, 3, &v, &e), EO_EPARSE, &e, "invalid_json",
+               "", "nested deeper than 3 levels");
+    /* Duplicate keys are refused at any depth. */
+    const char *dup = "{\"a\":[{\"b\":{\"c\":1,\"c\":1}}]}";
+    expect_req(eo_request_parse(dup, strlen(dup), 100, EO_REQUEST_DEPTH_MAX, &v, &e), EO_EPARSE,
+               &e, "invalid_json", "", "duplicate object key");
+    /* A NUL byte escaped inside a string is still a NUL byte in the body. */
+    expect_req(eo_request_parse("{\"a\":\"\\\0\"}", 9, 100, 3, &v, &e), EO_EPARSE, &e,
+               "invalid_json", "", "NUL byte at offset 7");
 }
 
 static int pool_decode(const char *text, json_t **keep, eo_pool_request *p, eo_request_error *e)
@@ -2417,6 +2486,7 @@ int main(void)
         cmocka_unit_test(test_split_balance_field),
         cmocka_unit_test(test_split_balance_answer),
         cmocka_unit_test(test_request_parse),
+        cmocka_unit_test(test_request_parse_depth),
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
         cmocka_unit_test(test_season_request),
