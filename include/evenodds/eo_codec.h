@@ -76,6 +76,24 @@ json_t *eo_round_to_json(const eo_round *r);
  */
 int eo_round_canonical(const json_t *obj, char **out);
 
+/**
+ * Longest canonical text of a round the engine stores, in bytes: the store keeps it, `evenodds
+ * export` writes it as one line and `evenodds import` reads lines of at most EO_JSONL_LINE_MAX,
+ * so every stored round can be moved. The canonical text of a body is at most 5 times its
+ * length (docs/ROUNDS.md "How large a stored round can be"), and the known fields of the
+ * largest record take under 200 KB of it: the rest is what unknown fields may use.
+ */
+#define EO_ROUND_TEXT_MAX EO_JSONL_LINE_MAX
+
+/**
+ * Checks that a round whose canonical text (eo_round_canonical() of @p obj) is @p canon_len
+ * bytes long may be stored: at most EO_ROUND_TEXT_MAX. Returns 0, or EO_ELIMIT with @p err
+ * (may be NULL) naming the field whose canonical text is the longest (a top-level field, or
+ * inside the longest member of the longer team: "A[3]" or "A[3].notes") and a message with the
+ * record's length, that field's and the limit. EO_EINVAL when @p obj is not an object.
+ */
+int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err);
+
 /* ---- The refit record: a logged admin edit carrying fitted states ------------------------ */
 
 /** Most players in one refit record. A refit of more players is logged as several records in

@@ -86,8 +86,11 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd): per member, A's
  * then B's, {"id","rating","delta","expected","k","rounds","visible"}, and "mu" and "sigma" for the
  * models with a deviation. The same id twice inside
- * one batch is detected too (the second is a replay or a conflict). Errors: 404 "unknown_pool",
- * 400 "invalid_round" (field from the codec), 409 "round_conflict" (field "id"), 500 "storage".
+ * one batch is detected too (the second is a replay or a conflict). A new round whose canonical
+ * text is longer than EO_ROUND_TEXT_MAX is refused (eo_round_text_check(): 400, its longest
+ * field named), so that every logged round fits a line `evenodds import` reads. Errors: 404
+ * "unknown_pool", 400 "invalid_round" (field from the codec), 409 "round_conflict" (field
+ * "id"), 500 "storage".
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);

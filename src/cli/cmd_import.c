@@ -139,8 +139,39 @@ static void progress(bool tty, const char *what, size_t n, bool last)
         fprintf(stderr, "\revenodds import: %s %zu rounds%s", what, n, last ? "\n" : "");
 }
 
-/* Pass 1: every line valid, and no round id already stored with other content.
- * @p pool_id < 0 when the pool does not exist yet. */
+/* One round of pass 1 against what is stored: a round id stored with other content is a
+ * conflict; a new round must fit a line (EO_ROUND_TEXT_MAX), as the engine will check. A round
+ * stored with the same content is skipped in pass 2, so its length is not asked. Returns 0 or
+ * -1 (said). */
+static int check_round(const import_opts *o, eo_store *s, int64_t pool_id, const json_t *obj,
+                       const eo_round *r, const char *where)
+{
+    char *canon = NULL, *body = NULL;
+    int rc = eo_round_canonical(obj, &canon);
+    if (rc == 0)
+        rc = pool_id >= 0 ? eo_store_round_find(s, pool_id, r->id, &body, NULL) : EO_ENOTFOUND;
+    int ok = 0;
+    eo_round_error rerr;
+    if (rc == 0 && strcmp(body, canon) != 0) {
+        fprintf(stderr,
+                "%s\"id\": round \"%s\" is in pool \"%s\" already, with different content\n",
+                where, r->id, o->pool);
+        ok = -1;
+    } else if (rc == EO_ENOTFOUND && eo_round_text_check(obj, strlen(canon), &rerr) != 0) {
+        fprintf(stderr, "%s\"%s\": %s\n", where, rerr.field, rerr.message);
+        ok = -1;
+    } else if (rc != 0 && rc != EO_ENOTFOUND) {
+        fprintf(stderr, "%s%s\n", where, rc == EO_ENOMEM ? "out of memory" : eo_store_errmsg(s));
+        ok = -1;
+    }
+    free(canon);
+    free(body);
+    return ok;
+}
+
+/* Pass 1: every line valid, no round id already stored with other content, every new round
+ * short enough to store. @p pool_id < 0 when the pool does not exist yet (then @p s may be
+ * NULL: nothing is stored to compare with). */
 static int validate(FILE *in, const import_opts *o, eo_store *s, int64_t pool_id, bool tty)
 {
     eo_jsonl_reader *rd = NULL;
@@ -176,25 +207,10 @@ static int validate(FILE *in, const import_opts *o, eo_store *s, int64_t pool_id
             ok = -1;
             break;
         }
-        if (pool_id >= 0) {
-            char *canon = NULL, *body = NULL;
-            int frc = eo_round_canonical(obj, &canon);
-            if (frc == 0)
-                frc = eo_store_round_find(s, pool_id, r.id, &body, NULL);
-            if (frc == 0 && strcmp(body, canon) != 0) {
-                fprintf(stderr,
-                        "%sevenodds import: %s:%zu: \"id\": round \"%s\" is in pool \"%s\" "
-                        "already, with different content\n",
-                        tty ? "\n" : "", name, eo_jsonl_line(rd), r.id, o->pool);
-                ok = -1;
-            } else if (frc != 0 && frc != EO_ENOTFOUND) {
-                fprintf(stderr, "%sevenodds import: %s\n", tty ? "\n" : "",
-                        frc == EO_ENOMEM ? "out of memory" : eo_store_errmsg(s));
-                ok = -1;
-            }
-            free(canon);
-            free(body);
-        }
+        char where[600];
+        snprintf(where, sizeof where, "%sevenodds import: %s:%zu: ", tty ? "\n" : "", name,
+                 eo_jsonl_line(rd));
+        ok = check_round(o, s, pool_id, obj, &r, where);
         json_decref(obj);
         eo_round_free(&r);
         if (ok)

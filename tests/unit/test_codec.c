@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_codec.h"
+#include "gen.h"
 #include "models.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -344,12 +346,8 @@ static void test_design_example(void **state)
 
 static char *canonical_of(const char *text)
 {
-    json_error_t jerr;
-    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
-    assert_non_null(o);
-    char *c = NULL;
-    assert_int_equal(eo_round_canonical(o, &c), 0);
-    json_decref(o);
+    char *c = eo_gen_canonical(text);
+    assert_non_null(c);
     return c;
 }
 
@@ -520,6 +518,111 @@ static void test_big_round(void **state)
     assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), 0);
     eo_round_free(&r);
     free(t);
+}
+
+/* The canonical text of @p text is at most 5 times as long (docs/ROUNDS.md "How large a
+ * stored round can be"); returns the ratio. */
+static double growth(const char *text)
+{
+    char *c = canonical_of(text);
+    double ratio = (double)strlen(c) / (double)strlen(text);
+    if (strlen(c) > 5 * strlen(text))
+        fail_msg("canonical %zu bytes from %zu: more than 5 times", strlen(c), strlen(text));
+    free(c);
+    return ratio;
+}
+
+/* An unknown field "x" holding @p n copies of the JSON value @p v in an array. */
+static char *round_with_array(const char *v, size_t n)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"id\":\"g\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"],\"x\":[");
+    for (size_t i = 0; i < n; i++)
+        sb_add(&b, "%s%s", i ? "," : "", v);
+    sb_add(&b, "]}");
+    return b.p;
+}
+
+static void test_canonical_growth(void **state)
+{
+    (void)state;
+    /* Reals are what grows: a 3-byte real and its separator (4 bytes) become 20 at most. The
+     * shortest reals with the longest texts come close to 5 times; other numbers less. */
+    static const char *const reals[] = {"0.1", "0.3", "9.9", "1e-7", "-0.1", "5e-324", "1e16",
+                                        "1E2", "1e22", "0.10", "2", "-0", "true", "\"\\u00e9\""};
+    double worst = 0.0;
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+        char *t = round_with_array(reals[i], 10000);
+        double r = growth(t);
+        worst = r > worst ? r : worst;
+        free(t);
+    }
+    assert_true(worst > 4.99); /* the bound is reached, not just stated */
+    /* The largest record (every member an object with four growing reals, ids full of
+     * escapes): well below 5; ids and strings never grow. */
+    char *t = eo_gen_max_round(1, 0, EO_PLAYERS_MAX, "A", 0, NULL);
+    assert_non_null(t);
+    assert_true(growth(t) < 1.5);
+    free(t);
+    assert_true(growth("{\"id\":\"\\u00e9\\/\\\"\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}") < 1.0);
+    /* The known fields of the largest record, at their longest, take under 200 KB: what is
+     * left of EO_ROUND_TEXT_MAX is for unknown fields. */
+    t = eo_gen_max_round(1, 0, EO_PLAYERS_MAX, "draw", 1, NULL);
+    char *c = canonical_of(t);
+    assert_true(strlen(c) > 150000 && strlen(c) < 200000);
+    free(c);
+    free(t);
+}
+
+/* A round whose canonical text is exactly @p len bytes: an unknown string field @p key (at the
+ * top, or in member A[1] when @p in_member) padded to length. */
+static json_t *round_of_length(size_t len, const char *key, bool in_member)
+{
+    json_t *pad = json_string("");
+    json_t *o = json_pack("{s:s,s:s,s:[s,{s:s}],s:[s]}", "id", "long", "winner", "A", "A", "a",
+                          "id", "c", "B", "b");
+    assert_non_null(o);
+    json_object_set_new(in_member ? json_array_get(json_object_get(o, "A"), 1) : o, key, pad);
+    char *c = NULL;
+    assert_int_equal(eo_round_canonical(o, &c), 0);
+    size_t base = strlen(c);
+    free(c);
+    assert_true(len >= base);
+    char *fill = malloc(len - base + 1);
+    assert_non_null(fill);
+    memset(fill, 'x', len - base);
+    fill[len - base] = '\0';
+    json_string_set(pad, fill);
+    free(fill);
+    assert_int_equal(eo_round_canonical(o, &c), 0);
+    assert_int_equal(strlen(c), len);
+    free(c);
+    return o;
+}
+
+static void test_round_text_check(void **state)
+{
+    (void)state;
+    eo_round_error err;
+    json_t *o = round_of_length(EO_ROUND_TEXT_MAX, "notes", false);
+    assert_int_equal(eo_round_text_check(o, EO_ROUND_TEXT_MAX, &err), 0);
+    json_decref(o);
+    o = round_of_length(EO_ROUND_TEXT_MAX + 1, "notes", false);
+    assert_int_equal(eo_round_text_check(o, EO_ROUND_TEXT_MAX + 1, &err), EO_ELIMIT);
+    assert_string_equal(err.field, "notes");
+    assert_string_equal(err.message,
+                        "the round's canonical text would be 1048577 bytes, more than 1048576 "
+                        "(the longest line import reads); this field takes 1048511");
+    json_decref(o);
+    /* Inside a member: the member's own longest field is named. */
+    o = round_of_length(2 * EO_ROUND_TEXT_MAX, "zz\n", true);
+    assert_int_equal(eo_round_text_check(o, 2 * EO_ROUND_TEXT_MAX, &err), EO_ELIMIT);
+    assert_string_equal(err.field, "A[1].zz?");
+    check_msg(err.message, "2097152 bytes, more than 1048576");
+    json_decref(o);
+    json_t *s = json_string("x");
+    assert_int_equal(eo_round_text_check(s, 1, &err), EO_EINVAL);
+    json_decref(s);
 }
 
 /* ---- JSONL -------------------------------------------------------------------------------- */
@@ -2469,6 +2572,8 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_string_vs_object_member),
         cmocka_unit_test(test_big_round),
+        cmocka_unit_test(test_canonical_growth),
+        cmocka_unit_test(test_round_text_check),
         cmocka_unit_test(test_jsonl_errors),
         cmocka_unit_test(test_jsonl_valid),
         cmocka_unit_test(test_refit_record),
