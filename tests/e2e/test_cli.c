@@ -9,16 +9,19 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
 
 #include "e2e.h"
+#include "evenodds/eo_codec.h"
 #include "evenodds/eo_model.h"
 #include "gen.h"
 
@@ -422,6 +425,86 @@ static void test_import_export(void **state)
     assert_int_equal(e2e_run(no_pool, NULL, err, sizeof err), 2);
     free(a);
     free(b);
+    e2e_cleanup(&s);
+}
+
+/* Neither the store @p db nor SQLite's side files exist. */
+static void expect_no_store(const char *db)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s%s", db, suffix[i]);
+        if (access(path, F_OK) == 0)
+            fail_msg("%s was left behind", path);
+    }
+}
+
+/* A failed import leaves nothing: `--create` of a new store no file at all (the bad file, a
+ * pool name against the rule, a round too long to store), an existing store its exact bytes. */
+static void test_import_failure_leaves_nothing(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char good[400], bad[400], lng[400], fresh[400], err[1024];
+    e2e_path(&s, "good.jsonl", good, sizeof good);
+    e2e_path(&s, "bad.jsonl", bad, sizeof bad);
+    e2e_path(&s, "long.jsonl", lng, sizeof lng);
+    e2e_path(&s, "new.db", fresh, sizeof fresh);
+    write_log(good, 50, 5);
+    write_text(bad, "{\"id\":\"b1\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x2\"]}\n"
+                    "{\"id\":\"b2\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x1\"]}\n");
+    /* 240 kB of 0.1 on one line: a line import reads, a record of 1.2 MB. */
+    FILE *f = fopen(lng, "w");
+    assert_non_null(f);
+    fputs("{\"id\":\"l1\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x2\"],\"x\":[0.1", f);
+    for (int i = 1; i < 60000; i++)
+        fputs(",0.1", f);
+    fputs("]}\n", f);
+    assert_int_equal(fclose(f), 0);
+
+    const char *c_bad[] = {"evenodds", "import", "--db", fresh, "--pool", "p", "--create", bad,
+                           NULL};
+    assert_int_equal(e2e_run(c_bad, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "bad.jsonl:2: \"B[0].id\""));
+    expect_no_store(fresh);
+    const char *c_name[] = {"evenodds", "import", "--db", fresh, "--pool", "../x", "--create",
+                            good, NULL};
+    assert_int_equal(e2e_run(c_name, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, EO_POOL_NAME_RULE));
+    expect_no_store(fresh);
+    const char *c_long[] = {"evenodds", "import", "--db", fresh, "--pool", "p", "--create", lng,
+                            NULL};
+    assert_int_equal(e2e_run(c_long, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "long.jsonl:1: \"x\": the round's canonical text would be "
+                                "1200"));
+    assert_non_null(strstr(err, "more than 1048576"));
+    expect_no_store(fresh);
+
+    /* An existing store: every failure leaves it byte for byte. */
+    const char *ok[] = {"evenodds", "import", "--db", s.db, "--pool", "p", "--create", good, NULL};
+    assert_int_equal(e2e_run(ok, NULL, err, sizeof err), 0);
+    size_t len, len2;
+    char *before = e2e_slurp(s.db, &len);
+    const char *e_bad[] = {"evenodds", "import", "--db", s.db, "--pool", "p", bad, NULL};
+    const char *e_name[] = {"evenodds", "import", "--db", s.db, "--pool",
+                            "x');DROP TABLE pools;--", "--create", good, NULL};
+    const char *e_long[] = {"evenodds", "import", "--db", s.db, "--pool", "q", "--create", lng,
+                            NULL};
+    const char *const *runs[] = {e_bad, e_name, e_long};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(e2e_run(runs[i], NULL, err, sizeof err), 1);
+        char *after = e2e_slurp(s.db, &len2);
+        assert_int_equal(len, len2);
+        assert_memory_equal(before, after, len);
+        free(after);
+        char side[600];
+        snprintf(side, sizeof side, "%s-wal", s.db);
+        assert_int_not_equal(access(side, F_OK), 0);
+    }
+    assert_non_null(strstr(err, "long.jsonl:1: \"x\""));
+    free(before);
     e2e_cleanup(&s);
 }
 
@@ -1173,6 +1256,7 @@ int main(void)
         cmocka_unit_test(test_sim),
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
+        cmocka_unit_test(test_import_failure_leaves_nothing),
         cmocka_unit_test(test_every_model),
         cmocka_unit_test(test_hive_lookups),
         cmocka_unit_test(test_autobalance_triggers),
