@@ -1,7 +1,9 @@
 /*
  * The round parser on arbitrary bytes. Beyond not crashing or leaking, a record that decodes
  * must keep decoding through its canonical text (a fixed point) and through eo_round_to_json():
- * the idempotency key depends on it.
+ * the idempotency key depends on it. Its canonical text is at most 5 times the input
+ * (docs/ROUNDS.md "How large a stored round can be"), and the length cap refuses it exactly
+ * when it is longer than a line import reads.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (obj == NULL)
         abort(); /* eo_round_from_text accepted what jansson refuses */
     char *c1 = NULL, *c2 = NULL;
-    if (eo_round_canonical(obj, &c1) != 0)
+    if (eo_round_canonical(obj, &c1) != 0 || strlen(c1) > 5 * size)
+        abort();
+    if ((eo_round_text_check(obj, strlen(c1), &err) == 0) != (strlen(c1) <= EO_ROUND_TEXT_MAX))
         abort();
     eo_round r2;
     if (eo_round_from_text(c1, strlen(c1), &r2, &err) != 0)

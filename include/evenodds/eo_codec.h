@@ -76,6 +76,24 @@ json_t *eo_round_to_json(const eo_round *r);
  */
 int eo_round_canonical(const json_t *obj, char **out);
 
+/**
+ * Longest canonical text of a round the engine stores, in bytes: the store keeps it, `evenodds
+ * export` writes it as one line and `evenodds import` reads lines of at most EO_JSONL_LINE_MAX,
+ * so every stored round can be moved. The canonical text of a body is at most 5 times its
+ * length (docs/ROUNDS.md "How large a stored round can be"), and the known fields of the
+ * largest record take under 200 KB of it: the rest is what unknown fields may use.
+ */
+#define EO_ROUND_TEXT_MAX EO_JSONL_LINE_MAX
+
+/**
+ * Checks that a round whose canonical text (eo_round_canonical() of @p obj) is @p canon_len
+ * bytes long may be stored: at most EO_ROUND_TEXT_MAX. Returns 0, or EO_ELIMIT with @p err
+ * (may be NULL) naming the field whose canonical text is the longest (a top-level field, or
+ * inside the longest member of the longer team: "A[3]" or "A[3].notes") and a message with the
+ * record's length, that field's and the limit. EO_EINVAL when @p obj is not an object.
+ */
+int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err);
+
 /* ---- The refit record: a logged admin edit carrying fitted states ------------------------ */
 
 /** Most players in one refit record. A refit of more players is logged as several records in
@@ -366,26 +384,33 @@ json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_r
 
 /* ---- Request bodies of the service -------------------------------------------------------- */
 
-/** Default cap on a request body in bytes, and on its nesting depth (objects and arrays). */
+/** Default cap on a request body in bytes (the service's --max-body may change it), and the
+ *  cap on its nesting depth (objects and arrays; the top object is level 1). */
 #define EO_REQUEST_BODY_MAX ((size_t)1 << 20)
 #define EO_REQUEST_DEPTH_MAX 32
 
 /**
- * A request error for the service's error body {"error":{"code","message","field"}}.
- * Codes: "payload_too_large" (413), "invalid_json" (400: syntax, duplicate key, NUL byte, too
- * deep), "invalid_request" (400: a field is missing, of the wrong type or out of range).
+ * A request error for the service's error body {"error":{"code","message","field"}}, with the
+ * HTTP status to answer. Codes: "body_too_large" (413), "invalid_json" (400: syntax, duplicate
+ * key, NUL byte, too deep), "invalid_request" (400: a field is missing, of the wrong type or
+ * out of range).
  */
 typedef struct eo_request_error {
+    int status;        /**< 413 for "body_too_large", 500 out of memory, else 400 */
     char code[32];     /**< machine-readable code, see above */
     char field[64];    /**< JSON path of the offending field, "" for the whole body */
     char message[192]; /**< English, without the field name */
 } eo_request_error;
 
 /**
- * Parses a request body: at most @p max_len bytes (else EO_ELIMIT, "payload_too_large"), valid
- * JSON with no duplicate keys and no NUL bytes, nesting at most @p max_depth levels (the top
- * object is level 1) (else EO_EPARSE, "invalid_json"), and a JSON object at the top (else
- * EO_EINVAL, "invalid_request"). On success *out is a new reference. EO_ENOMEM.
+ * The one parser of the service's request bodies, with the limits docs/ROUNDS.md states ("Other
+ * request bodies of the service"): at most @p max_len bytes (else EO_ELIMIT,
+ * "body_too_large", 413); no NUL byte, nested at most @p max_depth levels (the top object is
+ * level 1; brackets inside strings are text, not levels), valid JSON with no duplicate keys
+ * (else EO_EPARSE, "invalid_json", 400); a JSON object at the top (else EO_EINVAL,
+ * "invalid_request", 400). The depth is counted on the text before any tree is built. On
+ * success *out is a new reference; on failure *out is NULL and @p err (may be NULL) says why
+ * (field ""). The service calls it with EO_REQUEST_DEPTH_MAX and its body cap.
  */
 int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth, json_t **out,
                      eo_request_error *err);

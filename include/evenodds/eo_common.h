@@ -49,6 +49,21 @@ const char *eo_strerror(int err);
  */
 int eo_id_check(const char *id, size_t len);
 
+/** The rule of eo_pool_name_check(), as its message states it. */
+#define EO_POOL_NAME_RULE                                                                      \
+    "a pool name is 1 to 128 bytes of letters, digits, '_', '-' or '.', and not \".\" or \"..\""
+
+/**
+ * Checks the name of a pool being created: 1..EO_ID_MAX bytes of A-Z a-z 0-9 '_' '-' '.',
+ * other than "." and ".." (the name appears in URLs, where clients resolve dot segments, in
+ * file names and in logs; docs/ROUNDS.md "Other request bodies of the service"). Only creation
+ * checks it: a pool created before the rule keeps its name, which is any id (eo_id_check()).
+ * @p name may be NULL (refused). Returns 0, EO_EINVAL (empty, another byte, "." or "..") or
+ * EO_ELIMIT (too long); on failure *message (when @p message is not NULL) is EO_POOL_NAME_RULE,
+ * a static string.
+ */
+int eo_pool_name_check(const char *name, size_t len, const char **message);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,10 +66,12 @@ int eo_engine_rollback(eo_engine *e);
 /**
  * Creates a pool. @p params is a JSON object of model parameters (may be NULL): for SynElo any
  * of the eo_synelo_params field names, plus "kmax_team" (Θ by F1's rule; not with "theta").
- * Unknown parameters are an error naming them. @p model NULL means "synelo". The pool is
- * stored with every parameter's value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409
- * "pool_exists"), EO_EINVAL (400 "invalid_request", field "name", "model", "params" or
- * "params.NAME"), EO_EIO (500). Like every call below, outside a batch it commits by itself.
+ * Unknown parameters are an error naming them. @p model NULL means "synelo". @p name must pass
+ * eo_pool_name_check() (else 400, field "name", the rule as message); pools created before
+ * that rule keep their names and work as any other. The pool is stored with every parameter's
+ * value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409 "pool_exists"), EO_EINVAL (400
+ * "invalid_request", field "name", "model", "params" or "params.NAME"), EO_EIO (500). Like
+ * every call below, outside a batch it commits by itself.
  */
 int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
                           int64_t now, eo_engine_error *err);
@@ -84,8 +86,11 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd): per member, A's
  * then B's, {"id","rating","delta","expected","k","rounds","visible"}, and "mu" and "sigma" for the
  * models with a deviation. The same id twice inside
- * one batch is detected too (the second is a replay or a conflict). Errors: 404 "unknown_pool",
- * 400 "invalid_round" (field from the codec), 409 "round_conflict" (field "id"), 500 "storage".
+ * one batch is detected too (the second is a replay or a conflict). A new round whose canonical
+ * text is longer than EO_ROUND_TEXT_MAX is refused (eo_round_text_check(): 400, its longest
+ * field named), so that every logged round fits a line `evenodds import` reads. Errors: 404
+ * "unknown_pool", 400 "invalid_round" (field from the codec), 409 "round_conflict" (field
+ * "id"), 500 "storage".
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);

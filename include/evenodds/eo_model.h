@@ -51,6 +51,18 @@ const char *eo_model_name(eo_model m);
 /** Parses a model name. Returns 0 or EO_EINVAL. */
 int eo_model_parse(const char *name, eo_model *out);
 
+/** A buffer that holds eo_model_names()'s whole list. */
+#define EO_MODEL_NAMES_MAX 128
+
+/**
+ * Writes the name of every model of the registry, in eo_model order, separated by ", "
+ * ("synelo, trueskill, glicko2, elo, wenglin, hive"), NUL-terminated, into @p buf of @p cap
+ * bytes (cut at a name, never inside one, when it does not fit; nothing when @p cap is 0), for
+ * messages that list what is known. Returns the length of the whole list, as snprintf(), so
+ * that a return >= @p cap means it was cut.
+ */
+size_t eo_model_names(char *buf, size_t cap);
+
 /** Most parameters any model has. */
 #define EO_PARAMS_MAX 24
 

@@ -26,10 +26,10 @@ static const char import_usage[] =
     "line, or a round id already in the pool with other content, stops the import before\n"
     "anything is written. Rounds already in the pool with the same content are skipped (so an\n"
     "import that was interrupted can be run again). A storage failure during the import keeps\n"
-    "the batches committed before it.\n"
+    "the batches committed before it, except in a store this import created, which is removed.\n"
     "\n"
     "  --db FILE          the SQLite store (created with --create if missing)\n"
-    "  --pool NAME        the pool\n"
+    "  --pool NAME        the pool (a new one: letters, digits, '_', '-', '.')\n"
     "  --create           create the pool if it does not exist, with the model options:\n"
 EO_OPT_MODEL_HELP
     "  --skip-duplicates  skip a round whose id appeared earlier in the file (counted as\n"
@@ -139,8 +139,39 @@ static void progress(bool tty, const char *what, size_t n, bool last)
         fprintf(stderr, "\revenodds import: %s %zu rounds%s", what, n, last ? "\n" : "");
 }
 
-/* Pass 1: every line valid, and no round id already stored with other content.
- * @p pool_id < 0 when the pool does not exist yet. */
+/* One round of pass 1 against what is stored: a round id stored with other content is a
+ * conflict; a new round must fit a line (EO_ROUND_TEXT_MAX), as the engine will check. A round
+ * stored with the same content is skipped in pass 2, so its length is not asked. Returns 0 or
+ * -1 (said). */
+static int check_round(const import_opts *o, eo_store *s, int64_t pool_id, const json_t *obj,
+                       const eo_round *r, const char *where)
+{
+    char *canon = NULL, *body = NULL;
+    int rc = eo_round_canonical(obj, &canon);
+    if (rc == 0)
+        rc = pool_id >= 0 ? eo_store_round_find(s, pool_id, r->id, &body, NULL) : EO_ENOTFOUND;
+    int ok = 0;
+    eo_round_error rerr;
+    if (rc == 0 && strcmp(body, canon) != 0) {
+        fprintf(stderr,
+                "%s\"id\": round \"%s\" is in pool \"%s\" already, with different content\n",
+                where, r->id, o->pool);
+        ok = -1;
+    } else if (rc == EO_ENOTFOUND && eo_round_text_check(obj, strlen(canon), &rerr) != 0) {
+        fprintf(stderr, "%s\"%s\": %s\n", where, rerr.field, rerr.message);
+        ok = -1;
+    } else if (rc != 0 && rc != EO_ENOTFOUND) {
+        fprintf(stderr, "%s%s\n", where, rc == EO_ENOMEM ? "out of memory" : eo_store_errmsg(s));
+        ok = -1;
+    }
+    free(canon);
+    free(body);
+    return ok;
+}
+
+/* Pass 1: every line valid, no round id already stored with other content, every new round
+ * short enough to store. @p pool_id < 0 when the pool does not exist yet (then @p s may be
+ * NULL: nothing is stored to compare with). */
 static int validate(FILE *in, const import_opts *o, eo_store *s, int64_t pool_id, bool tty)
 {
     eo_jsonl_reader *rd = NULL;
@@ -176,25 +207,10 @@ static int validate(FILE *in, const import_opts *o, eo_store *s, int64_t pool_id
             ok = -1;
             break;
         }
-        if (pool_id >= 0) {
-            char *canon = NULL, *body = NULL;
-            int frc = eo_round_canonical(obj, &canon);
-            if (frc == 0)
-                frc = eo_store_round_find(s, pool_id, r.id, &body, NULL);
-            if (frc == 0 && strcmp(body, canon) != 0) {
-                fprintf(stderr,
-                        "%sevenodds import: %s:%zu: \"id\": round \"%s\" is in pool \"%s\" "
-                        "already, with different content\n",
-                        tty ? "\n" : "", name, eo_jsonl_line(rd), r.id, o->pool);
-                ok = -1;
-            } else if (frc != 0 && frc != EO_ENOTFOUND) {
-                fprintf(stderr, "%sevenodds import: %s\n", tty ? "\n" : "",
-                        frc == EO_ENOMEM ? "out of memory" : eo_store_errmsg(s));
-                ok = -1;
-            }
-            free(canon);
-            free(body);
-        }
+        char where[600];
+        snprintf(where, sizeof where, "%sevenodds import: %s:%zu: ", tty ? "\n" : "", name,
+                 eo_jsonl_line(rd));
+        ok = check_round(o, s, pool_id, obj, &r, where);
         json_decref(obj);
         eo_round_free(&r);
         if (ok)
@@ -286,58 +302,103 @@ static int apply_all(FILE *in, const import_opts *o, eo_engine *e, bool create, 
     return ok;
 }
 
+/* The --create rule for the name of a pool that does not exist yet (eo_pool_name_check()):
+ * refused before anything is written. Returns 0 or -1 (said). */
+static int new_pool_name_ok(const import_opts *o)
+{
+    const char *rule = NULL;
+    if (eo_pool_name_check(o->pool, strlen(o->pool), &rule) == 0)
+        return 0;
+    fprintf(stderr, "evenodds import: --pool: %s\n", rule);
+    return -1;
+}
+
+/* Opens the store and finds the pool (*pool_id -1 when --create is to make it); for a store
+ * that existed, pass 1 runs here against its rounds. Returns the store, or NULL (said). */
+static eo_store *open_store(const import_opts *o, FILE *in, bool fresh, bool tty,
+                            int64_t *pool_id)
+{
+    eo_store *s = NULL;
+    char msg[512];
+    if (eo_store_open(o->db, 0, &s, msg, sizeof msg) != 0) {
+        fprintf(stderr, "evenodds import: %s\n", msg);
+        return NULL;
+    }
+    eo_pool_row row;
+    int rc = eo_store_pool_get(s, o->pool, &row);
+    *pool_id = -1;
+    if (rc == 0) {
+        *pool_id = row.id;
+        eo_pool_row_free(&row);
+    } else if (rc == EO_ENOTFOUND && !o->create) {
+        fprintf(stderr, "evenodds import: pool \"%s\" is not in %s (use --create)\n", o->pool,
+                o->db);
+    } else if (rc == EO_ENOTFOUND) {
+        rc = new_pool_name_ok(o);
+    } else {
+        fprintf(stderr, "evenodds import: %s\n", eo_store_errmsg(s));
+    }
+    if (rc != 0 || (!fresh && validate(in, o, s, *pool_id, tty) != 0)) {
+        eo_store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Pass 2 through an engine over @p s (taken over). Returns 0 or -1 (said). */
+static int import_into(eo_store *s, FILE *in, const import_opts *o, bool create, bool tty,
+                       counts *c)
+{
+    eo_engine *e = NULL;
+    eo_engine_error err;
+    if (eo_engine_open(s, &e, &err) != 0) { /* the engine closes the store on failure */
+        fprintf(stderr, "evenodds import: %s: %s\n", o->db, err.message);
+        return -1;
+    }
+    int ok = apply_all(in, o, e, create, tty, c);
+    eo_engine_close(e);
+    return ok;
+}
+
+/* Removes a store this import made, with SQLite's side files: a failed `import --create` of a
+ * new store leaves nothing behind. */
+static void remove_store(const char *db)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s%s", db, suffix[i]) < (int)sizeof path)
+            (void)remove(path);
+    }
+}
+
 static int run(const import_opts *o)
 {
     bool tty = eo_opt_tty();
-    if (!o->create && access(o->db, F_OK) != 0) {
+    bool fresh = access(o->db, F_OK) != 0;
+    if (fresh && !o->create) {
         fprintf(stderr, "evenodds import: %s: %s (use --create to make a new store)\n", o->db,
                 strerror(errno));
         return 1;
     }
+    if (fresh && new_pool_name_ok(o) != 0)
+        return 1;
     FILE *in = open_input(o->input);
     if (in == NULL) {
         fprintf(stderr, "evenodds import: %s: %s\n", o->input, strerror(errno));
         return 1;
     }
-    eo_store *s = NULL;
-    char msg[512];
-    if (eo_store_open(o->db, 0, &s, msg, sizeof msg) != 0) {
-        fprintf(stderr, "evenodds import: %s\n", msg);
-        fclose(in);
-        return 1;
-    }
-    eo_pool_row row;
+    /* A new store is made only once the whole file has passed (nothing stored can conflict
+     * with it), and removed again if the import fails after all. */
     int64_t pool_id = -1;
-    int rc = eo_store_pool_get(s, o->pool, &row);
-    if (rc == 0) {
-        pool_id = row.id;
-        eo_pool_row_free(&row);
-    } else if (rc != EO_ENOTFOUND || !o->create) {
-        if (rc == EO_ENOTFOUND)
-            fprintf(stderr, "evenodds import: pool \"%s\" is not in %s (use --create)\n",
-                    o->pool, o->db);
-        else
-            fprintf(stderr, "evenodds import: %s\n", eo_store_errmsg(s));
-        eo_store_close(s);
-        fclose(in);
-        return 1;
-    }
-    if (validate(in, o, s, pool_id, tty) != 0) {
-        eo_store_close(s);
-        fclose(in);
-        return 1;
-    }
-    eo_engine *e = NULL;
-    eo_engine_error err;
-    if (eo_engine_open(s, &e, &err) != 0) { /* the engine closes the store on failure */
-        fprintf(stderr, "evenodds import: %s: %s\n", o->db, err.message);
-        fclose(in);
-        return 1;
-    }
+    eo_store *s = NULL;
+    if (!fresh || validate(in, o, NULL, -1, tty) == 0)
+        s = open_store(o, in, fresh, tty, &pool_id);
     counts c = {0, 0};
-    int ok = apply_all(in, o, e, pool_id < 0, tty, &c);
-    eo_engine_close(e);
+    int ok = s != NULL ? import_into(s, in, o, pool_id < 0, tty, &c) : -1;
     fclose(in);
+    if (ok != 0 && fresh)
+        remove_store(o->db);
     if (ok != 0)
         return 1;
     json_t *sum = json_pack("{s:I,s:I,s:s}", "imported", (json_int_t)c.imported, "skipped",

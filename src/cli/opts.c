@@ -146,11 +146,10 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_model_config *out,
 {
     eo_model model = EO_MODEL_SYNELO;
     if (m->model != NULL && eo_model_parse(m->model, &model) != 0) {
-        fprintf(stderr, "evenodds %s: --model: unknown model '%s' (known:", cmd, m->model);
-        for (int k = 0; k < EO_MODEL_COUNT; k++)
-            if (eo_model_name((eo_model)k) != NULL)
-                fprintf(stderr, " %s", eo_model_name((eo_model)k));
-        fputs(")\n", stderr);
+        char known[EO_MODEL_NAMES_MAX];
+        eo_model_names(known, sizeof known);
+        fprintf(stderr, "evenodds %s: --model: unknown model '%s' (known: %s)\n", cmd, m->model,
+                known);
         return -1;
     }
     eo_model_config_default(model, out);

@@ -30,21 +30,6 @@ static int param_error(eo_round_error *err)
     return EO_EINVAL;
 }
 
-static void known_models(char *buf, size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int m = 0; m < EO_MODEL_COUNT && at < len; m++) {
-        const char *name = eo_model_name((eo_model)m);
-        if (name == NULL)
-            continue;
-        int w = snprintf(buf + at, len - at, "%s\"%s\"", at ? ", " : "", name);
-        if (w < 0)
-            break;
-        at += (size_t)w;
-    }
-}
-
 /* "divisions": [{"name","from"}, ...] into cfg; err names the element and field. */
 static int divisions_from_json(const json_t *v, eo_pool_config *cfg, eo_round_error *err)
 {
@@ -87,8 +72,8 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
     memset(&cfg, 0, sizeof cfg);
     eo_model m;
     if (model == NULL || eo_model_parse(model, &m) != 0) {
-        char known[100], msg[160];
-        known_models(known, sizeof known);
+        char known[EO_MODEL_NAMES_MAX], msg[EO_MODEL_NAMES_MAX + 32];
+        eo_model_names(known, sizeof known);
         snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
         return fail(err, "model", msg);
     }

@@ -1,5 +1,6 @@
 /* Decoders of the service's request bodies other than rounds and splits (eo_codec.h). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ static int fail(eo_request_error *err, int rc, const char *code, const char *fie
                 const char *fmt, ...)
 {
     if (err != NULL) {
+        err->status = rc == EO_ELIMIT ? 413 : rc == EO_ENOMEM ? 500 : 400;
         snprintf(err->code, sizeof err->code, "%s", code);
         snprintf(err->field, sizeof err->field, "%s", field);
         va_list ap;
@@ -25,33 +27,37 @@ static int fail(eo_request_error *err, int rc, const char *code, const char *fie
     return rc;
 }
 
-/* Depth of v, counting no further than limit + 1 (jansson already bounds it at 2048). */
-static int depth(const json_t *v, int limit)
+/* One pass over the text before jansson sees it: the offset of the first NUL byte, or of the
+ * bracket that opens level max_depth + 1 (outside strings: a bracket inside a string is text),
+ * or len when there is neither. *deep says which. On valid JSON the count is exact; on invalid
+ * JSON it may be off, but jansson refuses that text anyway, so the answer is invalid_json
+ * either way. Scanning first keeps a deep body from costing a tree. */
+static size_t scan(const char *body, size_t len, int max_depth, bool *deep)
 {
-    if (!json_is_object(v) && !json_is_array(v))
-        return 0;
-    if (limit < 0)
-        return 1;
-    int deepest = 0;
-    if (json_is_object(v)) {
-        const char *key;
-        const json_t *x;
-        /* json_object_foreach wants a non-const object; reading only. */
-        json_object_foreach ((json_t *)v, key, x) {
-            int d = depth(x, limit - 1);
-            if (d > deepest)
-                deepest = d;
-            if (deepest > limit)
-                break;
-        }
-    } else {
-        for (size_t i = 0; i < json_array_size(v) && deepest <= limit; i++) {
-            int d = depth(json_array_get(v, i), limit - 1);
-            if (d > deepest)
-                deepest = d;
+    bool in_string = false;
+    long depth = 0;
+    *deep = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = body[i];
+        if (c == '\0')
+            return i;
+        if (in_string) {
+            if (c == '\\' && i + 1 < len && body[i + 1] != '\0')
+                i++; /* the escaped byte is text (an escaped NUL is still found above) */
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max_depth) {
+                *deep = true;
+                return i;
+            }
+        } else if (c == ']' || c == '}') {
+            depth--;
         }
     }
-    return deepest + 1;
+    return len;
 }
 
 int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth, json_t **out,
@@ -61,27 +67,26 @@ int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth
         return fail(err, EO_EINVAL, "invalid_request", "", "no output");
     *out = NULL;
     if (len > max_len)
-        return fail(err, EO_ELIMIT, "payload_too_large", "", "body larger than %zu bytes",
+        return fail(err, EO_ELIMIT, "body_too_large", "", "body larger than %zu bytes",
                     max_len);
     if (body == NULL || len == 0)
         return fail(err, EO_EPARSE, "invalid_json", "", "empty body");
-    const char *nul = memchr(body, '\0', len);
-    if (nul != NULL)
-        return fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu",
-                    (size_t)(nul - body));
+    bool deep;
+    size_t at = scan(body, len, max_depth, &deep);
+    if (at < len && deep)
+        return fail(err, EO_EPARSE, "invalid_json", "",
+                    "nested deeper than %d levels (at offset %zu)", max_depth, at);
+    if (at < len)
+        return fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
     json_error_t jerr;
-    json_t *v = json_loadb(body, len, EO_JSON_DECODE_FLAGS, &jerr);
+    /* Any JSON value parses, so that a valid non-object is told so (invalid_request). */
+    json_t *v = json_loadb(body, len, EO_JSON_DECODE_FLAGS | JSON_DECODE_ANY, &jerr);
     if (v == NULL)
         return fail(err, EO_EPARSE, "invalid_json", "", "invalid JSON at line %d, column %d: %s",
                     jerr.line, jerr.column, jerr.text);
     if (!json_is_object(v)) {
         json_decref(v);
         return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    }
-    if (depth(v, max_depth) > max_depth) {
-        json_decref(v);
-        return fail(err, EO_EPARSE, "invalid_json", "", "nested deeper than %d levels",
-                    max_depth);
     }
     *out = v;
     return 0;
@@ -124,12 +129,6 @@ static int copy_id(const json_t *obj, const char *key, char *dst, eo_request_err
     return 0;
 }
 
-static bool pool_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.';
-}
-
 int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err)
 {
     static const char *const keys[] = {"name", "model", "params"};
@@ -141,13 +140,9 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
     int rc = only_keys(obj, keys, sizeof keys / sizeof keys[0], err);
     if (rc == 0)
         rc = copy_id(obj, "name", out->name, err);
-    if (rc == 0)
-        for (const char *c = out->name; *c != '\0'; c++)
-            if (!pool_char(*c)) {
-                rc = fail(err, EO_EINVAL, "invalid_request", "name",
-                          "expected letters, digits, '_', '-' or '.'");
-                break;
-            }
+    const char *rule = NULL;
+    if (rc == 0 && eo_pool_name_check(out->name, strlen(out->name), &rule) != 0)
+        rc = fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
     if (rc == 0)
         rc = copy_id(obj, "model", out->model, err);
     if (rc == 0) {

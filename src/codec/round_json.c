@@ -103,10 +103,14 @@ static int team_from_json(const json_t *obj, int t, size_t others, eo_round *out
     size_t n = json_array_size(a);
     if (n == 0)
         return eo__fail(err, key, "team is empty");
-    /* Checked before allocating, so a huge array costs nothing beyond its parse. */
-    if (n > EO_PLAYERS_MAX || others + n > EO_PLAYERS_MAX)
-        return eo__fail(err, key, "too many players: %zu in the round (at most %d)", others + n,
+    /* Checked before allocating, so a huge array costs nothing beyond its parse. The count is
+     * the round's: when A alone is too large, B's members (not yet decoded) count too. */
+    if (n > EO_PLAYERS_MAX || others + n > EO_PLAYERS_MAX) {
+        const json_t *b = t == 0 ? json_object_get(obj, team_key[1]) : NULL;
+        size_t total = others + n + (json_is_array(b) ? json_array_size(b) : 0);
+        return eo__fail(err, key, "too many players: %zu in the round (at most %d)", total,
                         EO_PLAYERS_MAX);
+    }
     out->team[t] = calloc(n, sizeof *out->team[t]);
     if (out->team[t] == NULL) {
         eo__fail(err, "", "out of memory");
@@ -212,6 +216,88 @@ int eo_round_canonical(const json_t *obj, char **out)
     /* 17 significant digits print every double so that it reads back to the same bits. */
     *out = json_dumps(obj, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     return *out == NULL ? EO_ENOMEM : 0;
+}
+
+static int count_bytes(const char *buf, size_t size, void *data)
+{
+    (void)buf;
+    *(size_t *)data += size;
+    return 0;
+}
+
+/* Length of @p v's canonical text, without building it. */
+static size_t canonical_len(const json_t *v)
+{
+    size_t n = 0;
+    json_dump_callback(v, count_bytes, &n,
+                       JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+    return n;
+}
+
+/* The key of object @p o whose value's canonical text is the longest, and that length. */
+static const char *longest_key(const json_t *o, size_t *len)
+{
+    const char *key, *best = NULL;
+    const json_t *v;
+    *len = 0;
+    json_object_foreach ((json_t *)o, key, v) {
+        size_t n = canonical_len(v);
+        if (best == NULL || n > *len) {
+            best = key;
+            *len = n;
+        }
+    }
+    return best;
+}
+
+/* A key as part of a field path: a bounded prefix of its printable ASCII (keys of unknown
+ * fields are anything). */
+static void path_key(char *out, size_t cap, const char *prefix, const char *key)
+{
+    size_t at = (size_t)snprintf(out, cap, "%s%s", prefix, prefix[0] ? "." : "");
+    at = at < cap ? at : cap - 1;
+    for (size_t j = 0; key[j] != '\0' && j < 40 && at + 1 < cap; j++)
+        out[at++] = key[j] >= 0x20 && key[j] < 0x7F ? key[j] : '?';
+    out[at] = '\0';
+}
+
+int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err)
+{
+    if (!json_is_object(obj))
+        return eo__fail(err, "", "expected a JSON object");
+    if (canon_len <= EO_ROUND_TEXT_MAX)
+        return 0;
+    size_t len;
+    const char *key = longest_key(obj, &len);
+    char field[64];
+    path_key(field, sizeof field, "", key != NULL ? key : "");
+    const json_t *team = key != NULL ? json_object_get(obj, key) : NULL;
+    if (key != NULL && (strcmp(key, "A") == 0 || strcmp(key, "B") == 0) && json_is_array(team)) {
+        /* A team is long only through its members' unknown fields: name the longest. */
+        size_t best = 0, i;
+        const json_t *m;
+        len = 0;
+        json_array_foreach (team, i, m) {
+            size_t n = canonical_len(m);
+            if (n > len) {
+                best = i;
+                len = n;
+            }
+        }
+        char member[16];
+        snprintf(member, sizeof member, "%s[%zu]", key, best);
+        m = json_array_get(team, best);
+        key = json_is_object(m) ? longest_key(m, &len) : NULL;
+        if (key != NULL)
+            path_key(field, sizeof field, member, key);
+        else
+            snprintf(field, sizeof field, "%s", member);
+    }
+    eo__fail(err, field,
+             "the round's canonical text would be %zu bytes, more than %zu (the longest line "
+             "import reads); this field takes %zu",
+             canon_len, (size_t)EO_ROUND_TEXT_MAX, len);
+    return EO_ELIMIT;
 }
 
 /* json_object_set_new() consumes v even on failure, so a NULL v is just a failure. */

@@ -71,3 +71,26 @@ int eo_id_check(const char *id, size_t len)
     }
     return 0;
 }
+
+static int pool_name_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.';
+}
+
+int eo_pool_name_check(const char *name, size_t len, const char **message)
+{
+    int rc = 0;
+    if (name == NULL || len == 0)
+        rc = EO_EINVAL;
+    else if (len > EO_ID_MAX)
+        rc = EO_ELIMIT;
+    else if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+        rc = EO_EINVAL;
+    for (size_t i = 0; rc == 0 && i < len; i++)
+        if (!pool_name_char((unsigned char)name[i]))
+            rc = EO_EINVAL;
+    if (rc != 0 && message != NULL)
+        *message = EO_POOL_NAME_RULE;
+    return rc;
+}

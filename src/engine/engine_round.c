@@ -239,7 +239,12 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
         /* The lookup sees this batch's own uncommitted rounds, so an id repeated inside one
          * batch is answered like one repeated across batches. */
         rc = replay(e, p, r.id, canon, response, replayed, err);
-        if (rc == EO_ENOTFOUND)
+        /* The length cap applies to new rounds only: a round logged before it, sent again,
+         * still gets its first answer. */
+        if (rc == EO_ENOTFOUND && eo_round_text_check(round, strlen(canon), &rerr) != 0)
+            rc = eo__engine_err(err, EO_EINVAL, 400, "invalid_round", rerr.field, "%s",
+                                rerr.message);
+        else if (rc == EO_ENOTFOUND)
             rc = apply_new(e, p, &r, canon, now, response, &mutated, err);
         rc = eo__engine_op_end(e, own, rc, mutated, err);
         if (rc && *response != NULL) {

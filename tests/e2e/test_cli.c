@@ -9,16 +9,19 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
 
 #include "e2e.h"
+#include "evenodds/eo_codec.h"
 #include "evenodds/eo_model.h"
 #include "gen.h"
 
@@ -422,6 +425,302 @@ static void test_import_export(void **state)
     assert_int_equal(e2e_run(no_pool, NULL, err, sizeof err), 2);
     free(a);
     free(b);
+    e2e_cleanup(&s);
+}
+
+/* Neither the store @p db nor SQLite's side files exist. */
+static void expect_no_store(const char *db)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s%s", db, suffix[i]);
+        if (access(path, F_OK) == 0)
+            fail_msg("%s was left behind", path);
+    }
+}
+
+/* A failed import leaves nothing: `--create` of a new store no file at all (the bad file, a
+ * pool name against the rule, a round too long to store), an existing store its exact bytes. */
+static void test_import_failure_leaves_nothing(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char good[400], bad[400], lng[400], fresh[400], err[1024];
+    e2e_path(&s, "good.jsonl", good, sizeof good);
+    e2e_path(&s, "bad.jsonl", bad, sizeof bad);
+    e2e_path(&s, "long.jsonl", lng, sizeof lng);
+    e2e_path(&s, "new.db", fresh, sizeof fresh);
+    write_log(good, 50, 5);
+    write_text(bad, "{\"id\":\"b1\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x2\"]}\n"
+                    "{\"id\":\"b2\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x1\"]}\n");
+    /* 240 kB of 0.1 on one line: a line import reads, a record of 1.2 MB. */
+    FILE *f = fopen(lng, "w");
+    assert_non_null(f);
+    fputs("{\"id\":\"l1\",\"winner\":\"A\",\"A\":[\"x1\"],\"B\":[\"x2\"],\"x\":[0.1", f);
+    for (int i = 1; i < 60000; i++)
+        fputs(",0.1", f);
+    fputs("]}\n", f);
+    assert_int_equal(fclose(f), 0);
+
+    const char *c_bad[] = {"evenodds", "import", "--db", fresh, "--pool", "p", "--create", bad,
+                           NULL};
+    assert_int_equal(e2e_run(c_bad, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "bad.jsonl:2: \"B[0].id\""));
+    expect_no_store(fresh);
+    const char *c_name[] = {"evenodds", "import", "--db", fresh, "--pool", "../x", "--create",
+                            good, NULL};
+    assert_int_equal(e2e_run(c_name, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, EO_POOL_NAME_RULE));
+    expect_no_store(fresh);
+    const char *c_long[] = {"evenodds", "import", "--db", fresh, "--pool", "p", "--create", lng,
+                            NULL};
+    assert_int_equal(e2e_run(c_long, NULL, err, sizeof err), 1);
+    assert_non_null(strstr(err, "long.jsonl:1: \"x\": the round's canonical text would be "
+                                "1200"));
+    assert_non_null(strstr(err, "more than 1048576"));
+    expect_no_store(fresh);
+
+    /* An existing store: every failure leaves it byte for byte. */
+    const char *ok[] = {"evenodds", "import", "--db", s.db, "--pool", "p", "--create", good, NULL};
+    assert_int_equal(e2e_run(ok, NULL, err, sizeof err), 0);
+    size_t len, len2;
+    char *before = e2e_slurp(s.db, &len);
+    const char *e_bad[] = {"evenodds", "import", "--db", s.db, "--pool", "p", bad, NULL};
+    const char *e_name[] = {"evenodds", "import", "--db", s.db, "--pool",
+                            "x');DROP TABLE pools;--", "--create", good, NULL};
+    const char *e_long[] = {"evenodds", "import", "--db", s.db, "--pool", "q", "--create", lng,
+                            NULL};
+    const char *const *runs[] = {e_bad, e_name, e_long};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(e2e_run(runs[i], NULL, err, sizeof err), 1);
+        char *after = e2e_slurp(s.db, &len2);
+        assert_int_equal(len, len2);
+        assert_memory_equal(before, after, len);
+        free(after);
+        char side[600];
+        snprintf(side, sizeof side, "%s-wal", s.db);
+        assert_int_not_equal(access(side, F_OK), 0);
+    }
+    assert_non_null(strstr(err, "long.jsonl:1: \"x\""));
+    free(before);
+    e2e_cleanup(&s);
+}
+
+/* ---- the largest rounds move ------------------------------------------------------------ */
+
+#define MAX_POP 300 /* players of the largest rounds: 256 a round, so most play several */
+
+/* @p raw as one percent-encoded path segment (every byte but A-Z a-z 0-9 - _ . ~). */
+static void pct_segment(const char *raw, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)raw; *c != '\0'; c++) {
+        bool plain = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+                     (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.' || *c == '~';
+        assert_true(o + 4 < cap);
+        o += (size_t)snprintf(out + o, cap - o, plain ? "%c" : "%%%02X", *c);
+    }
+    out[o] = '\0';
+}
+
+/* The canonical text of @p body (the record the service stores). */
+static char *canonical(const char *body)
+{
+    char *c = eo_gen_canonical(body);
+    assert_non_null(c);
+    return c;
+}
+
+/* Round @p n of the largest size, its unknown fields chosen so that its canonical text is
+ * exactly @p canon_len bytes (0: no unknown field): an array "x" of @p reals copies of 0.1
+ * (the real that grows most: 4 bytes sent, 20 stored) and a string "y" that makes up the
+ * rest. @p spaces spaces are added after the record (the body grows, not the record). */
+static char *max_round(unsigned n, size_t canon_len, size_t reals, size_t spaces)
+{
+    const char *winner = n % 3 == 0 ? "draw" : n % 2 ? "A" : "B";
+    if (canon_len == 0)
+        return eo_gen_max_round(n, n * 37, MAX_POP, winner, 0, NULL);
+    size_t cap = 16 + reals * 4 + canon_len + 16;
+    char *extra = malloc(cap);
+    assert_non_null(extra);
+    size_t at = (size_t)snprintf(extra, cap, ",\"x\":[");
+    for (size_t i = 0; i < reals; i++)
+        at += (size_t)snprintf(extra + at, cap - at, "%s0.1", i ? "," : "");
+    at += (size_t)snprintf(extra + at, cap - at, "],\"y\":\"\"");
+    char *body = eo_gen_max_round(n, n * 37, MAX_POP, winner, 0, extra);
+    char *c = canonical(body);
+    size_t base = strlen(c);
+    free(c);
+    free(body);
+    assert_true(base <= canon_len && at + (canon_len - base) + 1 < cap);
+    memset(extra + at - 1, 'y', canon_len - base); /* inside the quotes of "y" */
+    memcpy(extra + at - 1 + (canon_len - base), "\"", 2);
+    body = eo_gen_max_round(n, n * 37, MAX_POP, winner, 0, extra);
+    free(extra);
+    size_t len = strlen(body);
+    body = realloc(body, len + spaces + 1);
+    assert_non_null(body);
+    memset(body + len, ' ', spaces);
+    body[len + spaces] = '\0';
+    return body;
+}
+
+/* Posts @p body to pool "big"; returns the status and the answer's error field (or ""). */
+static long post_round(const e2e_server *s, const char *body, char *field, size_t cap,
+                       char *message, size_t mcap)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, "POST", "/v1/pools/big/rounds", s->server_key, body, &r), 0);
+    json_t *j = e2e_json(&r);
+    json_t *e = json_object_get(j, "error");
+    const char *f = json_string_value(json_object_get(e, "field"));
+    const char *m = json_string_value(json_object_get(e, "message"));
+    snprintf(field, cap, "%s", f != NULL ? f : "");
+    snprintf(message, mcap, "%s", m != NULL ? m : "");
+    json_decref(j);
+    long status = r.status;
+    e2e_resp_free(&r);
+    return status;
+}
+
+/* Every player of the largest rounds answers the same, byte for byte, from both services. */
+static void expect_same_lookups(const e2e_server *a, const e2e_server *b)
+{
+    size_t rated = 0;
+    for (unsigned i = 0; i < MAX_POP; i++) {
+        char id[EO_ID_MAX + 1], seg[3 * EO_ID_MAX + 1], path[3 * EO_ID_MAX + 64];
+        eo_gen_max_id('P', i, id);
+        pct_segment(id, seg, sizeof seg);
+        snprintf(path, sizeof path, "/v1/pools/big/players/%s", seg);
+        e2e_resp ra, rb;
+        assert_int_equal(e2e_call(a, "GET", path, a->server_key, NULL, &ra), 0);
+        assert_int_equal(e2e_call(b, "GET", path, b->server_key, NULL, &rb), 0);
+        assert_int_equal(ra.status, 200);
+        if (rb.status != 200 || strcmp(ra.body, rb.body) != 0)
+            fail_msg("player %u: service %s, imported %ld %s", i, ra.body, rb.status, rb.body);
+        rated += strstr(ra.body, "\"rounds\":0,") == NULL;
+        e2e_resp_free(&ra);
+        e2e_resp_free(&rb);
+    }
+    assert_int_equal(rated, MAX_POP); /* 8 rounds of 256 from 300: everyone played */
+}
+
+/* Posts 8 of the largest rounds to pool "big": 6 without unknown fields, one whose body is
+ * exactly the default cap and whose record is exactly a line (a long string), one whose record
+ * is exactly a line of growing reals. Each is stored at most 5 times its size. *posted gets
+ * each one's canonical text (malloc'd). */
+static void post_max_rounds(const e2e_server *s, char *posted[8])
+{
+    size_t at_cap = 0;
+    for (unsigned k = 0; k < 8; k++) {
+        size_t canon_len = k == 5 || k == 6 ? EO_ROUND_TEXT_MAX : 0;
+        size_t reals = k == 6 ? 40000 : 0; /* 160 kB sent, 800 kB stored */
+        char *body = max_round(k, canon_len, reals, 0);
+        if (k == 5) { /* the body at the default cap: the record and spaces after it */
+            size_t len = strlen(body);
+            free(body);
+            body = max_round(k, canon_len, reals, EO_REQUEST_BODY_MAX - len);
+            assert_int_equal(strlen(body), EO_REQUEST_BODY_MAX);
+        }
+        char field[64], message[256];
+        long status = post_round(s, body, field, sizeof field, message, sizeof message);
+        if (status != 200)
+            fail_msg("round %u: %ld \"%s\": %s", k, status, field, message);
+        posted[k] = canonical(body);
+        assert_true(strlen(posted[k]) <= 5 * strlen(body)); /* stored at most 5 times sent */
+        at_cap += strlen(posted[k]) == EO_ROUND_TEXT_MAX;
+        free(body);
+    }
+    assert_int_equal(at_cap, 2);
+}
+
+/* One byte more than a line holds, and 600 kB of 1e-7 (2.6 MB stored): 400 naming the field
+ * and the limit. */
+static void expect_too_long_refused(const e2e_server *s)
+{
+    char *over = max_round(9, EO_ROUND_TEXT_MAX + 1, 40000, 0);
+    char field[64], message[256];
+    assert_int_equal(post_round(s, over, field, sizeof field, message, sizeof message), 400);
+    assert_string_equal(field, "x");
+    assert_non_null(strstr(message, "1048577 bytes, more than 1048576"));
+    free(over);
+    char *small = malloc(700000);
+    assert_non_null(small);
+    size_t at = (size_t)snprintf(small, 700000, "{\"id\":\"tiny\",\"winner\":\"A\",\"A\":[\"a\"],"
+                                                "\"B\":[\"b\"],\"blob\":[");
+    while (at < 600000)
+        at += (size_t)snprintf(small + at, 700000 - at, "1e-7,");
+    memcpy(small + at - 1, "]}", 3);
+    assert_int_equal(post_round(s, small, field, sizeof field, message, sizeof message), 400);
+    assert_string_equal(field, "blob");
+    assert_non_null(strstr(message, "more than 1048576"));
+    free(small);
+}
+
+/* The export at @p path is the @p n records of @p posted, one a line, none longer than import
+ * reads; returns its text (malloc'd) and *len. Frees @p posted's texts. */
+static char *expect_export_lines(const char *path, char **posted, size_t n, size_t *len)
+{
+    char *text = e2e_slurp(path, len);
+    char *line = text;
+    for (size_t i = 0; i < n; i++) {
+        char *nl = strchr(line, '\n');
+        assert_non_null(nl);
+        assert_true((size_t)(nl - line) <= EO_JSONL_LINE_MAX);
+        assert_int_equal((size_t)(nl - line), strlen(posted[i]));
+        assert_memory_equal(line, posted[i], strlen(posted[i]));
+        line = nl + 1;
+        free(posted[i]);
+    }
+    assert_int_equal((size_t)(line - text), *len);
+    return text;
+}
+
+/* The largest rounds the service takes by default (docs/ROUNDS.md "How large a stored round
+ * can be"): 256 players, every id 128 bytes of escapes, every member with four growing reals,
+ * unknown fields up to the record's cap (one body of exactly 1 MiB), are stored at most 5 times
+ * their size, exported as lines `import` reads, and imported into a new store give the same
+ * lookups. What would store longer is refused, naming the field and the limit. */
+static void test_max_rounds_move(void **state)
+{
+    (void)state;
+    e2e_server s, t;
+    assert_int_equal(e2e_init(&s), 0);
+    assert_int_equal(e2e_init(&t), 0);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    e2e_create_pool(&s, "{\"name\":\"big\",\"model\":\"synelo\"}");
+    char *posted[8];
+    post_max_rounds(&s, posted);
+    expect_too_long_refused(&s);
+
+    char exported[400], again[400], err[1024];
+    e2e_path(&s, "big.jsonl", exported, sizeof exported);
+    e2e_path(&t, "again.jsonl", again, sizeof again);
+    const char *exp_argv[] = {"evenodds", "export", "--db", s.db, "--pool", "big", "--out",
+                              exported, NULL};
+    assert_int_equal(e2e_run(exp_argv, NULL, err, sizeof err), 0);
+    size_t len;
+    char *text = expect_export_lines(exported, posted, 8, &len);
+
+    /* Import into a new store, export again: the same bytes; served: the same lookups. */
+    const char *imp[] = {"evenodds", "import", "--db", t.db, "--pool", "big", "--create",
+                         exported, NULL};
+    if (e2e_run(imp, NULL, err, sizeof err) != 0)
+        fail_msg("import: %s", err);
+    const char *exp2[] = {"evenodds", "export", "--db", t.db, "--pool", "big", "--out", again,
+                          NULL};
+    assert_int_equal(e2e_run(exp2, NULL, err, sizeof err), 0);
+    size_t len2;
+    char *text2 = e2e_slurp(again, &len2);
+    assert_int_equal(len, len2);
+    assert_memory_equal(text, text2, len);
+    free(text);
+    free(text2);
+    assert_int_equal(e2e_start(&t, NULL), 0);
+    expect_same_lookups(&s, &t);
+    e2e_cleanup(&t);
     e2e_cleanup(&s);
 }
 
@@ -1173,6 +1472,8 @@ int main(void)
         cmocka_unit_test(test_sim),
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
+        cmocka_unit_test(test_max_rounds_move),
+        cmocka_unit_test(test_import_failure_leaves_nothing),
         cmocka_unit_test(test_every_model),
         cmocka_unit_test(test_hive_lookups),
         cmocka_unit_test(test_autobalance_triggers),

@@ -22,6 +22,8 @@
 #include <jansson.h>
 
 #include "e2e.h"
+#include "evenodds/eo_codec.h"
+#include "evenodds/eo_store.h"
 
 /* A 2v2 round: @p a1,a2 against @p b1,b2. */
 static void round_json(char *buf, size_t cap, const char *id, const char *a1, const char *a2,
@@ -123,6 +125,71 @@ static void create_pool(const e2e_server *s, const char *name)
     json_t *j = expect(s, "POST", "/v1/pools", s->admin_key, body, 201);
     assert_string_equal(json_string_value(json_object_get(j, "name")), name);
     json_decref(j);
+}
+
+/* ---- pool names ----------------------------------------------------------------------- */
+
+/* New pools follow the documented name rule (400 naming "name", the rule as message); pools
+ * that got other names before the rule keep working: listed, rated, looked up, exported. */
+static void test_pool_names(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    /* Made before the rule: written into the store before the service opens it. */
+    static const char *const legacy[] = {"a/b", "x');DROP TABLE pools;--"};
+    eo_store *st = NULL;
+    char msg[256];
+    assert_int_equal(eo_store_open(s.db, 0, &st, msg, sizeof msg), 0);
+    eo_pool_config cfg;
+    assert_int_equal(eo_pool_config_from_json("synelo", NULL, &cfg, NULL), 0);
+    json_t *params = eo_pool_config_to_json(&cfg);
+    char *text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+    for (size_t i = 0; i < 2; i++)
+        assert_int_equal(eo_store_pool_create(st, legacy[i], "synelo", text, 1763800000, NULL), 0);
+    free(text);
+    json_decref(params);
+    eo_store_close(st);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+
+    static const char *const bad[] = {"a/b", "../x", "x');DROP TABLE pools;--", "..", "a b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *req = json_pack("{s:s,s:s}", "name", bad[i], "model", "synelo");
+        char *body = json_dumps(req, JSON_COMPACT);
+        json_decref(req);
+        json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key, body, 400);
+        free(body);
+        json_t *e = json_object_get(j, "error");
+        assert_string_equal(json_string_value(json_object_get(e, "code")), "invalid_request");
+        assert_string_equal(json_string_value(json_object_get(e, "field")), "name");
+        assert_string_equal(json_string_value(json_object_get(e, "message")), EO_POOL_NAME_RULE);
+        json_decref(j);
+    }
+    json_t *j = expect(&s, "GET", "/v1/pools", s.admin_key, NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(j, "pools")), 2);
+    json_decref(j);
+    static const char *const path[] = {"a%2Fb", "x%27%29%3BDROP%20TABLE%20pools%3B--"};
+    for (size_t i = 0; i < 2; i++) {
+        char url[160], body[400];
+        snprintf(url, sizeof url, "/v1/pools/%s/rounds", path[i]);
+        round_json(body, sizeof body, "r1", "p1", "p2", "p3", "p4", "A");
+        json_decref(expect(&s, "POST", url, s.server_key, body, 200));
+        snprintf(url, sizeof url, "/v1/pools/%s/players/p1", path[i]);
+        j = expect(&s, "GET", url, s.server_key, NULL, 200);
+        assert_int_equal(jint(j, "rounds"), 1);
+        json_decref(j);
+        char out[400], err[512];
+        e2e_path(&s, "legacy.jsonl", out, sizeof out);
+        const char *argv[] = {"evenodds", "export", "--db", s.db, "--pool", legacy[i], "--out",
+                              out, NULL};
+        assert_int_equal(e2e_run(argv, NULL, err, sizeof err), 0);
+        size_t len;
+        char *exported = e2e_slurp(out, &len);
+        assert_non_null(strstr(exported, "\"id\":\"r1\""));
+        free(exported);
+    }
+    stop_clean(&s);
+    e2e_cleanup(&s);
 }
 
 /* ---- create, rate, look up, split, admin, restart ----------------------------------------- */
@@ -1492,6 +1559,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_startup_errors),
         cmocka_unit_test(test_flow),
+        cmocka_unit_test(test_pool_names),
         cmocka_unit_test(test_seasons),
         cmocka_unit_test(test_maps),
         cmocka_unit_test(test_autobalance_triggers),

@@ -78,6 +78,9 @@ char *e2e_read_log(const e2e_server *s);
 /* @p out (capacity @p cap) gets the path of @p name in the server's temporary directory. */
 void e2e_path(const e2e_server *s, const char *name, char *out, size_t cap);
 
+/* Creates a pool through the service: POST /v1/pools with @p body must answer 201. */
+void e2e_create_pool(const e2e_server *s, const char *body);
+
 /* The whole file at @p path, NUL-terminated (malloc'd); *len (may be NULL) its length. */
 char *e2e_slurp(const char *path, size_t *len);
 

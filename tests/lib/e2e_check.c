@@ -17,6 +17,15 @@ void e2e_path(const e2e_server *s, const char *name, char *out, size_t cap)
     assert_true(snprintf(out, cap, "%s/%s", s->dir, name) < (int)cap);
 }
 
+void e2e_create_pool(const e2e_server *s, const char *body)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, "POST", "/v1/pools", s->admin_key, body, &r), 0);
+    if (r.status != 201)
+        fail_msg("POST /v1/pools %s: %ld %s", body, r.status, r.body);
+    e2e_resp_free(&r);
+}
+
 char *e2e_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/numeric.h"
+#include "evenodds/eo_codec.h"
 
 #define ID_LEN 24 /* 17 digits + NUL, with room the compiler can prove */
 #define TEAM_CAP 128
@@ -249,4 +250,87 @@ void eo_gen_log_destroy(eo_gen_log *log)
     free(log->members);
     free(log->round_ids);
     free(log);
+}
+
+void eo_gen_max_id(char tag, unsigned i, char buf[EO_ID_MAX + 1])
+{
+    int n = snprintf(buf, EO_ID_MAX + 1, "%c%05u", tag, i % 100000u);
+    for (int k = n < 0 ? 0 : n; k < EO_ID_MAX; k++)
+        buf[k] = k % 2 ? '"' : '\\';
+    buf[EO_ID_MAX] = '\0';
+}
+
+/* @p raw as a JSON string (quote and backslash escaped: the only characters of these ids that
+ * need it). */
+static void put_json_id(char *buf, size_t cap, size_t *len, const char *raw)
+{
+    put(buf, cap, len, "\"");
+    for (const char *c = raw; *c != '\0'; c++) {
+        char esc[3] = {'\\', *c, '\0'};
+        put(buf, cap, len, *c == '"' || *c == '\\' ? esc : esc + 1);
+    }
+    put(buf, cap, len, "\"");
+}
+
+static void put_member(char *buf, size_t cap, size_t *len, unsigned player, int long_numbers)
+{
+    char id[EO_ID_MAX + 1];
+    /* time in [0, 1], joined <= left: 0.1 and 0.7 both grow to 19 bytes, 0.3 too. */
+    const char *num = long_numbers ? "{\"time\":5e-324,\"joined\":4e-323,\"left\":9e-323,"
+                                     "\"playtime\":2e-323,\"commander\":false,\"id\":"
+                                   : "{\"time\":0.1,\"joined\":0.3,\"left\":0.7,"
+                                     "\"playtime\":0.1,\"commander\":false,\"id\":";
+    put(buf, cap, len, num);
+    eo_gen_max_id('P', player, id);
+    put_json_id(buf, cap, len, id);
+    put(buf, cap, len, ",\"party\":");
+    eo_gen_max_id('Q', player / 2, id);
+    put_json_id(buf, cap, len, id);
+    put(buf, cap, len, "}");
+}
+
+char *eo_gen_max_round(unsigned round, unsigned first, unsigned pop, const char *winner,
+                       int long_numbers, const char *extra)
+{
+    size_t cap = 2048 + (size_t)EO_PLAYERS_MAX * 1024 + (extra != NULL ? strlen(extra) : 0);
+    char *buf = pop >= EO_PLAYERS_MAX ? malloc(cap) : NULL;
+    if (buf == NULL)
+        return NULL;
+    size_t len = 0;
+    char id[EO_ID_MAX + 1];
+    buf[0] = '\0';
+    static const char *const top[] = {"id", "server", "map", "mode"};
+    for (unsigned k = 0; k < 4; k++) {
+        put(buf, cap, &len, k ? ",\"" : "{\"");
+        put(buf, cap, &len, top[k]);
+        put(buf, cap, &len, "\":");
+        eo_gen_max_id((char)('R' + k), k == 0 ? round : 0, id);
+        put_json_id(buf, cap, &len, id);
+    }
+    put(buf, cap, &len, ",\"started_at\":253402300799,\"ended_at\":253402300799,\"winner\":\"");
+    put(buf, cap, &len, winner);
+    for (unsigned i = 0; i < EO_PLAYERS_MAX; i++) {
+        put(buf, cap, &len, i == 0 ? "\",\"A\":[" : i == EO_PLAYERS_MAX / 2 ? "],\"B\":[" : ",");
+        put_member(buf, cap, &len, (first + i) % pop, long_numbers);
+    }
+    put(buf, cap, &len, "]");
+    if (extra != NULL)
+        put(buf, cap, &len, extra);
+    put(buf, cap, &len, "}");
+    if (len >= cap) { /* cannot happen: cap counts 1 KiB a member */
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+char *eo_gen_canonical(const char *text)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
+    char *c = NULL;
+    if (o == NULL || eo_round_canonical(o, &c) != 0)
+        c = NULL;
+    json_decref(o);
+    return c;
 }

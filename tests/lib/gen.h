@@ -50,6 +50,25 @@ int32_t eo_gen_player_skill(const eo_gen *g, uint32_t i);
  * Ids must need no JSON escaping (generated ids never do). */
 int eo_gen_jsonl(const eo_round *r, char *buf, size_t cap);
 
+/* The canonical text (eo_round_canonical()) of the JSON object @p text (duplicate keys
+ * refused), malloc'd; NULL when it is not one, or out of memory. */
+char *eo_gen_canonical(const char *text);
+
+/* Player @p i of eo_gen_max_round() as its raw id (EO_ID_MAX bytes and a NUL) in @p buf:
+ * "P" and five digits, then '"' and '\\' in turn (each escaped in JSON, so written twice). */
+void eo_gen_max_id(char tag, unsigned i, char buf[EO_ID_MAX + 1]);
+
+/* The text of the largest round record the rules allow, unknown fields apart (docs/ROUNDS.md
+ * "How large a stored round can be"): EO_PLAYERS_MAX members, the first 128 on team A, players
+ * @p first, @p first + 1, ... modulo @p pop (pop >= EO_PLAYERS_MAX); every id (round @p round,
+ * players, parties shared by pairs, server, map, mode) from eo_gen_max_id(); started_at and
+ * ended_at the largest allowed; every member an object with "commander" and the four numbers:
+ * with @p long_numbers reals whose canonical text is longest (23 bytes: "5e-324" and the like),
+ * else 3-byte reals ("0.1") whose canonical text grows most (to 19 bytes). @p extra (may be
+ * NULL) is appended before the closing brace (",\"x\":..."). Compact; malloc'd. */
+char *eo_gen_max_round(unsigned round, unsigned first, unsigned pop, const char *winner,
+                       int long_numbers, const char *extra);
+
 /* A whole generated log held in memory, e.g. for a benchmark that must not time generation. */
 typedef struct eo_gen_log {
     eo_round *rounds;

@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdint.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "evenodds/eo_codec.h"
+#include "gen.h"
 #include "models.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -274,7 +276,13 @@ static void test_too_many_players(void **state)
     t = big_round(300, 1, 0);
     assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), EO_EINVAL);
     assert_string_equal(err.field, "A");
-    check_msg(err.message, "at most 256");
+    assert_string_equal(err.message, "too many players: 301 in the round (at most 256)");
+    free(t);
+    /* 10,000 players, half on each team: the message counts the round, not team A. */
+    t = big_round(5000, 5000, 0);
+    assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), EO_EINVAL);
+    assert_string_equal(err.field, "A");
+    assert_string_equal(err.message, "too many players: 10000 in the round (at most 256)");
     free(t);
 }
 
@@ -338,12 +346,8 @@ static void test_design_example(void **state)
 
 static char *canonical_of(const char *text)
 {
-    json_error_t jerr;
-    json_t *o = json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
-    assert_non_null(o);
-    char *c = NULL;
-    assert_int_equal(eo_round_canonical(o, &c), 0);
-    json_decref(o);
+    char *c = eo_gen_canonical(text);
+    assert_non_null(c);
     return c;
 }
 
@@ -514,6 +518,111 @@ static void test_big_round(void **state)
     assert_int_equal(eo_round_from_text(t, strlen(t), &r, &err), 0);
     eo_round_free(&r);
     free(t);
+}
+
+/* The canonical text of @p text is at most 5 times as long (docs/ROUNDS.md "How large a
+ * stored round can be"); returns the ratio. */
+static double growth(const char *text)
+{
+    char *c = canonical_of(text);
+    double ratio = (double)strlen(c) / (double)strlen(text);
+    if (strlen(c) > 5 * strlen(text))
+        fail_msg("canonical %zu bytes from %zu: more than 5 times", strlen(c), strlen(text));
+    free(c);
+    return ratio;
+}
+
+/* An unknown field "x" holding @p n copies of the JSON value @p v in an array. */
+static char *round_with_array(const char *v, size_t n)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"id\":\"g\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"],\"x\":[");
+    for (size_t i = 0; i < n; i++)
+        sb_add(&b, "%s%s", i ? "," : "", v);
+    sb_add(&b, "]}");
+    return b.p;
+}
+
+static void test_canonical_growth(void **state)
+{
+    (void)state;
+    /* Reals are what grows: a 3-byte real and its separator (4 bytes) become 20 at most. The
+     * shortest reals with the longest texts come close to 5 times; other numbers less. */
+    static const char *const reals[] = {"0.1", "0.3", "9.9", "1e-7", "-0.1", "5e-324", "1e16",
+                                        "1E2", "1e22", "0.10", "2", "-0", "true", "\"\\u00e9\""};
+    double worst = 0.0;
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+        char *t = round_with_array(reals[i], 10000);
+        double r = growth(t);
+        worst = r > worst ? r : worst;
+        free(t);
+    }
+    assert_true(worst > 4.99); /* the bound is reached, not just stated */
+    /* The largest record (every member an object with four growing reals, ids full of
+     * escapes): well below 5; ids and strings never grow. */
+    char *t = eo_gen_max_round(1, 0, EO_PLAYERS_MAX, "A", 0, NULL);
+    assert_non_null(t);
+    assert_true(growth(t) < 1.5);
+    free(t);
+    assert_true(growth("{\"id\":\"\\u00e9\\/\\\"\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}") < 1.0);
+    /* The known fields of the largest record, at their longest, take under 200 KB: what is
+     * left of EO_ROUND_TEXT_MAX is for unknown fields. */
+    t = eo_gen_max_round(1, 0, EO_PLAYERS_MAX, "draw", 1, NULL);
+    char *c = canonical_of(t);
+    assert_true(strlen(c) > 150000 && strlen(c) < 200000);
+    free(c);
+    free(t);
+}
+
+/* A round whose canonical text is exactly @p len bytes: an unknown string field @p key (at the
+ * top, or in member A[1] when @p in_member) padded to length. */
+static json_t *round_of_length(size_t len, const char *key, bool in_member)
+{
+    json_t *pad = json_string("");
+    json_t *o = json_pack("{s:s,s:s,s:[s,{s:s}],s:[s]}", "id", "long", "winner", "A", "A", "a",
+                          "id", "c", "B", "b");
+    assert_non_null(o);
+    json_object_set_new(in_member ? json_array_get(json_object_get(o, "A"), 1) : o, key, pad);
+    char *c = NULL;
+    assert_int_equal(eo_round_canonical(o, &c), 0);
+    size_t base = strlen(c);
+    free(c);
+    assert_true(len >= base);
+    char *fill = malloc(len - base + 1);
+    assert_non_null(fill);
+    memset(fill, 'x', len - base);
+    fill[len - base] = '\0';
+    json_string_set(pad, fill);
+    free(fill);
+    assert_int_equal(eo_round_canonical(o, &c), 0);
+    assert_int_equal(strlen(c), len);
+    free(c);
+    return o;
+}
+
+static void test_round_text_check(void **state)
+{
+    (void)state;
+    eo_round_error err;
+    json_t *o = round_of_length(EO_ROUND_TEXT_MAX, "notes", false);
+    assert_int_equal(eo_round_text_check(o, EO_ROUND_TEXT_MAX, &err), 0);
+    json_decref(o);
+    o = round_of_length(EO_ROUND_TEXT_MAX + 1, "notes", false);
+    assert_int_equal(eo_round_text_check(o, EO_ROUND_TEXT_MAX + 1, &err), EO_ELIMIT);
+    assert_string_equal(err.field, "notes");
+    assert_string_equal(err.message,
+                        "the round's canonical text would be 1048577 bytes, more than 1048576 "
+                        "(the longest line import reads); this field takes 1048511");
+    json_decref(o);
+    /* Inside a member: the member's own longest field is named. */
+    o = round_of_length(2 * EO_ROUND_TEXT_MAX, "zz\n", true);
+    assert_int_equal(eo_round_text_check(o, 2 * EO_ROUND_TEXT_MAX, &err), EO_ELIMIT);
+    assert_string_equal(err.field, "A[1].zz?");
+    check_msg(err.message, "2097152 bytes, more than 1048576");
+    json_decref(o);
+    json_t *s = json_string("x");
+    assert_int_equal(eo_round_text_check(s, 1, &err), EO_EINVAL);
+    json_decref(s);
 }
 
 /* ---- JSONL -------------------------------------------------------------------------------- */
@@ -1236,9 +1345,11 @@ static void test_request_parse(void **state)
                "", "deeper than 2");
     assert_null(v);
     expect_req(eo_request_parse(ok, strlen(ok), 10, 3, &v, &e), EO_ELIMIT, &e,
-               "payload_too_large", "", "larger than 10 bytes");
+               "body_too_large", "", "larger than 10 bytes");
+    assert_int_equal(e.status, 413); /* the code and status the service answers */
     expect_req(eo_request_parse("", 0, 10, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
                "empty");
+    assert_int_equal(e.status, 400);
     expect_req(eo_request_parse("{\"a\":1,\"a\":2}", 13, 100, 3, &v, &e), EO_EPARSE, &e,
                "invalid_json", "", "duplicate object key");
     expect_req(eo_request_parse("{\"a\":", 5, 100, 3, &v, &e), EO_EPARSE, &e, "invalid_json", "",
@@ -1247,7 +1358,12 @@ static void test_request_parse(void **state)
                "NUL byte at offset 2");
     expect_req(eo_request_parse("[1]", 3, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request", "",
                "expected a JSON object");
-    /* 3000 nested arrays: jansson refuses beyond its own depth limit (2048). */
+    /* Any other JSON value at the top is valid JSON, but not a request. */
+    expect_req(eo_request_parse("5", 1, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request", "",
+               "expected a JSON object");
+    expect_req(eo_request_parse("\"x\"", 3, 100, 3, &v, &e), EO_EINVAL, &e, "invalid_request",
+               "", "expected a JSON object");
+    /* 3000 nested arrays: refused by the depth count before jansson parses them. */
     sbuf b = {0};
     sb_add(&b, "{\"a\":");
     for (int i = 0; i < 3000; i++)
@@ -1256,8 +1372,70 @@ static void test_request_parse(void **state)
         sb_add(&b, "]");
     sb_add(&b, "}");
     expect_req(eo_request_parse(b.p, b.len, EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
-               EO_EPARSE, &e, "invalid_json", "", "");
+               EO_EPARSE, &e, "invalid_json", "", "nested deeper than 32 levels (at offset 36)");
     free(b.p);
+}
+
+/* A body of @p levels nested containers: the top object, then objects and arrays in turn,
+ * with @p inner (a JSON value) at the bottom. */
+static char *nested(int levels, const char *inner)
+{
+    sbuf b = {0};
+    sb_add(&b, "{\"v\":");
+    for (int i = 2; i <= levels; i++)
+        sb_add(&b, i % 2 ? "{\"k\":" : "[");
+    sb_add(&b, "%s", inner);
+    for (int i = levels; i >= 2; i--)
+        sb_add(&b, i % 2 ? "}" : "]");
+    sb_add(&b, "}");
+    return b.p;
+}
+
+static void test_request_parse_depth(void **state)
+{
+    (void)state;
+    json_t *v;
+    eo_request_error e;
+    /* 32 levels (the documented limit) pass, 33 do not; the top object is level 1. */
+    char *t = nested(EO_REQUEST_DEPTH_MAX, "1");
+    assert_int_equal(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX,
+                                      &v, &e), 0);
+    json_decref(v);
+    free(t);
+    t = nested(EO_REQUEST_DEPTH_MAX, "[]"); /* an empty array is a level too */
+    expect_req(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
+               EO_EPARSE, &e, "invalid_json", "", "nested deeper than 32 levels");
+    assert_null(v);
+    free(t);
+    t = nested(EO_REQUEST_DEPTH_MAX + 1, "1");
+    expect_req(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &v, &e),
+               EO_EPARSE, &e, "invalid_json", "", "nested deeper than 32 levels");
+    free(t);
+    /* Brackets inside strings are text, escaped quotes and backslashes included: 32 levels,
+     * each string full of would-be levels. */
+    t = nested(EO_REQUEST_DEPTH_MAX,
+               "\"[[[[{{{{\\\"[[[[\\\\\\\\\\\"{{{{[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"");
+    assert_int_equal(eo_request_parse(t, strlen(t), EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX,
+                                      &v, &e), 0);
+    json_decref(v);
+    free(t);
+    const char *keys = "{\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\":\"}}}}]]]]\",\"x\":[[1]]}";
+    assert_int_equal(eo_request_parse(keys, strlen(keys), 100, 3, &v, &e), 0);
+    json_decref(v);
+    assert_int_not_equal(eo_request_parse(keys, strlen(keys), 100, 2, &v, &e), 0);
+    /* A string that ends in an escaped backslash ends there: the brackets after it count. */
+    const char *bs = "{\"a\":\"\\\\\",\"b\":[[[1]]]}";
+    assert_int_equal(eo_request_parse(bs, strlen(bs), 100, 4, &v, &e), 0);
+    json_decref(v);
+    expect_req(eo_request_parse(bs, strlen(bs), 100, 3, &v, &e), EO_EPARSE, &e, "invalid_json",
+               "", "nested deeper than 3 levels");
+    /* Duplicate keys are refused at any depth. */
+    const char *dup = "{\"a\":[{\"b\":{\"c\":1,\"c\":1}}]}";
+    expect_req(eo_request_parse(dup, strlen(dup), 100, EO_REQUEST_DEPTH_MAX, &v, &e), EO_EPARSE,
+               &e, "invalid_json", "", "duplicate object key");
+    /* A NUL byte escaped inside a string is still a NUL byte in the body. */
+    expect_req(eo_request_parse("{\"a\":\"\\\0\"}", 9, 100, 3, &v, &e), EO_EPARSE, &e,
+               "invalid_json", "", "NUL byte at offset 7");
 }
 
 static int pool_decode(const char *text, json_t **keep, eo_pool_request *p, eo_request_error *e)
@@ -1294,6 +1472,14 @@ static void test_pool_request(void **state)
                "invalid_request", "name", "required field missing");
     expect_req(pool_decode("{\"name\":\"a/b\",\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL,
                &e, "invalid_request", "name", "letters, digits");
+    /* The documented rule, stated whole, for each name that breaks it. */
+    static const char *const bad_names[] = {"../x", "x');DROP TABLE pools;--", "..", ".", "a b"};
+    for (size_t i = 0; i < sizeof bad_names / sizeof bad_names[0]; i++) {
+        json_t *req = json_pack("{s:s,s:s}", "name", bad_names[i], "model", "synelo");
+        expect_req(eo_pool_request_from_json(req, &p, &e), EO_EINVAL, &e, "invalid_request",
+                   "name", EO_POOL_NAME_RULE);
+        json_decref(req);
+    }
     expect_req(pool_decode("{\"name\":\"\",\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,
                "invalid_request", "name", "must not be empty");
     expect_req(pool_decode("{\"name\":7,\"model\":\"synelo\"}", NULL, &p, &e), EO_EINVAL, &e,
@@ -1467,6 +1653,9 @@ static void test_pool_config(void **state)
     expect_config_error("synelo", "{\"bias_strength\":1.5}", "params.bias_strength");
 
     expect_config_error("nosuch", NULL, "model");
+    assert_int_equal(config_decode("nosuch", NULL, &cfg, &e), EO_EINVAL);
+    assert_string_equal(e.message,
+                        "unknown model (known: synelo, trueskill, glicko2, elo, wenglin, hive)");
     expect_config_error("synelo", "[1]", "params");
     expect_config_error("synelo", "{\"bogus\":1}", "params.bogus");
     expect_config_error("synelo", "{\"window\":2.5}", "params.window");
@@ -2383,6 +2572,8 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_string_vs_object_member),
         cmocka_unit_test(test_big_round),
+        cmocka_unit_test(test_canonical_growth),
+        cmocka_unit_test(test_round_text_check),
         cmocka_unit_test(test_jsonl_errors),
         cmocka_unit_test(test_jsonl_valid),
         cmocka_unit_test(test_refit_record),
@@ -2400,6 +2591,7 @@ int main(void)
         cmocka_unit_test(test_split_balance_field),
         cmocka_unit_test(test_split_balance_answer),
         cmocka_unit_test(test_request_parse),
+        cmocka_unit_test(test_request_parse_depth),
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
         cmocka_unit_test(test_season_request),

@@ -696,6 +696,109 @@ static void test_pool_create(void **state)
     assert_true(eo_pool_get_config(eo_engine_pool(f->e, "small"))->model.v[shadow] == 10);
 }
 
+/* Names against the documented rule on creation; a pool that has another name (created
+ * before the rule) keeps working. */
+static void test_pool_name_rule(void **state)
+{
+    fixture *f = *state;
+    static const char *const bad[] = {"a/b", "../x", "x');DROP TABLE pools;--", "..", ".", "",
+                                      "caf\xC3\xA9", "a b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        eo_engine_error err;
+        assert_int_equal(eo_engine_pool_create(f->e, bad[i], "synelo", NULL, NOW, &err),
+                         EO_EINVAL);
+        assert_int_equal(err.status, 400);
+        assert_string_equal(err.code, "invalid_request");
+        assert_string_equal(err.field, "name");
+        assert_string_equal(err.message, EO_POOL_NAME_RULE);
+        assert_null(eo_engine_pool(f->e, bad[i]));
+    }
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(f->e, NULL, "synelo", NULL, NOW, &err), EO_EINVAL);
+    assert_string_equal(err.field, "name");
+    assert_int_equal(eo_engine_pool_create(f->e, "Ok_1.2-3", "synelo", NULL, NOW, &err), 0);
+    /* An unknown model is answered with every model of the registry. */
+    assert_int_equal(eo_engine_pool_create(f->e, "m", "glicko9", NULL, NOW, &err), EO_EINVAL);
+    assert_string_equal(err.field, "model");
+    assert_string_equal(err.message,
+                        "unknown model (known: synelo, trueskill, glicko2, elo, wenglin, hive)");
+
+    /* "a/b" stored before the rule: folded at open, rated, refolded. */
+    json_t *full = NULL;
+    eo_pool_config cfg;
+    assert_int_equal(eo_pool_config_from_json("synelo", NULL, &cfg, NULL), 0);
+    full = eo_pool_config_to_json(&cfg);
+    char *params = json_dumps(full, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(full);
+    int64_t id = 0;
+    assert_int_equal(eo_store_pool_create(eo_engine_store(f->e), "a/b", "synelo", params, NOW,
+                                          &id), 0);
+    free(params);
+    reopen(f);
+    assert_non_null(eo_engine_pool(f->e, "a/b"));
+    char *resp = NULL;
+    int replayed = 0;
+    assert_int_equal(rate(f->e, "a/b", ROUND1, &resp, &replayed, &err), 0);
+    assert_string_equal(resp, ROUND1_ANSWER);
+    free(resp);
+    reopen(f);
+    assert_int_equal(round_count(f->e, "a/b"), 1);
+    assert_int_equal(rate(f->e, "a/b", ROUND1, &resp, &replayed, &err), 0);
+    assert_int_equal(replayed, 1);
+    free(resp);
+}
+
+/* A round of exactly @p len canonical bytes: ROUND1's players, an unknown string "pad". */
+static json_t *round_of_length(const char *id, size_t len)
+{
+    json_t *o = json_pack("{s:s,s:s,s:[s],s:[s],s:s}", "id", id, "winner", "A", "A", "a", "B",
+                          "b", "pad", "");
+    char *c = NULL;
+    assert_int_equal(eo_round_canonical(o, &c), 0);
+    size_t base = strlen(c);
+    free(c);
+    char *fill = calloc(len - base + 1, 1);
+    assert_non_null(fill);
+    memset(fill, '.', len - base);
+    json_object_set_new(o, "pad", json_string(fill));
+    free(fill);
+    return o;
+}
+
+/* New rounds longer than a line import reads are refused, naming the field; one logged before
+ * that rule is still answered when sent again. */
+static void test_round_text_max(void **state)
+{
+    fixture *f = *state;
+    eo_engine_error err;
+    char *resp = NULL;
+    int replayed = 0;
+    json_t *o = round_of_length("edge", EO_ROUND_TEXT_MAX);
+    assert_int_equal(eo_engine_round(f->e, "arena", o, NOW, &resp, &replayed, &err), 0);
+    free(resp);
+    json_decref(o);
+    o = round_of_length("over", EO_ROUND_TEXT_MAX + 1);
+    assert_int_equal(eo_engine_round(f->e, "arena", o, NOW, &resp, &replayed, &err), EO_EINVAL);
+    assert_null(resp);
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.code, "invalid_round");
+    assert_string_equal(err.field, "pad");
+    assert_non_null(strstr(err.message, "1048577 bytes, more than 1048576"));
+    assert_int_equal(round_count(f->e, "arena"), 1);
+    /* Logged before the cap (written to the store directly here): a replay, not a 400. */
+    char *canon = NULL;
+    assert_int_equal(eo_round_canonical(o, &canon), 0);
+    assert_int_equal(eo_store_log_append(eo_engine_store(f->e), pool_id(f->e, "arena"),
+                                         EO_LOG_ROUND, "over", canon, "{\"round\":\"over\"}",
+                                         NOW, NULL), 0);
+    free(canon);
+    assert_int_equal(eo_engine_round(f->e, "arena", o, NOW, &resp, &replayed, &err), 0);
+    assert_int_equal(replayed, 1);
+    assert_string_equal(resp, "{\"round\":\"over\"}");
+    free(resp);
+    json_decref(o);
+}
+
 static void test_open_bad_log(void **state)
 {
     fixture *f = *state;
@@ -732,6 +835,8 @@ int main(void)
         CASE(test_set_reset),
         CASE(test_refit),
         CASE(test_pool_create),
+        CASE(test_pool_name_rule),
+        CASE(test_round_text_max),
         CASE(test_open_bad_log),
     };
 #undef CASE

@@ -51,6 +51,32 @@ static void names_and_tables(void **state)
     assert_int_equal(eo_model_param_index(EO_MODEL_SYNELO, "nope"), -1);
 }
 
+/* The list messages give: every registered name, in enum order; cut at a name when short. */
+static void names_list(void **state)
+{
+    (void)state;
+    char buf[EO_MODEL_NAMES_MAX];
+    const char *want = "synelo, trueskill, glicko2, elo, wenglin, hive";
+    assert_int_equal(eo_model_names(buf, sizeof buf), strlen(want));
+    assert_string_equal(buf, want);
+    /* The list is the registry's: each name in it parses, in order. */
+    size_t at = 0;
+    for (int i = 0; i < EO_MODEL_COUNT; i++) {
+        const char *name = eo_model_name((eo_model)i);
+        assert_non_null(name);
+        assert_memory_equal(buf + at, name, strlen(name));
+        at += strlen(name) + 2;
+    }
+    char small[20];
+    assert_int_equal(eo_model_names(small, sizeof small), strlen(want));
+    assert_string_equal(small, "synelo, trueskill"); /* not "synelo, trueskill, g" */
+    assert_int_equal(eo_model_names(small, 7), strlen(want));
+    assert_string_equal(small, "synelo");
+    assert_int_equal(eo_model_names(small, 6), strlen(want));
+    assert_string_equal(small, "");
+    assert_int_equal(eo_model_names(NULL, 0), strlen(want));
+}
+
 static void set_by_name(void **state)
 {
     (void)state;
@@ -311,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_split_tolerance),
         cmocka_unit_test(test_split_field_units),
         cmocka_unit_test(names_and_tables),
+        cmocka_unit_test(names_list),
         cmocka_unit_test(set_by_name),
         cmocka_unit_test(check_rules),
         cmocka_unit_test(context_and_players),

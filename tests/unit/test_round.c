@@ -197,6 +197,35 @@ static void test_control_and_utf8(void **state)
     expect_ok(&r);
 }
 
+/* The name rule of new pools (docs/ROUNDS.md): letters, digits, '_', '-', '.'; 1..128 bytes;
+ * not "." or "..". */
+static void test_pool_name_check(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"arena", "a", "A-Z_0.9", "...", ".x", "x..", "-"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        assert_int_equal(eo_pool_name_check(good[i], strlen(good[i]), NULL), 0);
+    static const char *const bad[] = {"a/b", "../x", "x');DROP TABLE pools;--", ".", "..",
+                                      "a b", "caf\xC3\xA9", "a%2Fb", "a\\b", "a\tb", "\xFF"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *msg = NULL;
+        assert_int_equal(eo_pool_name_check(bad[i], strlen(bad[i]), &msg), EO_EINVAL);
+        assert_string_equal(msg, "a pool name is 1 to 128 bytes of letters, digits, '_', '-' "
+                                 "or '.', and not \".\" or \"..\"");
+    }
+    const char *msg = NULL;
+    assert_int_equal(eo_pool_name_check("", 0, &msg), EO_EINVAL);
+    assert_non_null(msg);
+    assert_int_equal(eo_pool_name_check(NULL, 3, NULL), EO_EINVAL);
+    assert_int_equal(eo_pool_name_check("a\0b", 3, NULL), EO_EINVAL); /* the length counts */
+    char name[EO_ID_MAX + 2];
+    memset(name, 'n', sizeof name);
+    assert_int_equal(eo_pool_name_check(name, EO_ID_MAX, NULL), 0);
+    msg = NULL;
+    assert_int_equal(eo_pool_name_check(name, EO_ID_MAX + 1, &msg), EO_ELIMIT);
+    assert_string_equal(msg, EO_POOL_NAME_RULE);
+}
+
 static void test_winner(void **state)
 {
     (void)state;
@@ -416,7 +445,7 @@ int main(void)
         cmocka_unit_test(test_times),             cmocka_unit_test(test_joined_left),
         cmocka_unit_test(test_started_ended),     cmocka_unit_test(test_players_max),
         cmocka_unit_test(test_free_null_and_partial), cmocka_unit_test(test_member_weight),
-        cmocka_unit_test(test_drop_times),
+        cmocka_unit_test(test_drop_times),       cmocka_unit_test(test_pool_name_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

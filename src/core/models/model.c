@@ -41,6 +41,29 @@ int eo_model_parse(const char *name, eo_model *out)
     return EO_EINVAL;
 }
 
+size_t eo_model_names(char *buf, size_t cap)
+{
+    size_t need = 0, at = 0;
+    bool cut = false;
+    if (buf != NULL && cap > 0)
+        buf[0] = '\0';
+    for (unsigned m = 0; m < EO_MODEL_COUNT; m++) {
+        if (registry[m] == NULL)
+            continue;
+        const char *sep = need > 0 ? ", " : "";
+        size_t slen = strlen(sep), nlen = strlen(registry[m]->name);
+        need += slen + nlen;
+        /* Once a name is cut, later (shorter) ones must not follow it. */
+        cut = cut || buf == NULL || at + slen + nlen >= cap;
+        if (cut)
+            continue;
+        memcpy(buf + at, sep, slen);
+        memcpy(buf + at + slen, registry[m]->name, nlen + 1);
+        at += slen + nlen;
+    }
+    return need;
+}
+
 const eo_param_spec *eo_model_params(eo_model m, size_t *n)
 {
     const eo__model_ops *o = ops_of(m);
