@@ -51,6 +51,13 @@ int eo_store_open(const char *location, unsigned flags, eo_store **out, char *er
 /** Closes the handle. NULL is a no-op. */
 void eo_store_close(eo_store *s);
 
+/**
+ * Removes the store at @p location (closed by every handle): for SQLite the file and the side
+ * files SQLite keeps beside it (-wal, -shm, -journal). For those who created a store and then
+ * failed (a failed first start, a failed `import --create`): they leave nothing behind.
+ */
+void eo_store_remove(const char *location);
+
 /** Schema version of the open store. */
 int eo_store_schema_version(eo_store *s, int *version);
 

@@ -360,18 +360,6 @@ static int import_into(eo_store *s, FILE *in, const import_opts *o, bool create,
     return ok;
 }
 
-/* Removes a store this import made, with SQLite's side files: a failed `import --create` of a
- * new store leaves nothing behind. */
-static void remove_store(const char *db)
-{
-    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s%s", db, suffix[i]) < (int)sizeof path)
-            (void)remove(path);
-    }
-}
-
 static int run(const import_opts *o)
 {
     bool tty = eo_opt_tty();
@@ -398,7 +386,7 @@ static int run(const import_opts *o)
     int ok = s != NULL ? import_into(s, in, o, pool_id < 0, tty, &c) : -1;
     fclose(in);
     if (ok != 0 && fresh)
-        remove_store(o->db);
+        eo_store_remove(o->db); /* a failed `import --create` leaves nothing */
     if (ok != 0)
         return 1;
     json_t *sum = json_pack("{s:I,s:I,s:s}", "imported", (json_int_t)c.imported, "skipped",

@@ -216,24 +216,14 @@ static int64_t wall_now(void)
 
 /* ---- handlers --------------------------------------------------------------------------- */
 
+/* The body as a JSON object, through the codec's request parser (docs/SERVICE.md "Errors":
+ * size, nesting depth, duplicate keys, an object). -1 when the answer is in @p a. */
 static int parse_body(eo__call *c, eo__answer *a)
 {
-    json_error_t jerr;
-    if (c->body_len == 0) {
-        eo__answer_error(a, 400, "invalid_json", "the request body is empty", NULL);
-        return -1;
-    }
-    c->json = json_loadb(c->body, c->body_len, EO_JSON_DECODE_FLAGS, &jerr);
-    if (!c->json) {
-        char msg[240];
-        snprintf(msg, sizeof msg, "invalid JSON at line %d column %d: %s", jerr.line,
-                 jerr.column, jerr.text);
-        eo__answer_error(a, 400, "invalid_json", msg, NULL);
-        return -1;
-    }
-    if (!json_is_object(c->json)) {
-        eo__answer_error(a, 400, "invalid_request", "the request body must be a JSON object",
-                         NULL);
+    eo_request_error rerr;
+    if (eo_request_parse(c->body, c->body_len, c->svc->cfg.body_max, EO_REQUEST_DEPTH_MAX,
+                         &c->json, &rerr) != 0) {
+        eo__answer_error(a, rerr.status, rerr.code, rerr.message, rerr.field);
         return -1;
     }
     return 0;
@@ -1099,20 +1089,19 @@ static int prep_pools_create(eo__call *c, eo__answer *a)
             return -1;
         }
     }
-    if (!name || !json_is_string(name) ||
-        eo_id_check(json_string_value(name), json_string_length(name)) != 0 ||
-        strlen(json_string_value(name)) != json_string_length(name)) {
-        eo__answer_error(a, 400, "invalid_request",
-                         "expected a pool name: 1 to 128 bytes of UTF-8 without control characters",
-                         "name");
+    const char *rule = NULL;
+    if (eo_pool_name_check(json_string_value(name), json_string_length(name), &rule) != 0) {
+        eo__answer_error(a, 400, "invalid_request", rule, "name");
         return -1;
     }
     const char *mname = "synelo";
     if (model) {
         eo_model mm;
         if (!json_is_string(model) || eo_model_parse(json_string_value(model), &mm) != 0) {
-            eo__answer_error(a, 400, "invalid_request", "unknown model (known: synelo)",
-                             "model");
+            char known[EO_MODEL_NAMES_MAX], msg[EO_MODEL_NAMES_MAX + 32];
+            eo_model_names(known, sizeof known);
+            snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
+            eo__answer_error(a, 400, "invalid_request", msg, "model");
             return -1;
         }
         mname = json_string_value(model);

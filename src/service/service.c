@@ -196,8 +196,11 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
     }
 
     eo_engine *e = NULL;
+    bool existed = access(svc->db, F_OK) == 0;
     int rc = open_engine(svc, &e, err, errlen);
     if (rc != 0) {
+        if (!existed) /* a start that failed leaves no new, empty database behind */
+            eo_store_remove(svc->db);
         destroy(svc);
         return rc;
     }

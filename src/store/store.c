@@ -256,3 +256,13 @@ int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, in
         return EO_EINVAL;
     return s->ops->standings_each(s, pool_id, season, offset, limit, fn, ctx);
 }
+
+void eo_store_remove(const char *location)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; location != NULL && i < sizeof suffix / sizeof suffix[0]; i++) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s%s", location, suffix[i]) < (int)sizeof path)
+            (void)remove(path);
+    }
+}

@@ -578,6 +578,22 @@ static void test_readyz_readonly(void **state)
     stop_clean(&s);
 }
 
+/* A first start that fails (a default pool whose name breaks the rule) leaves no database. */
+static void test_failed_start_leaves_nothing(void **state)
+{
+    (void)state;
+    e2e_server s;
+    assert_int_equal(e2e_init(&s), 0);
+    const char *argv[] = {"--default-pool", "a/b", NULL};
+    assert_int_not_equal(e2e_start(&s, argv), 0);
+    assert_int_not_equal(access(s.db, F_OK), 0);
+    char *log = e2e_read_log(&s);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "letters, digits"));
+    free(log);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_refit_cap),
         cmocka_unit_test(test_readyz_store),
         cmocka_unit_test(test_readyz_readonly),
+        cmocka_unit_test(test_failed_start_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
