@@ -594,6 +594,42 @@ static void test_failed_start_leaves_nothing(void **state)
     e2e_cleanup(&s);
 }
 
+/* A round with an unknown field nested @p depth levels deep in all (the round object is one). */
+static char *nested_round(int depth)
+{
+    size_t cap = 256 + 2 * (size_t)depth;
+    char *b = malloc(cap);
+    assert_non_null(b);
+    size_t n = (size_t)snprintf(b, cap, "{\"id\":\"d%d\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":"
+                                        "[\"b\"],\"x\":", depth);
+    for (int i = 0; i < depth - 1; i++)
+        b[n++] = '[';
+    for (int i = 0; i < depth - 1; i++)
+        b[n++] = ']';
+    snprintf(b + n, cap - n, "}");
+    return b;
+}
+
+/* The service parses bodies with the documented limits: 32 levels of nesting. */
+static void test_body_rules(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    e2e_resp r;
+    char *ok = nested_round(32), *deep = nested_round(33);
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools/default/rounds", s.server_key, ok, &r), 0);
+    assert_int_equal(r.status, 200);
+    e2e_resp_free(&r);
+    assert_int_equal(e2e_call(&s, "POST", "/v1/pools/default/rounds", s.server_key, deep, &r), 0);
+    assert_int_equal(r.status, 400);
+    assert_true(e2e_is_error(&r, "invalid_json"));
+    e2e_resp_free(&r);
+    free(ok);
+    free(deep);
+    stop_clean(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_readyz_store),
         cmocka_unit_test(test_readyz_readonly),
         cmocka_unit_test(test_failed_start_leaves_nothing),
+        cmocka_unit_test(test_body_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
