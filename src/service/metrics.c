@@ -38,10 +38,9 @@ static void hist_add(eo__hist *h, double seconds)
     atomic_fetch_add_explicit(&h->sum_us, us > 0 ? (uint_fast64_t)us : 0, memory_order_relaxed);
 }
 
-void eo__metrics_request(eo__metrics *m, eo__route r, int status, double seconds)
+void eo__metrics_request(eo__metrics *m, int route, int status, double seconds)
 {
-    if ((unsigned)r >= EO__R_COUNT)
-        r = EO__R_UNMATCHED;
+    size_t r = route >= 0 && (size_t)route < eo__route_count ? (size_t)route : EO__ROUTES_MAX;
     atomic_fetch_add_explicit(&m->requests[r][status_slot(status)], 1, memory_order_relaxed);
     hist_add(&m->latency[r], seconds);
 }
@@ -96,6 +95,17 @@ static void tb_printf(tbuf *t, const char *fmt, ...)
         t->p = np;
         t->cap = ncap;
     }
+}
+
+/* A metrics row's labels: its route's template and method, "unmatched" and "" for the last. */
+static const char *route_path(size_t r)
+{
+    return r < eo__route_count ? eo__routes[r].path : "unmatched";
+}
+
+static const char *route_method(size_t r)
+{
+    return r < eo__route_count ? eo__routes[r].method : "";
 }
 
 static uint64_t ld(atomic_uint_fast64_t *a)
@@ -164,7 +174,7 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
 
     tb_printf(&t, "# HELP evenodds_http_requests_total HTTP requests answered, by route, method "
                   "and status code.\n# TYPE evenodds_http_requests_total counter\n");
-    for (int r = 0; r < EO__R_COUNT; r++)
+    for (size_t r = 0; r <= EO__ROUTES_MAX; r++)
         for (size_t s = 0; s <= N_STATUS; s++) {
             uint64_t v = ld(&m->requests[r][s]);
             if (!v)
@@ -175,18 +185,17 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
             else
                 snprintf(code, sizeof code, "other");
             tb_printf(&t, "evenodds_http_requests_total{route=\"%s\",method=\"%s\",code=\"%s\"} %llu\n",
-                      eo__route_template((eo__route)r), eo__route_method((eo__route)r), code,
-                      (unsigned long long)v);
+                      route_path(r), route_method(r), code, (unsigned long long)v);
         }
 
     tb_printf(&t, "# HELP evenodds_http_request_duration_seconds Time from the first byte of a "
                   "request to its completion, by route.\n"
                   "# TYPE evenodds_http_request_duration_seconds histogram\n");
-    for (int r = 0; r < EO__R_COUNT; r++) {
+    for (size_t r = 0; r <= EO__ROUTES_MAX; r++) {
         if (!ld(&m->latency[r].count))
             continue;
-        snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"",
-                 eo__route_template((eo__route)r), eo__route_method((eo__route)r));
+        snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", route_path(r),
+                 route_method(r));
         hist_render(&t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
     }
 

@@ -12,42 +12,6 @@
 #include "evenodds/eo_split.h"
 #include "service/service.h"
 
-static const struct {
-    const char *tmpl, *method;
-    eo__role need;
-} route_info[EO__R_COUNT] = {
-    [EO__R_HEALTHZ] = {"/healthz", "GET", EO__ROLE_NONE},
-    [EO__R_READYZ] = {"/readyz", "GET", EO__ROLE_NONE},
-    [EO__R_METRICS] = {"/metrics", "GET", EO__ROLE_NONE},
-    [EO__R_POOLS_LIST] = {"/v1/pools", "GET", EO__ROLE_ADMIN},
-    [EO__R_POOLS_CREATE] = {"/v1/pools", "POST", EO__ROLE_ADMIN},
-    [EO__R_PLAYER_GET] = {"/v1/pools/{pool}/players/{id}", "GET", EO__ROLE_SERVER},
-    [EO__R_PLAYER_PUT] = {"/v1/pools/{pool}/players/{id}", "PUT", EO__ROLE_ADMIN},
-    [EO__R_PLAYER_DELETE] = {"/v1/pools/{pool}/players/{id}", "DELETE", EO__ROLE_ADMIN},
-    [EO__R_ROUNDS] = {"/v1/pools/{pool}/rounds", "POST", EO__ROLE_SERVER},
-    [EO__R_SPLITS] = {"/v1/pools/{pool}/splits", "POST", EO__ROLE_SERVER},
-    [EO__R_QUALITY] = {"/v1/pools/{pool}/quality", "GET", EO__ROLE_ADMIN},
-    [EO__R_SEASONS_LIST] = {"/v1/pools/{pool}/seasons", "GET", EO__ROLE_SERVER},
-    [EO__R_SEASON_CREATE] = {"/v1/pools/{pool}/seasons", "POST", EO__ROLE_ADMIN},
-    [EO__R_SEASON_GET] = {"/v1/pools/{pool}/seasons/{season}", "GET", EO__ROLE_SERVER},
-    [EO__R_AUTOBALANCE] = {"/v1/pools/{pool}/autobalance", "POST", EO__ROLE_SERVER},
-    [EO__R_TRIGGERS] = {"/v1/pools/{pool}/triggers", "POST", EO__ROLE_SERVER},
-    [EO__R_MAPS] = {"/v1/pools/{pool}/maps", "GET", EO__ROLE_SERVER},
-    [EO__R_REFIT_POST] = {"/v1/pools/{pool}/refit", "POST", EO__ROLE_ADMIN},
-    [EO__R_REFIT_GET] = {"/v1/pools/{pool}/refit", "GET", EO__ROLE_ADMIN},
-    [EO__R_UNMATCHED] = {"unmatched", "", EO__ROLE_NONE},
-};
-
-const char *eo__route_template(eo__route r)
-{
-    return (unsigned)r < EO__R_COUNT ? route_info[r].tmpl : "unmatched";
-}
-
-const char *eo__route_method(eo__route r)
-{
-    return (unsigned)r < EO__R_COUNT ? route_info[r].method : "";
-}
-
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9')
@@ -94,91 +58,104 @@ static int segment_id(const char *s, size_t n, char *out, size_t cap)
     return eo_id_check(out, len);
 }
 
-#define MAX_SEGS 6
+/* A path's segments, still percent-encoded. */
+#define MAX_SEGS 8
+typedef struct segs {
+    const char *s[MAX_SEGS];
+    size_t len[MAX_SEGS];
+    size_t n;
+} segs;
+
+/* Splits @p raw ("/a/b/c") at '/'. false for a path with an empty segment or too many. */
+static bool split_path(const char *raw, segs *out)
+{
+    out->n = 0;
+    if (!raw || raw[0] != '/')
+        return false;
+    for (const char *p = raw + 1;;) {
+        const char *slash = strchr(p, '/');
+        size_t n = slash ? (size_t)(slash - p) : strlen(p);
+        if (n == 0 || out->n == MAX_SEGS)
+            return false;
+        out->s[out->n] = p;
+        out->len[out->n++] = n;
+        if (!slash)
+            return true;
+        p = slash + 1;
+    }
+}
+
+/* Whether template @p tmpl ("/v1/pools/{pool}") has @p g's shape: as many segments, the
+ * literal ones equal ({name} takes any segment). */
+static bool template_fits(const char *tmpl, const segs *g)
+{
+    const char *t = tmpl + 1;
+    for (size_t i = 0; i < g->n; i++) {
+        const char *slash = strchr(t, '/');
+        size_t n = slash ? (size_t)(slash - t) : strlen(t);
+        if (n == 0 || (!slash) != (i + 1 == g->n))
+            return false;
+        if (t[0] != '{' && (n != g->len[i] || memcmp(t, g->s[i], n) != 0))
+            return false;
+        t += n + 1;
+    }
+    return true;
+}
+
+/* Decodes the {name} segments of route @p tmpl from @p g into m->param, checking each as an
+ * id; the first that fails sets seg_error and seg_field (its name). */
+static void take_params(const char *tmpl, const segs *g, eo__match *m)
+{
+    const char *t = tmpl + 1;
+    for (size_t i = 0; i < g->n; i++) {
+        const char *slash = strchr(t, '/');
+        size_t n = slash ? (size_t)(slash - t) : strlen(t);
+        if (t[0] == '{' && m->nparam < EO__PARAMS_MAX) {
+            eo__param *p = &m->param[m->nparam++];
+            snprintf(p->name, sizeof p->name, "%.*s", (int)(n - 2), t + 1);
+            int rc = segment_id(g->s[i], g->len[i], p->value, sizeof p->value);
+            if (rc != 0 && m->seg_error == 0) {
+                m->seg_error = rc;
+                m->seg_field = p->name;
+            }
+        }
+        t += n + 1;
+    }
+}
+
+/* Adds @p method to the Allow list (and HEAD after GET: it is answered wherever GET is). */
+static void allow_add(eo__match *m, const char *method)
+{
+    size_t len = strlen(m->allow);
+    snprintf(m->allow + len, sizeof m->allow - len, "%s%s%s", len ? ", " : "", method,
+             strcmp(method, "GET") == 0 ? ", HEAD" : "");
+}
 
 void eo__route_match(const char *method, const char *raw_path, eo__match *m)
 {
-    const char *seg[MAX_SEGS];
-    size_t len[MAX_SEGS], nseg = 0;
     memset(m, 0, sizeof *m);
-    m->route = EO__R_UNMATCHED;
-    if (!raw_path || raw_path[0] != '/')
+    m->route = -1;
+    segs g;
+    if (!split_path(raw_path, &g))
         return;
-    const char *p = raw_path + 1;
-    for (;;) {
-        const char *slash = strchr(p, '/');
-        size_t n = slash ? (size_t)(slash - p) : strlen(p);
-        if (n == 0 || nseg == MAX_SEGS)
-            return; /* empty segment or too deep: no route */
-        seg[nseg] = p;
-        len[nseg++] = n;
-        if (!slash)
-            break;
-        p = slash + 1;
-    }
-#define SEG_IS(i, lit) (len[i] == sizeof(lit) - 1 && memcmp(seg[i], lit, sizeof(lit) - 1) == 0)
-    bool get = strcmp(method, "GET") == 0, post = strcmp(method, "POST") == 0;
-    bool put = strcmp(method, "PUT") == 0, del = strcmp(method, "DELETE") == 0;
-    eo__route r = EO__R_UNMATCHED;
-    if (nseg == 1 && (SEG_IS(0, "healthz") || SEG_IS(0, "readyz") || SEG_IS(0, "metrics"))) {
+    for (size_t i = 0; i < eo__route_count; i++) {
+        if (!template_fits(eo__routes[i].path, &g))
+            continue;
         m->path_known = true;
-        m->allow = "GET, HEAD";
-        if (get)
-            r = SEG_IS(0, "healthz") ? EO__R_HEALTHZ
-                : SEG_IS(0, "readyz") ? EO__R_READYZ : EO__R_METRICS;
-    } else if (nseg >= 2 && SEG_IS(0, "v1") && SEG_IS(1, "pools")) {
-        if (nseg == 2) {
-            m->path_known = true;
-            m->allow = "GET, HEAD, POST";
-            r = get ? EO__R_POOLS_LIST : post ? EO__R_POOLS_CREATE : EO__R_UNMATCHED;
-        } else if (nseg == 5 && SEG_IS(3, "players")) {
-            m->path_known = true;
-            m->allow = "GET, HEAD, PUT, DELETE";
-            r = get ? EO__R_PLAYER_GET : put ? EO__R_PLAYER_PUT
-                : del ? EO__R_PLAYER_DELETE : EO__R_UNMATCHED;
-        } else if (nseg == 4 && (SEG_IS(3, "rounds") || SEG_IS(3, "splits"))) {
-            m->path_known = true;
-            m->allow = "POST";
-            if (post)
-                r = SEG_IS(3, "rounds") ? EO__R_ROUNDS : EO__R_SPLITS;
-        } else if (nseg == 4 && (SEG_IS(3, "autobalance") || SEG_IS(3, "triggers"))) {
-            m->path_known = true;
-            m->allow = "POST";
-            if (post)
-                r = SEG_IS(3, "autobalance") ? EO__R_AUTOBALANCE : EO__R_TRIGGERS;
-        } else if (nseg == 4 && (SEG_IS(3, "quality") || SEG_IS(3, "maps"))) {
-            m->path_known = true;
-            m->allow = "GET, HEAD";
-            if (get)
-                r = SEG_IS(3, "quality") ? EO__R_QUALITY : EO__R_MAPS;
-        } else if (nseg == 4 && SEG_IS(3, "seasons")) {
-            m->path_known = true;
-            m->allow = "GET, HEAD, POST";
-            r = get ? EO__R_SEASONS_LIST : post ? EO__R_SEASON_CREATE : EO__R_UNMATCHED;
-        } else if (nseg == 4 && SEG_IS(3, "refit")) {
-            m->path_known = true;
-            m->allow = "GET, HEAD, POST";
-            r = get ? EO__R_REFIT_GET : post ? EO__R_REFIT_POST : EO__R_UNMATCHED;
-        } else if (nseg == 5 && SEG_IS(3, "seasons")) {
-            m->path_known = true;
-            m->allow = "GET, HEAD";
-            if (get)
-                r = EO__R_SEASON_GET;
-        }
-        if (m->path_known && nseg >= 4) {
-            int rc = segment_id(seg[2], len[2], m->pool, sizeof m->pool);
-            if (rc != 0) {
-                m->seg_error = rc;
-                m->seg_field = "pool";
-            } else if (nseg == 5 && (rc = segment_id(seg[4], len[4], m->player,
-                                                     sizeof m->player)) != 0) {
-                m->seg_error = rc;
-                m->seg_field = SEG_IS(3, "seasons") ? "season" : "id";
-            }
-        }
+        allow_add(m, eo__routes[i].method);
+        if (m->route < 0 && strcmp(method, eo__routes[i].method) == 0)
+            m->route = (int)i;
     }
-#undef SEG_IS
-    m->route = r;
+    if (m->route >= 0)
+        take_params(eo__routes[m->route].path, &g, m);
+}
+
+const char *eo__path_param(const eo__match *m, const char *name)
+{
+    for (size_t i = 0; i < m->nparam; i++)
+        if (strcmp(m->param[i].name, name) == 0)
+            return m->param[i].value;
+    return "";
 }
 
 /* ---- answers ---------------------------------------------------------------------------- */
@@ -231,11 +208,21 @@ static int parse_body(eo__call *c, eo__answer *a)
 
 static int need_pool(eo__call *c, eo__pool_info *pi, eo__answer *a)
 {
-    if (eo__pools_get(&c->svc->pools, c->m->pool, pi) != 0) {
+    if (eo__pools_get(&c->svc->pools, eo__path_param(c->m, "pool"), pi) != 0) {
         eo__answer_error(a, 404, "unknown_pool", "no pool of that name", "pool");
         return -1;
     }
     return 0;
+}
+
+/* Makes c->w a writer request of @p kind for the path's pool and, when @p key names a path
+ * parameter, that parameter (a player id) as its player. */
+static void writer_req(eo__call *c, eo__wkind kind, const char *key)
+{
+    c->w.kind = kind;
+    snprintf(c->w.pool, sizeof c->w.pool, "%s", eo__path_param(c->m, "pool"));
+    if (key != NULL)
+        snprintf(c->w.player, sizeof c->w.player, "%s", eo__path_param(c->m, key));
 }
 
 /* A new player's view from the pool's model (what an unknown id gets; nothing is written). */
@@ -269,31 +256,33 @@ static void view_of_row(const eo__pool_info *pi, const eo_player_row *row, int64
     v->stale = row->last_ended_at != 0 && now - row->last_ended_at > days * 86400;
 }
 
-static void h_player_get(eo__call *c, eo__answer *a)
+static eo__run h_player_get(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     eo_player_row row;
     if (need_pool(c, &pi, a))
-        return;
+        return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     if (!rs) {
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-        return;
+        return EO__RUN_DONE;
     }
     int64_t now = wall_now();
     eo_rating_view v;
-    int rc = eo_store_player_get(rs, pi.id, c->m->player, &row);
+    int rc = eo_store_player_get(rs, pi.id, eo__path_param(c->m, "id"), &row);
     if (rc == EO_ENOTFOUND) {
         new_player_view(pi.model, now, &v);
     } else if (rc != 0) {
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-        return;
+        return EO__RUN_DONE;
     } else {
         view_of_row(&pi, &row, now, &v);
     }
     const char *division = v.visible ? eo_pool_division(&pi.cfg, v.display) : NULL;
-    eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, c->m->player, &v, division, true));
+    eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, eo__path_param(c->m, "id"), &v, division, true));
+    return EO__RUN_DONE;
 }
+
 
 /* Search nodes a plain split may take: a bound keeps one pathological request from holding a
  * compute thread for long. The first SPLIT_INLINE_WORK of them (~1.3 ms) are spent on the HTTP
@@ -668,7 +657,7 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
 
 /* POST /v1/pools/{pool}/triggers (issue 3 §3): a game state -> the scramble rule that fired,
  * or none, with the guard that blocked it. Pure: the pool only scopes the route. */
-static void h_triggers(eo__call *c, eo__answer *a)
+static eo__run h_triggers(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     eo_trigger_state st;
@@ -676,28 +665,30 @@ static void h_triggers(eo__call *c, eo__answer *a)
     eo_trigger_result r;
     eo_round_error rerr;
     if (need_pool(c, &pi, a) || parse_body(c, a))
-        return;
+        return EO__RUN_DONE;
     memset(&rerr, 0, sizeof rerr);
     if (eo_trigger_request_from_json(c->json, &st, &cfg, &rerr) != 0) {
         eo__answer_error(a, 400, "invalid_request", rerr.message[0] ? rerr.message
                          : "invalid trigger request", rerr.field);
-        return;
+        return EO__RUN_DONE;
     }
     if (eo_trigger_eval(&st, &cfg, &r) != 0) {
         eo__answer_error(a, 400, "invalid_request",
                          "out of range or inconsistent with the other fields", r.field);
-        return;
+        return EO__RUN_DONE;
     }
     eo__answer_json(a, 200, eo_trigger_result_to_json(&r));
+    return EO__RUN_DONE;
 }
 
-static void h_pools_list(eo__call *c, eo__answer *a)
+
+static eo__run h_pools_list(eo__call *c, eo__answer *a)
 {
     eo__pool_info *v;
     size_t n;
     if (eo__pools_list(&c->svc->pools, &v, &n) != 0) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
-        return;
+        return EO__RUN_DONE;
     }
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++)
@@ -707,7 +698,9 @@ static void h_pools_list(eo__call *c, eo__answer *a)
         }
     free(v);
     eo__answer_json(a, 200, arr ? json_pack("{s:o}", "pools", arr) : NULL);
+    return EO__RUN_DONE;
 }
+
 
 static int season_one(void *ctx, const char *name, int64_t seq, int64_t at, int64_t players)
 {
@@ -719,21 +712,23 @@ static int season_one(void *ctx, const char *name, int64_t seq, int64_t at, int6
 }
 
 /* GET /v1/pools/{pool}/seasons: the pool's ended seasons, oldest first. */
-static void h_seasons_list(eo__call *c, eo__answer *a)
+static eo__run h_seasons_list(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
-        return;
+        return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     json_t *arr = json_array();
     int rc = rs && arr ? eo_store_seasons_each(rs, pi.id, season_one, arr) : EO_EIO;
     if (rc != 0) {
         json_decref(arr);
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-        return;
+        return EO__RUN_DONE;
     }
     eo__answer_json(a, 200, json_pack("{s:o}", "seasons", arr));
+    return EO__RUN_DONE;
 }
+
 
 typedef struct standings_ctx {
     const eo__pool_info *pi;
@@ -775,54 +770,56 @@ static int query_int(const char *text, const char *name, int64_t def, int64_t ma
 }
 
 /* GET /v1/pools/{pool}/seasons/{season}?offset=&limit=: final standings, best first. */
-static void h_season_get(eo__call *c, eo__answer *a)
+static eo__run h_season_get(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
-        return;
+        return EO__RUN_DONE;
     int64_t offset, limit;
     if (query_int(c->q_offset, "offset", 0, INT32_MAX, &offset, a) ||
         query_int(c->q_limit, "limit", 100, 10000, &limit, a))
-        return;
+        return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     int64_t at = 0;
-    int rc = rs ? eo_store_season_get(rs, pi.id, c->m->player, NULL, &at) : EO_EIO;
+    int rc = rs ? eo_store_season_get(rs, pi.id, eo__path_param(c->m, "season"), NULL, &at) : EO_EIO;
     if (rc == EO_ENOTFOUND) {
         eo__answer_error(a, 404, "unknown_season", "the pool has no season of that name",
                          "season");
-        return;
+        return EO__RUN_DONE;
     }
     standings_ctx sc = {&pi, json_array(), offset};
     if (rc == 0)
-        rc = sc.arr ? eo_store_standings_each(rs, pi.id, c->m->player, offset, limit,
+        rc = sc.arr ? eo_store_standings_each(rs, pi.id, eo__path_param(c->m, "season"), offset, limit,
                                               standing_one, &sc)
                     : EO_ENOMEM;
     if (rc != 0) {
         json_decref(sc.arr);
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
-        return;
+        return EO__RUN_DONE;
     }
-    eo__answer_json(a, 200, json_pack("{s:s,s:I,s:I,s:o}", "season", c->m->player, "at",
+    eo__answer_json(a, 200, json_pack("{s:s,s:I,s:I,s:o}", "season", eo__path_param(c->m, "season"), "at",
                                       (json_int_t)at, "offset", (json_int_t)offset, "standings",
                                       sc.arr));
+    return EO__RUN_DONE;
 }
 
-static int prep_season_create(eo__call *c, eo__answer *a)
+/* POST /v1/pools/{pool}/seasons: ends the season (the writer). */
+static eo__run h_season_create(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
-        return -1;
+        return EO__RUN_DONE;
     eo_season_request req;
     eo_request_error rerr;
     if (eo_season_request_from_json(c->json, &req, &rerr) != 0) {
         eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
-        return -1;
+        return EO__RUN_DONE;
     }
-    c->w.kind = EO__W_SEASON;
+    writer_req(c, EO__W_SEASON, NULL);
     memcpy(c->w.player, req.name, sizeof c->w.player);
     c->w.f = req.f;
     c->w.sigma = req.s;
-    return 0;
+    return EO__RUN_WRITER;
 }
 
 /* A number member of the refit options: absent leaves *out; otherwise it must be a number
@@ -850,24 +847,24 @@ static bool is_json_ctype(const char *ct);
 
 /* POST /v1/pools/{pool}/refit: starts a background refit (refit.c) → 202. The body is
  * optional: {"method","sweeps","tol","prior","prior_mean"}, the options of `evenodds fit`. */
-static void h_refit_post(eo__call *c, eo__answer *a)
+static eo__run h_refit_post(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
-        return;
+        return EO__RUN_DONE;
     if (c->body_len > 0) {
         if (!is_json_ctype(c->ctype)) {
             eo__answer_error(a, 415, "unsupported_media_type",
                              "expected Content-Type: application/json", NULL);
-            return;
+            return EO__RUN_DONE;
         }
         if (parse_body(c, a))
-            return;
+            return EO__RUN_DONE;
     }
     eo_fit_config fc;
     if (eo_fit_config_default(&pi.cfg, &fc) != 0) {
         eo__answer_error(a, 500, "internal", "the pool's model has no fit defaults", NULL);
-        return;
+        return EO__RUN_DONE;
     }
     double sweeps = 0, tol = 0, prior = 0, mean = 0;
     bool has_sweeps = false, has_tol = false, has_prior = false, has_mean = false;
@@ -880,7 +877,7 @@ static void h_refit_post(eo__call *c, eo__answer *a)
                 strcmp(key, "prior_mean") != 0) {
                 eo__answer_error(a, 400, "invalid_request",
                                  "unknown field (method, sweeps, tol, prior, prior_mean)", key);
-                return;
+                return EO__RUN_DONE;
             }
         }
         const json_t *m = json_object_get(c->json, "method");
@@ -890,20 +887,20 @@ static void h_refit_post(eo__call *c, eo__answer *a)
             if (name == NULL || eo_fit_method_parse(name, &fc.method) != 0) {
                 eo__answer_error(a, 400, "invalid_request", "expected \"map\" or \"smooth\"",
                                  "method");
-                return;
+                return EO__RUN_DONE;
             }
             if (fc.method == EO_FIT_SMOOTH && model != EO_MODEL_TRUESKILL &&
                 model != EO_MODEL_WENGLIN) {
                 eo__answer_error(a, 400, "invalid_request",
                                  "\"smooth\" is for the trueskill and wenglin models", "method");
-                return;
+                return EO__RUN_DONE;
             }
         }
         if (refit_opt(c->json, "sweeps", true, 1, 1e6, &sweeps, &has_sweeps, a) ||
             refit_opt(c->json, "tol", false, 1e-300, 1e300, &tol, &has_tol, a) ||
             refit_opt(c->json, "prior", false, 1e-300, 1e300, &prior, &has_prior, a) ||
             refit_opt(c->json, "prior_mean", false, -1e300, 1e300, &mean, &has_mean, a))
-            return;
+            return EO__RUN_DONE;
     }
     /* The same rules as `evenodds fit`: a prior's deviation sets the default tolerance. */
     if (has_prior) {
@@ -921,12 +918,12 @@ static void h_refit_post(eo__call *c, eo__answer *a)
         eo__answer_error(a, 400, "invalid_request",
                          "the hive model's Gamma prior needs a deviation below its mean",
                          has_prior ? "prior" : "prior_mean");
-        return;
+        return EO__RUN_DONE;
     }
     if (atomic_load(&c->svc->draining)) {
         a->retry_after = "1";
         eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
-        return;
+        return EO__RUN_DONE;
     }
     int64_t id = 0;
     int rc = eo__refit_start(c->svc, &pi, &fc, &id);
@@ -946,31 +943,37 @@ static void h_refit_post(eo__call *c, eo__answer *a)
         eo__answer_json(a, 202, json_pack("{s:I,s:s,s:s}", "job", (json_int_t)id, "pool",
                                           pi.name, "state", "running"));
     }
+    return EO__RUN_DONE;
 }
 
+
 /* GET /v1/pools/{pool}/refit: the pool's last refit job. */
-static void h_refit_get(eo__call *c, eo__answer *a)
+static eo__run h_refit_get(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
-        return;
+        return EO__RUN_DONE;
     json_t *o = eo__refit_status(&c->svc->refits, pi.name);
     if (o == NULL)
         eo__answer_error(a, 404, "no_refit", "this pool has had no refit since the service "
                          "started", NULL);
     else
         eo__answer_json(a, 200, o);
+    return EO__RUN_DONE;
 }
 
-static void h_metrics(eo__call *c, eo__answer *a)
+
+static eo__run h_metrics(eo__call *c, eo__answer *a)
 {
     if (eo__metrics_render(&c->svc->metrics, &a->body, &a->len) != 0) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
-        return;
+        return EO__RUN_DONE;
     }
     a->status = 200;
     a->ctype = "text/plain; version=0.0.4; charset=utf-8";
+    return EO__RUN_DONE;
 }
+
 
 /* Why the database's file system cannot take writes (read-only, or less free space than
  * serve --min-free), in @p why; false when it can or cannot be asked. */
@@ -1000,7 +1003,7 @@ static bool disk_short(const struct eo_service *svc, char *why, size_t cap)
 
 /* GET /readyz: 200 while the service can take updates; 503 with the reason otherwise
  * (docs/SERVICE.md "Health"). */
-static void h_readyz(eo__call *c, eo__answer *a)
+static eo__run h_readyz(eo__call *c, eo__answer *a)
 {
     char why[300];
     if (atomic_load(&c->svc->draining) || !c->svc->writer || !eo__writer_running(c->svc->writer))
@@ -1012,7 +1015,9 @@ static void h_readyz(eo__call *c, eo__answer *a)
         eo__answer_error(a, 503, "not_ready", why, NULL);
     else
         eo__answer_json(a, 200, json_pack("{s:s}", "status", "ready"));
+    return EO__RUN_DONE;
 }
+
 
 void eo__route_busy(eo__call *c, eo__answer *a)
 {
@@ -1026,53 +1031,63 @@ void eo__route_busy(eo__call *c, eo__answer *a)
         eo__answer_error(a, 503, "overloaded", "the update queue is full; retry later", NULL);
 }
 
-static int prep_rounds(eo__call *c, eo__answer *a)
+static eo__run h_rounds(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
-        return -1;
-    c->w.kind = EO__W_ROUND;
+        return EO__RUN_DONE;
+    writer_req(c, EO__W_ROUND, NULL);
     c->w.body = c->json;
-    return 0;
+    return EO__RUN_WRITER;
 }
 
-static int prep_player_put(eo__call *c, eo__answer *a)
+static eo__run h_player_put(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
-        return -1;
+        return EO__RUN_DONE;
     eo_request_error rerr;
     if (eo_rating_request_from_json(c->json, &c->w.rating, &c->w.sigma, &rerr) != 0) {
         eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
-        return -1;
+        return EO__RUN_DONE;
     }
-    c->w.kind = EO__W_SET;
-    return 0;
+    writer_req(c, EO__W_SET, "id");
+    return EO__RUN_WRITER;
 }
 
 /* Quality and maps: figures of the writer's in-memory pool, asked through its queue. */
-static int prep_pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
+static eo__run pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
-        return -1;
-    c->w.kind = kind;
-    return 0;
+        return EO__RUN_DONE;
+    writer_req(c, kind, NULL);
+    return EO__RUN_WRITER;
+}
+static eo__run h_quality(eo__call *c, eo__answer *a)
+{
+    return pool_read(c, a, EO__W_QUALITY);
 }
 
-static int prep_player_delete(eo__call *c, eo__answer *a)
+static eo__run h_maps(eo__call *c, eo__answer *a)
+{
+    return pool_read(c, a, EO__W_MAPS);
+}
+
+
+static eo__run h_player_delete(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a))
-        return -1;
-    c->w.kind = EO__W_RESET;
-    return 0;
+        return EO__RUN_DONE;
+    writer_req(c, EO__W_RESET, "id");
+    return EO__RUN_WRITER;
 }
 
-static int prep_pools_create(eo__call *c, eo__answer *a)
+static eo__run h_pools_create(eo__call *c, eo__answer *a)
 {
     if (parse_body(c, a))
-        return -1;
+        return EO__RUN_DONE;
     const char *key;
     json_t *val;
     json_t *name = NULL, *model = NULL, *params = NULL;
@@ -1086,13 +1101,13 @@ static int prep_pools_create(eo__call *c, eo__answer *a)
         else {
             eo__answer_error(a, 400, "invalid_request",
                              "unknown field (expected name, model, params)", key);
-            return -1;
+            return EO__RUN_DONE;
         }
     }
     const char *rule = NULL;
     if (eo_pool_name_check(json_string_value(name), json_string_length(name), &rule) != 0) {
         eo__answer_error(a, 400, "invalid_request", rule, "name");
-        return -1;
+        return EO__RUN_DONE;
     }
     const char *mname = "synelo";
     if (model) {
@@ -1102,19 +1117,19 @@ static int prep_pools_create(eo__call *c, eo__answer *a)
             eo_model_names(known, sizeof known);
             snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
             eo__answer_error(a, 400, "invalid_request", msg, "model");
-            return -1;
+            return EO__RUN_DONE;
         }
         mname = json_string_value(model);
     }
     if (params && !json_is_object(params) && !json_is_null(params)) {
         eo__answer_error(a, 400, "invalid_request", "params must be an object", "params");
-        return -1;
+        return EO__RUN_DONE;
     }
     c->w.kind = EO__W_POOL_CREATE;
     snprintf(c->w.pool, sizeof c->w.pool, "%s", json_string_value(name));
     snprintf(c->w.model, sizeof c->w.model, "%s", mname);
     c->w.body = json_is_object(params) ? params : NULL;
-    return 0;
+    return EO__RUN_WRITER;
 }
 
 static bool is_json_ctype(const char *ct)
@@ -1129,19 +1144,48 @@ static bool is_json_ctype(const char *ct)
     return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
-/* Routes whose body is a JSON document. */
-static bool json_route(eo__route r)
+static eo__run h_healthz(eo__call *c, eo__answer *a)
 {
-    return r == EO__R_POOLS_CREATE || r == EO__R_PLAYER_PUT || r == EO__R_ROUNDS ||
-           r == EO__R_SPLITS || r == EO__R_SEASON_CREATE || r == EO__R_AUTOBALANCE ||
-           r == EO__R_TRIGGERS;
+    (void)c;
+    eo__answer_json(a, 200, json_pack("{s:s}", "status", "ok"));
+    return EO__RUN_DONE;
 }
+
+/* The routes: adding one is a row here and its handler above. Paths with several methods list
+ * GET first (the Allow header's order); docs/openapi.yaml names the same paths and methods
+ * (tests/unit/test_service.c checks it). */
+const eo__route eo__routes[] = {
+    {"GET", "/healthz", EO__ROLE_NONE, EO__BODY_NONE, h_healthz},
+    {"GET", "/readyz", EO__ROLE_NONE, EO__BODY_NONE, h_readyz},
+    {"GET", "/metrics", EO__ROLE_NONE, EO__BODY_NONE, h_metrics},
+    {"GET", "/v1/pools", EO__ROLE_ADMIN, EO__BODY_NONE, h_pools_list},
+    {"POST", "/v1/pools", EO__ROLE_ADMIN, EO__BODY_JSON, h_pools_create},
+    {"GET", "/v1/pools/{pool}/players/{id}", EO__ROLE_SERVER, EO__BODY_NONE, h_player_get},
+    {"PUT", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_JSON, h_player_put},
+    {"DELETE", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_NONE, h_player_delete},
+    {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_SERVER, EO__BODY_JSON, h_rounds},
+    {"POST", "/v1/pools/{pool}/splits", EO__ROLE_SERVER, EO__BODY_JSON, h_splits},
+    {"GET", "/v1/pools/{pool}/quality", EO__ROLE_ADMIN, EO__BODY_NONE, h_quality},
+    {"GET", "/v1/pools/{pool}/seasons", EO__ROLE_SERVER, EO__BODY_NONE, h_seasons_list},
+    {"POST", "/v1/pools/{pool}/seasons", EO__ROLE_ADMIN, EO__BODY_JSON, h_season_create},
+    {"GET", "/v1/pools/{pool}/seasons/{season}", EO__ROLE_SERVER, EO__BODY_NONE, h_season_get},
+    {"POST", "/v1/pools/{pool}/autobalance", EO__ROLE_SERVER, EO__BODY_JSON, h_autobalance},
+    {"POST", "/v1/pools/{pool}/triggers", EO__ROLE_SERVER, EO__BODY_JSON, h_triggers},
+    {"GET", "/v1/pools/{pool}/maps", EO__ROLE_SERVER, EO__BODY_NONE, h_maps},
+    {"GET", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_NONE, h_refit_get},
+    {"POST", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, h_refit_post},
+};
+
+const size_t eo__route_count = sizeof eo__routes / sizeof eo__routes[0];
+
+_Static_assert(sizeof eo__routes / sizeof eo__routes[0] <= EO__ROUTES_MAX,
+               "EO__ROUTES_MAX (the metrics' rows) must hold every route");
 
 int eo__route_check(eo__call *c, eo__answer *a)
 {
     const eo__match *m = c->m;
     memset(a, 0, sizeof *a);
-    if (m->route == EO__R_UNMATCHED) {
+    if (m->route < 0) {
         if (m->path_known) {
             a->allow = m->allow;
             eo__answer_error(a, 405, "method_not_allowed", "method not allowed on this path",
@@ -1151,8 +1195,8 @@ int eo__route_check(eo__call *c, eo__answer *a)
         }
         return 1;
     }
-    eo__role need = route_info[m->route].need;
-    if (need != EO__ROLE_NONE) {
+    const eo__route *r = &eo__routes[m->route];
+    if (r->role != EO__ROLE_NONE) {
         bool missing;
         eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
         if (role == EO__ROLE_NONE) {
@@ -1163,7 +1207,7 @@ int eo__route_check(eo__call *c, eo__answer *a)
                              missing ? "missing Authorization: Bearer key" : "invalid key", NULL);
             return 1;
         }
-        if (role < need) {
+        if (role < r->role) {
             eo__answer_error(a, 403, "forbidden", "this route needs the admin key", NULL);
             return 1;
         }
@@ -1176,7 +1220,7 @@ int eo__route_check(eo__call *c, eo__answer *a)
                          m->seg_field);
         return 1;
     }
-    if (json_route(m->route) && !is_json_ctype(c->ctype)) {
+    if (r->body == EO__BODY_JSON && !is_json_ctype(c->ctype)) {
         eo__answer_error(a, 415, "unsupported_media_type", "expected Content-Type: application/json",
                          NULL);
         return 1;
@@ -1184,43 +1228,12 @@ int eo__route_check(eo__call *c, eo__answer *a)
     return 0;
 }
 
-/* A prep_* result as a run: 0 → the writer, else answered. */
-static eo__run to_writer(int prep)
-{
-    return prep == 0 ? EO__RUN_WRITER : EO__RUN_DONE;
-}
-
 eo__run eo__route_run(eo__call *c, eo__answer *a)
 {
-    const eo__match *m = c->m;
     memset(a, 0, sizeof *a);
     memset(&c->w, 0, sizeof c->w);
-    memcpy(c->w.pool, m->pool, sizeof c->w.pool);
-    memcpy(c->w.player, m->player, sizeof c->w.player);
     c->w.now = wall_now();
-    switch (m->route) {
-    case EO__R_HEALTHZ: eo__answer_json(a, 200, json_pack("{s:s}", "status", "ok")); break;
-    case EO__R_READYZ: h_readyz(c, a); break;
-    case EO__R_METRICS: h_metrics(c, a); break;
-    case EO__R_POOLS_LIST: h_pools_list(c, a); break;
-    case EO__R_PLAYER_GET: h_player_get(c, a); break;
-    case EO__R_SPLITS: return h_splits(c, a);
-    case EO__R_AUTOBALANCE: return h_autobalance(c, a);
-    case EO__R_TRIGGERS: h_triggers(c, a); break;
-    case EO__R_QUALITY: return to_writer(prep_pool_read(c, a, EO__W_QUALITY));
-    case EO__R_MAPS: return to_writer(prep_pool_read(c, a, EO__W_MAPS));
-    case EO__R_SEASONS_LIST: h_seasons_list(c, a); break;
-    case EO__R_SEASON_GET: h_season_get(c, a); break;
-    case EO__R_SEASON_CREATE: return to_writer(prep_season_create(c, a));
-    case EO__R_REFIT_POST: h_refit_post(c, a); break;
-    case EO__R_REFIT_GET: h_refit_get(c, a); break;
-    case EO__R_POOLS_CREATE: return to_writer(prep_pools_create(c, a));
-    case EO__R_PLAYER_PUT: return to_writer(prep_player_put(c, a));
-    case EO__R_PLAYER_DELETE: return to_writer(prep_player_delete(c, a));
-    case EO__R_ROUNDS: return to_writer(prep_rounds(c, a));
-    default: eo__answer_error(a, 404, "not_found", "no such route", NULL); break;
-    }
-    return EO__RUN_DONE;
+    return eo__routes[c->m->route].handler(c, a);
 }
 
 void eo__route_finish(eo__call *c, eo__answer *a)

@@ -59,35 +59,10 @@ eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing);
 /* Wipes the keys. */
 void eo__auth_clear(eo__auth *a);
 
-/* ---- routes (ids shared by routes.c, http.c and metrics.c) ------------------------------- */
+/* ---- routes: the table's size, shared by routes.c, http.c and metrics.c ------------------ */
 
-typedef enum {
-    EO__R_HEALTHZ,
-    EO__R_READYZ,
-    EO__R_METRICS,
-    EO__R_POOLS_LIST,
-    EO__R_POOLS_CREATE,
-    EO__R_PLAYER_GET,
-    EO__R_PLAYER_PUT,
-    EO__R_PLAYER_DELETE,
-    EO__R_ROUNDS,
-    EO__R_SPLITS,
-    EO__R_QUALITY,
-    EO__R_SEASONS_LIST,
-    EO__R_SEASON_CREATE,
-    EO__R_SEASON_GET,
-    EO__R_AUTOBALANCE,
-    EO__R_TRIGGERS,
-    EO__R_MAPS,
-    EO__R_REFIT_POST,
-    EO__R_REFIT_GET,
-    EO__R_UNMATCHED,
-    EO__R_COUNT
-} eo__route;
-
-/* Label values of a route: the path template and the method ("" for unmatched). */
-const char *eo__route_template(eo__route r);
-const char *eo__route_method(eo__route r);
+/* Routes at most (the metrics' rows); routes.c checks its table against it. */
+#define EO__ROUTES_MAX 48
 
 /* ---- metrics.c -------------------------------------------------------------------------- */
 
@@ -106,8 +81,9 @@ enum { EO__REFUSE_TOTAL, EO__REFUSE_ADDRESS, EO__REFUSE_COUNT };
 enum { EO__DROP_HEADERS, EO__DROP_BODY, EO__DROP_COUNT };
 
 typedef struct eo__metrics {
-    atomic_uint_fast64_t requests[EO__R_COUNT][EO__STATUS_SLOTS];
-    eo__hist latency[EO__R_COUNT];
+    /* per route (eo__routes[] index), the last row for requests that matched none */
+    atomic_uint_fast64_t requests[EO__ROUTES_MAX + 1][EO__STATUS_SLOTS];
+    eo__hist latency[EO__ROUTES_MAX + 1];
     eo__hist commit;
     atomic_uint_fast64_t batch_bucket[EO__BATCH_BUCKETS];
     atomic_uint_fast64_t batch_count, batch_sum;
@@ -126,7 +102,8 @@ typedef struct eo__metrics {
 } eo__metrics;
 
 void eo__metrics_init(eo__metrics *m);
-void eo__metrics_request(eo__metrics *m, eo__route r, int status, double seconds);
+/* Counts a request of route @p route (an eo__routes[] index; -1: none matched). */
+void eo__metrics_request(eo__metrics *m, int route, int status, double seconds);
 void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok);
 /* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
 int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
@@ -431,19 +408,30 @@ void eo__answer_error(eo__answer *a, int status, const char *code, const char *m
 /* Takes a JSON value (reference stolen) and dumps it as the body. */
 void eo__answer_json(eo__answer *a, int status, json_t *v);
 
+/* A path parameter: the name in its route's template ({pool}: "pool") and its decoded value. */
+typedef struct eo__param {
+    char name[16];
+    char value[EO_ID_MAX + 1];
+} eo__param;
+
+#define EO__PARAMS_MAX 3
+
 /* Per-request routing result. */
 typedef struct eo__match {
-    eo__route route;
+    int route;       /* index in eo__routes[], or -1 */
     bool path_known; /* the path matched a route (405 when the method did not) */
-    const char *allow;
-    char pool[EO_ID_MAX + 1];
-    char player[EO_ID_MAX + 1];
-    int seg_error; /* a path segment failed to decode or eo_id_check: 0 or an EO_E* code */
-    const char *seg_field;
+    char allow[64];  /* the methods of the path, for Allow */
+    eo__param param[EO__PARAMS_MAX];
+    size_t nparam;
+    int seg_error; /* a path parameter failed to decode or eo_id_check: 0 or an EO_E* code */
+    const char *seg_field; /* its name (in param[]) */
 } eo__match;
 
-/* Matches the raw (still percent-encoded) path and method. */
+/* Matches the raw (still percent-encoded) path and method against the route table. */
 void eo__route_match(const char *method, const char *raw_path, eo__match *m);
+
+/* The decoded value of path parameter @p name of a matched route, or "" when it has none. */
+const char *eo__path_param(const eo__match *m, const char *name);
 
 /* Percent-decodes @p in (n bytes) into @p out (capacity cap, NUL-terminated). 0, EO_EPARSE or
  * EO_ELIMIT. '+' is kept as is (paths, not forms). */
@@ -471,6 +459,13 @@ struct eo__call {
     eo__answer out;
 };
 
+/* What a route's body is. */
+typedef enum {
+    EO__BODY_NONE,     /* none is read */
+    EO__BODY_JSON,     /* a JSON document (Content-Type: application/json, else 415) */
+    EO__BODY_OPTIONAL  /* none, or a JSON document (the handler checks its type) */
+} eo__body;
+
 /* What eo__route_run() made of a request. */
 typedef enum {
     EO__RUN_DONE,    /* the answer is in @p a */
@@ -479,6 +474,21 @@ typedef enum {
     EO__RUN_COMPUTE  /* c->compute is ready for the compute pool: the answer comes in c->out,
                         or eo__route_busy() when the pool refuses it */
 } eo__run;
+
+/* A route's handler: the answer in @p a, or a writer request or compute job prepared. */
+typedef eo__run (*eo__handler)(eo__call *c, eo__answer *a);
+
+/* One row of the route table: adding a route is one row and one handler (routes.c). */
+typedef struct eo__route {
+    const char *method; /* GET, POST, PUT, DELETE (HEAD is answered wherever GET is) */
+    const char *path;   /* template: literal segments and {name} parameters, each an id */
+    eo__role role;      /* the key it needs */
+    eo__body body;
+    eo__handler handler;
+} eo__route;
+
+extern const eo__route eo__routes[];
+extern const size_t eo__route_count;
 
 /* What can be decided from the request line and headers alone, before any body is read: 404,
  * 405, 401, 403, a bad path segment, 415. 1 with the answer in @p a, else 0. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -42,43 +43,53 @@ static void test_pct_decode(void **state)
     assert_int_equal(eo__pct_decode("0123456789abcde", 15, out, sizeof out, &n), 0);
 }
 
+/* "METHOD template" of the route @p m matched, or "none". */
+static const char *route_of(const eo__match *m)
+{
+    static char buf[128];
+    if (m->route < 0)
+        return "none";
+    snprintf(buf, sizeof buf, "%s %s", eo__routes[m->route].method, eo__routes[m->route].path);
+    return buf;
+}
+
 static void test_route_match(void **state)
 {
     (void)state;
     eo__match m;
     eo__route_match("GET", "/healthz", &m);
-    assert_int_equal(m.route, EO__R_HEALTHZ);
+    assert_string_equal(route_of(&m), "GET /healthz");
     eo__route_match("POST", "/healthz", &m);
-    assert_int_equal(m.route, EO__R_UNMATCHED);
+    assert_string_equal(route_of(&m), "none");
     assert_true(m.path_known);
     assert_string_equal(m.allow, "GET, HEAD");
     eo__route_match("GET", "/v1/pools", &m);
-    assert_int_equal(m.route, EO__R_POOLS_LIST);
+    assert_string_equal(route_of(&m), "GET /v1/pools");
     eo__route_match("POST", "/v1/pools", &m);
-    assert_int_equal(m.route, EO__R_POOLS_CREATE);
+    assert_string_equal(route_of(&m), "POST /v1/pools");
     eo__route_match("GET", "/v1/pools/arena/players/76561198000000001", &m);
-    assert_int_equal(m.route, EO__R_PLAYER_GET);
-    assert_string_equal(m.pool, "arena");
-    assert_string_equal(m.player, "76561198000000001");
+    assert_string_equal(route_of(&m), "GET /v1/pools/{pool}/players/{id}");
+    assert_string_equal(eo__path_param(&m, "pool"), "arena");
+    assert_string_equal(eo__path_param(&m, "id"), "76561198000000001");
     assert_int_equal(m.seg_error, 0);
     eo__route_match("PUT", "/v1/pools/arena/players/x", &m);
-    assert_int_equal(m.route, EO__R_PLAYER_PUT);
+    assert_string_equal(route_of(&m), "PUT /v1/pools/{pool}/players/{id}");
     eo__route_match("DELETE", "/v1/pools/arena/players/x", &m);
-    assert_int_equal(m.route, EO__R_PLAYER_DELETE);
+    assert_string_equal(route_of(&m), "DELETE /v1/pools/{pool}/players/{id}");
     eo__route_match("POST", "/v1/pools/my%20pool/rounds", &m);
-    assert_int_equal(m.route, EO__R_ROUNDS);
-    assert_string_equal(m.pool, "my pool");
+    assert_string_equal(route_of(&m), "POST /v1/pools/{pool}/rounds");
+    assert_string_equal(eo__path_param(&m, "pool"), "my pool");
     eo__route_match("POST", "/v1/pools/a/splits", &m);
-    assert_int_equal(m.route, EO__R_SPLITS);
+    assert_string_equal(route_of(&m), "POST /v1/pools/{pool}/splits");
     eo__route_match("GET", "/v1/pools/a/quality", &m);
-    assert_int_equal(m.route, EO__R_QUALITY);
+    assert_string_equal(route_of(&m), "GET /v1/pools/{pool}/quality");
     eo__route_match("GET", "/v1/pools/a/maps", &m);
-    assert_int_equal(m.route, EO__R_MAPS);
+    assert_string_equal(route_of(&m), "GET /v1/pools/{pool}/maps");
     eo__route_match("POST", "/v1/pools/a/maps", &m);
-    assert_int_equal(m.route, EO__R_UNMATCHED);
+    assert_string_equal(route_of(&m), "none");
     assert_string_equal(m.allow, "GET, HEAD");
     eo__route_match("GET", "/v1/pools/a/rounds", &m);
-    assert_int_equal(m.route, EO__R_UNMATCHED);
+    assert_string_equal(route_of(&m), "none");
     assert_string_equal(m.allow, "POST");
     /* Not routes at all. */
     const char *none[] = {"", "/", "/v1", "/v1/pools/", "/v1/pools/a", "/v1/pools//rounds",
@@ -86,12 +97,12 @@ static void test_route_match(void **state)
                           "/healthz/", "v1/pools"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
         eo__route_match("GET", none[i], &m);
-        assert_int_equal(m.route, EO__R_UNMATCHED);
+        assert_string_equal(route_of(&m), "none");
         assert_false(m.path_known);
     }
     /* Bad segments: the route is known, the segment error is reported. */
     eo__route_match("GET", "/v1/pools/a/players/%zz", &m);
-    assert_int_equal(m.route, EO__R_PLAYER_GET);
+    assert_string_equal(route_of(&m), "GET /v1/pools/{pool}/players/{id}");
     assert_int_equal(m.seg_error, EO_EINVAL);
     assert_string_equal(m.seg_field, "id");
     eo__route_match("GET", "/v1/pools/a%00b/quality", &m);
@@ -108,7 +119,7 @@ static void test_route_match(void **state)
     longp[20 + 128] = '\0'; /* exactly EO_ID_MAX */
     eo__route_match("GET", longp, &m);
     assert_int_equal(m.seg_error, 0);
-    assert_int_equal(strlen(m.player), 128);
+    assert_int_equal(strlen(eo__path_param(&m, "id")), 128);
 }
 
 static void test_auth(void **state)
@@ -244,10 +255,12 @@ static void test_metrics(void **state)
     (void)state;
     eo__metrics m;
     eo__metrics_init(&m);
+    eo__match rounds;
+    eo__route_match("POST", "/v1/pools/a/rounds", &rounds);
     /* 0.3 ms lands in le=0.0005 (0.00025 < 0.0003 <= 0.0005). */
-    eo__metrics_request(&m, EO__R_ROUNDS, 200, 0.0003);
-    eo__metrics_request(&m, EO__R_ROUNDS, 409, 0.002);
-    eo__metrics_request(&m, EO__R_UNMATCHED, 418, 0.0);
+    eo__metrics_request(&m, rounds.route, 200, 0.0003);
+    eo__metrics_request(&m, rounds.route, 409, 0.002);
+    eo__metrics_request(&m, -1, 418, 0.0);
     eo__metrics_commit(&m, 0.001, 3, 2, true);
     eo__metrics_commit(&m, 0.001, 1, 1, false);
     char *text;
@@ -705,6 +718,58 @@ static void test_guard_total(void **state)
     eo__guard_stop(g);
 }
 
+/* The route table and docs/openapi.yaml name the same paths and methods: each operation of
+ * the document is a row, and each row an operation (read from the document's layout: a path
+ * at two spaces of indent, its methods at four). */
+static void test_routes_match_openapi(void **state)
+{
+    (void)state;
+    const char *data = getenv("EO_TEST_DATA");
+    assert_non_null(data);
+    char path[1024], line[512], cur[256] = "";
+    snprintf(path, sizeof path, "%s/../../docs/openapi.yaml", data);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    bool seen[EO__ROUTES_MAX] = {false};
+    size_t ops = 0;
+    bool in_paths = false;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "paths:", 6) == 0 || strncmp(line, "components:", 11) == 0)
+            in_paths = line[0] == 'p';
+        if (!in_paths)
+            continue;
+        if (line[0] == ' ' && line[1] == ' ' && line[2] == '/') {
+            snprintf(cur, sizeof cur, "%.*s", (int)(strcspn(line + 2, ":")), line + 2);
+            continue;
+        }
+        static const char *const methods[] = {"get", "post", "put", "delete", "patch"};
+        for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+            char want[16];
+            snprintf(want, sizeof want, "    %s:", methods[k]);
+            if (strncmp(line, want, strlen(want)) != 0)
+                continue;
+            ops++;
+            bool found = false;
+            for (size_t i = 0; i < eo__route_count; i++)
+                if (strcasecmp(eo__routes[i].method, methods[k]) == 0 &&
+                    strcmp(eo__routes[i].path, cur) == 0)
+                    seen[i] = found = true;
+            if (!found)
+                fprintf(stderr, "openapi.yaml has %s %s, the route table does not\n",
+                        methods[k], cur);
+            assert_true(found);
+        }
+    }
+    fclose(f);
+    for (size_t i = 0; i < eo__route_count; i++) {
+        if (!seen[i])
+            fprintf(stderr, "the route table has %s %s, openapi.yaml does not\n",
+                    eo__routes[i].method, eo__routes[i].path);
+        assert_true(seen[i]);
+    }
+    assert_int_equal(ops, eo__route_count);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -714,7 +779,7 @@ int main(void)
         cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
         cmocka_unit_test(test_ratings_table), cmocka_unit_test(test_ratings_concurrent),
         cmocka_unit_test(test_splits_ratings_off), cmocka_unit_test(test_guard_caps),
-        cmocka_unit_test(test_guard_total),
+        cmocka_unit_test(test_guard_total), cmocka_unit_test(test_routes_match_openapi),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
