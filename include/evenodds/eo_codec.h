@@ -418,15 +418,17 @@ int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth
 /** A decoded pool creation request {"name": …, "model": …, "params": {…}}. */
 typedef struct eo_pool_request {
     char name[EO_ID_MAX + 1];  /**< 1..128 bytes of [A-Za-z0-9._-] (safe in URLs and logs) */
-    char model[EO_ID_MAX + 1]; /**< model name, not interpreted here (the engine checks it) */
+    char model[EO_ID_MAX + 1]; /**< a known model's name (eo_model_parse()); "synelo" when
+                                    the request names none */
     json_t *params;            /**< BORROWED from the request object (valid while it lives),
                                     an object, or NULL when absent; not interpreted here */
 } eo_pool_request;
 
 /**
- * Decodes a pool creation request. "name" and "model" are required strings, "params" an
- * optional object; unknown fields are rejected (a typo in an admin request must not pass
- * silently). Returns 0 or EO_EINVAL with @p err ("invalid_request").
+ * Decodes a pool creation request: "name" required (eo_pool_name_check()), "model" a known
+ * model's name (default "synelo"), "params" an optional object; unknown fields are rejected (a
+ * typo in an admin request must not pass silently). Returns 0 or EO_EINVAL with @p err
+ * ("invalid_request", the field named).
  */
 int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err);
 

@@ -129,6 +129,25 @@ static int copy_id(const json_t *obj, const char *key, char *dst, eo_request_err
     return 0;
 }
 
+/* "model": absent means SynElo (docs/openapi.yaml PoolCreate), else a known model's name. */
+static int pool_model(const json_t *obj, char *out, size_t cap, eo_request_error *err)
+{
+    const json_t *v = json_object_get(obj, "model");
+    eo_model m;
+    if (v == NULL) {
+        snprintf(out, cap, "synelo");
+        return 0;
+    }
+    if (!json_is_string(v) || eo_model_parse(json_string_value(v), &m) != 0) {
+        char known[EO_MODEL_NAMES_MAX];
+        eo_model_names(known, sizeof known);
+        return fail(err, EO_EINVAL, "invalid_request", "model", "unknown model (known: %s)",
+                    known);
+    }
+    snprintf(out, cap, "%s", json_string_value(v));
+    return 0;
+}
+
 int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_request_error *err)
 {
     static const char *const keys[] = {"name", "model", "params"};
@@ -144,7 +163,7 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
     if (rc == 0 && eo_pool_name_check(out->name, strlen(out->name), &rule) != 0)
         rc = fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
     if (rc == 0)
-        rc = copy_id(obj, "model", out->model, err);
+        rc = pool_model(obj, out->model, sizeof out->model, err);
     if (rc == 0) {
         json_t *params = json_object_get(obj, "params");
         if (params != NULL && !json_is_object(params))

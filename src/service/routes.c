@@ -1084,51 +1084,21 @@ static eo__run h_player_delete(eo__call *c, eo__answer *a)
     return EO__RUN_WRITER;
 }
 
+/* POST /v1/pools: decoded by the codec (name rule, model, params), created by the writer. */
 static eo__run h_pools_create(eo__call *c, eo__answer *a)
 {
+    eo_pool_request req;
+    eo_request_error rerr;
     if (parse_body(c, a))
         return EO__RUN_DONE;
-    const char *key;
-    json_t *val;
-    json_t *name = NULL, *model = NULL, *params = NULL;
-    json_object_foreach(c->json, key, val) {
-        if (strcmp(key, "name") == 0)
-            name = val;
-        else if (strcmp(key, "model") == 0)
-            model = val;
-        else if (strcmp(key, "params") == 0)
-            params = val;
-        else {
-            eo__answer_error(a, 400, "invalid_request",
-                             "unknown field (expected name, model, params)", key);
-            return EO__RUN_DONE;
-        }
-    }
-    const char *rule = NULL;
-    if (eo_pool_name_check(json_string_value(name), json_string_length(name), &rule) != 0) {
-        eo__answer_error(a, 400, "invalid_request", rule, "name");
-        return EO__RUN_DONE;
-    }
-    const char *mname = "synelo";
-    if (model) {
-        eo_model mm;
-        if (!json_is_string(model) || eo_model_parse(json_string_value(model), &mm) != 0) {
-            char known[EO_MODEL_NAMES_MAX], msg[EO_MODEL_NAMES_MAX + 32];
-            eo_model_names(known, sizeof known);
-            snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
-            eo__answer_error(a, 400, "invalid_request", msg, "model");
-            return EO__RUN_DONE;
-        }
-        mname = json_string_value(model);
-    }
-    if (params && !json_is_object(params) && !json_is_null(params)) {
-        eo__answer_error(a, 400, "invalid_request", "params must be an object", "params");
+    if (eo_pool_request_from_json(c->json, &req, &rerr) != 0) {
+        eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
         return EO__RUN_DONE;
     }
     c->w.kind = EO__W_POOL_CREATE;
-    snprintf(c->w.pool, sizeof c->w.pool, "%s", json_string_value(name));
-    snprintf(c->w.model, sizeof c->w.model, "%s", mname);
-    c->w.body = json_is_object(params) ? params : NULL;
+    snprintf(c->w.pool, sizeof c->w.pool, "%s", req.name);
+    snprintf(c->w.model, sizeof c->w.model, "%.31s", req.model); /* a known model name */
+    c->w.body = req.params; /* borrowed from c->json, which lives until the request ends */
     return EO__RUN_WRITER;
 }
 
