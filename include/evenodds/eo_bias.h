@@ -1,9 +1,9 @@
 /**
  * @file eo_bias.h
- * Map and side bias (issue 5 §2): per pool, per map (optionally per team-size bucket or game
- * mode), how much side A is favoured beyond the teams' strengths, in the model's own field
- * units (a logit offset for SynElo, Elo, Glicko-2 and hive; a performance offset in μ units for
- * TrueSkill and Weng-Lin). It enters every model as the field term of eo_model.h.
+ * Map and side bias (docs/MODELS.md "Map and side bias"): per pool, per map (optionally per
+ * team-size bucket or game mode), how much side A is favoured beyond the teams' strengths, in the
+ * model's own field units (a logit offset for SynElo, Elo, Glicko-2 and hive; a performance offset
+ * in μ units for TrueSkill and Weng-Lin). It enters every model as the field term of eo_model.h.
  *
  * The estimate is one Fisher-scoring step from 0 with a Gaussian prior. For every round of a
  * key, with P0 the model's P(A) at field 0 and g = dP/dfield at 0 (team strengths at round

@@ -1,8 +1,8 @@
 /**
  * @file eo_client.h
- * libevenodds-client: what a game-server plugin links (issue 6). It follows the game's players
- * and rounds, reports each round to the rating service so that no report is lost to an outage
- * or a restart, keeps the ratings of the connected players, caches team splits, decides
+ * libevenodds-client: what a game-server plugin links (docs/CLIENT.md). It follows the game's
+ * players and rounds, reports each round to the rating service so that no report is lost to an
+ * outage or a restart, keeps the ratings of the connected players, caches team splits, decides
  * scrambles (the core's triggers) and mid-round autobalance (the core's policy), and tells the
  * game whom to move. docs/CLIENT.md is the integration guide, with a complete example.
  *
@@ -16,9 +16,9 @@
  * Round reports. eo_client_round_end() builds the canonical round record (eo_tracker.h states
  * who is rated and with which time) with the id "SERVER:EPOCH:SEQ": SEQ counts this server's
  * reports and survives restarts in the state file; EPOCH is the Unix time in milliseconds at
- * which the state file was made, so a lost state file cannot reuse an id. The report joins a ring of queue_slots
- * reports (8 by default, seed 000) persisted to the state file; the worker sends the ring
- * oldest first, one at a time, and drops a report only when the service acknowledged it (200),
+ * which the state file was made, so a lost state file cannot reuse an id. The report joins a ring
+ * of queue_slots reports (8 by default, seed 000) persisted to the state file; the worker sends the
+ * ring oldest first, one at a time, and drops a report only when the service acknowledged it (200),
  * or refused it for good (400, 409, 413, 415, 422: logged as errors). A network error, a 5xx, a
  * 401, 403 or 404 leave it queued, and the worker retries with exponential backoff; each round
  * end retries at once, queued reports first. When the ring is full the oldest report is

@@ -232,7 +232,7 @@ typedef struct eo_split_request {
     int64_t *rating;       /**< n ratings, owned; meaningful where has_rating[i] */
     bool *has_rating;      /**< n flags, owned */
     eo_bench_mode bench;
-    /* ---- balancer inputs (issue 3 §4) ---- */
+    /* ---- balancer inputs (docs/BALANCER.md "The balancer through the service") ---- */
     bool balance;          /**< the request uses a balancer input (fields below are set) */
     /** n players, owned: team, party (index + 1 into party_ids), lock, priority (the rank of
      *  the request's number, absent = 0, among the distinct values: order kept), prefer,
@@ -256,7 +256,7 @@ typedef struct eo_split_request {
 
 /** Largest |rating| given in a split request. */
 #define EO_SPLIT_RATING_MAX 1000000
-/** Tolerance on |P(A) − 0.5| of a balancer request without "epsilon" (issue 3 §1). */
+/** Tolerance on |P(A) − 0.5| of a balancer request without "epsilon" (docs/BALANCER.md). */
 #define EO_SPLIT_EPSILON_DEFAULT 0.01
 /** Time budget of a balancer request without "budget_ms", and the largest one accepted. */
 #define EO_SPLIT_BUDGET_DEFAULT_MS 100

@@ -1,8 +1,8 @@
 /**
  * @file eo_fit.h
- * Whole-history refit (issue 5 §3): every player's rating recomputed from the whole round log at
- * once instead of folded one round at a time. Two methods; docs/MODELS.md, "Whole-history
- * refit", gives the formulas and the choices.
+ * Whole-history refit: every player's rating recomputed from the whole round log at once
+ * instead of folded one round at a time. Two methods; docs/MODELS.md, "Whole-history refit",
+ * gives the formulas and the choices.
  *
  * EO_FIT_MAP (every model; the default but for TrueSkill and Weng-Lin): one static skill per
  * player, the maximum a posteriori estimate. The fit reads each round as its members (interned

@@ -1,6 +1,6 @@
 /**
  * @file eo_sim.h
- * A simulated world in closed loop (issue 5 §4; docs/SIM.md): players with hidden true skills
+ * A simulated world in closed loop (docs/SIM.md): players with hidden true skills
  * show up on a server, a balancer forms two teams from the ratings a model holds so far, the
  * round's outcome is drawn from the true skills, and the model rates the round. Every round is
  * a canonical round record (eo_round.h), so what the simulator produced can be written as JSONL

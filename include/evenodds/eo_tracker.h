@@ -1,7 +1,8 @@
 /**
  * @file eo_tracker.h
- * The round tracker of the game-server client library (issue 6 §2): follows who is connected,
- * on which team, since when, and who took part in the current round, and at round end builds
+ * The round tracker of the game-server client library (docs/CLIENT.md "What is reported and
+ * who is rated"): follows who is connected, on which team, since when, and who took part in the
+ * current round, and at round end builds
  * the canonical round record. Pure: no I/O, no clock (the caller passes every time), no
  * threads; one tracker is used by one thread at a time (the game's).
  *

@@ -1,5 +1,5 @@
 /* The median length of a pool's rounds so far (internal): the hive model's r when the pool does
- * not fix `round_length` (issue 5 §1, docs/MODELS.md "NS2 hive").
+ * not fix `round_length` (docs/MODELS.md "NS2 hive").
  *
  * A histogram of whole seconds with a cursor on the lower median, moved one element per round;
  * a bitmap of the non-empty seconds finds the next one in at most EO__ROUNDLEN_WORDS word

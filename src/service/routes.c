@@ -279,7 +279,8 @@ static eo__run h_player_get(eo__call *c, eo__answer *a)
         view_of_row(&pi, &row, now, &v);
     }
     const char *division = v.visible ? eo_pool_division(&pi.cfg, v.display) : NULL;
-    eo__answer_json(a, 200, eo_rating_view_to_json(pi.model, eo__path_param(c->m, "id"), &v, division, true));
+    eo__answer_json(
+        a, 200, eo_rating_view_to_json(pi.model, eo__path_param(c->m, "id"), &v, division, true));
     return EO__RUN_DONE;
 }
 
@@ -536,9 +537,9 @@ static eo__run h_splits(eo__call *c, eo__answer *a)
     return EO__RUN_COMPUTE;
 }
 
-/* POST /v1/pools/{pool}/autobalance (issue 3 §2): the current teams -> ordered moves with
- * their reasons. Ratings not given come from the pool (its model's mean, or a new player's),
- * read in one snapshot; the core sees them as eo_model_split_rating() integers. */
+/* POST /v1/pools/{pool}/autobalance (docs/BALANCER.md "Autobalance"): the current teams -> ordered
+ * moves with their reasons. Ratings not given come from the pool (its model's mean, or a new
+ * player's), read in one snapshot; the core sees them as eo_model_split_rating() integers. */
 /* An autobalance request between its reading here and its solving on the compute pool. */
 typedef struct ab_work {
     const eo_model_ctx *model; /* the pool table's */
@@ -655,8 +656,9 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
     return EO__RUN_COMPUTE;
 }
 
-/* POST /v1/pools/{pool}/triggers (issue 3 §3): a game state -> the scramble rule that fired,
- * or none, with the guard that blocked it. Pure: the pool only scopes the route. */
+/* POST /v1/pools/{pool}/triggers (docs/BALANCER.md "Scramble triggers"): a game state -> the
+ * scramble rule that fired, or none, with the guard that blocked it. Pure: the pool only scopes the
+ * route. */
 static eo__run h_triggers(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -781,7 +783,8 @@ static eo__run h_season_get(eo__call *c, eo__answer *a)
         return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     int64_t at = 0;
-    int rc = rs ? eo_store_season_get(rs, pi.id, eo__path_param(c->m, "season"), NULL, &at) : EO_EIO;
+    int rc =
+        rs ? eo_store_season_get(rs, pi.id, eo__path_param(c->m, "season"), NULL, &at) : EO_EIO;
     if (rc == EO_ENOTFOUND) {
         eo__answer_error(a, 404, "unknown_season", "the pool has no season of that name",
                          "season");
@@ -789,17 +792,17 @@ static eo__run h_season_get(eo__call *c, eo__answer *a)
     }
     standings_ctx sc = {&pi, json_array(), offset};
     if (rc == 0)
-        rc = sc.arr ? eo_store_standings_each(rs, pi.id, eo__path_param(c->m, "season"), offset, limit,
-                                              standing_one, &sc)
+        rc = sc.arr ? eo_store_standings_each(rs, pi.id, eo__path_param(c->m, "season"), offset,
+                                              limit, standing_one, &sc)
                     : EO_ENOMEM;
     if (rc != 0) {
         json_decref(sc.arr);
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
         return EO__RUN_DONE;
     }
-    eo__answer_json(a, 200, json_pack("{s:s,s:I,s:I,s:o}", "season", eo__path_param(c->m, "season"), "at",
-                                      (json_int_t)at, "offset", (json_int_t)offset, "standings",
-                                      sc.arr));
+    eo__answer_json(a, 200,
+                    json_pack("{s:s,s:I,s:I,s:o}", "season", eo__path_param(c->m, "season"), "at",
+                              (json_int_t)at, "offset", (json_int_t)offset, "standings", sc.arr));
     return EO__RUN_DONE;
 }
 
@@ -1191,8 +1194,8 @@ int eo__route_check(eo__call *c, eo__answer *a)
         return 1;
     }
     if (r->body == EO__BODY_JSON && !is_json_ctype(c->ctype)) {
-        eo__answer_error(a, 415, "unsupported_media_type", "expected Content-Type: application/json",
-                         NULL);
+        eo__answer_error(a, 415, "unsupported_media_type",
+                         "expected Content-Type: application/json", NULL);
         return 1;
     }
     return 0;
