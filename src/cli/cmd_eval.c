@@ -77,16 +77,11 @@ typedef struct eval_run {
 
 /* ---- JSON ---- */
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static void set_metrics(json_t *o, const eo_metrics_result *m)
 {
-    json_object_set_new(o, "logloss", real_or_null(m->logloss));
-    json_object_set_new(o, "brier", real_or_null(m->brier));
-    json_object_set_new(o, "accuracy", real_or_null(m->accuracy));
+    json_object_set_new(o, "logloss", eo_cli_json_real(m->logloss));
+    json_object_set_new(o, "brier", eo_cli_json_real(m->brier));
+    json_object_set_new(o, "accuracy", eo_cli_json_real(m->accuracy));
 }
 
 static int write_json(const eval_run *e)
@@ -101,7 +96,7 @@ static int write_json(const eval_run *e)
     json_object_set_new(out, "draws", json_integer((json_int_t)r->draws));
     json_object_set_new(out, "counted", json_integer((json_int_t)r->all.count));
     set_metrics(out, &r->all);
-    json_object_set_new(out, "brier_draws_half", real_or_null(r->brier_draws_half));
+    json_object_set_new(out, "brier_draws_half", eo_cli_json_real(r->brier_draws_half));
     if (e->has_oracle) {
         json_t *orc = json_object();
         json_object_set_new(orc, "counted", json_integer((json_int_t)e->oracle.count));
@@ -112,20 +107,20 @@ static int write_json(const eval_run *e)
     json_t *tight = json_object();
     json_object_set_new(tight, "share", json_real(1.0 / EO_EVAL_TIGHT_DIV));
     json_object_set_new(tight, "count", json_integer((json_int_t)r->tight.count));
-    json_object_set_new(tight, "max_margin", real_or_null(r->tight_margin));
+    json_object_set_new(tight, "max_margin", eo_cli_json_real(r->tight_margin));
     set_metrics(tight, &r->tight);
     json_object_set_new(out, "tight", tight);
 
     json_t *cal = json_object(), *bins = json_array();
-    json_object_set_new(cal, "ece", real_or_null(r->ece));
+    json_object_set_new(cal, "ece", eo_cli_json_real(r->ece));
     for (int b = 0; b < EO_EVAL_CALIB_BINS; b++) {
         const eo_eval_bin *c = &r->calib[b];
         json_t *o = json_object();
         json_object_set_new(o, "from", json_real(c->from));
         json_object_set_new(o, "to", json_real(c->to));
         json_object_set_new(o, "count", json_integer((json_int_t)c->count));
-        json_object_set_new(o, "mean_p", real_or_null(c->mean_p));
-        json_object_set_new(o, "win_rate", real_or_null(c->win_rate));
+        json_object_set_new(o, "mean_p", eo_cli_json_real(c->mean_p));
+        json_object_set_new(o, "win_rate", eo_cli_json_real(c->win_rate));
         json_array_append_new(bins, o);
     }
     json_object_set_new(cal, "bins", bins);
@@ -136,7 +131,7 @@ static int write_json(const eval_run *e)
         const eo_eval_group *x = &r->exp[g];
         json_t *o = json_object();
         json_object_set_new(o, "from", json_real(x->from));
-        json_object_set_new(o, "to", real_or_null(x->to));
+        json_object_set_new(o, "to", eo_cli_json_real(x->to));
         json_object_set_new(o, "count", json_integer((json_int_t)x->m.count));
         json_object_set_new(o, "draws", json_integer((json_int_t)x->draws));
         set_metrics(o, &x->m);

@@ -257,18 +257,6 @@ static int write_ratings(const eo_fit *f, const eo_pool_config *cfg, const char 
     return 0;
 }
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *metrics_json(const eo_metrics_result *m)
-{
-    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
-                     real_or_null(m->logloss), "brier", real_or_null(m->brier), "accuracy",
-                     real_or_null(m->accuracy));
-}
-
 typedef struct run {
     const fit_opts *o;
     const eo_fit_config *fc;
@@ -293,20 +281,20 @@ static int write_json(const run *r)
     json_object_set_new(out, "sweeps", json_integer(r->st.sweep));
     json_object_set_new(out, "passes", json_integer(r->passes));
     json_object_set_new(out, "converged", json_boolean(r->st.converged));
-    json_object_set_new(out, "max_change", real_or_null(r->st.max_change));
+    json_object_set_new(out, "max_change", eo_cli_json_real(r->st.max_change));
     json_object_set_new(out, "tol", json_real(r->fc->tol));
-    json_object_set_new(out, "objective", real_or_null(r->st.objective));
-    json_object_set_new(out, "train_logloss", real_or_null(r->st.logloss));
+    json_object_set_new(out, "objective", eo_cli_json_real(r->st.objective));
+    json_object_set_new(out, "train_logloss", eo_cli_json_real(r->st.logloss));
     json_object_set_new(out, "seconds", json_real(r->seconds));
     if (r->has_held) {
         json_t *h = json_object();
         json_object_set_new(h, "share", json_real(r->o->holdout));
-        json_object_set_new(h, "refit", metrics_json(&r->sc.refit));
-        json_object_set_new(h, "refit_continuing", metrics_json(&r->sc.refit_cont));
-        json_object_set_new(h, "online_frozen", metrics_json(&r->sc.frozen));
-        json_object_set_new(h, "online_continuing", metrics_json(&r->sc.cont));
+        json_object_set_new(h, "refit", eo_cli_metrics_json(&r->sc.refit));
+        json_object_set_new(h, "refit_continuing", eo_cli_metrics_json(&r->sc.refit_cont));
+        json_object_set_new(h, "online_frozen", eo_cli_metrics_json(&r->sc.frozen));
+        json_object_set_new(h, "online_continuing", eo_cli_metrics_json(&r->sc.cont));
         if (r->has_oracle)
-            json_object_set_new(h, "oracle", metrics_json(&r->sc.oracle));
+            json_object_set_new(h, "oracle", eo_cli_metrics_json(&r->sc.oracle));
         json_object_set_new(out, "holdout", h);
     }
     int rc = json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&

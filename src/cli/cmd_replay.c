@@ -85,11 +85,6 @@ static int write_ratings(const eo_pool *pool, const char *path, int64_t now)
     return 0;
 }
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* What replay takes from each round: the metrics from --eval-from on, the last round's end. */
 typedef struct replay_run {
     size_t eval_start; /* first scored position among the non-blank lines */
@@ -114,11 +109,11 @@ static int write_report(const eo_pool *pool, const replay_run *run, size_t round
     json_t *out = json_object();
     json_object_set_new(out, "rounds", json_integer((json_int_t)rounds));
     json_object_set_new(out, "players", json_integer((json_int_t)eo_pool_player_count(pool)));
-    json_object_set_new(out, "logloss", real_or_null(mr.logloss));
-    json_object_set_new(out, "brier", real_or_null(mr.brier));
-    json_object_set_new(out, "accuracy", real_or_null(mr.accuracy));
+    json_object_set_new(out, "logloss", eo_cli_json_real(mr.logloss));
+    json_object_set_new(out, "brier", eo_cli_json_real(mr.brier));
+    json_object_set_new(out, "accuracy", eo_cli_json_real(mr.accuracy));
     json_object_set_new(out, "rounds_per_s",
-                        real_or_null(secs > 0 ? (double)rounds / secs : NAN));
+                        eo_cli_json_real(secs > 0 ? (double)rounds / secs : NAN));
     size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
     int rc = json_dumpf(out, stdout, flags) == 0 && putchar('\n') != EOF && fflush(stdout) == 0
                  ? 0

@@ -258,18 +258,6 @@ static int fold(const tune_opts *o, const eo_cli_rounds *lg, const eo_pool_confi
 
 /* ---- output ---- */
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *metrics_json(const eo_metrics_result *m)
-{
-    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
-                     real_or_null(m->logloss), "brier", real_or_null(m->brier), "accuracy",
-                     real_or_null(m->accuracy));
-}
-
 static json_t *knobs_json(const knob *k, int nk, const eo_pool_config *cfg)
 {
     json_t *o = json_object();
@@ -411,9 +399,9 @@ static int write_answer(const tune_opts *o, size_t n, const knob *k, int nk, con
         eo_model_name(fd->best.model.model), "rounds", (json_int_t)n, "folds",
         (json_int_t)fd->folds, "eval_from", o->eval_from, "train", o->train, "metric",
         o->brier ? "brier" : "logloss", "start", "params", knobs_json(k, nk, &o->h.cfg), "train",
-        metrics_json(&fd->start.train), "held_out", metrics_json(&fd->start.held),
+        eo_cli_metrics_json(&fd->start.train), "held_out", eo_cli_metrics_json(&fd->start.held),
         "best", "params", knobs_json(k, nk, &fd->best), "train",
-        metrics_json(&fd->cur.train), "held_out", metrics_json(&fd->cur.held),
+        eo_cli_metrics_json(&fd->cur.train), "held_out", eo_cli_metrics_json(&fd->cur.held),
         "pool", json_incref(pool));
     size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
     int rc = 0;

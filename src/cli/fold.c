@@ -1,5 +1,6 @@
 #include "cli/fold.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -210,4 +211,18 @@ void eo_cli_rounds_free(eo_cli_rounds *rs)
         eo_round_free(&rs->r[i]);
     free(rs->r);
     memset(rs, 0, sizeof *rs);
+}
+
+/* ---- pieces of the reports ---- */
+
+json_t *eo_cli_json_real(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *eo_cli_metrics_json(const eo_metrics_result *m)
+{
+    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
+                     eo_cli_json_real(m->logloss), "brier", eo_cli_json_real(m->brier),
+                     "accuracy", eo_cli_json_real(m->accuracy));
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_metrics.h"
@@ -113,5 +115,15 @@ int eo_cli_rounds_push(eo_cli_rounds *rs, eo_round *r);
 
 /* Frees every round kept and the array. */
 void eo_cli_rounds_free(eo_cli_rounds *rs);
+
+/* ---- pieces of the reports ---- */
+
+/* @p v as a JSON real, or null when it is not finite (a figure over no rounds is NaN). A new
+ * reference, NULL only when out of memory. */
+json_t *eo_cli_json_real(double v);
+
+/* {"rounds","logloss","brier","accuracy"} of @p m (each figure as eo_cli_json_real()): fit's
+ * and tune's held-out rows. A new reference, NULL when out of memory. */
+json_t *eo_cli_metrics_json(const eo_metrics_result *m);
 
 #endif
