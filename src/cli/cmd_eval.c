@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/fold.h"
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_eval.h"
@@ -45,59 +45,21 @@ EO_OPT_NO_WEIGHTS_HELP
     "field), 2 bad usage.\n";
 
 typedef struct eval_opts {
-    eo_opt_model model;
-    eo_pool_config cfg;
+    eo_cli_head h;
     double eval_from;
     const char *plot;
     const char *truth; /* --truth */
-    const char *input;
-    int json; /* -1: by the terminal */
-    bool skip_duplicates;
-    bool no_weights; /* --no-weights */
 } eval_opts;
 
-static int parse_args(int argc, char **argv, eval_opts *o)
+static int eval_arg(void *ctx, int argc, char **argv, int *i)
 {
-    const char *val = NULL;
-    eo_pool_config_default(&o->cfg);
-    o->json = -1;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(eval_usage, stdout);
-            return 1;
-        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
-            o->skip_duplicates = true;
-        } else if (strcmp(argv[i], "--no-weights") == 0) {
-            o->no_weights = true;
-        } else if ((r = eo_opt_model_arg("eval", argc, argv, &i, &o->model)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--eval-from", &val)) != 0) {
-            if (r < 0 || eo_opt_real("eval", "--eval-from", val, 0.0, 0.999999, &o->eval_from) != 0)
-                return -1;
-        } else if ((r = eo_opt_format("eval", argc, argv, &i, &o->json)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--truth", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->truth = val;
-        } else if ((r = eo_opt_value("eval", argc, argv, &i, "--plot", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->plot = val;
-        } else if (eo_opt_input("eval", argv[i], eval_usage, &o->input) != 0) {
-            return -1;
-        }
-    }
-    if (!o->input) {
-        fprintf(stderr, "evenodds eval: missing ROUNDS.jsonl\n%s", eval_usage);
-        return -1;
-    }
-    if (o->json < 0)
-        o->json = isatty(STDOUT_FILENO) != 1;
-    return eo_opt_pool_finish("eval", &o->model, &o->cfg);
+    eval_opts *o = ctx;
+    int r = eo_opt_real_arg("eval", argc, argv, i, "--eval-from", 0.0, 0.999999, &o->eval_from);
+    if (r == 0)
+        r = eo_opt_value("eval", argc, argv, i, "--truth", &o->truth);
+    if (r == 0)
+        r = eo_opt_value("eval", argc, argv, i, "--plot", &o->plot);
+    return r;
 }
 
 /* What the run found, for the writers. */
@@ -115,16 +77,11 @@ typedef struct eval_run {
 
 /* ---- JSON ---- */
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static void set_metrics(json_t *o, const eo_metrics_result *m)
 {
-    json_object_set_new(o, "logloss", real_or_null(m->logloss));
-    json_object_set_new(o, "brier", real_or_null(m->brier));
-    json_object_set_new(o, "accuracy", real_or_null(m->accuracy));
+    json_object_set_new(o, "logloss", eo_cli_json_real(m->logloss));
+    json_object_set_new(o, "brier", eo_cli_json_real(m->brier));
+    json_object_set_new(o, "accuracy", eo_cli_json_real(m->accuracy));
 }
 
 static int write_json(const eval_run *e)
@@ -139,7 +96,7 @@ static int write_json(const eval_run *e)
     json_object_set_new(out, "draws", json_integer((json_int_t)r->draws));
     json_object_set_new(out, "counted", json_integer((json_int_t)r->all.count));
     set_metrics(out, &r->all);
-    json_object_set_new(out, "brier_draws_half", real_or_null(r->brier_draws_half));
+    json_object_set_new(out, "brier_draws_half", eo_cli_json_real(r->brier_draws_half));
     if (e->has_oracle) {
         json_t *orc = json_object();
         json_object_set_new(orc, "counted", json_integer((json_int_t)e->oracle.count));
@@ -150,20 +107,20 @@ static int write_json(const eval_run *e)
     json_t *tight = json_object();
     json_object_set_new(tight, "share", json_real(1.0 / EO_EVAL_TIGHT_DIV));
     json_object_set_new(tight, "count", json_integer((json_int_t)r->tight.count));
-    json_object_set_new(tight, "max_margin", real_or_null(r->tight_margin));
+    json_object_set_new(tight, "max_margin", eo_cli_json_real(r->tight_margin));
     set_metrics(tight, &r->tight);
     json_object_set_new(out, "tight", tight);
 
     json_t *cal = json_object(), *bins = json_array();
-    json_object_set_new(cal, "ece", real_or_null(r->ece));
+    json_object_set_new(cal, "ece", eo_cli_json_real(r->ece));
     for (int b = 0; b < EO_EVAL_CALIB_BINS; b++) {
         const eo_eval_bin *c = &r->calib[b];
         json_t *o = json_object();
         json_object_set_new(o, "from", json_real(c->from));
         json_object_set_new(o, "to", json_real(c->to));
         json_object_set_new(o, "count", json_integer((json_int_t)c->count));
-        json_object_set_new(o, "mean_p", real_or_null(c->mean_p));
-        json_object_set_new(o, "win_rate", real_or_null(c->win_rate));
+        json_object_set_new(o, "mean_p", eo_cli_json_real(c->mean_p));
+        json_object_set_new(o, "win_rate", eo_cli_json_real(c->win_rate));
         json_array_append_new(bins, o);
     }
     json_object_set_new(cal, "bins", bins);
@@ -174,7 +131,7 @@ static int write_json(const eval_run *e)
         const eo_eval_group *x = &r->exp[g];
         json_t *o = json_object();
         json_object_set_new(o, "from", json_real(x->from));
-        json_object_set_new(o, "to", real_or_null(x->to));
+        json_object_set_new(o, "to", eo_cli_json_real(x->to));
         json_object_set_new(o, "count", json_integer((json_int_t)x->m.count));
         json_object_set_new(o, "draws", json_integer((json_int_t)x->draws));
         set_metrics(o, &x->m);
@@ -379,129 +336,91 @@ static int write_svg(const eval_run *e, const char *path)
 
 /* ---- the run ---- */
 
-int eo_cmd_eval(int argc, char **argv)
+/* What eval does with each round: its players' experience (every round), then its score. The
+ * experience is eo_eval's own count, so taking it once the pool has rated the round is the same
+ * as before. */
+typedef struct eval_fold {
+    eo_eval *ev;
+    size_t eval_start; /* first scored position */
+} eval_fold;
+
+static int eval_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
 {
-    eval_opts o;
-    memset(&o, 0, sizeof o);
-    int pr = parse_args(argc, argv, &o);
-    if (pr != 0)
-        return pr > 0 ? 0 : 2;
+    eval_fold *e = ctx;
+    double experience = 0.0;
+    int rc = eo_eval_players(e->ev, r, &experience);
+    if (rc == 0 && pos >= e->eval_start)
+        rc = eo_eval_add(e->ev, res->p_a, r->winner, experience);
+    return rc;
+}
 
-    FILE *in = fopen(o.input, "r");
-    if (!in) {
-        fprintf(stderr, "evenodds eval: cannot open '%s'\n", o.input);
-        return 1;
-    }
-    int status = 1;
-    size_t total = 0;
-    eo_pool *pool = NULL;
-    eo_jsonl_reader *rd = NULL;
-    eo_eval *ev = NULL;
-    eo_round round;
-    memset(&round, 0, sizeof round);
-    char msg[512];
-    eo_truth *truth = NULL;
-    eo_metrics oracle;
-    eo_metrics_init(&oracle);
-
-    if (o.truth != NULL && eo_opt_truth_load("eval", o.truth, &truth) != 0)
-        goto done;
-    if (eo_opt_count_lines(in, &total) != 0) {
-        fprintf(stderr, "evenodds eval: cannot read '%s'\n", o.input);
-        goto done;
-    }
-    int rc = eo_pool_create(&o.cfg, &pool);
-    if (rc == 0)
-        rc = eo_eval_create(&ev);
-    if (rc == 0)
-        rc = eo_jsonl_open(in, o.input, o.skip_duplicates, &rd);
-    if (rc != 0) {
-        fprintf(stderr, "evenodds eval: %s\n", eo_strerror(rc));
-        goto done;
-    }
-
+/* The report of a completed fold: the --plot SVG, then JSON or the table. 0, or -1 after a
+ * message. */
+static int report(const eval_opts *o, const eo_cli_fold *f, const eval_fold *e,
+                  const eo_metrics *oracle)
+{
     eval_run run;
     memset(&run, 0, sizeof run);
-    run.model = eo_model_name(o.cfg.model.model);
-    run.input = o.input;
-    run.eval_from = o.eval_from;
-    run.eval_start = (size_t)floor(o.eval_from * (double)total);
-    size_t rounds = 0;
-    bool tty = eo_opt_tty();
-    for (;;) {
-        rc = eo_jsonl_next(rd, &round, NULL, msg, sizeof msg);
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            if (tty && rounds >= 0x10000)
-                fputc('\n', stderr);
-            fprintf(stderr, "evenodds eval: %s\n", msg);
-            goto done;
-        }
-        /* Position among non-blank lines, as replay counts it. */
-        size_t pos = rounds + eo_jsonl_skipped(rd);
-        double experience = 0.0;
-        eo_round_result res;
-        /* The oracle sees the round's real partial play, whatever --no-weights does to it. */
-        if (truth != NULL && pos >= run.eval_start) {
-            double p_true;
-            eo_round_error terr;
-            if (eo_truth_p(truth, &round, &p_true, &terr) != 0) {
-                fprintf(stderr, "evenodds eval: %s:%zu: --truth: %s: %s\n", o.input,
-                        eo_jsonl_line(rd), terr.field, terr.message);
-                goto done;
-            }
-            if (round.winner != EO_DRAW)
-                eo_metrics_add(&oracle, p_true, round.winner == EO_WIN_A);
-        }
-        if (o.no_weights)
-            eo_round_drop_times(&round);
-        rc = eo_eval_players(ev, &round, &experience);
-        if (rc == 0)
-            rc = eo_pool_apply(pool, &round, &res, NULL);
-        if (rc == 0 && pos >= run.eval_start)
-            rc = eo_eval_add(ev, res.p_a, round.winner, experience);
-        if (rc != 0) {
-            fprintf(stderr, "evenodds eval: %s:%zu: %s\n", o.input, eo_jsonl_line(rd),
-                    eo_strerror(rc));
-            goto done;
-        }
-        eo_round_free(&round);
-        rounds++;
-        if (tty && (rounds & 0xFFFF) == 0)
-            fprintf(stderr, "\reval: %zu / %zu rounds", rounds, total);
-    }
-    if (tty && rounds >= 0x10000)
-        fputc('\n', stderr);
-
-    run.rounds = rounds;
-    run.players = eo_pool_player_count(pool);
-    run.has_oracle = truth != NULL;
-    eo_metrics_get(&oracle, &run.oracle);
-    rc = eo_eval_get(ev, &run.r);
+    run.model = eo_model_name(o->h.cfg.model.model);
+    run.input = o->h.input;
+    run.eval_from = o->eval_from;
+    run.eval_start = e->eval_start;
+    run.rounds = f->rounds;
+    run.players = eo_pool_player_count(f->pool);
+    run.has_oracle = f->truth != NULL;
+    eo_metrics_get(oracle, &run.oracle);
+    int rc = eo_eval_get(e->ev, &run.r);
     if (rc != 0) {
         fprintf(stderr, "evenodds eval: %s\n", eo_strerror(rc));
-        goto done;
+        return -1;
     }
-    if (o.plot && write_svg(&run, o.plot) != 0)
-        goto done;
-    if (o.json) {
+    if (o->plot && write_svg(&run, o->plot) != 0)
+        return -1;
+    if (o->h.json) {
         if (write_json(&run) != 0)
-            goto done;
+            return -1;
     } else {
         write_table(&run);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "evenodds eval: cannot write the report\n");
+        return -1;
+    }
+    return 0;
+}
+
+int eo_cmd_eval(int argc, char **argv)
+{
+    eval_opts o = {.h = {.cmd = "eval", .usage = eval_usage, .format = true}};
+    int pr = eo_cli_head_parse(&o.h, argc, argv, eval_arg, NULL, &o);
+    if (pr != 0)
+        return pr > 0 ? 0 : 2;
+    eval_fold e = {0};
+    eo_truth *truth = NULL;
+    eo_metrics oracle;
+    eo_metrics_init(&oracle);
+    eo_cli_fold f = {.head = &o.h, .rate = true, .progress = true, .progress_eol = true,
+                     .oracle = &oracle, .round = eval_round, .ctx = &e};
+    if (eo_cli_fold_open(&f) != 0)
+        return 1;
+    int status = 1;
+    if (o.truth != NULL && eo_opt_truth_load("eval", o.truth, &truth) != 0)
+        goto done;
+    if (eo_cli_fold_count(&f) != 0)
+        goto done;
+    int rc = eo_eval_create(&e.ev);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds eval: %s\n", eo_strerror(rc));
         goto done;
     }
-    status = 0;
+    e.eval_start = (size_t)floor(o.eval_from * (double)f.total);
+    f.truth = truth;
+    f.truth_from = e.eval_start;
+    if (eo_cli_fold_run(&f) == 0 && report(&o, &f, &e, &oracle) == 0)
+        status = 0;
 done:
-    eo_round_free(&round);
-    eo_jsonl_close(rd);
-    eo_eval_destroy(ev);
-    eo_pool_destroy(pool);
+    eo_cli_fold_close(&f);
+    eo_eval_destroy(e.ev);
     eo_truth_destroy(truth);
-    fclose(in);
     return status;
 }

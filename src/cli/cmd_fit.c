@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/fold.h"
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_fit.h"
@@ -61,96 +61,64 @@ EO_OPT_NO_WEIGHTS_HELP
     "invalid input (file, line and field named), 2 bad usage.\n";
 
 typedef struct fit_opts {
-    eo_opt_model model;
-    eo_pool_config cfg;
+    eo_cli_head h;
     int64_t sweeps;
     double tol, prior, prior_mean, holdout;
     bool has_tol, has_prior, has_mean, has_method;
     eo_fit_method method;
     const char *ratings_out;
     const char *truth; /* --truth */
-    const char *input;
-    int json; /* -1: by the terminal */
-    bool skip_duplicates;
-    bool no_weights; /* --no-weights */
 } fit_opts;
 
-static int parse_args(int argc, char **argv, fit_opts *o)
+static int fit_arg(void *ctx, int argc, char **argv, int *i)
 {
-    const char *val = NULL;
-    eo_pool_config_default(&o->cfg);
-    o->json = -1;
-    o->sweeps = 100;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(fit_usage, stdout);
-            return 1;
-        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
-            o->skip_duplicates = true;
-        } else if (strcmp(argv[i], "--no-weights") == 0) {
-            o->no_weights = true;
-        } else if ((r = eo_opt_model_arg("fit", argc, argv, &i, &o->model)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--method", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            if (eo_fit_method_parse(val, &o->method) != 0) {
-                fprintf(stderr, "evenodds fit: --method: expected map or smooth, got '%s'\n", val);
-                return -1;
-            }
-            o->has_method = true;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--sweeps", &val)) != 0) {
-            if (r < 0 || eo_opt_int("fit", "--sweeps", val, 1, 1000000, &o->sweeps) != 0)
-                return -1;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--tol", &val)) != 0) {
-            if (r < 0 || eo_opt_real("fit", "--tol", val, 1e-300, 1e300, &o->tol) != 0)
-                return -1;
-            o->has_tol = true;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--prior", &val)) != 0) {
-            if (r < 0 || eo_opt_real("fit", "--prior", val, 1e-300, 1e300, &o->prior) != 0)
-                return -1;
-            o->has_prior = true;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--prior-mean", &val)) != 0) {
-            if (r < 0 || eo_opt_real("fit", "--prior-mean", val, -1e300, 1e300, &o->prior_mean) != 0)
-                return -1;
-            o->has_mean = true;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--holdout", &val)) != 0) {
-            if (r < 0 || eo_opt_real("fit", "--holdout", val, 0.0, 0.9, &o->holdout) != 0)
-                return -1;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--truth", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->truth = val;
-        } else if ((r = eo_opt_value("fit", argc, argv, &i, "--ratings-out", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->ratings_out = val;
-        } else if ((r = eo_opt_format("fit", argc, argv, &i, &o->json)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if (eo_opt_input("fit", argv[i], fit_usage, &o->input) != 0) {
+    fit_opts *o = ctx;
+    const char *method = NULL;
+    int r;
+    if ((r = eo_opt_value("fit", argc, argv, i, "--method", &method)) != 0) {
+        if (r > 0 && eo_fit_method_parse(method, &o->method) != 0) {
+            fprintf(stderr, "evenodds fit: --method: expected map or smooth, got '%s'\n", method);
             return -1;
         }
+        o->has_method = true; /* a -1 ends the parse */
+        return r;
     }
-    if (!o->input) {
-        fprintf(stderr, "evenodds fit: missing ROUNDS.jsonl\n%s", fit_usage);
-        return -1;
+    if ((r = eo_opt_int_arg("fit", argc, argv, i, "--sweeps", 1, 1000000, &o->sweeps)) != 0)
+        return r;
+    if ((r = eo_opt_real_arg("fit", argc, argv, i, "--tol", 1e-300, 1e300, &o->tol)) != 0) {
+        o->has_tol = true;
+        return r;
     }
+    if ((r = eo_opt_real_arg("fit", argc, argv, i, "--prior", 1e-300, 1e300, &o->prior)) != 0) {
+        o->has_prior = true;
+        return r;
+    }
+    if ((r = eo_opt_real_arg("fit", argc, argv, i, "--prior-mean", -1e300, 1e300,
+                             &o->prior_mean)) != 0) {
+        o->has_mean = true;
+        return r;
+    }
+    if ((r = eo_opt_real_arg("fit", argc, argv, i, "--holdout", 0.0, 0.9, &o->holdout)) != 0)
+        return r;
+    if ((r = eo_opt_value("fit", argc, argv, i, "--truth", &o->truth)) != 0)
+        return r;
+    return eo_opt_value("fit", argc, argv, i, "--ratings-out", &o->ratings_out);
+}
+
+static int fit_check(void *ctx)
+{
+    const fit_opts *o = ctx;
     if (o->truth != NULL && !(o->holdout > 0.0)) {
         fprintf(stderr, "evenodds fit: --truth: scores held-out rounds, so needs --holdout F > 0\n");
         return -1;
     }
-    if (o->json < 0)
-        o->json = isatty(STDOUT_FILENO) != 1;
-    return eo_opt_pool_finish("fit", &o->model, &o->cfg);
+    return 0;
 }
 
 /* The fit's configuration from the options; -1 after a message naming the option. */
 static int fit_config(const fit_opts *o, eo_fit_config *fc)
 {
-    if (eo_fit_config_default(&o->cfg, fc) != 0) {
+    if (eo_fit_config_default(&o->h.cfg, fc) != 0) {
         fprintf(stderr, "evenodds fit: --param: the model refuses these parameters\n");
         return -1;
     }
@@ -166,13 +134,13 @@ static int fit_config(const fit_opts *o, eo_fit_config *fc)
     if (o->has_method)
         fc->method = o->method;
     fc->max_sweeps = (uint32_t)o->sweeps;
-    eo_model m = o->cfg.model.model;
+    eo_model m = o->h.cfg.model.model;
     if (fc->method == EO_FIT_SMOOTH && m != EO_MODEL_TRUESKILL && m != EO_MODEL_WENGLIN) {
         fprintf(stderr, "evenodds fit: --method smooth: only trueskill and wenglin (the "
                         "Gaussian models) have it; %s has map\n", eo_model_name(m));
         return -1;
     }
-    if (o->cfg.model.model == EO_MODEL_HIVE && !(fc->prior_mean > fc->prior_sd)) {
+    if (o->h.cfg.model.model == EO_MODEL_HIVE && !(fc->prior_mean > fc->prior_sd)) {
         fprintf(stderr, "evenodds fit: --prior: the hive model's Gamma prior needs a deviation "
                         "below its mean (%g), got %g\n", fc->prior_mean, fc->prior_sd);
         return -1;
@@ -181,33 +149,6 @@ static int fit_config(const fit_opts *o, eo_fit_config *fc)
 }
 
 /* ---- held-out rounds ---- */
-
-typedef struct held {
-    eo_round *r;
-    size_t n, cap;
-} held;
-
-static int held_push(held *h, eo_round *r)
-{
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 256;
-        eo_round *q = realloc(h->r, cap * sizeof *q);
-        if (q == NULL)
-            return -1;
-        h->r = q;
-        h->cap = cap;
-    }
-    h->r[h->n++] = *r; /* takes ownership */
-    memset(r, 0, sizeof *r);
-    return 0;
-}
-
-static void held_free(held *h)
-{
-    for (size_t i = 0; i < h->n; i++)
-        eo_round_free(&h->r[i]);
-    free(h->r);
-}
 
 typedef struct scores {
     eo_metrics_result refit, refit_cont, frozen, cont, oracle;
@@ -218,7 +159,7 @@ typedef struct scores {
  * online pool, given the refit's states as the service's refit gives them (eo_refit_values(),
  * eo_refit_apply()), rating them as it goes. */
 static int score_held(const eo_fit *f, const eo_pool_config *cfg, eo_pool *online,
-                      eo_pool *refitted, const held *h, scores *out)
+                      eo_pool *refitted, const eo_cli_rounds *h, scores *out)
 {
     eo_refit_value *v = NULL;
     size_t nv = 0;
@@ -316,18 +257,6 @@ static int write_ratings(const eo_fit *f, const eo_pool_config *cfg, const char 
     return 0;
 }
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *metrics_json(const eo_metrics_result *m)
-{
-    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
-                     real_or_null(m->logloss), "brier", real_or_null(m->brier), "accuracy",
-                     real_or_null(m->accuracy));
-}
-
 typedef struct run {
     const fit_opts *o;
     const eo_fit_config *fc;
@@ -342,7 +271,7 @@ typedef struct run {
 static int write_json(const run *r)
 {
     json_t *out = json_object();
-    json_object_set_new(out, "model", json_string(eo_model_name(r->o->cfg.model.model)));
+    json_object_set_new(out, "model", json_string(eo_model_name(r->o->h.cfg.model.model)));
     json_object_set_new(out, "method", json_string(eo_fit_method_name(r->fc->method)));
     json_object_set_new(out, "rounds", json_integer((json_int_t)r->rounds));
     json_object_set_new(out, "train_rounds", json_integer((json_int_t)r->train));
@@ -352,20 +281,20 @@ static int write_json(const run *r)
     json_object_set_new(out, "sweeps", json_integer(r->st.sweep));
     json_object_set_new(out, "passes", json_integer(r->passes));
     json_object_set_new(out, "converged", json_boolean(r->st.converged));
-    json_object_set_new(out, "max_change", real_or_null(r->st.max_change));
+    json_object_set_new(out, "max_change", eo_cli_json_real(r->st.max_change));
     json_object_set_new(out, "tol", json_real(r->fc->tol));
-    json_object_set_new(out, "objective", real_or_null(r->st.objective));
-    json_object_set_new(out, "train_logloss", real_or_null(r->st.logloss));
+    json_object_set_new(out, "objective", eo_cli_json_real(r->st.objective));
+    json_object_set_new(out, "train_logloss", eo_cli_json_real(r->st.logloss));
     json_object_set_new(out, "seconds", json_real(r->seconds));
     if (r->has_held) {
         json_t *h = json_object();
         json_object_set_new(h, "share", json_real(r->o->holdout));
-        json_object_set_new(h, "refit", metrics_json(&r->sc.refit));
-        json_object_set_new(h, "refit_continuing", metrics_json(&r->sc.refit_cont));
-        json_object_set_new(h, "online_frozen", metrics_json(&r->sc.frozen));
-        json_object_set_new(h, "online_continuing", metrics_json(&r->sc.cont));
+        json_object_set_new(h, "refit", eo_cli_metrics_json(&r->sc.refit));
+        json_object_set_new(h, "refit_continuing", eo_cli_metrics_json(&r->sc.refit_cont));
+        json_object_set_new(h, "online_frozen", eo_cli_metrics_json(&r->sc.frozen));
+        json_object_set_new(h, "online_continuing", eo_cli_metrics_json(&r->sc.cont));
         if (r->has_oracle)
-            json_object_set_new(h, "oracle", metrics_json(&r->sc.oracle));
+            json_object_set_new(h, "oracle", eo_cli_metrics_json(&r->sc.oracle));
         json_object_set_new(out, "holdout", h);
     }
     int rc = json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
@@ -385,7 +314,7 @@ static void row(const char *label, const eo_metrics_result *m)
 static void write_table(const run *r)
 {
     printf("model %s, %zu rounds (%zu fitted), %zu players: %s\n",
-           eo_model_name(r->o->cfg.model.model), r->rounds, r->train, r->players, r->o->input);
+           eo_model_name(r->o->h.cfg.model.model), r->rounds, r->train, r->players, r->o->h.input);
     printf("method %s, prior mean %g, sd %g; %u sweeps, %u passes, %s (max change %.3g, "
            "tol %.3g)\n",
            eo_fit_method_name(r->fc->method), r->fc->prior_mean, r->fc->prior_sd, r->st.sweep,
@@ -427,153 +356,130 @@ static void progress(const eo_fit_sweep_stats *st, const eo_fit_config *fc)
             fc->max_sweeps, st->max_change, fc->tol);
 }
 
-/* Reads the log: the first @p train rounds into the fit and the online pool, the rest kept;
- * with @p truth, the oracle scores each kept round into @p oracle as it is read, before
- * --no-weights drops its partial play (the oracle always sees the real weights). */
-static int load(const fit_opts *o, FILE *in, size_t train, eo_fit *f, eo_pool *online,
-                eo_pool *refitted, held *h, size_t *rounds, const eo_truth *truth,
-                eo_metrics *oracle)
+/* What fit does with each round read: the first train rounds into the fit and, with --holdout,
+ * the two online pools; the rest kept for scoring. */
+typedef struct fit_load {
+    size_t train;
+    eo_fit *f;
+    eo_pool *online, *refitted; /* NULL without --holdout */
+    eo_cli_rounds held;
+} fit_load;
+
+static int fit_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
 {
-    eo_jsonl_reader *rd = NULL;
-    eo_round round;
-    memset(&round, 0, sizeof round);
-    char msg[512];
-    int rc = eo_jsonl_open(in, o->input, o->skip_duplicates, &rd);
-    if (rc != 0) {
-        fprintf(stderr, "evenodds fit: %s\n", eo_strerror(rc));
+    fit_load *l = ctx;
+    (void)res;
+    if (pos >= l->train)
+        return eo_cli_rounds_push(&l->held, r);
+    int rc = eo_fit_add_round(l->f, r);
+    if (rc == 0 && l->online != NULL)
+        rc = eo_pool_apply(l->online, r, NULL, NULL);
+    if (rc == 0 && l->refitted != NULL)
+        rc = eo_pool_apply(l->refitted, r, NULL, NULL);
+    return rc;
+}
+
+/* Sweeps to convergence or the most sweeps, with the progress bar on a terminal and the final
+ * line. 0, or -1 after a message. */
+static int sweep(eo_fit *f, const eo_fit_config *fc, run *r)
+{
+    bool tty = eo_opt_tty();
+    double t0 = now_s();
+    for (;;) {
+        int rc = eo_fit_sweep(f, &r->st);
+        if (rc != 0) {
+            fprintf(stderr, "evenodds fit: %s\n", eo_strerror(rc));
+            return -1;
+        }
+        r->passes += r->st.passes;
+        if (tty)
+            progress(&r->st, fc);
+        if (r->st.converged || r->st.sweep >= fc->max_sweeps)
+            break;
+    }
+    r->seconds = now_s() - t0;
+    if (tty)
+        fputc('\n', stderr);
+    fprintf(stderr, "fit: %u sweeps (%u passes over %zu rounds), %s, max change %.3g, "
+                    "objective %.10g, %.3f s\n",
+            r->st.sweep, r->passes, r->train, r->st.converged ? "converged" : "not converged",
+            r->st.max_change, r->st.objective, r->seconds);
+    return 0;
+}
+
+/* Reads the log into the fit (and the pools and held-out rounds of @p l) with the oracle of
+ * --truth on the held-out rounds. 0, or -1 after a message. */
+static int load(const fit_opts *o, eo_cli_fold *lf, fit_load *l, run *r)
+{
+    r->has_held = o->holdout > 0.0;
+    l->train = r->has_held ? lf->total - (size_t)floor(o->holdout * (double)lf->total) : lf->total;
+    if (r->has_held && (eo_pool_create(&o->h.cfg, &l->online) != 0 ||
+                        eo_pool_create(&o->h.cfg, &l->refitted) != 0)) {
+        fprintf(stderr, "evenodds fit: %s\n", eo_strerror(EO_ENOMEM));
         return -1;
     }
-    *rounds = 0;
-    for (;;) {
-        rc = eo_jsonl_next(rd, &round, NULL, msg, sizeof msg);
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            fprintf(stderr, "evenodds fit: %s\n", msg);
-            eo_jsonl_close(rd);
-            return -1;
-        }
-        size_t pos = *rounds + eo_jsonl_skipped(rd);
-        if (truth != NULL && pos >= train) {
-            double p_true;
-            eo_round_error terr;
-            if (eo_truth_p(truth, &round, &p_true, &terr) != 0) {
-                fprintf(stderr, "evenodds fit: %s:%zu: --truth: %s: %s\n", o->input,
-                        eo_jsonl_line(rd), terr.field, terr.message);
-                eo_round_free(&round);
-                eo_jsonl_close(rd);
-                return -1;
-            }
-            if (round.winner != EO_DRAW)
-                eo_metrics_add(oracle, p_true, round.winner == EO_WIN_A);
-        }
-        if (o->no_weights)
-            eo_round_drop_times(&round);
-        if (pos < train) {
-            rc = eo_fit_add_round(f, &round);
-            if (rc == 0 && online != NULL)
-                rc = eo_pool_apply(online, &round, NULL, NULL);
-            if (rc == 0 && refitted != NULL)
-                rc = eo_pool_apply(refitted, &round, NULL, NULL);
-        } else {
-            rc = held_push(h, &round) == 0 ? 0 : EO_ENOMEM;
-        }
-        eo_round_free(&round);
-        if (rc != 0) {
-            fprintf(stderr, "evenodds fit: %s:%zu: %s\n", o->input, eo_jsonl_line(rd),
-                    eo_strerror(rc));
-            eo_jsonl_close(rd);
-            return -1;
-        }
-        (*rounds)++;
+    eo_truth *truth = NULL;
+    eo_metrics oracle;
+    eo_metrics_init(&oracle);
+    if (o->truth != NULL && eo_opt_truth_load("fit", o->truth, &truth) != 0)
+        return -1;
+    lf->truth = truth;
+    lf->truth_from = l->train;
+    lf->oracle = &oracle;
+    int rc = eo_cli_fold_run(lf);
+    r->rounds = lf->rounds;
+    r->has_oracle = truth != NULL;
+    eo_metrics_get(&oracle, &r->sc.oracle);
+    eo_truth_destroy(truth);
+    lf->truth = NULL;
+    lf->oracle = NULL;
+    if (rc != 0)
+        return -1;
+    r->train = r->rounds - l->held.n;
+    r->players = eo_fit_player_count(l->f);
+    if (r->train == 0) {
+        fprintf(stderr, "evenodds fit: %s: no rounds to fit\n", o->h.input);
+        return -1;
     }
-    eo_jsonl_close(rd);
     return 0;
 }
 
 int eo_cmd_fit(int argc, char **argv)
 {
-    fit_opts o;
-    memset(&o, 0, sizeof o);
-    int pr = parse_args(argc, argv, &o);
+    fit_opts o = {.h = {.cmd = "fit", .usage = fit_usage, .format = true}, .sweeps = 100};
+    int pr = eo_cli_head_parse(&o.h, argc, argv, fit_arg, fit_check, &o);
     if (pr != 0)
         return pr > 0 ? 0 : 2;
     eo_fit_config fc;
     if (fit_config(&o, &fc) != 0)
         return 2;
-    eo_fit *f = NULL;
-    if (eo_fit_create(&o.cfg, &fc, &f) != 0) {
+    fit_load l = {0};
+    if (eo_fit_create(&o.h.cfg, &fc, &l.f) != 0) {
         fprintf(stderr, "evenodds fit: --prior: a prior of mean %g and deviation %g is not "
                         "allowed\n", fc.prior_mean, fc.prior_sd);
         return 2;
     }
     int status = 1;
-    eo_pool *online = NULL, *refitted = NULL;
-    held h = {0};
     run r;
     memset(&r, 0, sizeof r);
     r.o = &o;
     r.fc = &fc;
-    FILE *in = fopen(o.input, "r");
-    size_t total = 0;
-    if (!in || eo_opt_count_lines(in, &total) != 0) {
-        fprintf(stderr, "evenodds fit: cannot read '%s'\n", o.input);
+    eo_cli_fold lf = {.head = &o.h, .round = fit_round, .ctx = &l};
+    /* fit's message for a log it cannot open is the one for a log it cannot read. */
+    lf.in = fopen(o.h.input, "r");
+    if (lf.in == NULL || eo_opt_count_lines(lf.in, &lf.total) != 0) {
+        fprintf(stderr, "evenodds fit: cannot read '%s'\n", o.h.input);
         goto done;
     }
-    r.has_held = o.holdout > 0.0;
-    size_t train = r.has_held ? total - (size_t)floor(o.holdout * (double)total) : total;
-    if (r.has_held &&
-        (eo_pool_create(&o.cfg, &online) != 0 || eo_pool_create(&o.cfg, &refitted) != 0)) {
-        fprintf(stderr, "evenodds fit: %s\n", eo_strerror(EO_ENOMEM));
+    if (load(&o, &lf, &l, &r) != 0 || sweep(l.f, &fc, &r) != 0)
         goto done;
-    }
-    eo_truth *truth = NULL;
-    eo_metrics oracle;
-    eo_metrics_init(&oracle);
-    if (o.truth != NULL && eo_opt_truth_load("fit", o.truth, &truth) != 0)
-        goto done;
-    int lrc = load(&o, in, train, f, online, refitted, &h, &r.rounds, truth, &oracle);
-    r.has_oracle = truth != NULL;
-    eo_metrics_get(&oracle, &r.sc.oracle);
-    eo_truth_destroy(truth);
-    if (lrc != 0)
-        goto done;
-    r.train = r.rounds - h.n;
-    r.players = eo_fit_player_count(f);
-    if (r.train == 0) {
-        fprintf(stderr, "evenodds fit: %s: no rounds to fit\n", o.input);
-        goto done;
-    }
-
-    bool tty = eo_opt_tty();
-    double t0 = now_s();
-    for (;;) {
-        int rc = eo_fit_sweep(f, &r.st);
-        if (rc != 0) {
-            fprintf(stderr, "evenodds fit: %s\n", eo_strerror(rc));
-            goto done;
-        }
-        r.passes += r.st.passes;
-        if (tty)
-            progress(&r.st, &fc);
-        if (r.st.converged || r.st.sweep >= fc.max_sweeps)
-            break;
-    }
-    r.seconds = now_s() - t0;
-    if (tty)
-        fputc('\n', stderr);
-    fprintf(stderr, "fit: %u sweeps (%u passes over %zu rounds), %s, max change %.3g, "
-                    "objective %.10g, %.3f s\n",
-            r.st.sweep, r.passes, r.train, r.st.converged ? "converged" : "not converged",
-            r.st.max_change, r.st.objective, r.seconds);
-
-    if (r.has_held && score_held(f, &o.cfg, online, refitted, &h, &r.sc) != 0) {
+    if (r.has_held && score_held(l.f, &o.h.cfg, l.online, l.refitted, &l.held, &r.sc) != 0) {
         fprintf(stderr, "evenodds fit: scoring the held-out rounds failed\n");
         goto done;
     }
-    if (o.ratings_out && write_ratings(f, &o.cfg, o.ratings_out) != 0)
+    if (o.ratings_out && write_ratings(l.f, &o.h.cfg, o.ratings_out) != 0)
         goto done;
-    if (o.json) {
+    if (o.h.json) {
         if (write_json(&r) != 0)
             goto done;
     } else {
@@ -581,11 +487,10 @@ int eo_cmd_fit(int argc, char **argv)
     }
     status = fflush(stdout) == 0 ? 0 : 1;
 done:
-    if (in)
-        fclose(in);
-    held_free(&h);
-    eo_pool_destroy(online);
-    eo_pool_destroy(refitted);
-    eo_fit_destroy(f);
+    eo_cli_fold_close(&lf);
+    eo_cli_rounds_free(&l.held);
+    eo_pool_destroy(l.online);
+    eo_pool_destroy(l.refitted);
+    eo_fit_destroy(l.f);
     return status;
 }

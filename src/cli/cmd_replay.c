@@ -2,13 +2,12 @@
  * ratings predicted each round before it was rated. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/fold.h"
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_metrics.h"
@@ -37,47 +36,18 @@ EO_OPT_NO_WEIGHTS_HELP
     "the service did; it is not a round and is not scored.\n";
 
 typedef struct replay_opts {
-    eo_opt_model model;
-    eo_pool_config cfg;
+    eo_cli_head h;
     double eval_from;
     const char *ratings_out;
-    const char *input;
-    bool skip_duplicates;
-    bool no_weights; /* --no-weights */
 } replay_opts;
 
-static int parse_args(int argc, char **argv, replay_opts *o)
+static int replay_arg(void *ctx, int argc, char **argv, int *i)
 {
-    const char *val = NULL;
-    eo_pool_config_default(&o->cfg);
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(replay_usage, stdout);
-            return 1;
-        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
-            o->skip_duplicates = true;
-        } else if (strcmp(argv[i], "--no-weights") == 0) {
-            o->no_weights = true;
-        } else if ((r = eo_opt_model_arg("replay", argc, argv, &i, &o->model)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--eval-from", &val)) != 0) {
-            if (r < 0 || eo_opt_real("replay", "--eval-from", val, 0.0, 0.999999, &o->eval_from) != 0)
-                return -1;
-        } else if ((r = eo_opt_value("replay", argc, argv, &i, "--ratings-out", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            o->ratings_out = val;
-        } else if (eo_opt_input("replay", argv[i], replay_usage, &o->input) != 0) {
-            return -1;
-        }
-    }
-    if (!o->input) {
-        fprintf(stderr, "evenodds replay: missing ROUNDS.jsonl\n%s", replay_usage);
-        return -1;
-    }
-    return eo_opt_pool_finish("replay", &o->model, &o->cfg);
+    replay_opts *o = ctx;
+    int r = eo_opt_real_arg("replay", argc, argv, i, "--eval-from", 0.0, 0.999999, &o->eval_from);
+    if (r != 0)
+        return r;
+    return eo_opt_value("replay", argc, argv, i, "--ratings-out", &o->ratings_out);
 }
 
 typedef struct write_ctx {
@@ -115,118 +85,69 @@ static int write_ratings(const eo_pool *pool, const char *path, int64_t now)
     return 0;
 }
 
-static json_t *real_or_null(double v)
+/* What replay takes from each round: the metrics from --eval-from on, the last round's end. */
+typedef struct replay_run {
+    size_t eval_start; /* first scored position among the non-blank lines */
+    int64_t last_end;
+    eo_metrics m;
+} replay_run;
+
+static int replay_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    replay_run *run = ctx;
+    int64_t end = r->ended_at != 0 ? r->ended_at : r->started_at;
+    run->last_end = end > run->last_end ? end : run->last_end;
+    if (pos >= run->eval_start && r->winner != EO_DRAW)
+        eo_metrics_add(&run->m, res->p_a, r->winner == EO_WIN_A);
+    return 0;
+}
+
+static int write_report(const eo_pool *pool, const replay_run *run, size_t rounds, double secs)
+{
+    eo_metrics_result mr;
+    eo_metrics_get(&run->m, &mr);
+    json_t *out = json_object();
+    json_object_set_new(out, "rounds", json_integer((json_int_t)rounds));
+    json_object_set_new(out, "players", json_integer((json_int_t)eo_pool_player_count(pool)));
+    json_object_set_new(out, "logloss", eo_cli_json_real(mr.logloss));
+    json_object_set_new(out, "brier", eo_cli_json_real(mr.brier));
+    json_object_set_new(out, "accuracy", eo_cli_json_real(mr.accuracy));
+    json_object_set_new(out, "rounds_per_s",
+                        eo_cli_json_real(secs > 0 ? (double)rounds / secs : NAN));
+    size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
+    int rc = json_dumpf(out, stdout, flags) == 0 && putchar('\n') != EOF && fflush(stdout) == 0
+                 ? 0
+                 : -1;
+    json_decref(out);
+    return rc;
 }
 
 int eo_cmd_replay(int argc, char **argv)
 {
-    replay_opts o;
-    memset(&o, 0, sizeof o);
-    int pr = parse_args(argc, argv, &o);
+    replay_opts o = {.h = {.cmd = "replay", .usage = replay_usage}};
+    int pr = eo_cli_head_parse(&o.h, argc, argv, replay_arg, NULL, &o);
     if (pr != 0)
         return pr > 0 ? 0 : 2;
-
-    FILE *in = fopen(o.input, "r");
-    if (!in) {
-        fprintf(stderr, "evenodds replay: cannot open '%s'\n", o.input);
+    replay_run run = {0};
+    eo_metrics_init(&run.m);
+    eo_cli_fold f = {.head = &o.h, .rate = true, .refits = true, .progress = true,
+                     .round = replay_round, .ctx = &run};
+    if (eo_cli_fold_open(&f) != 0)
         return 1;
-    }
     int status = 1;
-    size_t total = 0;
-    eo_pool *pool = NULL;
-    eo_jsonl_reader *rd = NULL;
-    eo_round round;
-    memset(&round, 0, sizeof round);
-    char msg[512];
-
-    if (eo_opt_count_lines(in, &total) != 0) {
-        fprintf(stderr, "evenodds replay: cannot read '%s'\n", o.input);
+    if (eo_cli_fold_count(&f) != 0)
         goto done;
-    }
-    int rc = eo_pool_create(&o.cfg, &pool);
-    if (rc == 0)
-        rc = eo_jsonl_open(in, o.input, o.skip_duplicates, &rd);
-    if (rc != 0) {
-        fprintf(stderr, "evenodds replay: %s\n", eo_strerror(rc));
-        goto done;
-    }
-
-    size_t eval_start = (size_t)floor(o.eval_from * (double)total);
-    size_t rounds = 0;
-    int64_t last_end = 0;
-    eo_metrics m;
-    eo_metrics_init(&m);
-    bool tty = eo_opt_tty();
+    run.eval_start = (size_t)floor(o.eval_from * (double)f.total);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        eo_refit_record rf;
-        rc = eo_jsonl_next_entry(rd, &round, NULL, &rf, msg, sizeof msg);
-        if (rc == 0)
-            break;
-        if (rc < 0) {
-            fprintf(stderr, "evenodds replay: %s\n", msg);
-            goto done;
-        }
-        if (rc == EO_JSONL_REFIT) {
-            /* An exported refit: the states the service set, applied the way it did. */
-            size_t bad = 0;
-            rc = eo_refit_apply(pool, rf.v, rf.n, &bad);
-            if (rc != 0)
-                fprintf(stderr, "evenodds replay: %s:%zu: \"refit.players[%zu]\": %s\n",
-                        o.input, eo_jsonl_line(rd), bad, eo_strerror(rc));
-            eo_refit_free(&rf);
-            if (rc != 0)
-                goto done;
-            continue;
-        }
-        /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
-        size_t pos = rounds + eo_jsonl_skipped(rd);
-        if (o.no_weights)
-            eo_round_drop_times(&round);
-        eo_round_result res;
-        int64_t end = round.ended_at != 0 ? round.ended_at : round.started_at;
-        last_end = end > last_end ? end : last_end;
-        rc = eo_pool_apply(pool, &round, &res, NULL);
-        if (rc != 0) {
-            fprintf(stderr, "evenodds replay: %s:%zu: %s\n", o.input, eo_jsonl_line(rd),
-                    eo_strerror(rc));
-            goto done;
-        }
-        if (pos >= eval_start && round.winner != EO_DRAW)
-            eo_metrics_add(&m, res.p_a, round.winner == EO_WIN_A);
-        eo_round_free(&round);
-        rounds++;
-        if (tty && (rounds & 0xFFFF) == 0)
-            fprintf(stderr, "\rreplay: %zu / %zu rounds", rounds, total);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (tty && rounds >= 0x10000)
-        fputc('\n', stderr);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
-
-    if (o.ratings_out && write_ratings(pool, o.ratings_out, last_end) != 0)
+    if (eo_cli_fold_run(&f) != 0)
         goto done;
-
-    eo_metrics_result mr;
-    eo_metrics_get(&m, &mr);
-    json_t *out = json_object();
-    json_object_set_new(out, "rounds", json_integer((json_int_t)rounds));
-    json_object_set_new(out, "players", json_integer((json_int_t)eo_pool_player_count(pool)));
-    json_object_set_new(out, "logloss", real_or_null(mr.logloss));
-    json_object_set_new(out, "brier", real_or_null(mr.brier));
-    json_object_set_new(out, "accuracy", real_or_null(mr.accuracy));
-    json_object_set_new(out, "rounds_per_s", real_or_null(secs > 0 ? (double)rounds / secs : NAN));
-    if (json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
-        putchar('\n') != EOF && fflush(stdout) == 0)
-        status = 0;
-    json_decref(out);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (o.ratings_out && write_ratings(f.pool, o.ratings_out, run.last_end) != 0)
+        goto done;
+    status = write_report(f.pool, &run, f.rounds, secs) == 0 ? 0 : 1;
 done:
-    eo_round_free(&round);
-    eo_jsonl_close(rd);
-    eo_pool_destroy(pool);
-    fclose(in);
+    eo_cli_fold_close(&f);
     return status;
 }

@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "cli/fold.h"
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_metrics.h"
@@ -56,85 +56,51 @@ EO_OPT_NO_WEIGHTS_HELP
 #define TUNE_MAX 8
 
 typedef struct tune_opts {
-    eo_opt_model model;
-    eo_pool_config cfg;
+    eo_cli_head h;
     const char *tune[TUNE_MAX];
     int ntune;
     double train, eval_from;
     bool brier;
     int64_t budget;
-    const char *input;
-    int json; /* -1: by the terminal */
-    bool skip_duplicates;
-    bool no_weights; /* --no-weights */
 } tune_opts;
 
-static int parse_args(int argc, char **argv, tune_opts *o)
+static int tune_arg(void *ctx, int argc, char **argv, int *i)
 {
+    tune_opts *o = ctx;
     const char *val = NULL;
-    eo_pool_config_default(&o->cfg);
-    o->json = -1;
-    o->train = 0.7;
-    o->eval_from = 0.1;
-    o->budget = 60;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(tune_usage, stdout);
-            return 1;
-        } else if (strcmp(argv[i], "--skip-duplicates") == 0) {
-            o->skip_duplicates = true;
-        } else if (strcmp(argv[i], "--no-weights") == 0) {
-            o->no_weights = true;
-        } else if ((r = eo_opt_model_arg("tune", argc, argv, &i, &o->model)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--tune", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            if (o->ntune == TUNE_MAX) {
-                fprintf(stderr, "evenodds tune: --tune: at most %d parameters\n", TUNE_MAX);
-                return -1;
-            }
-            o->tune[o->ntune++] = val;
-        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--train", &val)) != 0) {
-            if (r < 0 || eo_opt_real("tune", "--train", val, 0.01, 0.99, &o->train) != 0)
-                return -1;
-        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--eval-from", &val)) != 0) {
-            if (r < 0 || eo_opt_real("tune", "--eval-from", val, 0.0, 0.98, &o->eval_from) != 0)
-                return -1;
-        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--budget", &val)) != 0) {
-            if (r < 0 || eo_opt_int("tune", "--budget", val, 1, 100000, &o->budget) != 0)
-                return -1;
-        } else if ((r = eo_opt_value("tune", argc, argv, &i, "--metric", &val)) != 0) {
-            if (r < 0)
-                return -1;
-            if (strcmp(val, "brier") == 0 || strcmp(val, "logloss") == 0) {
-                o->brier = val[0] == 'b';
-            } else {
-                fprintf(stderr, "evenodds tune: --metric: expected logloss or brier, got '%s'\n",
-                        val);
-                return -1;
-            }
-        } else if ((r = eo_opt_format("tune", argc, argv, &i, &o->json)) != 0) {
-            if (r < 0)
-                return -1;
-        } else if (eo_opt_input("tune", argv[i], tune_usage, &o->input) != 0) {
+    int r;
+    if ((r = eo_opt_value("tune", argc, argv, i, "--tune", &val)) > 0) {
+        if (o->ntune == TUNE_MAX) {
+            fprintf(stderr, "evenodds tune: --tune: at most %d parameters\n", TUNE_MAX);
             return -1;
         }
+        o->tune[o->ntune++] = val;
     }
-    if (!o->input) {
-        fprintf(stderr, "evenodds tune: missing ROUNDS.jsonl\n%s", tune_usage);
-        return -1;
+    if (r == 0)
+        r = eo_opt_real_arg("tune", argc, argv, i, "--train", 0.01, 0.99, &o->train);
+    if (r == 0)
+        r = eo_opt_real_arg("tune", argc, argv, i, "--eval-from", 0.0, 0.98, &o->eval_from);
+    if (r == 0)
+        r = eo_opt_int_arg("tune", argc, argv, i, "--budget", 1, 100000, &o->budget);
+    if (r == 0 && (r = eo_opt_value("tune", argc, argv, i, "--metric", &val)) > 0) {
+        if (strcmp(val, "brier") != 0 && strcmp(val, "logloss") != 0) {
+            fprintf(stderr, "evenodds tune: --metric: expected logloss or brier, got '%s'\n", val);
+            return -1;
+        }
+        o->brier = val[0] == 'b';
     }
+    return r;
+}
+
+static int tune_check(void *ctx)
+{
+    const tune_opts *o = ctx;
     if (o->eval_from >= o->train) {
         fprintf(stderr, "evenodds tune: --eval-from (%g) must be below --train (%g)\n",
                 o->eval_from, o->train);
         return -1;
     }
-    if (o->json < 0)
-        o->json = isatty(STDOUT_FILENO) != 1;
-    return eo_opt_pool_finish("tune", &o->model, &o->cfg);
+    return 0;
 }
 
 /* ---- the parameters searched ---- */
@@ -187,7 +153,7 @@ static const char *const default_knobs[][5] = {
 /* The knobs to search: --tune's names, else the model's default set. -1 after a message. */
 static int make_knobs(const tune_opts *o, knob *k, int *nk)
 {
-    eo_model m = o->cfg.model.model;
+    eo_model m = o->h.cfg.model.model;
     size_t n = 0;
     const eo_param_spec *spec = eo_model_params(m, &n);
     const char *names[TUNE_MAX];
@@ -196,7 +162,7 @@ static int make_knobs(const tune_opts *o, knob *k, int *nk)
         names[count++] = o->tune[i];
     for (int i = 0; o->ntune == 0 && i < 4 && default_knobs[m][i] != NULL; i++)
         names[count++] = default_knobs[m][i];
-    if (o->ntune == 0 && o->cfg.bias.by != EO_BIAS_OFF) {
+    if (o->ntune == 0 && o->h.cfg.bias.by != EO_BIAS_OFF) {
         names[count++] = "bias_strength";
         names[count++] = "bias_prior";
     }
@@ -210,7 +176,7 @@ static int make_knobs(const tune_opts *o, knob *k, int *nk)
                 s = &bias_specs[b];
             }
         }
-        if (s != NULL && idx < 0 && o->cfg.bias.by == EO_BIAS_OFF) {
+        if (s != NULL && idx < 0 && o->h.cfg.bias.by == EO_BIAS_OFF) {
             fprintf(stderr, "evenodds tune: --tune %s: the bias is off (--param bias=map)\n",
                     names[i]);
             return -1;
@@ -233,7 +199,7 @@ static int make_knobs(const tune_opts *o, knob *k, int *nk)
         knob *kb = &k[(*nk)++];
         kb->index = idx;
         kb->spec = s;
-        double v = knob_get(kb, &o->cfg);
+        double v = knob_get(kb, &o->h.cfg);
         kb->log = s->min >= 0 && v > 0;
         kb->step = kb->log ? 2.0 : fmax(0.25 * (s->max - s->min > 1e6 ? fabs(v) + 1 : s->max - s->min),
                                           s->integer ? 1.0 : 1e-9);
@@ -258,14 +224,9 @@ typedef struct score {
     double objective;
 } score;
 
-typedef struct log_rounds {
-    eo_round *r;
-    size_t n, cap;
-} log_rounds;
-
 /* Folds every round through a fresh pool of @p cfg. 0, or -1 (message printed: a config the
  * model refuses, or out of memory). */
-static int fold(const tune_opts *o, const log_rounds *lg, const eo_pool_config *cfg, score *out)
+static int fold(const tune_opts *o, const eo_cli_rounds *lg, const eo_pool_config *cfg, score *out)
 {
     eo_pool *pool = NULL;
     if (eo_pool_create(cfg, &pool) != 0)
@@ -297,18 +258,6 @@ static int fold(const tune_opts *o, const log_rounds *lg, const eo_pool_config *
 
 /* ---- output ---- */
 
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *metrics_json(const eo_metrics_result *m)
-{
-    return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
-                     real_or_null(m->logloss), "brier", real_or_null(m->brier), "accuracy",
-                     real_or_null(m->accuracy));
-}
-
 static json_t *knobs_json(const knob *k, int nk, const eo_pool_config *cfg)
 {
     json_t *o = json_object();
@@ -325,107 +274,76 @@ static void print_row(const char *label, const eo_metrics_result *m)
 
 /* ---- the run ---- */
 
-static int load(const tune_opts *o, log_rounds *lg)
+static int keep_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
 {
-    FILE *in = fopen(o->input, "r");
-    if (!in) {
-        fprintf(stderr, "evenodds tune: cannot open '%s'\n", o->input);
+    (void)pos;
+    (void)res;
+    return eo_cli_rounds_push(ctx, r);
+}
+
+/* Reads the whole log into @p lg. 0, or -1 after a message. */
+static int load(const tune_opts *o, eo_cli_rounds *lg)
+{
+    eo_cli_fold f = {.head = &o->h, .round = keep_round, .ctx = lg};
+    if (eo_cli_fold_open(&f) != 0)
         return -1;
-    }
-    eo_jsonl_reader *rd = NULL;
-    char msg[512];
-    int rc = eo_jsonl_open(in, o->input, o->skip_duplicates, &rd);
-    while (rc == 0) {
-        if (lg->n == lg->cap) {
-            size_t cap = lg->cap ? 2 * lg->cap : 1024;
-            eo_round *r = realloc(lg->r, cap * sizeof *r);
-            if (r == NULL) {
-                rc = EO_ENOMEM;
-                break;
-            }
-            lg->r = r;
-            lg->cap = cap;
-        }
-        rc = eo_jsonl_next(rd, &lg->r[lg->n], NULL, msg, sizeof msg);
-        if (rc == 0)
-            break; /* end of file */
-        if (rc < 0) {
-            fprintf(stderr, "evenodds tune: %s\n", msg);
-            eo_jsonl_close(rd);
-            fclose(in);
-            return -1;
-        }
-        if (o->no_weights)
-            eo_round_drop_times(&lg->r[lg->n]);
-        lg->n++;
-        rc = 0;
-    }
-    eo_jsonl_close(rd);
-    fclose(in);
-    if (rc != 0) {
-        fprintf(stderr, "evenodds tune: %s\n", eo_strerror(rc));
+    int rc = eo_cli_fold_run(&f);
+    eo_cli_fold_close(&f);
+    if (rc != 0)
         return -1;
-    }
     if (lg->n < 10) {
-        fprintf(stderr, "evenodds tune: %s: %zu rounds; at least 10 are needed\n", o->input,
+        fprintf(stderr, "evenodds tune: %s: %zu rounds; at least 10 are needed\n", o->h.input,
                 lg->n);
         return -1;
     }
     return 0;
 }
 
-int eo_cmd_tune(int argc, char **argv)
-{
-    tune_opts o;
-    memset(&o, 0, sizeof o);
-    int pr = parse_args(argc, argv, &o);
-    if (pr != 0)
-        return pr > 0 ? 0 : 2;
-    knob k[TUNE_MAX];
-    int nk = 0;
-    if (make_knobs(&o, k, &nk) != 0)
-        return 2;
-    log_rounds lg = {0};
-    int status = 1;
-    if (load(&o, &lg) != 0)
-        goto done;
+/* What the search found. */
+typedef struct found {
+    eo_pool_config best;
+    score start, cur; /* the starting point's figures and the best's */
+    int64_t folds;
+} found;
 
+/* The coordinate descent: sweeps over the knobs until every step is small or the budget is
+ * spent. 0, or -1 after a message (a fold that failed). */
+static int search(const tune_opts *o, const eo_cli_rounds *lg, knob *k, int nk, found *fd)
+{
     bool tty = eo_opt_tty();
-    eo_pool_config best = o.cfg;
-    score start, cur;
-    if (fold(&o, &lg, &best, &start) != 0)
-        goto done;
-    cur = start;
-    int64_t folds = 1;
-    /* Sweeps over the knobs until every step is small or the budget is spent. */
-    for (bool moving = true; moving && folds < o.budget;) {
+    fd->best = o->h.cfg;
+    if (fold(o, lg, &fd->best, &fd->start) != 0)
+        return -1;
+    fd->cur = fd->start;
+    fd->folds = 1;
+    for (bool moving = true; moving && fd->folds < o->budget;) {
         moving = false;
-        for (int i = 0; i < nk && folds < o.budget; i++) {
+        for (int i = 0; i < nk && fd->folds < o->budget; i++) {
             knob *kb = &k[i];
-            double v = knob_get(kb, &best);
+            double v = knob_get(kb, &fd->best);
             bool small = kb->log ? kb->step < 1.02 : kb->step < (kb->spec->integer ? 1.0 : 1e-6 * (fabs(v) + 1));
             if (small)
                 continue;
             moving = true;
             bool improved = false;
-            for (int dir = 1; dir >= -1 && folds < o.budget; dir -= 2) {
+            for (int dir = 1; dir >= -1 && fd->folds < o->budget; dir -= 2) {
                 double x = moved(kb, v, dir);
                 if (x == v)
                     continue;
-                eo_pool_config c = best;
+                eo_pool_config c = fd->best;
                 score s;
                 if (knob_set(kb, &c, x) != 0)
                     continue; /* outside what the model allows with the other values */
-                folds++;
-                if (fold(&o, &lg, &c, &s) != 0)
-                    goto done;
+                fd->folds++;
+                if (fold(o, lg, &c, &s) != 0)
+                    return -1;
                 if (tty)
                     fprintf(stderr, "\revenodds tune: fold %lld/%lld, %s = %g: %.5f (best %.5f)   ",
-                            (long long)folds, (long long)o.budget, kb->spec->name, x, s.objective,
-                            cur.objective);
-                if (s.objective < cur.objective) {
-                    best = c;
-                    cur = s;
+                            (long long)fd->folds, (long long)o->budget, kb->spec->name, x,
+                            s.objective, fd->cur.objective);
+                if (s.objective < fd->cur.objective) {
+                    fd->best = c;
+                    fd->cur = s;
                     improved = true;
                     break; /* keep the step: the next sweep goes on in this direction */
                 }
@@ -436,55 +354,85 @@ int eo_cmd_tune(int argc, char **argv)
     }
     if (tty)
         fputc('\n', stderr);
+    return 0;
+}
 
+static void write_table(const tune_opts *o, size_t n, const knob *k, int nk, const found *fd,
+                        const json_t *pool)
+{
+    printf("model %s, %zu rounds: %s; %lld folds, minimising %s over rounds %zu-%zu\n\n",
+           eo_model_name(fd->best.model.model), n, o->h.input, (long long)fd->folds,
+           o->brier ? "Brier" : "log loss", (size_t)floor(o->eval_from * (double)n) + 1,
+           (size_t)floor(o->train * (double)n));
+    printf("  %-10s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
+    printf("start:");
+    for (int i = 0; i < nk; i++)
+        printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &o->h.cfg));
+    printf("\n");
+    print_row("train", &fd->start.train);
+    print_row("held out", &fd->start.held);
+    printf("best:");
+    for (int i = 0; i < nk; i++)
+        printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &fd->best));
+    printf("\n");
+    print_row("train", &fd->cur.train);
+    print_row("held out", &fd->cur.held);
+    char *body = json_dumps(pool, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    printf("\npool configuration (POST /v1/pools):\n%s\n", body ? body : "?");
+    free(body);
+}
+
+/* The answer in the chosen format, with the best as the body of POST /v1/pools. 0, or -1 after
+ * a message. */
+static int write_answer(const tune_opts *o, size_t n, const knob *k, int nk, const found *fd)
+{
     json_t *pool = json_pack("{s:s,s:s,s:o}", "name", "tuned", "model",
-                             eo_model_name(best.model.model), "params",
-                             eo_pool_config_to_json(&best));
-    if (o.json) {
-        json_t *out = json_pack(
-            "{s:s,s:I,s:I,s:f,s:f,s:s,s:{s:o,s:o,s:o},s:{s:o,s:o,s:o},s:o}", "model",
-            eo_model_name(best.model.model), "rounds", (json_int_t)lg.n, "folds",
-            (json_int_t)folds, "eval_from", o.eval_from, "train", o.train, "metric",
-            o.brier ? "brier" : "logloss", "start", "params", knobs_json(k, nk, &o.cfg), "train",
-            metrics_json(&start.train), "held_out", metrics_json(&start.held), "best", "params",
-            knobs_json(k, nk, &best), "train", metrics_json(&cur.train), "held_out",
-            metrics_json(&cur.held), "pool", json_incref(pool));
-        if (out == NULL || json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER |
-                                                      JSON_REAL_PRECISION(10)) != 0) {
-            json_decref(out);
-            json_decref(pool);
-            fprintf(stderr, "evenodds tune: cannot write the answer\n");
-            goto done;
-        }
-        putchar('\n');
-        json_decref(out);
-    } else {
-        printf("model %s, %zu rounds: %s; %lld folds, minimising %s over rounds %zu-%zu\n\n",
-               eo_model_name(best.model.model), lg.n, o.input, (long long)folds,
-               o.brier ? "Brier" : "log loss", (size_t)floor(o.eval_from * (double)lg.n) + 1,
-               (size_t)floor(o.train * (double)lg.n));
-        printf("  %-10s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
-        printf("start:");
-        for (int i = 0; i < nk; i++)
-            printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &o.cfg));
-        printf("\n");
-        print_row("train", &start.train);
-        print_row("held out", &start.held);
-        printf("best:");
-        for (int i = 0; i < nk; i++)
-            printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &best));
-        printf("\n");
-        print_row("train", &cur.train);
-        print_row("held out", &cur.held);
-        char *body = json_dumps(pool, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        printf("\npool configuration (POST /v1/pools):\n%s\n", body ? body : "?");
-        free(body);
+                             eo_model_name(fd->best.model.model), "params",
+                             eo_pool_config_to_json(&fd->best));
+    if (!o->h.json) {
+        write_table(o, n, k, nk, fd, pool);
+        json_decref(pool);
+        return 0;
     }
+    json_t *out = json_pack(
+        "{s:s,s:I,s:I,s:f,s:f,s:s,s:{s:o,s:o,s:o},s:{s:o,s:o,s:o},s:o}", "model",
+        eo_model_name(fd->best.model.model), "rounds", (json_int_t)n, "folds",
+        (json_int_t)fd->folds, "eval_from", o->eval_from, "train", o->train, "metric",
+        o->brier ? "brier" : "logloss", "start", "params", knobs_json(k, nk, &o->h.cfg), "train",
+        eo_cli_metrics_json(&fd->start.train), "held_out", eo_cli_metrics_json(&fd->start.held),
+        "best", "params", knobs_json(k, nk, &fd->best), "train",
+        eo_cli_metrics_json(&fd->cur.train), "held_out", eo_cli_metrics_json(&fd->cur.held),
+        "pool", json_incref(pool));
+    size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
+    int rc = 0;
+    if (out == NULL || json_dumpf(out, stdout, flags) != 0) {
+        fprintf(stderr, "evenodds tune: cannot write the answer\n");
+        rc = -1;
+    } else {
+        putchar('\n');
+    }
+    json_decref(out);
     json_decref(pool);
-    status = 0;
-done:
-    for (size_t i = 0; i < lg.n; i++)
-        eo_round_free(&lg.r[i]);
-    free(lg.r);
+    return rc;
+}
+
+int eo_cmd_tune(int argc, char **argv)
+{
+    tune_opts o = {.h = {.cmd = "tune", .usage = tune_usage, .format = true},
+                   .train = 0.7, .eval_from = 0.1, .budget = 60};
+    int pr = eo_cli_head_parse(&o.h, argc, argv, tune_arg, tune_check, &o);
+    if (pr != 0)
+        return pr > 0 ? 0 : 2;
+    knob k[TUNE_MAX];
+    int nk = 0;
+    if (make_knobs(&o, k, &nk) != 0)
+        return 2;
+    eo_cli_rounds lg = {0};
+    found fd;
+    int status = 1;
+    if (load(&o, &lg) == 0 && search(&o, &lg, k, nk, &fd) == 0 &&
+        write_answer(&o, lg.n, k, nk, &fd) == 0)
+        status = 0;
+    eo_cli_rounds_free(&lg);
     return status;
 }

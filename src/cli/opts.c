@@ -60,6 +60,26 @@ int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt
     return 1;
 }
 
+int eo_opt_int_arg(const char *cmd, int argc, char **argv, int *i, const char *opt, int64_t lo,
+                   int64_t hi, int64_t *out)
+{
+    const char *val = NULL;
+    int r = eo_opt_value(cmd, argc, argv, i, opt, &val);
+    if (r <= 0)
+        return r;
+    return eo_opt_int(cmd, opt, val, lo, hi, out) == 0 ? 1 : -1;
+}
+
+int eo_opt_real_arg(const char *cmd, int argc, char **argv, int *i, const char *opt, double lo,
+                    double hi, double *out)
+{
+    const char *val = NULL;
+    int r = eo_opt_value(cmd, argc, argv, i, opt, &val);
+    if (r <= 0)
+        return r;
+    return eo_opt_real(cmd, opt, val, lo, hi, out) == 0 ? 1 : -1;
+}
+
 int eo_opt_format(const char *cmd, int argc, char **argv, int *i, int *json)
 {
     const char *val = NULL;

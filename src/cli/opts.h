@@ -27,6 +27,15 @@ int eo_opt_real(const char *cmd, const char *opt, const char *s, double lo, doub
 int eo_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt,
                  const char **val);
 
+/* If argv[*i] is OPT, parses its value as eo_opt_int() does into *out, advances *i past what it
+ * used and returns 1; returns 0 when argv[*i] is another option, -1 after a message. */
+int eo_opt_int_arg(const char *cmd, int argc, char **argv, int *i, const char *opt, int64_t lo,
+                   int64_t hi, int64_t *out);
+
+/* The same for a real value (eo_opt_real()). */
+int eo_opt_real_arg(const char *cmd, int argc, char **argv, int *i, const char *opt, double lo,
+                    double hi, double *out);
+
 /* If argv[*i] is --format (table or json), sets *json to 0 or 1, advances *i past what it used
  * and returns 1; returns 0 for another argument, -1 (after a message) for a bad value. */
 int eo_opt_format(const char *cmd, int argc, char **argv, int *i, int *json);
