@@ -79,6 +79,21 @@ int eo_store_rollback(eo_store *s)
     return s != NULL ? s->ops->rollback(s) : EO_EINVAL;
 }
 
+int eo_store_savepoint(eo_store *s)
+{
+    return s != NULL ? s->ops->savepoint(s) : EO_EINVAL;
+}
+
+int eo_store_release(eo_store *s)
+{
+    return s != NULL ? s->ops->release(s) : EO_EINVAL;
+}
+
+int eo_store_rollback_to(eo_store *s)
+{
+    return s != NULL ? s->ops->rollback_to(s) : EO_EINVAL;
+}
+
 void eo_pool_row_free(eo_pool_row *row)
 {
     if (row == NULL)
