@@ -73,11 +73,20 @@ static void sb_int(sbuf *b, long long v)
 /* A real with at most 9 decimals, by integer arithmetic: printf's exact binary-to-decimal
  * conversion of two reals per player was the largest single cost of an update. P and K are
  * informative in the answer (the state itself stays exact in memory and in the log), and
- * 1e-9 is finer than anything a plugin shows. Trailing zeros go: K = 72 prints as 72. */
+ * 1e-9 is finer than anything a plugin shows. Trailing zeros go: K = 72 prints as 72.
+ * From 1e9 on (where |v|·1e9 nears the range of a long long) a mean far from the start, which
+ * a model's range allows, is written with %.17g: the same double back, never an error. A
+ * non-finite value cannot be JSON; eo_pool_apply_checked() refuses a round that makes one. */
 static void sb_real(sbuf *b, double v)
 {
-    if (!isfinite(v) || fabs(v) >= 1e9) {
-        b->oom = true; /* cannot happen for P in [0, 1] and K <= k_max; refuse bad JSON */
+    if (!isfinite(v)) {
+        b->oom = true;
+        return;
+    }
+    if (fabs(v) >= 1e9) {
+        char t[40];
+        int n = snprintf(t, sizeof t, "%.17g", v);
+        sb_put(b, t, (size_t)n);
         return;
     }
     long long scaled = llround(fabs(v) * 1e9);

@@ -716,6 +716,39 @@ static void test_open_bad_log(void **state)
     assert_non_null(strstr(err.message, "log entry 1"));
 }
 
+/* A mean of 1e9 or more (a TrueSkill pool may start at ±1e12) is written with %.17g: the answer
+ * is JSON and gives back the pool's doubles exactly, where it used to fail the whole batch. */
+static void test_large_means(void **state)
+{
+    fixture *f = *state;
+    eo_engine_error err;
+    json_t *params = js("{\"mu\":2e9}");
+    assert_int_equal(eo_engine_pool_create(f->e, "big", "trueskill", params, NOW, &err), 0);
+    json_decref(params);
+    char *resp = NULL;
+    int replayed = 0;
+    const char *r = "{\"id\":\"g1\",\"winner\":\"A\",\"ended_at\":1763800391,"
+                    "\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "big", r, &resp, &replayed, &err), 0);
+    /* equal teams: P = 0.5 exactly, written as before */
+    assert_non_null(strstr(resp, "\"expected\":0.5,"));
+    json_t *o = js(resp);
+    json_t *players = json_object_get(o, "players");
+    assert_int_equal(json_array_size(players), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *pl = json_array_get(players, i);
+        eo_rating_view v;
+        assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "big"),
+                                        json_string_value(json_object_get(pl, "id")), NOW, &v),
+                         0);
+        assert_true(v.mu > 1e9 && v.mu != 2e9);
+        assert_true(json_number_value(json_object_get(pl, "mu")) == v.mu);
+        assert_true(json_number_value(json_object_get(pl, "rating")) == v.display);
+    }
+    json_decref(o);
+    free(resp);
+}
+
 int main(void)
 {
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -733,6 +766,7 @@ int main(void)
         CASE(test_refit),
         CASE(test_pool_create),
         CASE(test_open_bad_log),
+        CASE(test_large_means),
     };
 #undef CASE
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
