@@ -8,7 +8,8 @@
  * Group commit: eo_engine_begin(), any number of eo_engine_round() / edits, eo_engine_commit().
  * Answers produced inside a batch are final only once the commit succeeds; if it fails, every
  * pool touched by the batch is reloaded from the store and the whole batch must be reported as
- * failed (nothing of it was stored).
+ * failed (nothing of it was stored). With eo_engine_isolate() on, a call of the batch that
+ * fails after changing something is undone alone and the others commit.
  *
  * Thread safety: one thread at a time (the writer). Ownership: returned strings are malloc'd
  * and the caller's; the engine owns its store handle once eo_engine_open() succeeds.
@@ -53,12 +54,27 @@ void eo_engine_close(eo_engine *e);
 int eo_engine_begin(eo_engine *e);
 
 /**
- * Commits the batch; on failure reloads the touched pools and returns EO_EIO. A batch in which
- * an update failed after it had changed something (a storage error: status 500) cannot commit:
- * every later call of the batch fails with EO_EIO, and commit rolls back and returns EO_EIO.
- * Failures before any change (400, 404, 409) leave the batch intact.
+ * Commits the batch; on failure reloads the touched pools and returns EO_EIO. Without
+ * isolation, a batch in which an update failed after it had changed something (a storage
+ * error: status 500) cannot commit: every later call of the batch fails with EO_EIO, and
+ * commit rolls back and returns EO_EIO. Failures before any change (400, 404, 409) leave
+ * the batch intact.
  */
 int eo_engine_commit(eo_engine *e);
+
+/**
+ * Turns on (or off) isolation of the calls of a batch, from the next batch on (off by
+ * default: `evenodds import` keeps a batch all or nothing). With it on, every call inside a
+ * batch runs behind a store savepoint (eo_store_savepoint()): a call that fails after it has
+ * written or changed something (a storage error on its own log entry or rows) is undone alone,
+ * the store back to its savepoint and its pool folded again from what the store then holds,
+ * so memory and store still agree; it answers its own error (500 "storage") and the rest of
+ * the batch goes on and commits. Only when the store cannot go back to the savepoint (the
+ * backend rolled the whole transaction back, e.g. a full disk) does the batch fail as a whole,
+ * as without isolation. Each call then costs a savepoint and its release, and an undone call
+ * the refold of its pool.
+ */
+void eo_engine_isolate(eo_engine *e, bool on);
 
 /** Abandons the batch: rolls back and reloads the touched pools (created pools are dropped). */
 int eo_engine_rollback(eo_engine *e);

@@ -56,22 +56,22 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
         /* another process created it since this engine loaded the store */
         rc = eo__engine_err(err, EO_EEXIST, 409, "pool_exists", "name",
                             "pool \"%.60s\" exists already", name);
-        return eo__engine_op_end(e, own, rc, false, err);
+        return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
     if (rc) {
         eo_pool_destroy(pool);
         rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
                             eo_store_errmsg(e->store));
-        return eo__engine_op_end(e, own, rc, true, err);
+        return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
     rc = eo__engine_add(e, id, name, pool);
     if (rc) {
         eo_pool_destroy(pool);
         rc = eo__engine_err(err, rc, 500, "internal", "", "out of memory");
-        return eo__engine_op_end(e, own, rc, true, err);
+        return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
     e->pools[e->npools - 1].created = true;
-    return eo__engine_op_end(e, own, 0, false, err);
+    return eo__engine_op_end(e, own, 0, false, NULL, err);
 }
 
 /* The pool of an admin edit and the player's id, checked. */
@@ -120,11 +120,13 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
         return rc;
     }
     bool mutated = true; /* from the log append on, memory and store must move together */
+    eo__epool *changed = NULL;
     p->touched = true;
     rc = eo_store_log_append(e->store, p->id, set ? EO_LOG_SET : EO_LOG_RESET, NULL, text, NULL,
                              now, NULL);
     free(text);
     if (rc == 0) {
+        changed = p;
         int prc = set ? eo_pool_set_rating(p->pool, player, rating, sigma)
                       : eo_pool_reset_player(p->pool, player);
         if (prc != 0 && !(prc == EO_ENOTFOUND && !set))
@@ -135,7 +137,7 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
     if (rc && (err == NULL || err->status == 0))
         rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
                             eo_store_errmsg(e->store));
-    return eo__engine_op_end(e, own, rc, mutated, err);
+    return eo__engine_op_end(e, own, rc, mutated, changed, err);
 }
 
 int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, double rating,
@@ -242,7 +244,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
                                       season)
                      : eo__engine_err(err, EO_EIO, 500, "storage", "", "%s",
                                       eo_store_errmsg(e->store));
-        return eo__engine_op_end(e, own, rc, false, err);
+        return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
     json_t *body = json_pack("{s:s,s:f,s:f}", "season", season, "f", f, "s", s);
     char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
@@ -251,7 +253,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
     if (text == NULL)
         return eo__engine_op_end(e, own, eo__engine_err(err, EO_ENOMEM, 500, "internal", "",
                                                         "out of memory"),
-                                 false, err);
+                                 false, NULL, err);
     /* From the log append on, memory and store must move together. */
     p->touched = true;
     int64_t seq = 0;
@@ -272,7 +274,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
                             eo_store_errmsg(e->store));
     else if (players != NULL)
         *players = a.count;
-    return eo__engine_op_end(e, own, rc, true, err);
+    return eo__engine_op_end(e, own, rc, true, p, err);
 }
 
 int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v,
@@ -348,5 +350,5 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
                             eo_store_errmsg(e->store));
     else if (records != NULL)
         *records = nrec;
-    return eo__engine_op_end(e, own, rc, true, err);
+    return eo__engine_op_end(e, own, rc, true, p, err);
 }

@@ -250,7 +250,7 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
         rc = replay(e, p, r.id, canon, response, replayed, err);
         if (rc == EO_ENOTFOUND)
             rc = apply_new(e, p, &r, canon, now, response, &mutated, err);
-        rc = eo__engine_op_end(e, own, rc, mutated, err);
+        rc = eo__engine_op_end(e, own, rc, mutated, mutated ? p : NULL, err);
         if (rc && *response != NULL) {
             free(*response);
             *response = NULL;

@@ -380,6 +380,7 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
     }
     wr->e = e;
     eo_engine_track_written(e, true); /* publish_ratings() reads it after each commit */
+    eo_engine_isolate(e, true);       /* one request's failure is its own, not its batch's */
     wr->pools = pools;
     wr->m = m;
     wr->lg = lg;

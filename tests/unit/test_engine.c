@@ -716,6 +716,53 @@ static void test_open_bad_log(void **state)
     assert_non_null(strstr(err.message, "log entry 1"));
 }
 
+/* With isolation (the service's writer), the update the store refuses fails alone: the calls
+ * around it in the batch commit, its rows are not reported as written, and memory is what a
+ * fold of the store gives. */
+static void test_isolated_failure(void **state)
+{
+    fixture *f = *state;
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    add_failing_trigger(f->path);
+    eo_engine_isolate(f->e, true);
+    eo_engine_track_written(f->e, true);
+    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    const char *r2 = "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
+    free(resp);
+    /* a and b as after r2 (test_storage_failure works it out): 1000 each */
+    const char *boom = "{\"id\":\"boom\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "arena", boom, &resp, &replayed, &err), EO_EIO);
+    assert_null(resp);
+    assert_int_equal(err.status, 500);
+    assert_string_equal(err.code, "storage");
+    expect_player(f->e, "arena", "a", 1000, 2); /* undone in memory at once */
+    const char *r3 = "{\"id\":\"r3\",\"winner\":\"A\",\"A\":[\"c\"],\"B\":[\"d\"]}";
+    assert_int_equal(rate(f->e, "arena", r3, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "e", 1200, -1, NOW, &err), 0);
+    assert_int_equal(eo_engine_commit(f->e), 0);
+    written w = {0};
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), 0);
+    assert_int_equal(w.n, 5); /* r2's a and b, r3's c and d, e; nothing of boom */
+    static const char *const ids[] = {"a", "b", "c", "d", "e"};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(w.id[i], ids[i]);
+    assert_true(round_count(f->e, "arena") == 3);
+    assert_int_equal(eo_store_round_find(eo_engine_store(f->e), pool_id(f->e, "arena"), "boom",
+                                         NULL, NULL),
+                     EO_ENOTFOUND);
+    reopen(f);
+    expect_player(f->e, "arena", "a", 1000, 2);
+    expect_player(f->e, "arena", "b", 1000, 2);
+    expect_player(f->e, "arena", "c", 1036, 1);
+    expect_player(f->e, "arena", "e", 1200, 0);
+}
+
 /* A mean of 1e9 or more (a TrueSkill pool may start at ±1e12) is written with %.17g: the answer
  * is JSON and gives back the pool's doubles exactly, where it used to fail the whole batch. */
 static void test_large_means(void **state)
@@ -767,6 +814,7 @@ int main(void)
         CASE(test_pool_create),
         CASE(test_open_bad_log),
         CASE(test_large_means),
+        CASE(test_isolated_failure),
     };
 #undef CASE
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
