@@ -258,7 +258,9 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
 int eo__writer_submit(eo__writer *wr, eo__wreq *w);
 /* True while the writer thread runs and accepts work. */
 bool eo__writer_running(eo__writer *wr);
-/* Answers everything queued, commits, joins the thread and closes the engine. NULL: 0. */
+/* Answers everything queued, commits, joins the thread and closes the engine. Returns 0, or
+ * the code of a failed commit of the final drain (the batches taken after the stop began; an
+ * earlier failed commit was answered and recovered from). NULL: 0. */
 int eo__writer_stop(eo__writer *wr);
 
 /* ---- refit.c: background refits, one job per pool at a time ------------------------------ */

@@ -17,7 +17,7 @@ struct eo__writer {
     eo__wreq *head, *tail;
     size_t n, queue_max, batch_max;
     bool stopping, accepting;
-    int last_rc;
+    int drain_rc; /* the first failed commit of the batches taken once stopping was set */
     eo_engine *e;
     eo__pools *pools;
     eo__metrics *m;
@@ -299,7 +299,8 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
     publish_ratings(wr);
 }
 
-static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
+/* Runs one batch: applies, commits, publishes, answers. Returns the commit's code. */
+static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
 {
     double t0 = now_s();
     size_t rated = 0;
@@ -334,11 +335,9 @@ static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
     if (rc == 0)
         publish(wr, batch, k);
     eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
-    pthread_mutex_lock(&wr->mu);
-    wr->last_rc = rc;
-    pthread_mutex_unlock(&wr->mu);
     for (size_t i = 0; i < k; i++)
         batch[i]->done(batch[i], batch[i]->done_ctx);
+    return rc;
 }
 
 static void *writer_main(void *arg)
@@ -361,8 +360,13 @@ static void *writer_main(void *arg)
             wr->tail = NULL;
         wr->n -= k;
         atomic_store_explicit(&wr->m->queue_depth, wr->n, memory_order_relaxed);
+        bool drain = wr->stopping;
         pthread_mutex_unlock(&wr->mu);
-        run_batch(wr, wr->batch, k);
+        /* A failed commit answers its batch 500 and the next batch starts afresh; only the
+         * final drain's failure is the stop's (what was queued at the stop is not stored). */
+        int rc = run_batch(wr, wr->batch, k);
+        if (drain && rc != 0 && wr->drain_rc == 0)
+            wr->drain_rc = rc;
     }
     return NULL;
 }
@@ -440,7 +444,7 @@ int eo__writer_stop(eo__writer *wr)
     pthread_cond_signal(&wr->cv);
     pthread_mutex_unlock(&wr->mu);
     pthread_join(wr->th, NULL);
-    int rc = wr->last_rc;
+    int rc = wr->drain_rc; /* the thread has ended: no lock needed */
     eo_engine_close(wr->e);
     pthread_cond_destroy(&wr->cv);
     pthread_mutex_destroy(&wr->mu);
