@@ -57,7 +57,7 @@ int eo_engine_begin(eo_engine *e);
  * Commits the batch; on failure reloads the touched pools and returns EO_EIO. Without
  * isolation, a batch in which an update failed after it had changed something (a storage
  * error: status 500) cannot commit: every later call of the batch fails with EO_EIO, and
- * commit rolls back and returns EO_EIO. Failures before any change (400, 404, 409) leave
+ * commit rolls back and returns EO_EIO. Failures before any change (400, 404, 409, 422) leave
  * the batch intact.
  */
 int eo_engine_commit(eo_engine *e);
@@ -100,16 +100,21 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  * On success *response is the JSON body {"round":…, "players":[…]} (malloc'd): per member, A's
  * then B's, {"id","rating","delta","expected","k","rounds","visible"}, and "mu" and "sigma" for the
  * models with a deviation. The same id twice inside
- * one batch is detected too (the second is a replay or a conflict). Errors: 404 "unknown_pool",
- * 400 "invalid_round" (field from the codec), 409 "round_conflict" (field "id"), 500 "storage".
+ * one batch is detected too (the second is a replay or a conflict). The model rates it with
+ * eo_pool_apply_checked(): a round that would leave a participant outside the model's range
+ * (eo_model_range_of()) or make any value non-finite changes nothing and is 422
+ * "out_of_range", field "A[i]" or "B[j]" (the member), the message naming the player, the mean
+ * and the range. Errors: 404 "unknown_pool", 400 "invalid_round" (field from the codec), 409
+ * "round_conflict" (field "id"), 422 "out_of_range", 500 "storage".
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);
 
 /** Admin: sets a player's rating (logged): @p rating the mean, @p sigma the deviation or
- *  negative to keep it (eo_model_set()). A value outside the model's range is 400 (field
- *  "rating"); the player id passes eo_id_check() (400, field "player").
- *  Returns 0, EO_ENOTFOUND (404 pool), EO_ERANGE, EO_EINVAL, EO_EIO. */
+ *  negative to keep it (eo_model_set()). A value outside the model's range
+ *  (eo_model_check_set()) is 400 "invalid_request" naming the field, "rating" or "sigma", with
+ *  the allowed range in the message, and nothing is logged; the player id passes eo_id_check()
+ *  (400, field "player"). Returns 0, EO_ENOTFOUND (404 pool), EO_ERANGE, EO_EINVAL, EO_EIO. */
 int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, double rating,
                          double sigma, int64_t now, eo_engine_error *err);
 
@@ -133,7 +138,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
  * Admin: sets the fitted states @p v[0..n) of a whole-history refit of pool @p pool computed
  * from its log up to seq @p upto (logged; docs/STORE.md "The refit record"). Every value is
  * checked against the model first (400 "invalid_request", field "players[i]": a bad id or a
- * value eo_model_set() refuses; nothing is logged). Then, in one transaction, the values are
+ * value outside the model's range, eo_model_check_set(); nothing is logged). Then, in one transaction, the values are
  * logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
  * in-memory pool with eo_refit_apply() (each listed player's state set; rounds counts and
  * unlisted players kept; rounds logged after @p upto are not applied again: their effect on

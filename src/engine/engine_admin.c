@@ -149,19 +149,14 @@ int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, dou
     int rc = edit_target(e, pool, player, &p, err);
     if (rc)
         return rc;
-    /* Ask the model on a scratch player first: an admin asking for a value the model cannot
-     * hold is told so, and nothing is logged. */
-    const eo_model_ctx *m = eo_pool_model(p->pool);
-    uint64_t scratch[64];
-    if (eo_model_state_size(m) > sizeof scratch)
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "model state too large");
-    eo_model_player_init(m, scratch);
-    rc = eo_model_set(m, scratch, rating, sigma);
-    eo_model_player_free(m, scratch);
+    /* Checked against the model's range first: an admin asking for a value outside it is told
+     * which field and what is allowed, and nothing is logged. */
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    rc = eo_model_check_set(eo_pool_model(p->pool), rating, sigma, &rerr);
     if (rc)
-        return eo__engine_err(err, EO_ERANGE, 400, "invalid_request", "rating",
-                              "outside the range of model \"%s\" (docs/MODELS.md)",
-                              eo_model_name(eo_model_ctx_config(m)->model));
+        return eo__engine_err(err, rc == EO_EINVAL ? EO_EINVAL : EO_ERANGE, 400,
+                              "invalid_request", rerr.field, "%s", rerr.message);
     return edit(e, p, player, true, rating, sigma, now, err);
 }
 
@@ -297,9 +292,6 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
     /* Every value is checked before anything is logged (eo_refit_apply() checks again on a
      * scratch player, and so changes nothing when one is refused). */
     const eo_model_ctx *m = eo_pool_model(p->pool);
-    void *scratch = malloc(eo_model_state_size(m));
-    if (scratch == NULL)
-        return eo__engine_err(err, EO_ENOMEM, 500, "internal", "", "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++) {
         char field[64];
         snprintf(field, sizeof field, "players[%zu]", i);
@@ -310,18 +302,15 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
                                 "characters", EO_ID_MAX);
             break;
         }
-        eo_model_player_init(m, scratch);
-        int src = isnan(v[i].sigma) || isinf(v[i].sigma) ? EO_EINVAL
-                                                        : eo_model_set(m, scratch, v[i].mean,
-                                                                       v[i].sigma);
-        eo_model_player_free(m, scratch);
-        if (src != 0)
+        eo_round_error rerr;
+        memset(&rerr, 0, sizeof rerr);
+        if (isinf(v[i].sigma) ||
+            eo_model_check_set(m, v[i].mean, v[i].sigma, &rerr) != 0)
             rc = eo__engine_err(err, EO_ERANGE, 400, "invalid_request", field,
-                                "player \"%.60s\": %g (sigma %g) is outside the range of model "
-                                "\"%s\"", v[i].id, v[i].mean, v[i].sigma,
-                                eo_model_name(eo_model_ctx_config(m)->model));
+                                "player \"%.40s\": %s: %s", v[i].id,
+                                rerr.field[0] ? rerr.field : "sigma",
+                                rerr.message[0] ? rerr.message : "expected a finite number");
     }
-    free(scratch);
     if (rc)
         return rc;
     bool own = false;

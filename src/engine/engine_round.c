@@ -186,16 +186,42 @@ static int replay(eo_engine *e, const eo__epool *p, const char *round_id, const 
     return 0;
 }
 
-/* The new round: model, answer, log entry, player rows. Any failure here may leave memory and
- * store apart, so the caller treats it as fatal for the batch. */
+/* 422 out_of_range for a round eo_pool_apply_checked() refused at member @p bad. */
+static int out_of_range(const eo__epool *p, const eo_round *r, size_t bad,
+                        const eo_member_result *m, eo_engine_error *err)
+{
+    const eo_model_ctx *model = eo_pool_model(p->pool);
+    eo_model_range range;
+    eo_model_range_of(model, &range);
+    char field[32];
+    bool on_a = bad < r->n[0];
+    snprintf(field, sizeof field, "%s[%zu]", on_a ? "A" : "B", on_a ? bad : bad - r->n[0]);
+    const char *name = eo_model_name(eo_model_ctx_config(model)->model);
+    if (isfinite(m->mu) && !(m->mu >= range.lo && m->mu <= range.hi))
+        return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
+                              "player \"%.40s\": this round would move the mean to %.10g, "
+                              "outside the range [%.10g, %.10g] of model \"%s\" "
+                              "(docs/MODELS.md)",
+                              m->id, m->mu, range.lo, range.hi, name);
+    return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
+                          "player \"%.40s\": this round would give a value that is not a finite "
+                          "number (model \"%s\"); it was not rated",
+                          m->id, name);
+}
+
+/* The new round: model, answer, log entry, player rows. Any failure after the model has rated
+ * it leaves memory and store apart: the caller undoes the call or fails the batch. */
 static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *canon,
                      int64_t now, char **response, bool *mutated, eo_engine_error *err)
 {
     eo_round_result res;
-    int rc = eo_pool_apply(p->pool, r, &res, e->members);
+    size_t bad = 0;
+    int rc = eo_pool_apply_checked(p->pool, r, &res, e->members, &bad);
     if (rc == 0)
         *mutated = p->touched = true;
-    if (rc) /* eo_pool_apply() leaves the pool unchanged on error */
+    if (rc == EO_ERANGE) /* the pool is unchanged on every error */
+        return out_of_range(p, r, bad, &e->members[bad], err);
+    if (rc)
         return eo__engine_err(err, rc, rc == EO_EINVAL ? 400 : 500,
                               rc == EO_EINVAL ? "invalid_round" : "internal", "", "%s",
                               eo_strerror(rc));

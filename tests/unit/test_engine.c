@@ -4,6 +4,7 @@
  * K = K_max = 72 and the winner moves by 72 * (1 - 0.5) = 36); the rest are round trips (what
  * the engine answered must be what the store and a fold of the log give back) and the error
  * statuses and codes documented in eo_engine.h. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -796,6 +797,116 @@ static void test_large_means(void **state)
     free(resp);
 }
 
+/* Sets @p player of @p pool and expects @p rc; on an error, the field and a piece of the
+ * message (the allowed range). */
+static void expect_set(eo_engine *e, const char *pool, const char *player, double rating,
+                       double sigma, int rc, const char *field, const char *range)
+{
+    eo_engine_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(eo_engine_set_rating(e, pool, player, rating, sigma, NOW, &err), rc);
+    if (rc == 0)
+        return;
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.code, "invalid_request");
+    assert_string_equal(err.field, field);
+    if (strstr(err.message, range) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, range);
+}
+
+static void create(eo_engine *e, const char *name, const char *model)
+{
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(e, name, model, NULL, NOW, &err), 0);
+}
+
+/* Admin edits outside a model's range are refused naming the field and the range, the bounds
+ * themselves are taken; a round that would move a mean past the range is 422 for itself and
+ * changes nothing, and the same player's rounds that stay inside are rated. Ranges
+ * (docs/MODELS.md): Weng-Lin μ0 ± 1e8 = [-99999975, 100000025], σ up to 1e6; SynElo integers
+ * [r_min 100, 1e6]; Glicko-2 ratings ±10000, RD up to rd_max 350. */
+static void test_ranges(void **state)
+{
+    fixture *f = *state;
+    create(f->e, "wl", "wenglin");
+    create(f->e, "g2", "glicko2");
+    expect_set(f->e, "wl", "x", -1e9, -1, EO_ERANGE, "rating", "[-99999975, 100000025]");
+    expect_set(f->e, "wl", "x", 30, 2e6, EO_ERANGE, "sigma", "[0, 1000000]");
+    expect_set(f->e, "wl", "x", 100000025.0, -1, 0, NULL, NULL);
+    expect_set(f->e, "wl", "z", 100000025.0, -1, 0, NULL, NULL);
+    expect_set(f->e, "wl", "x", nextafter(100000025.0, 1e300), -1, EO_ERANGE, "rating",
+               "[-99999975, 100000025]");
+    expect_set(f->e, "arena", "x", -1, -1, EO_ERANGE, "rating", "an integer in [100, 1000000]");
+    expect_set(f->e, "arena", "x", 1500.5, -1, EO_ERANGE, "rating", "[100, 1000000]");
+    expect_set(f->e, "g2", "x", 12345, -1, EO_ERANGE, "rating", "[-10000, 10000]");
+    expect_set(f->e, "g2", "x", 1500, 351, EO_ERANGE, "sigma", "[0, 350]");
+    expect_set(f->e, "g2", "x", 10000, 350, 0, NULL, NULL);
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    /* x and z at the top of the range: an even round; the winner would rise past it */
+    const char *up = "{\"id\":\"u1\",\"winner\":\"A\",\"A\":[\"y\",\"x\"],\"B\":[\"z\",\"w\"]}";
+    assert_int_equal(rate(f->e, "wl", up, &resp, &replayed, &err), EO_ERANGE);
+    assert_null(resp);
+    assert_int_equal(err.status, 422);
+    assert_string_equal(err.code, "out_of_range");
+    assert_string_equal(err.field, "A[1]");
+    assert_non_null(strstr(err.message, "\"x\""));
+    assert_non_null(strstr(err.message, "100000025"));
+    /* nothing of the round: x and z as set, y and w never created, nothing logged */
+    const eo_pool *wl = eo_engine_pool(f->e, "wl");
+    eo_rating_view v;
+    assert_int_equal(eo_pool_lookup(wl, "x", NOW, &v), 0);
+    assert_true(v.mu == 100000025.0 && v.rounds == 0);
+    assert_int_equal(eo_pool_lookup(wl, "z", NOW, &v), 0);
+    assert_true(v.mu == 100000025.0 && v.rounds == 0);
+    assert_int_equal(eo_pool_player_count(wl), 2);
+    assert_true(round_count(f->e, "wl") == 0);
+    /* an upset against x's team moves x down: rated */
+    const char *down = "{\"id\":\"u2\",\"winner\":\"B\",\"A\":[\"y\",\"x\"],\"B\":[\"w\"]}";
+    assert_int_equal(rate(f->e, "wl", down, &resp, &replayed, &err), 0);
+    free(resp);
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "wl"), "x", NOW, &v), 0);
+    assert_true(v.mu < 100000025.0 && v.rounds == 1);
+}
+
+/* A log written before the ranges existed may hold an admin edit outside them (the old service
+ * took a Weng-Lin mean of -1e9): it is folded as logged, the pool loads, the player is
+ * reported outside, his rounds are 422 and the others' are rated; an edit back into range
+ * makes his rounds work again. */
+static void test_fold_outside_range(void **state)
+{
+    fixture *f = *state;
+    create(f->e, "wl", "wenglin");
+    eo_store *st = eo_engine_store(f->e);
+    int64_t pid = pool_id(f->e, "wl");
+    assert_int_equal(eo_store_log_append(st, pid, EO_LOG_SET, NULL,
+                                         "{\"player\":\"x\",\"rating\":-1000000000}", NULL, NOW,
+                                         NULL),
+                     0);
+    reopen(f);
+    const char *first = NULL;
+    assert_int_equal(eo_pool_outside_range(eo_engine_pool(f->e, "wl"), NOW, &first), 1);
+    assert_string_equal(first, "x");
+    eo_rating_view v;
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "wl"), "x", NOW, &v), 0);
+    assert_true(v.mu == -1e9);
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    const char *his = "{\"id\":\"h1\",\"winner\":\"A\",\"A\":[\"x\"],\"B\":[\"y\"]}";
+    assert_int_equal(rate(f->e, "wl", his, &resp, &replayed, &err), EO_ERANGE);
+    assert_int_equal(err.status, 422);
+    assert_string_equal(err.field, "A[0]");
+    const char *others = "{\"id\":\"o1\",\"winner\":\"A\",\"A\":[\"y\"],\"B\":[\"z\"]}";
+    assert_int_equal(rate(f->e, "wl", others, &resp, &replayed, &err), 0);
+    free(resp);
+    expect_set(f->e, "wl", "x", 25, -1, 0, NULL, NULL);
+    assert_int_equal(eo_pool_outside_range(eo_engine_pool(f->e, "wl"), NOW, NULL), 0);
+    assert_int_equal(rate(f->e, "wl", his, &resp, &replayed, &err), 0);
+    free(resp);
+}
+
 int main(void)
 {
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -815,6 +926,8 @@ int main(void)
         CASE(test_open_bad_log),
         CASE(test_large_means),
         CASE(test_isolated_failure),
+        CASE(test_ranges),
+        CASE(test_fold_outside_range),
     };
 #undef CASE
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
