@@ -138,8 +138,8 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
  * Admin: sets the fitted states @p v[0..n) of a whole-history refit of pool @p pool computed
  * from its log up to seq @p upto (logged; docs/STORE.md "The refit record"). Every value is
  * checked against the model first (400 "invalid_request", field "players[i]": a bad id or a
- * value outside the model's range, eo_model_check_set(); nothing is logged). Then, in one transaction, the values are
- * logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
+ * value outside the model's range, eo_model_check_set(); nothing is logged). Then, in one
+ * transaction, the values are logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
  * in-memory pool with eo_refit_apply() (each listed player's state set; rounds counts and
  * unlisted players kept; rounds logged after @p upto are not applied again: their effect on
  * the old states is replaced) and every listed player's row is rewritten. *records (may be

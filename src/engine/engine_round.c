@@ -199,12 +199,11 @@ static int out_of_range(const eo__epool *p, const eo_round *r, size_t bad,
     const char *name = eo_model_name(eo_model_ctx_config(model)->model);
     if (isfinite(m->mu) && !(m->mu >= range.lo && m->mu <= range.hi))
         return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
-                              "player \"%.40s\": this round would move the mean to %.10g, "
-                              "outside the range [%.10g, %.10g] of model \"%s\" "
-                              "(docs/MODELS.md)",
+                              "player \"%.40s\": the round would move the mean to %.17g, "
+                              "outside [%.17g, %.17g], the range of model \"%s\"",
                               m->id, m->mu, range.lo, range.hi, name);
     return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
-                          "player \"%.40s\": this round would give a value that is not a finite "
+                          "player \"%.40s\": the round would give a value that is not a finite "
                           "number (model \"%s\"); it was not rated",
                           m->id, name);
 }

@@ -20,7 +20,8 @@ static char *dupstr(const char *s)
 
 /* A log written before the models' ranges existed may hold an admin edit outside them: it is
  * folded as logged (the service starts, rows and memory agree), and said once here, since
- * such a player's rounds are refused (422) until an edit moves the player back (docs/SERVICE.md). */
+ * such a player's rounds are refused (422) until an edit moves the player back
+ * (docs/SERVICE.md). */
 static void warn_outside(struct eo_service *svc, const char *name, const eo_pool *pool)
 {
     const char *first = NULL;

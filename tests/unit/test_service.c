@@ -697,8 +697,9 @@ static void *stop_main(void *p)
 }
 
 /* A failed commit answers its batch 500 and the writer goes on; stopping after it gives 0,
- * with or without a later good commit. Only a commit that fails in the drain itself (a batch taken after the stop
- * began: here the writer is held on the store's write lock until then) makes the stop fail. */
+ * with or without a later good commit. Only a commit that fails in the drain itself (a batch
+ * taken after the stop began: here the writer is held on the store's write lock until then)
+ * makes the stop fail. */
 static void test_writer_stop_code(void **state)
 {
     (void)state;
