@@ -585,14 +585,12 @@ static const bad_case bad_cases[] = {
     {"GET", "/v1/pools/nope/quality", K_ADMIN, NULL, NULL, 404, "unknown_pool", NULL},
 };
 
-/* What must not change: the pool list, arena's quality and two players. */
-static char *snapshot(const e2e_server *s)
+/* The status and body of a GET of each of @p paths[0..n), one per line (admin key). */
+static char *snapshot_of(const e2e_server *s, const char *const *paths, size_t n)
 {
-    const char *paths[] = {"/v1/pools", "/v1/pools/arena/quality", "/v1/pools/arena/players/p1",
-                           "/v1/pools/arena/players/x1", "/v1/pools/zz/quality"};
     size_t cap = 1, len = 0;
     char *out = calloc(1, 1);
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         e2e_resp r;
         assert_int_equal(e2e_call(s, "GET", paths[i], s->admin_key, NULL, &r), 0);
         char head[16];
@@ -609,6 +607,14 @@ static char *snapshot(const e2e_server *s)
         e2e_resp_free(&r);
     }
     return out;
+}
+
+/* What must not change: the pool list, arena's quality and two players. */
+static char *snapshot(const e2e_server *s)
+{
+    const char *paths[] = {"/v1/pools", "/v1/pools/arena/quality", "/v1/pools/arena/players/p1",
+                           "/v1/pools/arena/players/x1", "/v1/pools/zz/quality"};
+    return snapshot_of(s, paths, sizeof paths / sizeof paths[0]);
 }
 
 static void test_malformed(void **state)
@@ -1522,28 +1528,22 @@ static void *poison_main(void *arg)
     return NULL;
 }
 
-/* Every player's lookup in pool wl, one per line, for a before/after comparison. */
+/* Every player's lookup in pool wl, for a before/after comparison. */
 static char *wl_lookups(const e2e_server *s)
 {
-    size_t cap = 65536, len = 0;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    out[0] = '\0';
+    enum { N = POISON_THREADS * 4 + 3 };
+    char buf[N][64];
+    const char *paths[N];
     const char *extra[] = {"edge1", "edge2", "bad"};
-    for (int i = 0; i < POISON_THREADS * 4 + 3; i++) {
-        char path[96], id[16];
+    for (int i = 0; i < N; i++) {
         if (i < POISON_THREADS * 4)
-            snprintf(id, sizeof id, "w%dp%d", i / 4, i % 4);
+            snprintf(buf[i], sizeof buf[i], "/v1/pools/wl/players/w%dp%d", i / 4, i % 4);
         else
-            snprintf(id, sizeof id, "%s", extra[i - POISON_THREADS * 4]);
-        snprintf(path, sizeof path, "/v1/pools/wl/players/%s", id);
-        e2e_resp r;
-        assert_int_equal(e2e_call(s, "GET", path, s->server_key, NULL, &r), 0);
-        assert_int_equal(r.status, 200);
-        len += (size_t)snprintf(out + len, cap - len, "%s\n", r.body);
-        e2e_resp_free(&r);
+            snprintf(buf[i], sizeof buf[i], "/v1/pools/wl/players/%s",
+                     extra[i - POISON_THREADS * 4]);
+        paths[i] = buf[i];
     }
-    return out;
+    return snapshot_of(s, paths, N);
 }
 
 /* An admin edit of a Weng-Lin mean of -1e9 (it used to be taken, and to fail every later

@@ -21,6 +21,7 @@
 #include "evenodds/eo_engine.h"
 #include "evenodds/eo_synelo.h"
 #include "gen.h"
+#include "store_util.h"
 
 #define NOW 1763900000
 
@@ -28,33 +29,6 @@ typedef struct fixture {
     char path[64];
     eo_engine *e;
 } fixture;
-
-static void remove_store(const char *path)
-{
-    char p[96];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
-
-static eo_engine *open_engine(const char *path)
-{
-    eo_store *s = NULL;
-    char msg[256] = "";
-    if (eo_store_open(path, 0, &s, msg, sizeof msg) != 0) {
-        fprintf(stderr, "%s\n", msg);
-        return NULL;
-    }
-    eo_engine *e = NULL;
-    eo_engine_error err;
-    if (eo_engine_open(s, &e, &err) != 0) {
-        fprintf(stderr, "engine: %s\n", err.message);
-        return NULL;
-    }
-    return e;
-}
 
 static int setup(void **state)
 {
@@ -68,7 +42,7 @@ static int setup(void **state)
         return -1;
     }
     close(fd);
-    f->e = open_engine(f->path);
+    f->e = test_engine_open(f->path);
     if (f->e == NULL)
         return -1;
     eo_engine_error err;
@@ -82,7 +56,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     eo_engine_close(f->e);
-    remove_store(f->path);
+    test_store_remove(f->path);
     free(f);
     return 0;
 }
@@ -90,7 +64,7 @@ static int teardown(void **state)
 static void reopen(fixture *f)
 {
     eo_engine_close(f->e);
-    f->e = open_engine(f->path);
+    f->e = test_engine_open(f->path);
     assert_non_null(f->e);
 }
 
@@ -151,6 +125,29 @@ static void expect_player(eo_engine *e, const char *pool, const char *id, int32_
     assert_int_equal(eo_store_player_get(eo_engine_store(e), pool_id(e, pool), id, &row), 0);
     assert_int_equal(row.rating, rating);
     assert_int_equal(row.rounds, rounds);
+}
+
+/* Rates @p text in @p pool and expects it rated (the answer is freed). */
+static void rate_ok(eo_engine *e, const char *pool, const char *text)
+{
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    if (rate(e, pool, text, &resp, &replayed, &err) != 0)
+        fail_msg("%s: %d %s %s", text, err.status, err.code, err.message);
+    free(resp);
+}
+
+/* Rates @p text in @p pool and expects @p rc with @p status and @p code, and no answer. */
+static void rate_err(eo_engine *e, const char *pool, const char *text, int rc, int status,
+                     const char *code, eo_engine_error *err)
+{
+    char *resp = NULL;
+    int replayed = 0;
+    assert_int_equal(rate(e, pool, text, &resp, &replayed, err), rc);
+    assert_null(resp);
+    assert_int_equal(err->status, status);
+    assert_string_equal(err->code, code);
 }
 
 static void test_round_response(void **state)
@@ -723,28 +720,18 @@ static void test_open_bad_log(void **state)
 static void test_isolated_failure(void **state)
 {
     fixture *f = *state;
-    char *resp = NULL;
-    int replayed = 0;
     eo_engine_error err;
     add_failing_trigger(f->path);
     eo_engine_isolate(f->e, true);
     eo_engine_track_written(f->e, true);
-    assert_int_equal(rate(f->e, "arena", ROUND1, &resp, &replayed, &err), 0);
-    free(resp);
+    rate_ok(f->e, "arena", ROUND1);
     assert_int_equal(eo_engine_begin(f->e), 0);
-    const char *r2 = "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
-    assert_int_equal(rate(f->e, "arena", r2, &resp, &replayed, &err), 0);
-    free(resp);
+    rate_ok(f->e, "arena", "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}");
     /* a and b as after r2 (test_storage_failure works it out): 1000 each */
-    const char *boom = "{\"id\":\"boom\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}";
-    assert_int_equal(rate(f->e, "arena", boom, &resp, &replayed, &err), EO_EIO);
-    assert_null(resp);
-    assert_int_equal(err.status, 500);
-    assert_string_equal(err.code, "storage");
+    rate_err(f->e, "arena", "{\"id\":\"boom\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}",
+             EO_EIO, 500, "storage", &err);
     expect_player(f->e, "arena", "a", 1000, 2); /* undone in memory at once */
-    const char *r3 = "{\"id\":\"r3\",\"winner\":\"A\",\"A\":[\"c\"],\"B\":[\"d\"]}";
-    assert_int_equal(rate(f->e, "arena", r3, &resp, &replayed, &err), 0);
-    free(resp);
+    rate_ok(f->e, "arena", "{\"id\":\"r3\",\"winner\":\"A\",\"A\":[\"c\"],\"B\":[\"d\"]}");
     assert_int_equal(eo_engine_set_rating(f->e, "arena", "e", 1200, -1, NOW, &err), 0);
     assert_int_equal(eo_engine_commit(f->e), 0);
     written w = {0};
@@ -841,15 +828,10 @@ static void test_ranges(void **state)
     expect_set(f->e, "g2", "x", 12345, -1, EO_ERANGE, "rating", "[-10000, 10000]");
     expect_set(f->e, "g2", "x", 1500, 351, EO_ERANGE, "sigma", "[0, 350]");
     expect_set(f->e, "g2", "x", 10000, 350, 0, NULL, NULL);
-    char *resp = NULL;
-    int replayed = 0;
     eo_engine_error err;
     /* x and z at the top of the range: an even round; the winner would rise past it */
     const char *up = "{\"id\":\"u1\",\"winner\":\"A\",\"A\":[\"y\",\"x\"],\"B\":[\"z\",\"w\"]}";
-    assert_int_equal(rate(f->e, "wl", up, &resp, &replayed, &err), EO_ERANGE);
-    assert_null(resp);
-    assert_int_equal(err.status, 422);
-    assert_string_equal(err.code, "out_of_range");
+    rate_err(f->e, "wl", up, EO_ERANGE, 422, "out_of_range", &err);
     assert_string_equal(err.field, "A[1]");
     assert_non_null(strstr(err.message, "\"x\""));
     assert_non_null(strstr(err.message, "100000025"));
@@ -863,9 +845,7 @@ static void test_ranges(void **state)
     assert_int_equal(eo_pool_player_count(wl), 2);
     assert_true(round_count(f->e, "wl") == 0);
     /* an upset against x's team moves x down: rated */
-    const char *down = "{\"id\":\"u2\",\"winner\":\"B\",\"A\":[\"y\",\"x\"],\"B\":[\"w\"]}";
-    assert_int_equal(rate(f->e, "wl", down, &resp, &replayed, &err), 0);
-    free(resp);
+    rate_ok(f->e, "wl", "{\"id\":\"u2\",\"winner\":\"B\",\"A\":[\"y\",\"x\"],\"B\":[\"w\"]}");
     assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "wl"), "x", NOW, &v), 0);
     assert_true(v.mu < 100000025.0 && v.rounds == 1);
 }
@@ -891,20 +871,14 @@ static void test_fold_outside_range(void **state)
     eo_rating_view v;
     assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "wl"), "x", NOW, &v), 0);
     assert_true(v.mu == -1e9);
-    char *resp = NULL;
-    int replayed = 0;
     eo_engine_error err;
     const char *his = "{\"id\":\"h1\",\"winner\":\"A\",\"A\":[\"x\"],\"B\":[\"y\"]}";
-    assert_int_equal(rate(f->e, "wl", his, &resp, &replayed, &err), EO_ERANGE);
-    assert_int_equal(err.status, 422);
+    rate_err(f->e, "wl", his, EO_ERANGE, 422, "out_of_range", &err);
     assert_string_equal(err.field, "A[0]");
-    const char *others = "{\"id\":\"o1\",\"winner\":\"A\",\"A\":[\"y\"],\"B\":[\"z\"]}";
-    assert_int_equal(rate(f->e, "wl", others, &resp, &replayed, &err), 0);
-    free(resp);
+    rate_ok(f->e, "wl", "{\"id\":\"o1\",\"winner\":\"A\",\"A\":[\"y\"],\"B\":[\"z\"]}");
     expect_set(f->e, "wl", "x", 25, -1, 0, NULL, NULL);
     assert_int_equal(eo_pool_outside_range(eo_engine_pool(f->e, "wl"), NOW, NULL), 0);
-    assert_int_equal(rate(f->e, "wl", his, &resp, &replayed, &err), 0);
-    free(resp);
+    rate_ok(f->e, "wl", his);
 }
 
 int main(void)

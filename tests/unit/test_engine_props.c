@@ -38,35 +38,13 @@
 
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_engine.h"
+#include "prng.h"
+#include "store_util.h"
 
 #define NOW 1763900000
 #define PLAYERS 20
 #define BATCHES 8
 #define CALLS 14
-
-/* ---- a small deterministic PRNG (splitmix64) ---- */
-
-typedef struct prng {
-    uint64_t s;
-} prng;
-
-static uint64_t next_u64(prng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-static size_t below(prng *r, size_t n)
-{
-    return (size_t)(next_u64(r) % n);
-}
-
-static double unif(prng *r)
-{
-    return (double)(next_u64(r) >> 11) / 9007199254740992.0;
-}
 
 /* ---- configurations ---- */
 
@@ -131,26 +109,11 @@ static json_t *parse(const char *text)
     return json_loads(text, EO_JSON_DECODE_FLAGS, &jerr);
 }
 
-static void remove_store(const char *path)
-{
-    char p[96];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
-
+/* An engine on @p path; fails the test when it cannot be opened. */
 static eo_engine *open_engine(const char *path)
 {
-    eo_store *s = NULL;
-    char msg[256] = "";
-    if (eo_store_open(path, 0, &s, msg, sizeof msg) != 0)
-        fail_msg("store: %s", msg);
-    eo_engine *e = NULL;
-    eo_engine_error err;
-    if (eo_engine_open(s, &e, &err) != 0)
-        fail_msg("engine: %s", err.message);
+    eo_engine *e = test_engine_open(path);
+    assert_non_null(e);
     return e;
 }
 
@@ -398,21 +361,14 @@ static void expect_finite_json(const json_t *v, const char *where)
         json_array_foreach(v, i, x) expect_finite_json(x, where);
 }
 
-typedef struct log_ctx {
-    eo_store *st;
-    int64_t pool;
-} log_ctx;
-
-/* Property 4 for the log: every entry is JSON with finite numbers, and so is every round's
- * logged answer. */
+/* Property 4 for the log: every entry is JSON with finite numbers (the answers: below). */
 static int check_entry(void *ctx, const eo_log_entry *le)
 {
-    log_ctx *c = ctx;
+    (void)ctx;
     json_t *o = parse(le->body);
     assert_non_null(o);
     expect_finite_json(o, le->body);
     json_decref(o);
-    (void)c;
     return 0;
 }
 
@@ -498,8 +454,7 @@ static void check_store(run *rn)
 {
     eo_store *st = eo_engine_store(rn->e);
     int64_t pid = pool_id(rn->e);
-    log_ctx lc = {st, pid};
-    assert_int_equal(eo_store_log_each(st, pid, 0, check_entry, &lc), 0);
+    assert_int_equal(eo_store_log_each(st, pid, 0, check_entry, NULL), 0);
     assert_int_equal(eo_store_players_each(st, pid, check_row, NULL), 0);
     check_answers(st, pid, rn->next_round);
     eo_engine *fresh = open_engine(rn->path);
@@ -568,7 +523,7 @@ static void run_config(const config *c, uint64_t seed)
                   rn.t.bounds_taken);
     assert_true(rn.t.rated > 0);
     eo_engine_close(rn.e);
-    remove_store(rn.path);
+    test_store_remove(rn.path);
     free(rn.texts);
 }
 

@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "service/service.h"
+#include "store_util.h"
 
 static void test_pct_decode(void **state)
 {
@@ -620,12 +621,9 @@ static void sql_exec(sqlite3 *db, const char *sql)
  * trigger's row breaks a deferred foreign key, which SQLite checks at COMMIT only. */
 static eo_engine *commitfail_engine(const char *db)
 {
-    eo_store *st = NULL;
-    char msg[256];
-    assert_int_equal(eo_store_open(db, 0, &st, msg, sizeof msg), 0);
-    eo_engine *e = NULL;
+    eo_engine *e = test_engine_open(db);
+    assert_non_null(e);
     eo_engine_error err;
-    assert_int_equal(eo_engine_open(st, &e, &err), 0);
     if (eo_engine_pool(e, "arena") == NULL) {
         assert_int_equal(eo_engine_pool_create(e, "arena", "synelo", NULL, 1763800000, &err), 0);
         sqlite3 *raw = NULL;
@@ -747,12 +745,7 @@ static void test_writer_stop_code(void **state)
     assert_int_equal(wcall_wait(&b), 500);
     assert_int_equal(st.rc, EO_EIO);
     eo__pools_destroy(&pools);
-    const char *files[] = {"t.db", "t.db-wal", "t.db-shm"};
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        char p[96];
-        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-        unlink(p);
-    }
+    test_store_remove(db);
     assert_int_equal(rmdir(dir), 0);
 }
 
