@@ -2,9 +2,13 @@
  * temporary SQLite store in batches (group commit, durable at commit per eo_store.h), then the
  * cost of opening that store again (the fold of the whole log), and of its parts.
  *
- *   bench_store [--rounds N] [--batch B] [--sync-full]
+ *   bench_store [--rounds N] [--batch B] [--sync-full] [--isolate] [--model M]
+ *
+ * --isolate runs each round behind a savepoint, as the service's writer does
+ * (eo_engine_isolate()); --model rates a pool of model M (default synelo) with its defaults.
  *
  * Prints one JSON line. Commands and figures: docs/STORE.md. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +68,8 @@ int main(int argc, char **argv)
 {
     long rounds = 100000, batch = 100;
     unsigned flags = 0;
+    bool isolate = false;
+    const char *model = "synelo";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = strtol(argv[++i], NULL, 10);
@@ -71,8 +77,13 @@ int main(int argc, char **argv)
             batch = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--sync-full") == 0)
             flags |= EO_STORE_SYNC_FULL;
+        else if (strcmp(argv[i], "--isolate") == 0)
+            isolate = true;
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_store [--rounds N] [--batch B] [--sync-full]\n");
+            fprintf(stderr, "usage: bench_store [--rounds N] [--batch B] [--sync-full] "
+                            "[--isolate] [--model M]\n");
             return 2;
         }
     }
@@ -104,8 +115,9 @@ int main(int argc, char **argv)
     int rc = 1;
     eo_engine *e = open_engine(path, flags);
     eo_engine_error err;
-    if (e == NULL || eo_engine_pool_create(e, "bench", "synelo", NULL, 0, &err) != 0)
+    if (e == NULL || eo_engine_pool_create(e, "bench", model, NULL, 0, &err) != 0)
         goto out;
+    eo_engine_isolate(e, isolate);
     double t0 = now_s();
     /* the rate over the first and the last tenth shows whether a growing log slows writes */
     long tenth = rounds / 10 > batch ? rounds / 10 / batch * batch : batch;
