@@ -125,8 +125,8 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
  * it also refuses the round, with EO_ERANGE and the pool unchanged, when its update would
  * leave a participant of weight > 0 with a mean outside the model's range (eo_model_range_of())
  * or give any value non-finite (a state, P(A), anything in @p members). Then *bad is the
- * member's index (A's then B's) and members[*bad] holds what the round would have made of him;
- * the other entries are unspecified. Models whose rules keep every update in range
+ * member's index (A's then B's) and members[*bad] holds what the round would have made of
+ * that member; the other entries are unspecified. Models whose rules keep every update in range
  * (eo_model_range.kept: SynElo) are not checked. @p members must have room for
  * r->n[0] + r->n[1] entries. Returns 0, EO_EINVAL, EO_ERANGE or EO_ENOMEM.
  */

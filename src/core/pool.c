@@ -453,7 +453,7 @@ static int apply_round(eo_pool *pool, const eo_round *r, eo_round_result *res,
     rc = apply_resolved(pool, r->n[0], r->n[1], pool->info, r->map, r->mode, r->winner, ended,
                         res, members != NULL || bad != NULL ? pool->upd : NULL, bad);
     if (rc == EO_ERANGE && bad != NULL) {
-        /* What the refused round made of the member: his state is back, his update is not. */
+        /* What the refused round made of the member: the state is back, the update is not. */
         memset(&members[*bad], 0, sizeof members[*bad]);
         member_of_update(pool, r, *bad, &members[*bad]);
     }
