@@ -20,6 +20,7 @@
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_engine.h"
 #include "gen.h"
+#include "store_util.h"
 
 static double now_s(void)
 {
@@ -45,23 +46,6 @@ static int parse_entry(void *ctx, const eo_log_entry *e)
     eo_round_free(&r);
     (*n)++;
     return 0;
-}
-
-static eo_engine *open_engine(const char *path, unsigned flags)
-{
-    eo_store *s = NULL;
-    char msg[256];
-    if (eo_store_open(path, flags, &s, msg, sizeof msg) != 0) {
-        fprintf(stderr, "bench_store: %s\n", msg);
-        return NULL;
-    }
-    eo_engine *e = NULL;
-    eo_engine_error err;
-    if (eo_engine_open(s, &e, &err) != 0) {
-        fprintf(stderr, "bench_store: %s\n", err.message);
-        return NULL;
-    }
-    return e;
 }
 
 int main(int argc, char **argv)
@@ -113,7 +97,7 @@ int main(int argc, char **argv)
     eo_gen_destroy(g);
 
     int rc = 1;
-    eo_engine *e = open_engine(path, flags);
+    eo_engine *e = test_engine_open(path, flags);
     eo_engine_error err;
     if (e == NULL || eo_engine_pool_create(e, "bench", model, NULL, 0, &err) != 0)
         goto out;
@@ -163,7 +147,7 @@ int main(int argc, char **argv)
     eo_pool_row_free(&row);
     eo_store_close(s);
     t0 = now_s();
-    e = open_engine(path, 0);
+    e = test_engine_open(path, 0);
     double t_open = now_s() - t0;
     if (e == NULL || n_read != (size_t)rounds || n_parsed != (size_t)rounds)
         goto out;

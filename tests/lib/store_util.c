@@ -14,11 +14,11 @@ void test_store_remove(const char *path)
     unlink(p);
 }
 
-eo_engine *test_engine_open(const char *path)
+eo_engine *test_engine_open(const char *path, unsigned flags)
 {
     eo_store *s = NULL;
     char msg[256] = "";
-    if (eo_store_open(path, 0, &s, msg, sizeof msg) != 0) {
+    if (eo_store_open(path, flags, &s, msg, sizeof msg) != 0) {
         fprintf(stderr, "%s\n", msg);
         return NULL;
     }

@@ -42,7 +42,7 @@ static int setup(void **state)
         return -1;
     }
     close(fd);
-    f->e = test_engine_open(f->path);
+    f->e = test_engine_open(f->path, 0);
     if (f->e == NULL)
         return -1;
     eo_engine_error err;
@@ -64,7 +64,7 @@ static int teardown(void **state)
 static void reopen(fixture *f)
 {
     eo_engine_close(f->e);
-    f->e = test_engine_open(f->path);
+    f->e = test_engine_open(f->path, 0);
     assert_non_null(f->e);
 }
 

@@ -112,7 +112,7 @@ static json_t *parse(const char *text)
 /* An engine on @p path; fails the test when it cannot be opened. */
 static eo_engine *open_engine(const char *path)
 {
-    eo_engine *e = test_engine_open(path);
+    eo_engine *e = test_engine_open(path, 0);
     assert_non_null(e);
     return e;
 }

@@ -621,7 +621,7 @@ static void sql_exec(sqlite3 *db, const char *sql)
  * trigger's row breaks a deferred foreign key, which SQLite checks at COMMIT only. */
 static eo_engine *commitfail_engine(const char *db)
 {
-    eo_engine *e = test_engine_open(db);
+    eo_engine *e = test_engine_open(db, 0);
     assert_non_null(e);
     eo_engine_error err;
     if (eo_engine_pool(e, "arena") == NULL) {

@@ -18,6 +18,7 @@
 
 #include "evenodds/eo_store.h"
 #include "store/store_internal.h"
+#include "store_util.h"
 
 /* ---- openers ---------------------------------------------------------------------------- */
 
@@ -44,12 +45,7 @@ static char *sqlite_fresh(void)
 
 static void sqlite_destroy(const char *location)
 {
-    char p[256];
-    unlink(location);
-    snprintf(p, sizeof p, "%s-wal", location);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", location);
-    unlink(p);
+    test_store_remove(location);
 }
 
 static const store_opener sqlite_opener = {"sqlite", sqlite_fresh, sqlite_destroy};
