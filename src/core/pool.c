@@ -340,8 +340,10 @@ static inline const char *member_id(const eo_round *r, size_t i)
 
 /* Resolves the members of @p r to pool->idx[] (adding unknown players, whose count before is
  * *before) and fills pool->part[].w and pool->info[]. EO_EINVAL (a bad id, a player twice) or
- * EO_ENOMEM, the pool unchanged. */
-static int resolve(eo_pool *pool, const eo_round *r, size_t *before)
+ * EO_ENOMEM, the pool unchanged. Forced inline into apply_round(): as a call of its own (GCC
+ * -O3 keeps it one) the replay's apply path was 3 % slower, measured side by side. */
+static inline __attribute__((always_inline)) int resolve(eo_pool *pool, const eo_round *r,
+                                                         size_t *before)
 {
     size_t na = r->n[0];
     size_t n = na + r->n[1];
