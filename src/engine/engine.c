@@ -512,7 +512,8 @@ int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *c
         return rc;
     }
     if (isolated && eo_store_release(e->store) != 0) {
-        /* What the call wrote is still in the transaction: it may not commit without it. */
+        /* The call answers an error, yet what it wrote is still in the transaction: the batch
+         * must not commit. */
         e->batch_failed = true;
         return eo__engine_err(err, EO_EIO, 500, "storage", "", "%s", eo_store_errmsg(e->store));
     }
