@@ -167,11 +167,6 @@ out:
     for (long i = 0; i < rounds && objs; i++)
         json_decref(objs[i]);
     free(objs);
-    char p[64];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
+    test_store_remove(path);
     return rc;
 }
