@@ -2,9 +2,13 @@
  * temporary SQLite store in batches (group commit, durable at commit per eo_store.h), then the
  * cost of opening that store again (the fold of the whole log), and of its parts.
  *
- *   bench_store [--rounds N] [--batch B] [--sync-full]
+ *   bench_store [--rounds N] [--batch B] [--sync-full] [--isolate] [--model M]
+ *
+ * --isolate runs each round behind a savepoint, as the service's writer does
+ * (eo_engine_isolate()); --model rates a pool of model M (default synelo) with its defaults.
  *
  * Prints one JSON line. Commands and figures: docs/STORE.md. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_engine.h"
 #include "gen.h"
+#include "store_util.h"
 
 static double now_s(void)
 {
@@ -43,27 +48,12 @@ static int parse_entry(void *ctx, const eo_log_entry *e)
     return 0;
 }
 
-static eo_engine *open_engine(const char *path, unsigned flags)
-{
-    eo_store *s = NULL;
-    char msg[256];
-    if (eo_store_open(path, flags, &s, msg, sizeof msg) != 0) {
-        fprintf(stderr, "bench_store: %s\n", msg);
-        return NULL;
-    }
-    eo_engine *e = NULL;
-    eo_engine_error err;
-    if (eo_engine_open(s, &e, &err) != 0) {
-        fprintf(stderr, "bench_store: %s\n", err.message);
-        return NULL;
-    }
-    return e;
-}
-
 int main(int argc, char **argv)
 {
     long rounds = 100000, batch = 100;
     unsigned flags = 0;
+    bool isolate = false;
+    const char *model = "synelo";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = strtol(argv[++i], NULL, 10);
@@ -71,8 +61,13 @@ int main(int argc, char **argv)
             batch = strtol(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--sync-full") == 0)
             flags |= EO_STORE_SYNC_FULL;
+        else if (strcmp(argv[i], "--isolate") == 0)
+            isolate = true;
+        else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+            model = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_store [--rounds N] [--batch B] [--sync-full]\n");
+            fprintf(stderr, "usage: bench_store [--rounds N] [--batch B] [--sync-full] "
+                            "[--isolate] [--model M]\n");
             return 2;
         }
     }
@@ -102,10 +97,11 @@ int main(int argc, char **argv)
     eo_gen_destroy(g);
 
     int rc = 1;
-    eo_engine *e = open_engine(path, flags);
+    eo_engine *e = test_engine_open(path, flags);
     eo_engine_error err;
-    if (e == NULL || eo_engine_pool_create(e, "bench", "synelo", NULL, 0, &err) != 0)
+    if (e == NULL || eo_engine_pool_create(e, "bench", model, NULL, 0, &err) != 0)
         goto out;
+    eo_engine_isolate(e, isolate);
     double t0 = now_s();
     /* the rate over the first and the last tenth shows whether a growing log slows writes */
     long tenth = rounds / 10 > batch ? rounds / 10 / batch * batch : batch;
@@ -151,7 +147,7 @@ int main(int argc, char **argv)
     eo_pool_row_free(&row);
     eo_store_close(s);
     t0 = now_s();
-    e = open_engine(path, 0);
+    e = test_engine_open(path, 0);
     double t_open = now_s() - t0;
     if (e == NULL || n_read != (size_t)rounds || n_parsed != (size_t)rounds)
         goto out;
@@ -171,11 +167,6 @@ out:
     for (long i = 0; i < rounds && objs; i++)
         json_decref(objs[i]);
     free(objs);
-    char p[64];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
+    test_store_remove(path);
     return rc;
 }

@@ -8,7 +8,8 @@
  * Group commit: eo_engine_begin(), any number of eo_engine_round() / edits, eo_engine_commit().
  * Answers produced inside a batch are final only once the commit succeeds; if it fails, every
  * pool touched by the batch is reloaded from the store and the whole batch must be reported as
- * failed (nothing of it was stored).
+ * failed (nothing of it was stored). With eo_engine_isolate() on, a call of the batch that
+ * fails after changing something is undone alone and the others commit.
  *
  * Thread safety: one thread at a time (the writer). Ownership: returned strings are malloc'd
  * and the caller's; the engine owns its store handle once eo_engine_open() succeeds.
@@ -53,12 +54,27 @@ void eo_engine_close(eo_engine *e);
 int eo_engine_begin(eo_engine *e);
 
 /**
- * Commits the batch; on failure reloads the touched pools and returns EO_EIO. A batch in which
- * an update failed after it had changed something (a storage error: status 500) cannot commit:
- * every later call of the batch fails with EO_EIO, and commit rolls back and returns EO_EIO.
- * Failures before any change (400, 404, 409) leave the batch intact.
+ * Commits the batch; on failure reloads the touched pools and returns EO_EIO. Without
+ * isolation, a batch in which an update failed after it had changed something (a storage
+ * error: status 500) cannot commit: every later call of the batch fails with EO_EIO, and
+ * commit rolls back and returns EO_EIO. Failures before any change (400, 404, 409, 422) leave
+ * the batch intact.
  */
 int eo_engine_commit(eo_engine *e);
+
+/**
+ * Turns on (or off) isolation of the calls of a batch, from the next batch on (off by
+ * default: `evenodds import` keeps a batch all or nothing). With it on, every call inside a
+ * batch runs behind a store savepoint (eo_store_savepoint()): a call that fails after it has
+ * written or changed something (a storage error on its own log entry or rows) is undone alone,
+ * the store back to its savepoint and its pool folded again from what the store then holds,
+ * so memory and store still agree; it answers its own error (500 "storage") and the rest of
+ * the batch goes on and commits. Only when the store cannot go back to the savepoint (the
+ * backend rolled the whole transaction back, e.g. a full disk) does the batch fail as a whole,
+ * as without isolation. Each call then costs a savepoint and its release, and an undone call
+ * the refold of its pool.
+ */
+void eo_engine_isolate(eo_engine *e, bool on);
 
 /** Abandons the batch: rolls back and reloads the touched pools (created pools are dropped). */
 int eo_engine_rollback(eo_engine *e);
@@ -88,17 +104,21 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  * models with a deviation. The same id twice inside
  * one batch is detected too (the second is a replay or a conflict). A new round whose canonical
  * text is longer than EO_ROUND_TEXT_MAX is refused (eo_round_text_check(): 400, its longest
- * field named), so that every logged round fits a line `evenodds import` reads. Errors: 404
- * "unknown_pool", 400 "invalid_round" (field from the codec), 409 "round_conflict" (field
- * "id"), 500 "storage".
+ * field named), so that every logged round fits a line `evenodds import` reads. The model
+ * rates it with eo_pool_apply_checked(): a round that would leave a participant outside the
+ * model's range (eo_model_range_of()) or make any value non-finite changes nothing and is 422
+ * "out_of_range", field "A[i]" or "B[j]" (the member), the message naming the player, the mean
+ * and the range. Errors: 404 "unknown_pool", 400 "invalid_round" (field from the codec), 409
+ * "round_conflict" (field "id"), 422 "out_of_range", 500 "storage".
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);
 
 /** Admin: sets a player's rating (logged): @p rating the mean, @p sigma the deviation or
- *  negative to keep it (eo_model_set()). A value outside the model's range is 400 (field
- *  "rating"); the player id passes eo_id_check() (400, field "player").
- *  Returns 0, EO_ENOTFOUND (404 pool), EO_ERANGE, EO_EINVAL, EO_EIO. */
+ *  negative to keep it (eo_model_set()). A value outside the model's range
+ *  (eo_model_check_set()) is 400 "invalid_request" naming the field, "rating" or "sigma", with
+ *  the allowed range in the message, and nothing is logged; the player id passes eo_id_check()
+ *  (400, field "player"). Returns 0, EO_ENOTFOUND (404 pool), EO_ERANGE, EO_EINVAL, EO_EIO. */
 int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, double rating,
                          double sigma, int64_t now, eo_engine_error *err);
 
@@ -122,8 +142,8 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
  * Admin: sets the fitted states @p v[0..n) of a whole-history refit of pool @p pool computed
  * from its log up to seq @p upto (logged; docs/STORE.md "The refit record"). Every value is
  * checked against the model first (400 "invalid_request", field "players[i]": a bad id or a
- * value eo_model_set() refuses; nothing is logged). Then, in one transaction, the values are
- * logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
+ * value outside the model's range, eo_model_check_set(); nothing is logged). Then, in one
+ * transaction, the values are logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
  * in-memory pool with eo_refit_apply() (each listed player's state set; rounds counts and
  * unlisted players kept; rounds logged after @p upto are not applied again: their effect on
  * the old states is replaced) and every listed player's row is rewritten. *records (may be

@@ -342,6 +342,45 @@ bool eo_model_has_deviation(const eo_model_ctx *ctx);
  */
 int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma);
 
+/**
+ * How far from the pool's start value a mean may be in a model's range (eo_model_range): any
+ * rating a pool with sane parameters produces is orders of magnitude closer, while a mean a
+ * billion away, a typo or an attack, is refused (docs/MODELS.md, "The range of a model").
+ */
+#define EO_MODEL_RANGE_WINDOW 1e8
+
+/**
+ * A model's range: the states the engine admits (docs/MODELS.md, each model's "Range"). Admin
+ * edits and refits may set a mean in [set_lo, set_hi] (an integer when @c integer) and a
+ * deviation in [0, sigma_max]; a round the engine rates (eo_pool_apply_checked()) may leave no
+ * participant's mean outside [lo, hi] nor any value non-finite. The range lies within the
+ * model's state limits (what eo_model_set() accepts, what updates are clamped to, what a log's
+ * fold applies) and within EO_MODEL_RANGE_WINDOW of the start value, so that any state in it
+ * gives finite values through any round, and every value an answer shows is encodable.
+ */
+typedef struct eo_model_range {
+    double lo, hi;         /**< the mean after a round (the rating for SynElo, Elo, Glicko-2,
+                                the field skill for hive) */
+    double set_lo, set_hi; /**< the mean an admin edit or a refit may set, within [lo, hi] */
+    double sigma_max;      /**< the deviation an edit may set (Glicko-2: RD); 0: none */
+    bool integer;          /**< means are integers (SynElo) */
+    bool kept;             /**< the model's own rules keep every update in range and finite
+                                (SynElo: integers between its floor and its maximum), so rounds
+                                are not checked */
+} eo_model_range;
+
+/** The range of a prepared model (depends on its start values). */
+void eo_model_range_of(const eo_model_ctx *ctx, eo_model_range *out);
+
+/**
+ * Checks an admin edit's values against the model's range: @p mu the mean, @p sigma the
+ * deviation or negative to keep it (ignored by models without one). 0 when eo_model_set() would
+ * take them and they are in range; otherwise EO_EINVAL (NaN or infinite mean, NaN deviation)
+ * or EO_ERANGE, with @p err (may be NULL) naming the field, "rating" or "sigma", and stating
+ * the allowed range. Pure.
+ */
+int eo_model_check_set(const eo_model_ctx *ctx, double mu, double sigma, eo_round_error *err);
+
 #ifdef __cplusplus
 }
 #endif

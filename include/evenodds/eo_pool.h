@@ -120,6 +120,30 @@ int eo_pool_apply(eo_pool *pool, const eo_round *r, eo_round_result *res,
                   eo_member_result *members);
 
 /**
+ * eo_pool_apply() for a round entering the pool for the first time (the engine rates new
+ * rounds so; a log's fold and `evenodds replay` apply what was logged with eo_pool_apply()):
+ * it also refuses the round, with EO_ERANGE and the pool unchanged, when its update would
+ * leave a participant of weight > 0 with a mean outside the model's range (eo_model_range_of())
+ * or give any value non-finite (a state, P(A), anything in @p members). Then *bad is the
+ * member's index (A's then B's) and members[*bad] holds what the round would have made of
+ * that member; the other entries are unspecified. Models whose rules keep every update in range
+ * (eo_model_range.kept: SynElo) are not checked. @p members must have room for
+ * r->n[0] + r->n[1] entries. Returns 0, EO_EINVAL, EO_ERANGE or EO_ENOMEM.
+ */
+int eo_pool_apply_checked(eo_pool *pool, const eo_round *r, eo_round_result *res,
+                          eo_member_result *members, size_t *bad);
+
+/**
+ * The players whose state is outside the model's range (eo_model_range_of(): a mean outside
+ * [lo, hi], a deviation above sigma_max, or a non-finite value) at @p now: possible only in a
+ * pool folded from a log written before the range existed (an admin edit then accepted). Their
+ * rounds are refused by eo_pool_apply_checked() until an edit or a reset moves them back.
+ * Returns their count and, in *first (may be NULL), the id of one of them (NULL when none).
+ * Pure; O(players).
+ */
+size_t eo_pool_outside_range(const eo_pool *pool, int64_t now, const char **first);
+
+/**
  * P(A wins) of round @p r with the pool as it is, without rating it (the pool is not changed):
  * every member's strength at the round's end (ended_at, else started_at) summed with its
  * eo_model_member_weight() into team aggregates, an unknown player at a new player's strength,

@@ -112,8 +112,9 @@ uint16_t eo_service_port(const eo_service *svc);
 /**
  * Graceful stop: stops accepting connections, marks the service not ready, waits (up to the
  * drain timeout) for requests in flight, stops the HTTP threads, lets the writer commit and
- * answer everything queued, closes the store and frees @p svc. Returns 0, or EO_EIO when the
- * final commit failed. NULL is a no-op returning 0.
+ * answer everything queued, closes the store and frees @p svc. Returns 0, or EO_EIO when a
+ * commit of that final drain failed (what was queued at the stop is not stored); a failed
+ * commit before the stop was answered 500 and does not count. NULL is a no-op returning 0.
  */
 int eo_service_stop(eo_service *svc);
 

@@ -87,6 +87,21 @@ int eo_store_begin(eo_store *s);
 int eo_store_commit(eo_store *s);
 int eo_store_rollback(eo_store *s);
 
+/**
+ * Savepoints inside the open transaction, so that one update of a group commit can be undone
+ * without the others. eo_store_savepoint() marks the current state; eo_store_release() keeps
+ * what was written since the mark and drops the mark; eo_store_rollback_to() undoes what was
+ * written since the mark and drops the mark. The transaction stays open either way, and only
+ * its commit stores anything. Marks nest: release and rollback_to act on the innermost.
+ * All three need the transaction eo_store_begin() opened: without one (never begun, or ended
+ * by the backend on its own since: SQLite rolls a whole transaction back on some errors, e.g. a
+ * full disk) they fail with EO_EIO, and the caller has lost the whole transaction, not only
+ * its last update.
+ */
+int eo_store_savepoint(eo_store *s);
+int eo_store_release(eo_store *s);
+int eo_store_rollback_to(eo_store *s);
+
 /** A pool as stored. */
 typedef struct eo_pool_row {
     int64_t id;

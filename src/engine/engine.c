@@ -277,9 +277,14 @@ static eo__epool *find_entry(const eo_engine *e, const char *name)
 eo__epool *eo__engine_find(eo_engine *e, const char *name)
 {
     eo__epool *p = find_entry(e, name);
-    /* Inside a batch a reload would see the batch's uncommitted writes: wait for its end. */
-    if (p != NULL && p->pool == NULL && !e->in_batch)
-        reload(e, p, NULL);
+    /* Inside a batch a reload sees the batch's uncommitted writes. With isolation that is what
+     * memory must hold (every call either kept or undone in the store); without it a later
+     * failure could undo them, so the reload waits for the batch's end. A pool reloaded inside
+     * a batch is touched: a failed commit folds it again. */
+    if (p != NULL && p->pool == NULL &&
+        (!e->in_batch || (e->isolate && !e->batch_failed)) && reload(e, p, NULL) == 0 &&
+        e->in_batch)
+        p->touched = true;
     return p;
 }
 
@@ -416,6 +421,12 @@ static void note_written(eo_engine *e, const eo__epool *p, const char *id,
     e->ids_len += len;
 }
 
+void eo_engine_isolate(eo_engine *e, bool on)
+{
+    if (e != NULL && !e->in_batch)
+        e->isolate = on;
+}
+
 void eo_engine_track_written(eo_engine *e, bool on)
 {
     if (e != NULL)
@@ -449,6 +460,17 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
             return eo__engine_err(err, EO_EIO, 500, "storage", "",
                                   "an earlier update of this batch failed: %s",
                                   eo_store_errmsg(e->store));
+        if (!e->isolate)
+            return 0;
+        int rc = eo_store_savepoint(e->store);
+        if (rc) {
+            e->batch_failed = true; /* the transaction itself may be gone */
+            return eo__engine_err(err, EO_EIO, 500, "storage", "", "%s",
+                                  eo_store_errmsg(e->store));
+        }
+        e->mark_nwritten = e->nwritten;
+        e->mark_ids_len = e->ids_len;
+        e->mark_lost = e->written_lost;
         return 0;
     }
     int rc = eo_engine_begin(e);
@@ -458,14 +480,42 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
     return 0;
 }
 
-int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo_engine_error *err)
+/* Undoes one failed call of an isolated batch: the store back to its savepoint, the rows it
+ * noted forgotten, @p changed folded again from the store. 0, or EO_EIO when the store could
+ * not go back (the batch then cannot commit). A pool that cannot be folded again is left
+ * unusable (NULL), as after a failed commit, and eo__engine_find() retries. */
+static int undo_call(eo_engine *e, eo__epool *changed)
 {
+    if (eo_store_rollback_to(e->store) != 0)
+        return EO_EIO;
+    e->nwritten = e->mark_nwritten;
+    e->ids_len = e->mark_ids_len;
+    e->written_lost = e->mark_lost;
+    if (changed != NULL && reload(e, changed, NULL) != 0) {
+        eo_pool_destroy(changed->pool);
+        changed->pool = NULL;
+    }
+    return 0;
+}
+
+int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *changed,
+                      eo_engine_error *err)
+{
+    bool isolated = !own && e->in_batch && e->isolate && !e->batch_failed;
     if (rc != 0) {
-        if (mutated)
+        if (isolated && undo_call(e, mutated ? changed : NULL) != 0)
+            e->batch_failed = true;
+        else if (mutated && !isolated)
             e->batch_failed = true;
         if (own)
             eo_engine_rollback(e);
         return rc;
+    }
+    if (isolated && eo_store_release(e->store) != 0) {
+        /* The call answers an error, yet what it wrote is still in the transaction: the batch
+         * must not commit. */
+        e->batch_failed = true;
+        return eo__engine_err(err, EO_EIO, 500, "storage", "", "%s", eo_store_errmsg(e->store));
     }
     if (own && eo_engine_commit(e) != 0)
         return eo__engine_err(err, EO_EIO, 500, "storage", "", "commit failed: %s",

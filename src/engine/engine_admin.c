@@ -56,22 +56,22 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
         /* another process created it since this engine loaded the store */
         rc = eo__engine_err(err, EO_EEXIST, 409, "pool_exists", "name",
                             "pool \"%.60s\" exists already", name);
-        return eo__engine_op_end(e, own, rc, false, err);
+        return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
     if (rc) {
         eo_pool_destroy(pool);
         rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
                             eo_store_errmsg(e->store));
-        return eo__engine_op_end(e, own, rc, true, err);
+        return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
     rc = eo__engine_add(e, id, name, pool);
     if (rc) {
         eo_pool_destroy(pool);
         rc = eo__engine_err(err, rc, 500, "internal", "", "out of memory");
-        return eo__engine_op_end(e, own, rc, true, err);
+        return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
     e->pools[e->npools - 1].created = true;
-    return eo__engine_op_end(e, own, 0, false, err);
+    return eo__engine_op_end(e, own, 0, false, NULL, err);
 }
 
 /* The pool of an admin edit and the player's id, checked. */
@@ -120,11 +120,13 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
         return rc;
     }
     bool mutated = true; /* from the log append on, memory and store must move together */
+    eo__epool *changed = NULL;
     p->touched = true;
     rc = eo_store_log_append(e->store, p->id, set ? EO_LOG_SET : EO_LOG_RESET, NULL, text, NULL,
                              now, NULL);
     free(text);
     if (rc == 0) {
+        changed = p;
         int prc = set ? eo_pool_set_rating(p->pool, player, rating, sigma)
                       : eo_pool_reset_player(p->pool, player);
         if (prc != 0 && !(prc == EO_ENOTFOUND && !set))
@@ -135,7 +137,7 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
     if (rc && (err == NULL || err->status == 0))
         rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
                             eo_store_errmsg(e->store));
-    return eo__engine_op_end(e, own, rc, mutated, err);
+    return eo__engine_op_end(e, own, rc, mutated, changed, err);
 }
 
 int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, double rating,
@@ -147,19 +149,14 @@ int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, dou
     int rc = edit_target(e, pool, player, &p, err);
     if (rc)
         return rc;
-    /* Ask the model on a scratch player first: an admin asking for a value the model cannot
-     * hold is told so, and nothing is logged. */
-    const eo_model_ctx *m = eo_pool_model(p->pool);
-    uint64_t scratch[64];
-    if (eo_model_state_size(m) > sizeof scratch)
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "model state too large");
-    eo_model_player_init(m, scratch);
-    rc = eo_model_set(m, scratch, rating, sigma);
-    eo_model_player_free(m, scratch);
+    /* Checked against the model's range first: an admin asking for a value outside it is told
+     * which field and what is allowed, and nothing is logged. */
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    rc = eo_model_check_set(eo_pool_model(p->pool), rating, sigma, &rerr);
     if (rc)
-        return eo__engine_err(err, EO_ERANGE, 400, "invalid_request", "rating",
-                              "outside the range of model \"%s\" (docs/MODELS.md)",
-                              eo_model_name(eo_model_ctx_config(m)->model));
+        return eo__engine_err(err, rc == EO_EINVAL ? EO_EINVAL : EO_ERANGE, 400,
+                              "invalid_request", rerr.field, "%s", rerr.message);
     return edit(e, p, player, true, rating, sigma, now, err);
 }
 
@@ -242,7 +239,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
                                       season)
                      : eo__engine_err(err, EO_EIO, 500, "storage", "", "%s",
                                       eo_store_errmsg(e->store));
-        return eo__engine_op_end(e, own, rc, false, err);
+        return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
     json_t *body = json_pack("{s:s,s:f,s:f}", "season", season, "f", f, "s", s);
     char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
@@ -251,7 +248,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
     if (text == NULL)
         return eo__engine_op_end(e, own, eo__engine_err(err, EO_ENOMEM, 500, "internal", "",
                                                         "out of memory"),
-                                 false, err);
+                                 false, NULL, err);
     /* From the log append on, memory and store must move together. */
     p->touched = true;
     int64_t seq = 0;
@@ -272,7 +269,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
                             eo_store_errmsg(e->store));
     else if (players != NULL)
         *players = a.count;
-    return eo__engine_op_end(e, own, rc, true, err);
+    return eo__engine_op_end(e, own, rc, true, p, err);
 }
 
 int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v,
@@ -295,9 +292,6 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
     /* Every value is checked before anything is logged (eo_refit_apply() checks again on a
      * scratch player, and so changes nothing when one is refused). */
     const eo_model_ctx *m = eo_pool_model(p->pool);
-    void *scratch = malloc(eo_model_state_size(m));
-    if (scratch == NULL)
-        return eo__engine_err(err, EO_ENOMEM, 500, "internal", "", "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++) {
         char field[64];
         snprintf(field, sizeof field, "players[%zu]", i);
@@ -308,18 +302,15 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
                                 "characters", EO_ID_MAX);
             break;
         }
-        eo_model_player_init(m, scratch);
-        int src = isnan(v[i].sigma) || isinf(v[i].sigma) ? EO_EINVAL
-                                                        : eo_model_set(m, scratch, v[i].mean,
-                                                                       v[i].sigma);
-        eo_model_player_free(m, scratch);
-        if (src != 0)
+        eo_round_error rerr;
+        memset(&rerr, 0, sizeof rerr);
+        if (isinf(v[i].sigma) ||
+            eo_model_check_set(m, v[i].mean, v[i].sigma, &rerr) != 0)
             rc = eo__engine_err(err, EO_ERANGE, 400, "invalid_request", field,
-                                "player \"%.60s\": %g (sigma %g) is outside the range of model "
-                                "\"%s\"", v[i].id, v[i].mean, v[i].sigma,
-                                eo_model_name(eo_model_ctx_config(m)->model));
+                                "player \"%.40s\": %s: %s", v[i].id,
+                                rerr.field[0] ? rerr.field : "sigma",
+                                rerr.message[0] ? rerr.message : "expected a finite number");
     }
-    free(scratch);
     if (rc)
         return rc;
     bool own = false;
@@ -348,5 +339,5 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
                             eo_store_errmsg(e->store));
     else if (records != NULL)
         *records = nrec;
-    return eo__engine_op_end(e, own, rc, true, err);
+    return eo__engine_op_end(e, own, rc, true, p, err);
 }

@@ -39,6 +39,11 @@ struct eo_engine {
     bool written_track;  /* eo_engine_track_written(): off by default */
     bool written_lost;
     bool written_ok;     /* the last batch committed: written is what it wrote */
+    /* eo_engine_isolate(): each call inside a batch runs in a store savepoint. The marks are
+     * the written record as the call found it, to forget the rows of a call undone. */
+    bool isolate;
+    size_t mark_nwritten, mark_ids_len;
+    bool mark_lost;
 };
 
 /* Fills @p err (may be NULL) and returns @p rc. */
@@ -57,14 +62,20 @@ eo__epool *eo__engine_find(eo_engine *e, const char *name);
  * storage when it could not be reloaded (err filled). */
 int eo__engine_target(eo_engine *e, const char *name, eo__epool **out, eo_engine_error *err);
 
-/* Starts the transaction of one operation: joins the open batch (*own = false) or opens a
- * transaction of its own (*own = true). EO_EIO if the open batch has failed already. */
+/* Starts the transaction of one operation: joins the open batch (*own = false; in a batch
+ * with isolation on, behind a savepoint) or opens a transaction of its own (*own = true).
+ * EO_EIO if the open batch has failed already or the savepoint cannot be set. */
 int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err);
 
-/* Ends an operation. On success commits an own transaction (EO_EIO if that fails). On failure
- * with @p mutated, memory and store may disagree: the batch is marked failed, and an own
- * transaction is rolled back at once. Returns the final code. */
-int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo_engine_error *err);
+/* Ends an operation. On success commits an own transaction (EO_EIO if that fails) or keeps the
+ * operation in the batch. On failure with @p mutated (the store or memory may have changed):
+ * an own transaction is rolled back at once (touched pools refolded); in a batch with
+ * isolation on, the store goes back to the operation's savepoint and @p changed (the pool
+ * whose memory may have changed, or NULL) is folded again from what the store now holds, so
+ * the rest of the batch goes on; otherwise, or when that fails, the batch is marked failed.
+ * Returns the final code. */
+int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *changed,
+                      eo_engine_error *err);
 
 /* Adds a pool to the table (takes @p pool). */
 int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool);

@@ -73,11 +73,20 @@ static void sb_int(sbuf *b, long long v)
 /* A real with at most 9 decimals, by integer arithmetic: printf's exact binary-to-decimal
  * conversion of two reals per player was the largest single cost of an update. P and K are
  * informative in the answer (the state itself stays exact in memory and in the log), and
- * 1e-9 is finer than anything a plugin shows. Trailing zeros go: K = 72 prints as 72. */
+ * 1e-9 is finer than anything a plugin shows. Trailing zeros go: K = 72 prints as 72.
+ * From 1e9 on (where |v|·1e9 nears the range of a long long) a mean far from the start, which
+ * a model's range allows, is written with %.17g: the same double back, never an error. A
+ * non-finite value cannot be JSON; eo_pool_apply_checked() refuses a round that makes one. */
 static void sb_real(sbuf *b, double v)
 {
-    if (!isfinite(v) || fabs(v) >= 1e9) {
-        b->oom = true; /* cannot happen for P in [0, 1] and K <= k_max; refuse bad JSON */
+    if (!isfinite(v)) {
+        b->oom = true;
+        return;
+    }
+    if (fabs(v) >= 1e9) {
+        char t[40];
+        int n = snprintf(t, sizeof t, "%.17g", v);
+        sb_put(b, t, (size_t)n);
         return;
     }
     long long scaled = llround(fabs(v) * 1e9);
@@ -177,16 +186,41 @@ static int replay(eo_engine *e, const eo__epool *p, const char *round_id, const 
     return 0;
 }
 
-/* The new round: model, answer, log entry, player rows. Any failure here may leave memory and
- * store apart, so the caller treats it as fatal for the batch. */
+/* 422 out_of_range for a round eo_pool_apply_checked() refused at member @p bad. */
+static int out_of_range(const eo__epool *p, const eo_round *r, size_t bad,
+                        const eo_member_result *m, eo_engine_error *err)
+{
+    const eo_model_ctx *model = eo_pool_model(p->pool);
+    eo_model_range range;
+    eo_model_range_of(model, &range);
+    char field[32];
+    bool on_a = bad < r->n[0];
+    snprintf(field, sizeof field, "%s[%zu]", on_a ? "A" : "B", on_a ? bad : bad - r->n[0]);
+    const char *name = eo_model_name(eo_model_ctx_config(model)->model);
+    if (isfinite(m->mu) && !(m->mu >= range.lo && m->mu <= range.hi))
+        return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
+                              "player \"%.40s\": the round would move the mean to %.17g, "
+                              "outside [%.17g, %.17g], the range of model \"%s\"",
+                              m->id, m->mu, range.lo, range.hi, name);
+    return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
+                          "player \"%.40s\": the round would give a value that is not a finite "
+                          "number (model \"%s\"); it was not rated",
+                          m->id, name);
+}
+
+/* The new round: model, answer, log entry, player rows. Any failure after the model has rated
+ * it leaves memory and store apart: the caller undoes the call or fails the batch. */
 static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *canon,
                      int64_t now, char **response, bool *mutated, eo_engine_error *err)
 {
     eo_round_result res;
-    int rc = eo_pool_apply(p->pool, r, &res, e->members);
+    size_t bad = 0;
+    int rc = eo_pool_apply_checked(p->pool, r, &res, e->members, &bad);
     if (rc == 0)
         *mutated = p->touched = true;
-    if (rc) /* eo_pool_apply() leaves the pool unchanged on error */
+    if (rc == EO_ERANGE) /* the pool is unchanged on every error */
+        return out_of_range(p, r, bad, &e->members[bad], err);
+    if (rc)
         return eo__engine_err(err, rc, rc == EO_EINVAL ? 400 : 500,
                               rc == EO_EINVAL ? "invalid_round" : "internal", "", "%s",
                               eo_strerror(rc));
@@ -246,7 +280,7 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
                                 rerr.message);
         else if (rc == EO_ENOTFOUND)
             rc = apply_new(e, p, &r, canon, now, response, &mutated, err);
-        rc = eo__engine_op_end(e, own, rc, mutated, err);
+        rc = eo__engine_op_end(e, own, rc, mutated, mutated ? p : NULL, err);
         if (rc && *response != NULL) {
             free(*response);
             *response = NULL;

@@ -19,6 +19,26 @@ static char *dupstr(const char *s)
     return d;
 }
 
+/* A log written before the models' ranges existed may hold an admin edit outside them: it is
+ * folded as logged (the service starts, rows and memory agree), and said once here, since
+ * such a player's rounds are refused (422) until an edit moves the player back
+ * (docs/SERVICE.md). */
+static void warn_outside(struct eo_service *svc, const char *name, const eo_pool *pool)
+{
+    const char *first = NULL;
+    size_t n = pool ? eo_pool_outside_range(pool, (int64_t)time(NULL), &first) : 0;
+    if (n == 0)
+        return;
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_WARN,
+                  "players outside the model's range; their rounds answer 422 until an admin "
+                  "edit or reset");
+    eo__log_str(&l, "pool", name);
+    eo__log_int(&l, "players", (long long)n);
+    eo__log_str(&l, "first", first);
+    eo__log_end(&svc->log, EO_LOG_WARN, &l);
+}
+
 static int publish_all(struct eo_service *svc, eo_engine *e, char *err, size_t errlen)
 {
     eo_pool_row *rows = NULL;
@@ -46,6 +66,8 @@ static int publish_all(struct eo_service *svc, eo_engine *e, char *err, size_t e
         if (rc == 0) /* the bias the fold of the log gave */
             rc = eo__pools_publish_bias(&svc->pools, rows[i].name,
                                         eo_engine_pool(e, rows[i].name));
+        if (rc == 0)
+            warn_outside(svc, rows[i].name, eo_engine_pool(e, rows[i].name));
         if (rc != 0 && !err[0])
             snprintf(err, errlen, "pool '%s': %s", rows[i].name, eo_strerror(rc));
         eo_pool_row_free(&rows[i]);

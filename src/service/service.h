@@ -303,7 +303,9 @@ bool eo__writer_running(eo__writer *wr);
  * (capacity @p cap), after a failed commit or when the file opened read-only, until a commit
  * or the writer's own probe (one a second while idle) succeeds. */
 bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap);
-/* Answers everything queued, commits, joins the thread and closes the engine. NULL: 0. */
+/* Answers everything queued, commits, joins the thread and closes the engine. Returns 0, or
+ * the code of a failed commit of the final drain (the batches taken after the stop began; an
+ * earlier failed commit was answered and recovered from). NULL: 0. */
 int eo__writer_stop(eo__writer *wr);
 
 /* ---- compute.c: the bounded pool for heavy requests (docs/SERVICE.md "Heavy requests") -- */

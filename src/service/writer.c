@@ -19,11 +19,11 @@ struct eo__writer {
     eo__wreq *head, *tail;
     size_t n, queue_max, batch_max;
     bool stopping, accepting;
-    int last_rc;
     /* Whether the store takes writes (/readyz): false with the reason after a failed commit or
      * when the file opened read-only, until a commit or a probe succeeds (writer_main). */
     bool healthy;
     char why[256];
+    int drain_rc; /* the first failed commit of the batches taken once stopping was set */
     eo_engine *e;
     eo__pools *pools;
     eo__metrics *m;
@@ -351,7 +351,8 @@ bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
     return ok;
 }
 
-static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
+/* Runs one batch: applies, commits, publishes, answers. Returns the commit's code. */
+static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
 {
     double t0 = now_s();
     size_t rated = 0;
@@ -387,11 +388,11 @@ static void run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
         publish(wr, batch, k);
     eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
     pthread_mutex_lock(&wr->mu);
-    wr->last_rc = rc;
     set_health(wr, rc, "the last commit failed");
     pthread_mutex_unlock(&wr->mu);
     for (size_t i = 0; i < k; i++)
         batch[i]->done(batch[i], batch[i]->done_ctx);
+    return rc;
 }
 
 static void *writer_main(void *arg)
@@ -414,8 +415,13 @@ static void *writer_main(void *arg)
             wr->tail = NULL;
         wr->n -= k;
         atomic_store_explicit(&wr->m->queue_depth, wr->n, memory_order_relaxed);
+        bool drain = wr->stopping;
         pthread_mutex_unlock(&wr->mu);
-        run_batch(wr, wr->batch, k);
+        /* A failed commit answers its batch 500 and the next batch starts afresh; only the
+         * final drain's failure is the stop's (what was queued at the stop is not stored). */
+        int rc = run_batch(wr, wr->batch, k);
+        if (drain && rc != 0 && wr->drain_rc == 0)
+            wr->drain_rc = rc;
     }
     return NULL;
 }
@@ -433,6 +439,7 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
     }
     wr->e = e;
     eo_engine_track_written(e, true); /* publish_ratings() reads it after each commit */
+    eo_engine_isolate(e, true);       /* one request's failure is its own, not its batch's */
     wr->pools = pools;
     wr->m = m;
     wr->lg = lg;
@@ -496,7 +503,7 @@ int eo__writer_stop(eo__writer *wr)
     pthread_cond_signal(&wr->cv);
     pthread_mutex_unlock(&wr->mu);
     pthread_join(wr->th, NULL);
-    int rc = wr->last_rc;
+    int rc = wr->drain_rc; /* the thread has ended: no lock needed */
     eo_engine_close(wr->e);
     pthread_cond_destroy(&wr->cv);
     pthread_mutex_destroy(&wr->mu);

@@ -91,6 +91,21 @@ bool eo_store_readonly(eo_store *s)
     return s == NULL || (s->flags & EO_STORE_READONLY) || s->ops->readonly(s);
 }
 
+int eo_store_savepoint(eo_store *s)
+{
+    return s != NULL ? s->ops->savepoint(s) : EO_EINVAL;
+}
+
+int eo_store_release(eo_store *s)
+{
+    return s != NULL ? s->ops->release(s) : EO_EINVAL;
+}
+
+int eo_store_rollback_to(eo_store *s)
+{
+    return s != NULL ? s->ops->rollback_to(s) : EO_EINVAL;
+}
+
 void eo_pool_row_free(eo_pool_row *row)
 {
     if (row == NULL)

@@ -16,6 +16,9 @@ typedef struct eo__store_ops {
     int (*rollback)(eo_store *s);
     int (*probe)(eo_store *s);
     bool (*readonly)(eo_store *s);
+    int (*savepoint)(eo_store *s);
+    int (*release)(eo_store *s);
+    int (*rollback_to)(eo_store *s);
     int (*pool_create)(eo_store *s, const char *name, const char *model, const char *params_json,
                        int64_t created_at, int64_t *id);
     int (*pool_get)(eo_store *s, const char *name, eo_pool_row *out);

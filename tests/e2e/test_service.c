@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include "e2e.h"
 #include "evenodds/eo_codec.h"
@@ -651,14 +652,12 @@ static const bad_case bad_cases[] = {
     {"GET", "/v1/pools/nope/quality", K_ADMIN, NULL, NULL, 404, "unknown_pool", NULL},
 };
 
-/* What must not change: the pool list, arena's quality and two players. */
-static char *snapshot(const e2e_server *s)
+/* The status and body of a GET of each of @p paths[0..n), one per line (admin key). */
+static char *snapshot_of(const e2e_server *s, const char *const *paths, size_t n)
 {
-    const char *paths[] = {"/v1/pools", "/v1/pools/arena/quality", "/v1/pools/arena/players/p1",
-                           "/v1/pools/arena/players/x1", "/v1/pools/zz/quality"};
     size_t cap = 1, len = 0;
     char *out = calloc(1, 1);
-    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         e2e_resp r;
         assert_int_equal(e2e_call(s, "GET", paths[i], s->admin_key, NULL, &r), 0);
         char head[16];
@@ -675,6 +674,14 @@ static char *snapshot(const e2e_server *s)
         e2e_resp_free(&r);
     }
     return out;
+}
+
+/* What must not change: the pool list, arena's quality and two players. */
+static char *snapshot(const e2e_server *s)
+{
+    const char *paths[] = {"/v1/pools", "/v1/pools/arena/quality", "/v1/pools/arena/players/p1",
+                           "/v1/pools/arena/players/x1", "/v1/pools/zz/quality"};
+    return snapshot_of(s, paths, sizeof paths / sizeof paths[0]);
 }
 
 static void test_malformed(void **state)
@@ -1327,6 +1334,11 @@ static const char *err_field(const json_t *j)
     return json_string_value(json_object_get(json_object_get(j, "error"), "field"));
 }
 
+static const char *err_code(const json_t *j)
+{
+    return json_string_value(json_object_get(json_object_get(j, "error"), "code"));
+}
+
 /* p1, p2 beat p3, p4 once (t_shadow 1): 1036 and 964 in the pool (test_seasons derives them).
  * Autobalance with A = p1..p4 (ratings from the pool: ΣA = 4000) against B = p5 (new: R0 1000)
  * and p6 (given 1000): 4v2, one move; D = 2000, T = 1000: 1036 and 964 tie at |gap| 72; p3 is
@@ -1551,6 +1563,163 @@ static void test_splits_balancer(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- poison isolation: one request never fails another ------------------------------------- */
+
+#define POISON_THREADS 4
+#define POISON_ROUNDS 50
+
+typedef struct poison_sender {
+    const e2e_server *s;
+    int t;
+    int ok; /* rounds answered 200 */
+} poison_sender;
+
+/* Thread t's round i: its own four players, 2v2, in the Weng-Lin pool. */
+static void *poison_main(void *arg)
+{
+    poison_sender *ps = arg;
+    for (int i = 0; i < POISON_ROUNDS; i++) {
+        char id[32], p[4][16], body[512];
+        snprintf(id, sizeof id, "w%d-r%d", ps->t, i);
+        for (int k = 0; k < 4; k++)
+            snprintf(p[k], sizeof p[k], "w%dp%d", ps->t, k);
+        round_json(body, sizeof body, id, p[0], p[1], p[2], p[3], i % 3 ? "A" : "B");
+        e2e_resp r;
+        if (e2e_call(ps->s, "POST", "/v1/pools/wl/rounds", ps->s->server_key, body, &r) == 0 &&
+            r.status == 200)
+            ps->ok++;
+        else
+            fprintf(stderr, "%s -> %ld %s\n", id, r.status, r.body ? r.body : "");
+        e2e_resp_free(&r);
+    }
+    return NULL;
+}
+
+/* Every player's lookup in pool wl, for a before/after comparison. */
+static char *wl_lookups(const e2e_server *s)
+{
+    enum { N = POISON_THREADS * 4 + 3 };
+    char buf[N][64];
+    const char *paths[N];
+    const char *extra[] = {"edge1", "edge2", "bad"};
+    for (int i = 0; i < N; i++) {
+        if (i < POISON_THREADS * 4)
+            snprintf(buf[i], sizeof buf[i], "/v1/pools/wl/players/w%dp%d", i / 4, i % 4);
+        else
+            snprintf(buf[i], sizeof buf[i], "/v1/pools/wl/players/%s",
+                     extra[i - POISON_THREADS * 4]);
+        paths[i] = buf[i];
+    }
+    return snapshot_of(s, paths, N);
+}
+
+/* An admin edit of a Weng-Lin mean of -1e9 (it used to be taken, and to fail every later
+ * round of that player and of whoever shared its group commit) is 400 naming "rating" with
+ * the range, μ0 ± 1e8 = [-99999975, 100000025] (docs/MODELS.md). Two players set to the top of
+ * the range play an even 1v1: the winner would rise past it, so that round is 422 for itself,
+ * sent ten times while four threads send 200 valid rounds that all get 200 (some share its
+ * group commits). Then SIGTERM exits 0 and a restart shows the same ratings. */
+static void test_poison_isolation(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    json_decref(expect(&s, "POST", "/v1/pools", s.admin_key,
+                       "{\"name\":\"wl\",\"model\":\"wenglin\"}", 201));
+    json_t *j = expect(&s, "PUT", "/v1/pools/wl/players/bad", s.admin_key,
+                       "{\"rating\":-1e9}", 400);
+    assert_string_equal(err_field(j), "rating");
+    const char *msg =
+        json_string_value(json_object_get(json_object_get(j, "error"), "message"));
+    assert_non_null(strstr(msg, "[-99999975, 100000025]"));
+    json_decref(j);
+    j = expect(&s, "PUT", "/v1/pools/wl/players/bad", s.admin_key,
+               "{\"rating\":25,\"sigma\":2e6}", 400);
+    assert_string_equal(err_field(j), "sigma");
+    json_decref(j);
+    for (int k = 1; k <= 2; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "/v1/pools/wl/players/edge%d", k);
+        json_decref(expect(&s, "PUT", path, s.admin_key, "{\"rating\":100000025}", 200));
+    }
+    const char *over = "{\"id\":\"over\",\"winner\":\"A\",\"A\":[\"edge1\"],\"B\":[\"edge2\"]}";
+    poison_sender ps[POISON_THREADS];
+    pthread_t th[POISON_THREADS];
+    for (int t = 0; t < POISON_THREADS; t++) {
+        ps[t] = (poison_sender){&s, t, 0};
+        assert_int_equal(pthread_create(&th[t], NULL, poison_main, &ps[t]), 0);
+    }
+    for (int k = 0; k < 10; k++) {
+        j = expect(&s, "POST", "/v1/pools/wl/rounds", s.server_key, over, 422);
+        assert_string_equal(err_code(j), "out_of_range");
+        assert_string_equal(err_field(j), "A[0]");
+        json_decref(j);
+    }
+    int ok = 0;
+    for (int t = 0; t < POISON_THREADS; t++) {
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+        ok += ps[t].ok;
+    }
+    assert_int_equal(ok, POISON_THREADS * POISON_ROUNDS);
+    j = expect(&s, "GET", "/v1/pools/wl/quality", s.admin_key, NULL, 200);
+    assert_int_equal(jint(j, "rounds"), POISON_THREADS * POISON_ROUNDS);
+    json_decref(j);
+    char *before = wl_lookups(&s);
+    stop_clean(&s);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    char *after = wl_lookups(&s);
+    assert_string_equal(after, before);
+    free(before);
+    free(after);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
+/* A commit that fails (here a deferred foreign key added to the database behind the service's
+ * back, which SQLite checks at COMMIT, when a round "commitfail" is logged) answers 500
+ * "storage" for its batch and stores nothing; the next batch commits, and SIGTERM exits 0 even
+ * right after a failed commit (it used to exit 1 then). */
+static void test_commit_failure_recovers(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    create_pool(&s, "arena");
+    stop_clean(&s);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(s.db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TABLE guard (pool INTEGER REFERENCES pools(id) "
+                                  "DEFERRABLE INITIALLY DEFERRED); CREATE TRIGGER commitfail "
+                                  "AFTER INSERT ON log WHEN NEW.round_id = 'commitfail' "
+                                  "BEGIN INSERT INTO guard VALUES (-1); END",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    char body[512];
+    round_json(body, sizeof body, "commitfail", "p1", "p2", "p3", "p4", "A");
+    json_t *j = expect(&s, "POST", "/v1/pools/arena/rounds", s.server_key, body, 500);
+    assert_string_equal(err_code(j), "storage");
+    json_decref(j);
+    round_json(body, sizeof body, "fine", "p1", "p2", "p3", "p4", "B");
+    json_decref(expect(&s, "POST", "/v1/pools/arena/rounds", s.server_key, body, 200));
+    char *log = e2e_read_log(&s);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "commit failed"));
+    free(log);
+    /* and when the failed commit is the last one before the stop */
+    round_json(body, sizeof body, "commitfail", "p1", "p2", "p3", "p4", "A");
+    json_decref(expect(&s, "POST", "/v1/pools/arena/rounds", s.server_key, body, 500));
+    stop_clean(&s);
+    assert_int_equal(e2e_start(&s, NULL), 0);
+    j = expect(&s, "GET", "/v1/pools/arena/players/p1", s.server_key, NULL, 200);
+    assert_int_equal(jint(j, "rounds"), 1); /* "fine" only */
+    json_decref(j);
+    stop_clean(&s);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const char *only = getenv("EO_TEST_ONLY");
@@ -1572,6 +1741,8 @@ int main(void)
         cmocka_unit_test(test_sigterm),
         cmocka_unit_test(test_sigterm_race),
         cmocka_unit_test(test_drain),
+        cmocka_unit_test(test_poison_isolation),
+        cmocka_unit_test(test_commit_failure_recovers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

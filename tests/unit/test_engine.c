@@ -4,6 +4,7 @@
  * K = K_max = 72 and the winner moves by 72 * (1 - 0.5) = 36); the rest are round trips (what
  * the engine answered must be what the store and a fold of the log give back) and the error
  * statuses and codes documented in eo_engine.h. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include "evenodds/eo_engine.h"
 #include "evenodds/eo_synelo.h"
 #include "gen.h"
+#include "store_util.h"
 
 #define NOW 1763900000
 
@@ -27,33 +29,6 @@ typedef struct fixture {
     char path[64];
     eo_engine *e;
 } fixture;
-
-static void remove_store(const char *path)
-{
-    char p[96];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
-
-static eo_engine *open_engine(const char *path)
-{
-    eo_store *s = NULL;
-    char msg[256] = "";
-    if (eo_store_open(path, 0, &s, msg, sizeof msg) != 0) {
-        fprintf(stderr, "%s\n", msg);
-        return NULL;
-    }
-    eo_engine *e = NULL;
-    eo_engine_error err;
-    if (eo_engine_open(s, &e, &err) != 0) {
-        fprintf(stderr, "engine: %s\n", err.message);
-        return NULL;
-    }
-    return e;
-}
 
 static int setup(void **state)
 {
@@ -67,7 +42,7 @@ static int setup(void **state)
         return -1;
     }
     close(fd);
-    f->e = open_engine(f->path);
+    f->e = test_engine_open(f->path, 0);
     if (f->e == NULL)
         return -1;
     eo_engine_error err;
@@ -81,7 +56,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     eo_engine_close(f->e);
-    remove_store(f->path);
+    test_store_remove(f->path);
     free(f);
     return 0;
 }
@@ -89,7 +64,7 @@ static int teardown(void **state)
 static void reopen(fixture *f)
 {
     eo_engine_close(f->e);
-    f->e = open_engine(f->path);
+    f->e = test_engine_open(f->path, 0);
     assert_non_null(f->e);
 }
 
@@ -150,6 +125,29 @@ static void expect_player(eo_engine *e, const char *pool, const char *id, int32_
     assert_int_equal(eo_store_player_get(eo_engine_store(e), pool_id(e, pool), id, &row), 0);
     assert_int_equal(row.rating, rating);
     assert_int_equal(row.rounds, rounds);
+}
+
+/* Rates @p text in @p pool and expects it rated (the answer is freed). */
+static void rate_ok(eo_engine *e, const char *pool, const char *text)
+{
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    if (rate(e, pool, text, &resp, &replayed, &err) != 0)
+        fail_msg("%s: %d %s %s", text, err.status, err.code, err.message);
+    free(resp);
+}
+
+/* Rates @p text in @p pool and expects @p rc with @p status and @p code, and no answer. */
+static void rate_err(eo_engine *e, const char *pool, const char *text, int rc, int status,
+                     const char *code, eo_engine_error *err)
+{
+    char *resp = NULL;
+    int replayed = 0;
+    assert_int_equal(rate(e, pool, text, &resp, &replayed, err), rc);
+    assert_null(resp);
+    assert_int_equal(err->status, status);
+    assert_string_equal(err->code, code);
 }
 
 static void test_round_response(void **state)
@@ -819,6 +817,173 @@ static void test_open_bad_log(void **state)
     assert_non_null(strstr(err.message, "log entry 1"));
 }
 
+/* With isolation (the service's writer), the update the store refuses fails alone: the calls
+ * around it in the batch commit, its rows are not reported as written, and memory is what a
+ * fold of the store gives. */
+static void test_isolated_failure(void **state)
+{
+    fixture *f = *state;
+    eo_engine_error err;
+    add_failing_trigger(f->path);
+    eo_engine_isolate(f->e, true);
+    eo_engine_track_written(f->e, true);
+    rate_ok(f->e, "arena", ROUND1);
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    rate_ok(f->e, "arena", "{\"id\":\"r2\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}");
+    /* a and b as after r2 (test_storage_failure works it out): 1000 each */
+    rate_err(f->e, "arena", "{\"id\":\"boom\",\"winner\":\"B\",\"A\":[\"a\"],\"B\":[\"b\"]}",
+             EO_EIO, 500, "storage", &err);
+    expect_player(f->e, "arena", "a", 1000, 2); /* undone in memory at once */
+    rate_ok(f->e, "arena", "{\"id\":\"r3\",\"winner\":\"A\",\"A\":[\"c\"],\"B\":[\"d\"]}");
+    assert_int_equal(eo_engine_set_rating(f->e, "arena", "e", 1200, -1, NOW, &err), 0);
+    assert_int_equal(eo_engine_commit(f->e), 0);
+    written w = {0};
+    assert_int_equal(eo_engine_written_each(f->e, collect_written, &w), 0);
+    assert_int_equal(w.n, 5); /* r2's a and b, r3's c and d, e; nothing of boom */
+    static const char *const ids[] = {"a", "b", "c", "d", "e"};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(w.id[i], ids[i]);
+    assert_true(round_count(f->e, "arena") == 3);
+    assert_int_equal(eo_store_round_find(eo_engine_store(f->e), pool_id(f->e, "arena"), "boom",
+                                         NULL, NULL),
+                     EO_ENOTFOUND);
+    reopen(f);
+    expect_player(f->e, "arena", "a", 1000, 2);
+    expect_player(f->e, "arena", "b", 1000, 2);
+    expect_player(f->e, "arena", "c", 1036, 1);
+    expect_player(f->e, "arena", "e", 1200, 0);
+}
+
+/* A mean of 1e9 or more (a TrueSkill pool may start at ±1e12) is written with %.17g: the answer
+ * is JSON and gives back the pool's doubles exactly, where it used to fail the whole batch. */
+static void test_large_means(void **state)
+{
+    fixture *f = *state;
+    eo_engine_error err;
+    json_t *params = js("{\"mu\":2e9}");
+    assert_int_equal(eo_engine_pool_create(f->e, "big", "trueskill", params, NOW, &err), 0);
+    json_decref(params);
+    char *resp = NULL;
+    int replayed = 0;
+    const char *r = "{\"id\":\"g1\",\"winner\":\"A\",\"ended_at\":1763800391,"
+                    "\"A\":[\"a\"],\"B\":[\"b\"]}";
+    assert_int_equal(rate(f->e, "big", r, &resp, &replayed, &err), 0);
+    /* equal teams: P = 0.5 exactly, written as before */
+    assert_non_null(strstr(resp, "\"expected\":0.5,"));
+    json_t *o = js(resp);
+    json_t *players = json_object_get(o, "players");
+    assert_int_equal(json_array_size(players), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *pl = json_array_get(players, i);
+        eo_rating_view v;
+        assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "big"),
+                                        json_string_value(json_object_get(pl, "id")), NOW, &v),
+                         0);
+        assert_true(v.mu > 1e9 && v.mu != 2e9);
+        assert_true(json_number_value(json_object_get(pl, "mu")) == v.mu);
+        assert_true(json_number_value(json_object_get(pl, "rating")) == v.display);
+    }
+    json_decref(o);
+    free(resp);
+}
+
+/* Sets @p player of @p pool and expects @p rc; on an error, the field and a piece of the
+ * message (the allowed range). */
+static void expect_set(eo_engine *e, const char *pool, const char *player, double rating,
+                       double sigma, int rc, const char *field, const char *range)
+{
+    eo_engine_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(eo_engine_set_rating(e, pool, player, rating, sigma, NOW, &err), rc);
+    if (rc == 0)
+        return;
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.code, "invalid_request");
+    assert_string_equal(err.field, field);
+    if (strstr(err.message, range) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, range);
+}
+
+static void create(eo_engine *e, const char *name, const char *model)
+{
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(e, name, model, NULL, NOW, &err), 0);
+}
+
+/* Admin edits outside a model's range are refused naming the field and the range, the bounds
+ * themselves are taken; a round that would move a mean past the range is 422 for itself and
+ * changes nothing, and the same player's rounds that stay inside are rated. Ranges
+ * (docs/MODELS.md): Weng-Lin μ0 ± 1e8 = [-99999975, 100000025], σ up to 1e6; SynElo integers
+ * [r_min 100, 1e6]; Glicko-2 ratings ±10000, RD up to rd_max 350. */
+static void test_ranges(void **state)
+{
+    fixture *f = *state;
+    create(f->e, "wl", "wenglin");
+    create(f->e, "g2", "glicko2");
+    expect_set(f->e, "wl", "x", -1e9, -1, EO_ERANGE, "rating", "[-99999975, 100000025]");
+    expect_set(f->e, "wl", "x", 30, 2e6, EO_ERANGE, "sigma", "[0, 1000000]");
+    expect_set(f->e, "wl", "x", 100000025.0, -1, 0, NULL, NULL);
+    expect_set(f->e, "wl", "z", 100000025.0, -1, 0, NULL, NULL);
+    expect_set(f->e, "wl", "x", nextafter(100000025.0, 1e300), -1, EO_ERANGE, "rating",
+               "[-99999975, 100000025]");
+    expect_set(f->e, "arena", "x", -1, -1, EO_ERANGE, "rating", "an integer in [100, 1000000]");
+    expect_set(f->e, "arena", "x", 1500.5, -1, EO_ERANGE, "rating", "[100, 1000000]");
+    expect_set(f->e, "g2", "x", 12345, -1, EO_ERANGE, "rating", "[-10000, 10000]");
+    expect_set(f->e, "g2", "x", 1500, 351, EO_ERANGE, "sigma", "[0, 350]");
+    expect_set(f->e, "g2", "x", 10000, 350, 0, NULL, NULL);
+    eo_engine_error err;
+    /* x and z at the top of the range: an even round; the winner would rise past it */
+    const char *up = "{\"id\":\"u1\",\"winner\":\"A\",\"A\":[\"y\",\"x\"],\"B\":[\"z\",\"w\"]}";
+    rate_err(f->e, "wl", up, EO_ERANGE, 422, "out_of_range", &err);
+    assert_string_equal(err.field, "A[1]");
+    assert_non_null(strstr(err.message, "\"x\""));
+    assert_non_null(strstr(err.message, "100000025"));
+    /* nothing of the round: x and z as set, y and w never created, nothing logged */
+    const eo_pool *wl = eo_engine_pool(f->e, "wl");
+    eo_rating_view v;
+    assert_int_equal(eo_pool_lookup(wl, "x", NOW, &v), 0);
+    assert_true(v.mu == 100000025.0 && v.rounds == 0);
+    assert_int_equal(eo_pool_lookup(wl, "z", NOW, &v), 0);
+    assert_true(v.mu == 100000025.0 && v.rounds == 0);
+    assert_int_equal(eo_pool_player_count(wl), 2);
+    assert_true(round_count(f->e, "wl") == 0);
+    /* an upset against x's team moves x down: rated */
+    rate_ok(f->e, "wl", "{\"id\":\"u2\",\"winner\":\"B\",\"A\":[\"y\",\"x\"],\"B\":[\"w\"]}");
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "wl"), "x", NOW, &v), 0);
+    assert_true(v.mu < 100000025.0 && v.rounds == 1);
+}
+
+/* A log written before the ranges existed may hold an admin edit outside them (the old service
+ * took a Weng-Lin mean of -1e9): it is folded as logged, the pool loads, the player is
+ * reported outside, his rounds are 422 and the others' are rated; an edit back into range
+ * makes his rounds work again. */
+static void test_fold_outside_range(void **state)
+{
+    fixture *f = *state;
+    create(f->e, "wl", "wenglin");
+    eo_store *st = eo_engine_store(f->e);
+    int64_t pid = pool_id(f->e, "wl");
+    assert_int_equal(eo_store_log_append(st, pid, EO_LOG_SET, NULL,
+                                         "{\"player\":\"x\",\"rating\":-1000000000}", NULL, NOW,
+                                         NULL),
+                     0);
+    reopen(f);
+    const char *first = NULL;
+    assert_int_equal(eo_pool_outside_range(eo_engine_pool(f->e, "wl"), NOW, &first), 1);
+    assert_string_equal(first, "x");
+    eo_rating_view v;
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "wl"), "x", NOW, &v), 0);
+    assert_true(v.mu == -1e9);
+    eo_engine_error err;
+    const char *his = "{\"id\":\"h1\",\"winner\":\"A\",\"A\":[\"x\"],\"B\":[\"y\"]}";
+    rate_err(f->e, "wl", his, EO_ERANGE, 422, "out_of_range", &err);
+    assert_string_equal(err.field, "A[0]");
+    rate_ok(f->e, "wl", "{\"id\":\"o1\",\"winner\":\"A\",\"A\":[\"y\"],\"B\":[\"z\"]}");
+    expect_set(f->e, "wl", "x", 25, -1, 0, NULL, NULL);
+    assert_int_equal(eo_pool_outside_range(eo_engine_pool(f->e, "wl"), NOW, NULL), 0);
+    rate_ok(f->e, "wl", his);
+}
+
 int main(void)
 {
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -838,6 +1003,10 @@ int main(void)
         CASE(test_pool_name_rule),
         CASE(test_round_text_max),
         CASE(test_open_bad_log),
+        CASE(test_large_means),
+        CASE(test_isolated_failure),
+        CASE(test_ranges),
+        CASE(test_fold_outside_range),
     };
 #undef CASE
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);

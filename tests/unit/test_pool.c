@@ -540,6 +540,58 @@ static void bias_config_checked(void **state)
     assert_null(p);
 }
 
+static int view_line(void *ctx, const char *id, const eo_rating_view *v)
+{
+    char *out = ctx;
+    size_t len = strlen(out);
+    snprintf(out + len, 4096 - len, "%s %.17g %.17g %u %lld;", id, v->mu, v->sigma, v->rounds,
+             (long long)v->last_ended_at);
+    return 0;
+}
+
+/* eo_pool_apply_checked() on Weng-Lin with a and c at the top of the range μ0 + 1e8 (an even
+ * 2v2 on map "m"): the winners would rise past it, so the round is EO_ERANGE naming a (index
+ * 0), and the pool is exactly as before: states, players (b and d not created), rounds, the
+ * bias table; the refused update is in members[0]. The same round through eo_pool_apply(),
+ * which folds logs, is taken (the update clamps only at the state limit, ±1e9). */
+static void apply_checked_range(void **state)
+{
+    (void)state;
+    eo_pool *p = new_bias_pool(EO_MODEL_WENGLIN, EO_BIAS_MAP, 20);
+    eo_model_range r;
+    eo_model_range_of(eo_pool_model(p), &r);
+    assert_true(r.hi == 25.0 + EO_MODEL_RANGE_WINDOW && r.set_hi == r.hi && !r.kept);
+    assert_int_equal(eo_pool_set_rating(p, "a", r.hi, -1), 0);
+    assert_int_equal(eo_pool_set_rating(p, "c", r.hi, -1), 0);
+    static char before[4096], after[4096];
+    before[0] = after[0] = '\0';
+    assert_int_equal(eo_pool_each_player(p, 0, view_line, before), 0);
+    test_round t;
+    const char *a[] = {"a", "b"}, *b[] = {"c", "d"};
+    eo_round *rd = mk(&t, a, 2, b, 2, EO_WIN_A, 1763800000);
+    rd->map = (char *)"m";
+    eo_member_result m[4];
+    eo_round_result res;
+    size_t bad = 99;
+    assert_int_equal(eo_pool_apply_checked(p, rd, &res, m, &bad), EO_ERANGE);
+    assert_int_equal(bad, 0);
+    assert_string_equal(m[0].id, "a");
+    assert_true(m[0].mu > r.hi);
+    assert_int_equal(eo_pool_each_player(p, 0, view_line, after), 0);
+    assert_string_equal(after, before);
+    assert_int_equal(eo_pool_player_count(p), 2);
+    eo_pool_quality q;
+    eo_pool_get_quality(p, 0, &q);
+    assert_true(q.rounds == 0);
+    assert_int_equal(eo_bias_count(eo_pool_bias(p)), 0);
+    assert_int_equal(eo_pool_apply_checked(p, rd, &res, NULL, &bad), EO_EINVAL);
+    /* unchecked: rated */
+    assert_int_equal(eo_pool_apply(p, rd, &res, m), 0);
+    assert_true(m[0].mu > r.hi && m[0].mu < 1e9);
+    assert_int_equal(eo_pool_outside_range(p, 0, NULL), 1); /* a; c lost */
+    eo_pool_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +609,7 @@ int main(void)
         cmocka_unit_test(bias_mirror),
         cmocka_unit_test(predict_matches_apply),
         cmocka_unit_test(bias_config_checked),
+        cmocka_unit_test(apply_checked_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

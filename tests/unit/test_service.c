@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "service/service.h"
+#include "store_util.h"
 
 static void test_pct_decode(void **state)
 {
@@ -770,6 +772,148 @@ static void test_routes_match_openapi(void **state)
     assert_int_equal(ops, eo__route_count);
 }
 
+/* ---- the writer's stop code: only the final drain's failed commit counts ---------------- */
+
+static void sql_exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", sql, msg ? msg : "?");
+    sqlite3_free(msg);
+}
+
+/* A store with pool "arena" whose commits fail when they hold a round "commitfail": the
+ * trigger's row breaks a deferred foreign key, which SQLite checks at COMMIT only. */
+static eo_engine *commitfail_engine(const char *db)
+{
+    eo_engine *e = test_engine_open(db, 0);
+    assert_non_null(e);
+    eo_engine_error err;
+    if (eo_engine_pool(e, "arena") == NULL) {
+        assert_int_equal(eo_engine_pool_create(e, "arena", "synelo", NULL, 1763800000, &err), 0);
+        sqlite3 *raw = NULL;
+        assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+        sqlite3_busy_timeout(raw, 5000);
+        sql_exec(raw, "CREATE TABLE guard (pool INTEGER REFERENCES pools(id) DEFERRABLE "
+                      "INITIALLY DEFERRED); CREATE TRIGGER commitfail AFTER INSERT ON log WHEN "
+                      "NEW.round_id = 'commitfail' BEGIN INSERT INTO guard VALUES (-1); END");
+        sqlite3_close(raw);
+    }
+    return e;
+}
+
+typedef struct wcall {
+    eo__wreq w;
+    json_t *body;
+    atomic_int done;
+} wcall;
+
+static void wcall_done(eo__wreq *w, void *ctx)
+{
+    (void)w;
+    atomic_store(&((wcall *)ctx)->done, 1);
+}
+
+static void wcall_submit(eo__writer *wr, wcall *c, const char *id)
+{
+    char text[200];
+    snprintf(text, sizeof text,
+             "{\"id\":\"%s\",\"winner\":\"A\",\"A\":[\"%s-a\"],\"B\":[\"%s-b\"]}", id, id, id);
+    memset(c, 0, sizeof *c);
+    c->body = json_loads(text, 0, NULL);
+    assert_non_null(c->body);
+    c->w.kind = EO__W_ROUND;
+    snprintf(c->w.pool, sizeof c->w.pool, "arena");
+    c->w.body = c->body;
+    c->w.now = 1763800000;
+    c->w.done = wcall_done;
+    c->w.done_ctx = c;
+    assert_int_equal(eo__writer_submit(wr, &c->w), 0);
+}
+
+static void nap(void)
+{
+    struct timespec ts = {0, 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static int wcall_wait(wcall *c)
+{
+    for (int i = 0; i < 10000 && !atomic_load(&c->done); i++)
+        nap();
+    assert_true(atomic_load(&c->done));
+    json_decref(c->body);
+    free(c->w.resp);
+    return c->w.status;
+}
+
+typedef struct stopper {
+    eo__writer *wr;
+    int rc;
+} stopper;
+
+static void *stop_main(void *p)
+{
+    stopper *s = p;
+    s->rc = eo__writer_stop(s->wr);
+    return NULL;
+}
+
+/* A failed commit answers its batch 500 and the writer goes on; stopping after it gives 0,
+ * with or without a later good commit. Only a commit that fails in the drain itself (a batch
+ * taken after the stop began: here the writer is held on the store's write lock until then)
+ * makes the stop fail. */
+static void test_writer_stop_code(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/eo-wstop-XXXXXX", db[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    eo__pools pools;
+    eo__metrics m;
+    eo__logger lg = {NULL, 0};
+    assert_int_equal(eo__pools_init(&pools), 0);
+    eo__metrics_init(&m);
+    eo__writer *wr = NULL;
+    assert_int_equal(eo__writer_start(commitfail_engine(db), &pools, &m, &lg, 64, 16, &wr), 0);
+    wcall a, b;
+    wcall_submit(wr, &a, "commitfail");
+    assert_int_equal(wcall_wait(&a), 500);
+    assert_string_equal(a.w.err.code, "storage");
+    wcall_submit(wr, &b, "r1");
+    assert_int_equal(wcall_wait(&b), 200);
+    assert_int_equal(eo__writer_stop(wr), 0);
+    /* nor when the failed commit was the last one before the stop */
+    assert_int_equal(eo__writer_start(commitfail_engine(db), &pools, &m, &lg, 64, 16, &wr), 0);
+    wcall_submit(wr, &a, "commitfail");
+    assert_int_equal(wcall_wait(&a), 500);
+    assert_int_equal(eo__writer_stop(wr), 0);
+
+    assert_int_equal(eo__writer_start(commitfail_engine(db), &pools, &m, &lg, 64, 16, &wr), 0);
+    sqlite3 *lock = NULL;
+    assert_int_equal(sqlite3_open(db, &lock), SQLITE_OK);
+    sql_exec(lock, "BEGIN IMMEDIATE");
+    wcall_submit(wr, &a, "r2"); /* taken, then held in its begin by the lock */
+    for (int i = 0; i < 10000 && atomic_load(&m.queue_depth) != 0; i++)
+        nap();
+    wcall_submit(wr, &b, "commitfail"); /* queued behind it */
+    stopper st = {wr, -1};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stop_main, &st), 0);
+    for (int i = 0; i < 10000 && eo__writer_running(wr); i++)
+        nap();
+    assert_false(eo__writer_running(wr));
+    sql_exec(lock, "ROLLBACK");
+    sqlite3_close(lock);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(wcall_wait(&a), 200);
+    assert_int_equal(wcall_wait(&b), 500);
+    assert_int_equal(st.rc, EO_EIO);
+    eo__pools_destroy(&pools);
+    test_store_remove(db);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -778,8 +922,9 @@ int main(void)
         cmocka_unit_test(test_logfmt),     cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_pools_table), cmocka_unit_test(test_stop_while_parked),
         cmocka_unit_test(test_ratings_table), cmocka_unit_test(test_ratings_concurrent),
-        cmocka_unit_test(test_splits_ratings_off), cmocka_unit_test(test_guard_caps),
-        cmocka_unit_test(test_guard_total), cmocka_unit_test(test_routes_match_openapi),
+        cmocka_unit_test(test_splits_ratings_off), cmocka_unit_test(test_writer_stop_code),
+        cmocka_unit_test(test_guard_caps), cmocka_unit_test(test_guard_total),
+        cmocka_unit_test(test_routes_match_openapi),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

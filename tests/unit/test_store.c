@@ -18,6 +18,7 @@
 
 #include "evenodds/eo_store.h"
 #include "store/store_internal.h"
+#include "store_util.h"
 
 /* ---- openers ---------------------------------------------------------------------------- */
 
@@ -44,12 +45,7 @@ static char *sqlite_fresh(void)
 
 static void sqlite_destroy(const char *location)
 {
-    char p[256];
-    unlink(location);
-    snprintf(p, sizeof p, "%s-wal", location);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", location);
-    unlink(p);
+    test_store_remove(location);
 }
 
 static const store_opener sqlite_opener = {"sqlite", sqlite_fresh, sqlite_destroy};
@@ -446,6 +442,46 @@ static void test_transaction_rollback(void **state)
     int64_t seq = 0;
     assert_int_equal(eo_store_log_append(f->s, keep, EO_LOG_ROUND, "r1", "b", "r", 1, &seq), 0);
     assert_true(seq == 1);
+}
+
+/* Savepoints: an undone update goes, a kept one stays, marks nest, and the transaction commits
+ * what was kept; no savepoint call works outside a transaction. */
+static void test_savepoints(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    eo_player_row in = {.rating = 1500, .rounds = 1, .last_ended_at = 1};
+    assert_int_equal(eo_store_savepoint(f->s), EO_EIO); /* no transaction */
+    assert_int_equal(eo_store_release(f->s), EO_EIO);
+    assert_int_equal(eo_store_rollback_to(f->s), EO_EIO);
+    assert_int_equal(eo_store_begin(f->s), 0);
+    assert_int_equal(eo_store_savepoint(f->s), 0); /* kept */
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r1", "b1", "a1", 1, NULL), 0);
+    assert_int_equal(eo_store_player_put(f->s, p, "x", &in), 0);
+    assert_int_equal(eo_store_release(f->s), 0);
+    assert_int_equal(eo_store_savepoint(f->s), 0); /* undone */
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r2", "b2", "a2", 2, NULL), 0);
+    assert_int_equal(eo_store_player_put(f->s, p, "y", &in), 0);
+    assert_int_equal(eo_store_savepoint(f->s), 0); /* nested, kept inside the undone one */
+    assert_int_equal(eo_store_player_put(f->s, p, "z", &in), 0);
+    assert_int_equal(eo_store_release(f->s), 0);
+    assert_int_equal(eo_store_rollback_to(f->s), 0);
+    /* undone from the writer's own view at once, and the transaction is still open */
+    assert_int_equal(eo_store_round_find(f->s, p, "r2", NULL, NULL), EO_ENOTFOUND);
+    int64_t seq = 0;
+    assert_int_equal(eo_store_log_append(f->s, p, EO_LOG_ROUND, "r3", "b3", "a3", 3, &seq), 0);
+    assert_true(seq == 2); /* r2's seq is free again */
+    assert_int_equal(eo_store_release(f->s), EO_EIO); /* no mark left */
+    assert_int_equal(eo_store_commit(f->s), 0);
+    reopen(f);
+    eo_player_row out;
+    assert_int_equal(eo_store_round_find(f->s, p, "r1", NULL, NULL), 0);
+    assert_int_equal(eo_store_round_find(f->s, p, "r2", NULL, NULL), EO_ENOTFOUND);
+    assert_int_equal(eo_store_round_find(f->s, p, "r3", NULL, NULL), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "x", &out), 0);
+    assert_int_equal(eo_store_player_get(f->s, p, "y", &out), EO_ENOTFOUND);
+    assert_int_equal(eo_store_player_get(f->s, p, "z", &out), EO_ENOTFOUND);
+    assert_int_equal(eo_store_savepoint(NULL), EO_EINVAL);
 }
 
 static void test_reader_sees_committed(void **state)
@@ -899,7 +935,7 @@ int main(void)
         CASE(test_log_append_find),       CASE(test_log_same_id_two_pools),
         CASE(test_log_each_order),        CASE(test_log_bad_entries),
         CASE(test_players),               CASE(test_players_each),
-        CASE(test_transaction_rollback),
+        CASE(test_transaction_rollback), CASE(test_savepoints),
         CASE(test_reader_sees_committed), CASE(test_reader_cannot_write), CASE(test_probe),
         CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
         CASE(test_seasons),

@@ -304,6 +304,13 @@ static int elo_set(const void *impl, void *st, double mu, double sigma)
     return 0;
 }
 
+/* The floor up to the start + EO_MODEL_RANGE_WINDOW, within EO_ELO_RATING_MAX. */
+static void elo_range(const void *impl, eo_model_range *out)
+{
+    const eo_elo_params *p = &((const elo_impl *)impl)->p;
+    eo__range_window(p->r0, p->r_min, EO_ELO_RATING_MAX, out);
+}
+
 const eo__model_ops eo__elo_ops = {
     .id = EO_MODEL_ELO,
     .name = "elo",
@@ -321,5 +328,6 @@ const eo__model_ops eo__elo_ops = {
     .predict = elo_predict,
     .rate = elo_rate,
     .view = elo_view,
+    .range = elo_range,
     .set = elo_set,
 };

@@ -778,6 +778,17 @@ static int glicko2_set(const void *impl, void *st, double mu, double sigma)
     return eo_glicko2_set(impl, st, mu, sigma);
 }
 
+/* Rounds may move a rating anywhere within EO_MODEL_RANGE_WINDOW of r0 (an update is not
+ * clamped); an edit sets one in [EO_GLICKO2_RATING_MIN, _MAX] and an RD up to rd_max. */
+static void glicko2_range(const void *impl, eo_model_range *out)
+{
+    const eo_glicko2_params *p = impl;
+    eo__range_window(p->r0, -INFINITY, INFINITY, out);
+    out->set_lo = out->lo > EO_GLICKO2_RATING_MIN ? out->lo : EO_GLICKO2_RATING_MIN;
+    out->set_hi = out->hi < EO_GLICKO2_RATING_MAX ? out->hi : EO_GLICKO2_RATING_MAX;
+    out->sigma_max = p->rd_max;
+}
+
 const eo__model_ops eo__glicko2_ops = {
     .id = EO_MODEL_GLICKO2,
     .name = "glicko2",
@@ -795,5 +806,6 @@ const eo__model_ops eo__glicko2_ops = {
     .predict = glicko2_predict,
     .rate = glicko2_rate,
     .view = glicko2_view,
+    .range = glicko2_range,
     .set = glicko2_set,
 };

@@ -355,6 +355,14 @@ static int hive_set(const void *impl, void *st, double mu, double sigma)
     return 0;
 }
 
+/* The field skill in [−EO_HIVE_SKILL_MAX, EO_HIVE_SKILL_MAX] (start 0, so the window is wider),
+ * where updates clamp it. */
+static void hive_range(const void *impl, eo_model_range *out)
+{
+    (void)impl;
+    eo__range_window(0.0, -EO_HIVE_SKILL_MAX, EO_HIVE_SKILL_MAX, out);
+}
+
 const eo__model_ops eo__hive_ops = {
     .id = EO_MODEL_HIVE,
     .name = "hive",
@@ -375,5 +383,6 @@ const eo__model_ops eo__hive_ops = {
     .member_weight = hive_member_weight,
     .wants_pool_length = hive_wants_pool_length,
     .view = hive_view,
+    .range = hive_range,
     .set = hive_set,
 };

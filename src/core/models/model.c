@@ -476,3 +476,55 @@ int eo_model_set(const eo_model_ctx *ctx, void *st, double mu, double sigma)
         return EO_EINVAL;
     return ctx->ops->set(ctx->impl, st, mu, sigma);
 }
+
+void eo_model_range_of(const eo_model_ctx *ctx, eo_model_range *out)
+{
+    memset(out, 0, sizeof *out);
+    ctx->ops->range(ctx->impl, out);
+}
+
+/* "expected … in [lo, hi]" for the model's range, into err. */
+static int range_fail(const eo_model_ctx *ctx, eo_round_error *err, const char *field,
+                      const char *what, double lo, double hi)
+{
+    if (err != NULL) {
+        snprintf(err->field, sizeof err->field, "%s", field);
+        snprintf(err->message, sizeof err->message,
+                 "outside the range of model \"%s\": expected %s in [%.17g, %.17g] "
+                 "(docs/MODELS.md)",
+                 ctx->ops->name, what, lo, hi);
+    }
+    return EO_ERANGE;
+}
+
+int eo_model_check_set(const eo_model_ctx *ctx, double mu, double sigma, eo_round_error *err)
+{
+    if (ctx == NULL)
+        return EO_EINVAL;
+    if (!isfinite(mu) || isnan(sigma)) {
+        if (err != NULL) {
+            snprintf(err->field, sizeof err->field, "%s", isfinite(mu) ? "sigma" : "rating");
+            snprintf(err->message, sizeof err->message, "expected a finite number");
+        }
+        return EO_EINVAL;
+    }
+    eo_model_range r;
+    eo_model_range_of(ctx, &r);
+    if (!(mu >= r.set_lo && mu <= r.set_hi) || (r.integer && mu != floor(mu)))
+        return range_fail(ctx, err, "rating", r.integer ? "an integer" : "a number", r.set_lo,
+                          r.set_hi);
+    if (ctx->ops->has_deviation && sigma >= 0.0 && !(sigma <= r.sigma_max))
+        return range_fail(ctx, err, "sigma", "a number", 0.0, r.sigma_max);
+    /* The model's own set on a scratch player: a range wider than what it takes is a bug, and
+     * answered as such rather than logged. */
+    uint64_t scratch[64];
+    int rc = EO_ERANGE;
+    if (ctx->ops->state_size <= sizeof scratch) {
+        ctx->ops->player_init(ctx->impl, scratch);
+        rc = ctx->ops->set(ctx->impl, scratch, mu, sigma);
+        eo_model_player_free(ctx, scratch);
+    }
+    if (rc != 0)
+        return range_fail(ctx, err, "rating", "a number", r.set_lo, r.set_hi);
+    return 0;
+}

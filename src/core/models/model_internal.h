@@ -64,6 +64,8 @@ typedef struct eo__model_ops {
     /* As eo_model_set(): EO_ERANGE, state unchanged, for a value outside the model's range
      * (documented in its section of docs/MODELS.md); model.c has checked that mu is finite. */
     int (*set)(const void *impl, void *st, double mu, double sigma);
+    /* As eo_model_range_of(); model.c has zeroed @p out. */
+    void (*range)(const void *impl, eo_model_range *out);
 } eo__model_ops;
 
 struct eo_model_ctx {
@@ -97,6 +99,16 @@ static inline bool eo__in(double v, double lo, double hi)
 static inline bool eo__stale(int64_t last_ended_at, int64_t now, int32_t days)
 {
     return last_ended_at != 0 && now - last_ended_at > (int64_t)days * 86400;
+}
+
+/* [start − EO_MODEL_RANGE_WINDOW, start + EO_MODEL_RANGE_WINDOW] within [lim_lo, lim_hi]: the
+ * mean part of most models' ranges. */
+static inline void eo__range_window(double start, double lim_lo, double lim_hi,
+                                    eo_model_range *out)
+{
+    double lo = start - EO_MODEL_RANGE_WINDOW, hi = start + EO_MODEL_RANGE_WINDOW;
+    out->lo = out->set_lo = lo > lim_lo ? lo : lim_lo;
+    out->hi = out->set_hi = hi < lim_hi ? hi : lim_hi;
 }
 
 extern const eo__model_ops eo__synelo_ops;

@@ -547,6 +547,17 @@ static int synelo_set(const void *impl, void *st, double mu, double sigma)
     return 0;
 }
 
+/* Integers from the floor to EO_SYNELO_RATING_MAX; its own rules (floor, graduation cap,
+ * maximum) keep every update there. */
+static void synelo_range(const void *impl, eo_model_range *out)
+{
+    const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
+    out->lo = out->set_lo = p->r_min;
+    out->hi = out->set_hi = EO_SYNELO_RATING_MAX;
+    out->integer = true;
+    out->kept = true;
+}
+
 const eo__model_ops eo__synelo_ops = {
     .id = EO_MODEL_SYNELO,
     .name = "synelo",
@@ -565,5 +576,6 @@ const eo__model_ops eo__synelo_ops = {
     .predict = synelo_predict,
     .rate = synelo_rate,
     .view = synelo_view,
+    .range = synelo_range,
     .set = synelo_set,
 };

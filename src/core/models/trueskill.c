@@ -413,6 +413,15 @@ static int ts_set(const void *impl, void *st, double mu, double sigma)
     return eo_trueskill_set(st, mu, sigma);
 }
 
+/* μ within EO_MODEL_RANGE_WINDOW of μ0 (and EO_TRUESKILL_MU_MAX), σ up to
+ * EO_TRUESKILL_SIGMA_MAX. */
+static void ts_range(const void *impl, eo_model_range *out)
+{
+    const ts_impl *s = impl;
+    eo__range_window(s->p.mu, -EO_TRUESKILL_MU_MAX, EO_TRUESKILL_MU_MAX, out);
+    out->sigma_max = EO_TRUESKILL_SIGMA_MAX;
+}
+
 const eo__model_ops eo__trueskill_ops = {
     .id = EO_MODEL_TRUESKILL,
     .name = "trueskill",
@@ -431,5 +440,6 @@ const eo__model_ops eo__trueskill_ops = {
     .quality = ts_quality,
     .rate = ts_rate,
     .view = ts_view,
+    .range = ts_range,
     .set = ts_set,
 };

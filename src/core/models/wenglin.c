@@ -430,6 +430,15 @@ static int wl_set(const void *impl, void *st, double mu, double sigma)
     return eo_wenglin_set(st, mu, sigma);
 }
 
+/* μ within EO_MODEL_RANGE_WINDOW of μ0 (and EO_WENGLIN_MU_MAX), σ up to
+ * EO_WENGLIN_SIGMA_MAX. */
+static void wl_range(const void *impl, eo_model_range *out)
+{
+    const wl_impl *s = impl;
+    eo__range_window(s->p.mu, -EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX, out);
+    out->sigma_max = EO_WENGLIN_SIGMA_MAX;
+}
+
 const eo__model_ops eo__wenglin_ops = {
     .id = EO_MODEL_WENGLIN,
     .name = "wenglin",
@@ -448,5 +457,6 @@ const eo__model_ops eo__wenglin_ops = {
     .quality = wl_quality,
     .rate = wl_rate,
     .view = wl_view,
+    .range = wl_range,
     .set = wl_set,
 };
