@@ -21,7 +21,7 @@
 #include "evenodds/eo_balance.h"
 #include "evenodds/eo_split.h"
 /* test switches: the general path for plain requests, local search for every k */
-#include "core/balance/balance_internal.h"
+#include "core/balance/balancer/balance_internal.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

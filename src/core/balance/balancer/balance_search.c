@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "balance_internal.h"
-#include "split_internal.h"
+#include "core/balance/split/split_internal.h"
 
 #define NMAX EO__BAL_EXACT
 /* Least search budget of a gap-only question before the table answers (split.c's rule). */
