@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "balance_internal.h"
+#include "core/balance/common.h"
 
 #define RATING_MAX (INT64_C(1) << 40)
 #define FIELD_MAX (INT64_C(1) << 46)
@@ -71,7 +72,7 @@ static void fill(eo_balance_split *s, const eo__bal *b, const eo_balance_player 
     s->b = bb;
     s->bench = z;
     s->nbench = nz;
-    s->gap = s->sum_a >= s->sum_b ? s->sum_a - s->sum_b : s->sum_b - s->sum_a;
+    s->gap = eo__abs64(s->sum_a - s->sum_b);
     s->dev = v[EO__BT_DEV];
     s->p_a = req->predict ? req->predict(req->predict_ctx, s->sum_a, s->sum_b) : NAN;
     s->moves = mv;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "balance_internal.h"
+#include "core/balance/common.h"
 
 #define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 40-byte entries, ~21 MB */
 
@@ -24,8 +25,6 @@ typedef struct ent {
     int na;           /* members on A */
     uint8_t s1, s2;   /* sides of the two best players when they are in this half, else 0 */
 } ent;
-
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side sd. */
 static ent with(ent e, int y, int sd, int64_t q, int64_t qs, int64_t x, int sz, int h1, int h2)
@@ -212,8 +211,9 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
             const ent *x = &el[l], *y = &er[r];
             uint8_t s1 = s10 | x->s1 | y->s1, s2 = s20 | x->s2 | y->s2;
             v[EO__BT_TOP2] = s1 == s2;
-            v[EO__BT_SPREAD] = abs64((int64_t)k * (x0 + x->x + y->x) - (ds0 + x->ds + y->ds) * S);
-            v[EO__BT_DEV] = abs64(d0 + x->d + y->d + b->field);
+            v[EO__BT_SPREAD] =
+                eo__abs64((int64_t)k * (x0 + x->x + y->x) - (ds0 + x->ds + y->ds) * S);
+            v[EO__BT_DEV] = eo__abs64(d0 + x->d + y->d + b->field);
             int c = found ? eo__bal_cmp(b, v, best) : -1;
             if (c > 0)
                 continue;

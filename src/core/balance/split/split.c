@@ -19,18 +19,9 @@
 #include <string.h>
 
 #include "split_internal.h"
+#include "core/balance/common.h"
 
 #define RATING_MAX (INT64_C(1) << 40)
-
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
 
 /* Cheap witnesses for "player i plays" (the players after i are undecided and `still` more of
  * them are needed): fixed playing sets made of the decided players, i, and the lowest-indexed
@@ -314,7 +305,7 @@ static void fill(eo_split *s, const eo__split_prob *p, const eo_split_player *pl
     s->b = b;
     s->bench = z;
     s->nbench = nz;
-    s->gap = s->sum_a >= s->sum_b ? s->sum_a - s->sum_b : s->sum_b - s->sum_a;
+    s->gap = eo__abs64(s->sum_a - s->sum_b);
     s->p_a = opt && opt->predict ? opt->predict(opt->predict_ctx, s->sum_a, s->sum_b) : NAN;
 }
 
@@ -403,7 +394,7 @@ static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
     int64_t g = 0;
     for (size_t i = 0; i < n; i++) {
         q[i] = players[i].rating - lo;
-        g = gcd64(q[i], g);
+        g = eo__gcd64(q[i], g);
     }
     if (g == 0)
         g = 1;

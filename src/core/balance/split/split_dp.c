@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/balance/common.h"
+
 /* Memory cap of the tables; wider problems stay with the branch and bound. */
 #define DP_MAX_WORDS ((size_t)4 << 20) /* 32 MiB */
 
@@ -343,15 +345,8 @@ static void window_sums(const eo__split_prob *p, const uint8_t *who, int f, int6
     int64_t srt[EO__SPLIT_N] = {0};
     for (int v = f; v >= 0; v--) {
         int m = f - v;
-        if (v < f) { /* insert q of who[v] into srt[0..m-2], descending */
-            int64_t qv = p->q[who[v]];
-            int y = m - 1;
-            while (y > 0 && srt[y - 1] < qv) {
-                srt[y] = srt[y - 1];
-                y--;
-            }
-            srt[y] = qv;
-        }
+        if (v < f) /* q of who[v] joins srt[0..m-2], descending */
+            eo__insert_desc(srt, m - 1, p->q[who[v]]);
         int64_t *tp = top + (size_t)v * (size_t)(f + 1);
         tp[0] = 0;
         for (int r = 0; r < m; r++)
@@ -504,7 +499,7 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
             xh = (int64_t)fhi * 64 + 63;
         for (int64_t y = xl; y <= xh; y++)
             if (bit_at(fin, base[cf], y)) {
-                int64_t g = y > zero ? y - zero : zero - y;
+                int64_t g = eo__abs64(y - zero);
                 if (g < best) {
                     best = g;
                     bx = y;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/balance/common.h"
+
 #define HALF_MAX (1 << EO__SPLIT_MITM_HALF)
 
 typedef struct half {
@@ -237,7 +239,7 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
         int64_t dd = d0 + e + s.l->d[u] + s.r->d[v];
         w->a = a;
         w->b = b;
-        w->gap = dd < 0 ? -dd : dd;
+        w->gap = eo__abs64(dd);
         return 1;
     }
     return 0;
@@ -410,13 +412,8 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
     int nv = 0;
     for (int y = t->h1; y >= 0; y--) {
         if (y < t->h1) {
-            int64_t x = p->q[pl[y]];
-            int at = nv++;
-            while (at > 0 && v[at - 1] > x) {
-                v[at] = v[at - 1];
-                at--;
-            }
-            v[at] = x;
+            eo__insert_asc(v, nv, p->q[pl[y]]);
+            nv++;
         }
         t->low[y][0] = t->high[y][0] = 0;
         for (int c = 1; c <= nv; c++) {

@@ -8,6 +8,8 @@
  * is checked against every status before it is used, so this file can only make things faster. */
 #include "split_internal.h"
 
+#include "core/balance/common.h"
+
 typedef struct list {
     int n;
     uint8_t who[EO__SPLIT_N]; /* by q ascending, or by index for the lists walked outside */
@@ -96,7 +98,7 @@ static int valid(const eo__split_prob *p, int64_t g, eo__split_sol *w)
     if (p->n < 64 && ((w->a | w->b) >> p->n))
         return 0;
     int64_t d = diff_of(p, w->a, w->b);
-    w->gap = d < 0 ? -d : d;
+    w->gap = eo__abs64(d);
     return w->gap <= g;
 }
 

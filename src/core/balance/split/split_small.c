@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+#include "core/balance/common.h"
 
 void eo__split_table_init(eo__split_table *t, int k)
 {
@@ -137,7 +137,7 @@ static int settle(ask *s)
         }
         s->w->a = a;
         s->w->b = b;
-        s->w->gap = abs64(t->d[na][at] + e);
+        s->w->gap = eo__abs64(t->d[na][at] + e);
         return 1;
     }
     return 0;
