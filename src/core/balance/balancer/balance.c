@@ -200,53 +200,44 @@ static int pinned(const eo_balance_player *p, int allow_protected)
     return s;
 }
 
-int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_request *reqp,
-                      eo_balance_result **out, uint32_t *bad_party, int no_plain,
-                      int force_local)
+/* ---- eo__balance_solve(), step by step --------------------------------------------------- */
+
+/* Step 1. *req: the request with its defaults (reqp may be NULL); *kmin and *count: the team
+ * sizes it asks for (count 0 when an empty range was asked by leaving both bounds 0). Returns
+ * 0, or EO_EINVAL for a request or a player out of range (eo_balance_solve()'s contract). */
+static int read_request(const eo_balance_player *pl, size_t n, const eo_balance_request *reqp,
+                        eo_balance_request *req, int *kmin, size_t *count)
 {
-    if (bad_party)
-        *bad_party = 0;
-    if (!out)
-        return EO_EINVAL;
-    *out = NULL;
-    if (n > EO_PLAYERS_MAX)
-        return EO_ELIMIT;
-    if (n < 2 || !pl)
-        return EO_EINVAL;
-    eo_balance_request req;
     if (reqp)
-        req = *reqp;
+        *req = *reqp;
     else
-        memset(&req, 0, sizeof req);
-    if ((req.mode != EO_BALANCE_REBALANCE && req.mode != EO_BALANCE_SCRAMBLE) ||
-        req.epsilon < 0 || req.field > FIELD_MAX || req.field < -FIELD_MAX || req.restarts < 0)
+        memset(req, 0, sizeof *req);
+    if ((req->mode != EO_BALANCE_REBALANCE && req->mode != EO_BALANCE_SCRAMBLE) ||
+        req->epsilon < 0 || req->field > FIELD_MAX || req->field < -FIELD_MAX ||
+        req->restarts < 0)
         return EO_EINVAL;
-    int kmin = req.k_min ? req.k_min : 2, kmax = req.k_max ? req.k_max : (int)n / 2;
-    if (req.k_min < 0 || req.k_max < 0 || kmin < 2 || kmax > (int)n / 2 ||
-        (kmin > kmax && (req.k_min || req.k_max)))
+    int lo = req->k_min ? req->k_min : 2, hi = req->k_max ? req->k_max : (int)n / 2;
+    if (req->k_min < 0 || req->k_max < 0 || lo < 2 || hi > (int)n / 2 ||
+        (lo > hi && (req->k_min || req->k_max)))
         return EO_EINVAL;
-    size_t count = kmax >= kmin ? (size_t)(kmax - kmin + 1) : 0;
-    int64_t lo = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (pl[i].rating > RATING_MAX || pl[i].rating < -RATING_MAX || !side_ok(pl[i].team) ||
             !side_ok(pl[i].lock) || !side_ok(pl[i].prefer) || pl[i].protect > 1 ||
             pl[i].sat_out > 1)
             return EO_EINVAL;
-        if (i == 0 || pl[i].rating < lo)
-            lo = pl[i].rating;
-    }
-    eo__bal *b = calloc(1, sizeof *b);
-    if (!b)
-        return EO_ENOMEM;
-    b->n = (int)n;
-    b->mode = req.mode;
-    b->allow_split = req.allow_party_split != 0;
-    b->field = req.field;
-    b->work_limit = req.work_limit;
-    b->no_mitm = (no_plain & 2) != 0;
-    b->dp_try = (no_plain & 4) ? 1 : 0;
-    no_plain &= 1;
-    int64_t qmax = 0;
+    *kmin = lo;
+    *count = hi >= lo ? (size_t)(hi - lo + 1) : 0;
+    return 0;
+}
+
+/* Step 2. The n checked players as the searches see them: ratings shifted to the least (q),
+ * the spread term's scale (qs < 2^SPREAD_BITS), sides, preference weights, dense party
+ * indices, and the players by rating and by priority (both descending, ties by index). */
+static void load_players(eo__bal *b, const eo_balance_player *pl, size_t n)
+{
+    int64_t lo = pl[0].rating, qmax = 0;
+    for (size_t i = 1; i < n; i++)
+        lo = pl[i].rating < lo ? pl[i].rating : lo;
     for (size_t i = 0; i < n; i++) {
         b->q[i] = pl[i].rating - lo;
         qmax = b->q[i] > qmax ? b->q[i] : qmax;
@@ -254,9 +245,9 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
     int sh = 0;
     while ((qmax >> sh) >= (INT64_C(1) << SPREAD_BITS))
         sh++;
+    int64_t priority[EO__BAL_N];
+    b->n = (int)n;
     b->wmin = 0;
-    uint8_t base[EO__BAL_N]; /* pinned side per player's unit */
-    int rc = 0;
     b->npart = 0;
     for (int i = 0; i < (int)n; i++) {
         b->qs[i] = b->q[i] >> sh;
@@ -276,24 +267,24 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
             if (b->party[i] < 0)
                 b->party[i] = b->npart++;
         }
-        /* players by rating descending (ties: index), and by priority descending */
-        int x = i;
-        while (x > 0 && pl[b->best[x - 1]].rating < pl[i].rating) {
-            b->best[x] = b->best[x - 1];
-            x--;
-        }
-        b->best[x] = i;
-        x = i;
-        while (x > 0 && pl[b->prio[x - 1]].priority < pl[i].priority) {
-            b->prio[x] = b->prio[x - 1];
-            x--;
-        }
-        b->prio[x] = i;
+        /* q keeps the ratings' order */
+        priority[i] = pl[i].priority;
+        eo__insert_by_key_desc(b->best, i, i, b->q);
+        eo__insert_by_key_desc(b->prio, i, i, priority);
     }
-    /* items: a party that may not be split, or one player; its pinned side */
+}
+
+/* Step 3. The items the searches place whole (a party that may not be split, or one player)
+ * into b->m, item_of, istart and mem; base[t] is the side item t is pinned to by locks and,
+ * unless allow_protected, protection (0: none). Needs step 2 and b->allow_split. Returns 0, or
+ * EO_EINVAL when a player or an item is pinned to both sides (*bad_party, when not NULL, is
+ * then the item's party id). */
+static int build_items(eo__bal *b, const eo_balance_player *pl, int allow_protected,
+                       uint8_t *base, uint32_t *bad_party)
+{
+    int n = b->n, nm = 0, rc = 0;
     b->m = 0;
-    int nm = 0;
-    for (int i = 0; i < (int)n && rc == 0; i++) {
+    for (int i = 0; i < n && rc == 0; i++) {
         int t = -1;
         if (!b->allow_split && b->party[i] >= 0)
             for (int j = 0; j < i; j++)
@@ -302,16 +293,16 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
                     break;
                 }
         if (t >= 0)
-            continue;
+            continue; /* a member of an item already built */
         t = b->m++;
         b->istart[t] = nm;
         int pin = 0;
-        for (int j = i; j < (int)n; j++) {
+        for (int j = i; j < n; j++) {
             if (j != i && (b->allow_split || b->party[i] < 0 || b->party[j] != b->party[i]))
                 continue;
             b->item_of[j] = t;
             b->mem[nm++] = j;
-            int s = pinned(&pl[j], req.allow_protected);
+            int s = pinned(&pl[j], allow_protected);
             if (s < 0 || (s && pin && s != pin)) {
                 if (bad_party)
                     *bad_party = pl[i].party;
@@ -323,105 +314,168 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
         base[t] = (uint8_t)pin;
     }
     b->istart[b->m] = nm;
-    if (rc) {
-        free(b);
-        return rc;
-    }
+    return rc;
+}
+
+/* Step 4. The request's part of b: its mode, field and work limit, which objective terms count
+ * (docs/BALANCER.md, "The balancer: constraints and secondary objectives"), and the test
+ * switches of opts. */
+static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__balance_opts *opts)
+{
+    b->mode = req->mode;
+    b->allow_split = req->allow_party_split != 0;
+    b->field = req->field;
+    b->work_limit = req->work_limit;
+    b->no_mitm = opts->no_mitm;
+    b->dp_try = opts->table_early ? 1 : 0;
     b->active[EO__BT_DEV] = 1;
     b->active[EO__BT_BROKEN] = b->allow_split;
-    b->active[EO__BT_MOVES] = req.mode == EO_BALANCE_REBALANCE;
-    b->active[EO__BT_TOP2] = b->active[EO__BT_SPREAD] = req.mode == EO_BALANCE_SCRAMBLE;
+    b->active[EO__BT_MOVES] = req->mode == EO_BALANCE_REBALANCE;
+    b->active[EO__BT_TOP2] = b->active[EO__BT_SPREAD] = req->mode == EO_BALANCE_SCRAMBLE;
     b->active[EO__BT_DENIED] = b->active[EO__BT_BENCH] = 1;
+}
 
+/* The result block of `count` team sizes for n players, zeroed: the header, the entries, then
+ * per entry n moves (*mvs) and n indices (*idx: team A, team B, bench). NULL when out of
+ * memory. One allocation, released by eo_balance_free(). */
+static eo_balance_result *result_new(size_t count, size_t n, eo_balance_move **mvs,
+                                     uint16_t **idx)
+{
     size_t bytes = sizeof(eo_balance_result) + count * sizeof(eo_balance_split) +
                    count * n * sizeof(eo_balance_move) + count * n * sizeof(uint16_t);
     eo_balance_result *res = calloc(1, bytes);
-    if (!res) {
-        free(b);
-        return EO_ENOMEM;
-    }
+    if (!res)
+        return NULL;
     res->count = count;
     res->split = count ? (eo_balance_split *)(res + 1) : NULL;
-    eo_balance_move *mvs = (eo_balance_move *)((eo_balance_split *)(res + 1) + count);
-    uint16_t *idx = (uint16_t *)(mvs + count * n);
+    *mvs = (eo_balance_move *)((eo_balance_split *)(res + 1) + count);
+    *idx = (uint16_t *)(*mvs + count * n);
+    return res;
+}
 
+/* Step 5. The splitter's answers for a plain request (its rules are the balancer's there:
+ * docs/BALANCER.md, "The balancer: constraints and secondary objectives"); NULL when the
+ * request is not plain, or when the splitter stopped (past the work limit, or out of memory):
+ * the general path then answers. Released with eo_splits_free(). */
+static eo_splits *plain_answers(const eo_balance_player *pl, size_t n,
+                                const eo_balance_request *req)
+{
+    if (!is_plain(pl, n, req))
+        return NULL;
+    eo_split_player sp[EO_SPLIT_EXACT_MAX];
+    for (size_t i = 0; i < n; i++)
+        sp[i].rating = pl[i].rating;
+    eo_split_options so = {.bench = EO_BENCH_SOLVER, .work_limit = req->work_limit};
     eo_splits *plain = NULL;
-    if (count && !no_plain && !force_local && is_plain(pl, n, &req)) {
-        eo_split_player sp[EO_SPLIT_EXACT_MAX];
-        for (size_t i = 0; i < n; i++)
-            sp[i].rating = pl[i].rating;
-        eo_split_options so = {.bench = EO_BENCH_SOLVER, .work_limit = req.work_limit};
-        if (eo_split_solve(sp, n, &so, &plain) != 0)
-            plain = NULL; /* past the work limit, or no memory: the general path answers */
+    if (eo_split_solve(sp, n, &so, &plain) != 0)
+        plain = NULL;
+    return plain;
+}
+
+/* The base statuses for b->k (b->ist), and whether the pins leave a split of that size
+ * possible: 0, or the entry's error: EO_EINVAL for an item larger than k (s->bad_party names
+ * its party), EO_ERANGE for more than k players pinned to one side. */
+static int pins_fit(eo__bal *b, const eo_balance_player *pl, const uint8_t *base,
+                    eo_balance_split *s)
+{
+    int na = 0, nb = 0, k = b->k;
+    base_statuses(b, base);
+    for (int t = 0; t < b->m; t++) {
+        int sz = b->istart[t + 1] - b->istart[t];
+        if (sz > k) {
+            s->bad_party = pl[b->mem[b->istart[t]]].party;
+            return EO_EINVAL;
+        }
+        na += base[t] == EO_BALANCE_A ? sz : 0;
+        nb += base[t] == EO_BALANCE_B ? sz : 0;
     }
+    return na > k || nb > k ? EO_ERANGE : 0;
+}
+
+/* One team size with its base statuses set: the rules exactly (solve_k), or local search once
+ * *limited (set here when the work limit stops the exact search: the later sizes follow).
+ * Returns 1 with side[] the answer and *exact, 0 when no split exists or local search found
+ * none, or an error that ends the call. */
+static int answer_k(eo__bal *b, const eo_balance_request *req, const uint8_t *base,
+                    int *limited, uint8_t *side, int *exact)
+{
+    int got = 0;
+    *exact = 0;
+    if (!*limited) {
+        got = solve_k(b, req->epsilon, side);
+        if (got == EO_ELIMIT) {
+            *limited = 1;
+            got = 0;
+            base_statuses(b, base); /* solve_k left decisions in the statuses */
+        } else if (got < 0) {
+            return got;
+        } else {
+            *exact = 1;
+        }
+    }
+    if (*limited) {
+        eo__bal_vec v;
+        got = eo__bal_local(b, req->epsilon, req->seed + (uint64_t)b->k,
+                            req->restarts ? req->restarts : RESTARTS_DEFAULT, side, v);
+    }
+    return got;
+}
+
+/* Step 6. The entry s of team size b->k (idx and mv: its room in the result block): from the
+ * plain answer ps when there is one, else the pins' check, then answer_k(). Returns 0 (a size
+ * without an answer has s->err set), or an error that ends the call. */
+static int solve_size(eo__bal *b, const eo_balance_player *pl, const eo_balance_request *req,
+                      const uint8_t *base, const eo_split *ps, int *limited,
+                      eo_balance_split *s, uint16_t *idx, eo_balance_move *mv)
+{
     uint8_t side[EO__BAL_N];
-    int limited = force_local || n > EO__BAL_EXACT;
+    s->k = b->k;
+    if (ps) {
+        memset(side, EO__SIDE_BENCH, (size_t)b->n);
+        for (int x = 0; x < b->k; x++) {
+            side[ps->a[x]] = EO__SIDE_A;
+            side[ps->b[x]] = EO__SIDE_B;
+        }
+        fill(s, b, pl, side, req, idx, mv, 1);
+        return 0;
+    }
+    int err = pins_fit(b, pl, base, s), exact = 0;
+    if (err) {
+        s->err = err;
+        return 0;
+    }
+    int got = answer_k(b, req, base, limited, side, &exact);
+    if (got < 0)
+        return got;
+    if (got == 0)
+        s->err = EO_ERANGE;
+    else
+        fill(s, b, pl, side, req, idx, mv, exact);
+    return 0;
+}
+
+/* Steps 5 and 6 for every size kmin .. kmin + count - 1 into a new result block (*out on
+ * success). Returns 0, EO_ENOMEM, or an error of a size that ends the call (nothing is kept). */
+static int solve_sizes(eo__bal *b, const eo_balance_player *pl, const eo_balance_request *req,
+                       const eo__balance_opts *opts, int kmin, size_t count,
+                       const uint8_t *base, eo_balance_result **out)
+{
+    size_t n = (size_t)b->n;
+    eo_balance_move *mvs;
+    uint16_t *idx;
+    eo_balance_result *res = result_new(count, n, &mvs, &idx);
+    if (!res)
+        return EO_ENOMEM;
+    eo_splits *plain = count && !opts->general_path && !opts->force_local
+                           ? plain_answers(pl, n, req)
+                           : NULL;
+    int limited = opts->force_local || b->n > EO__BAL_EXACT, rc = 0;
     for (size_t c = 0; c < count && rc == 0; c++) {
-        eo_balance_split *s = &res->split[c];
-        int k = kmin + (int)c;
-        b->k = k;
-        s->k = k;
-        if (plain) {
-            const eo_split *ps = &plain->split[k - 2];
-            memset(side, EO__SIDE_BENCH, n);
-            for (int x = 0; x < k; x++) {
-                side[ps->a[x]] = EO__SIDE_A;
-                side[ps->b[x]] = EO__SIDE_B;
-            }
-            fill(s, b, pl, side, &req, idx + c * n, mvs + c * n, 1);
-            continue;
-        }
-        int na = 0, nb = 0, too_big = 0;
-        base_statuses(b, base);
-        for (int t = 0; t < b->m; t++) {
-            int sz = b->istart[t + 1] - b->istart[t];
-            na += base[t] == EO_BALANCE_A ? sz : 0;
-            nb += base[t] == EO_BALANCE_B ? sz : 0;
-            if (sz > k && !too_big) {
-                too_big = 1;
-                s->bad_party = pl[b->mem[b->istart[t]]].party;
-            }
-        }
-        if (too_big) {
-            s->err = EO_EINVAL;
-            continue;
-        }
-        if (na > k || nb > k) {
-            s->err = EO_ERANGE;
-            continue;
-        }
-        int got = 0, exact = 0;
-        if (!limited) {
-            got = solve_k(b, req.epsilon, side);
-            if (got == EO_ELIMIT) {
-                limited = 1; /* the remaining sizes go to local search too */
-                got = 0;
-                base_statuses(b, base); /* solve_k left decisions in the statuses */
-            } else if (got < 0) {
-                rc = got;
-                break;
-            } else {
-                exact = 1;
-            }
-        }
-        if (limited) {
-            eo__bal_vec v;
-            got = eo__bal_local(b, req.epsilon, req.seed + (uint64_t)k,
-                                req.restarts ? req.restarts : RESTARTS_DEFAULT, side, v);
-            if (got < 0) {
-                rc = got;
-                break;
-            }
-        }
-        if (!got) {
-            s->err = EO_ERANGE;
-            continue;
-        }
-        fill(s, b, pl, side, &req, idx + c * n, mvs + c * n, exact);
+        b->k = kmin + (int)c;
+        rc = solve_size(b, pl, req, base, plain ? &plain->split[b->k - 2] : NULL, &limited,
+                        &res->split[c], idx + c * n, mvs + c * n);
     }
     eo_splits_free(plain);
-    eo__bal_search_free(b);
-    free(b);
     if (rc) {
         free(res);
         return rc;
@@ -430,10 +484,45 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
     return 0;
 }
 
+int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_request *reqp,
+                      eo_balance_result **out, uint32_t *bad_party, const eo__balance_opts *opts)
+{
+    static const eo__balance_opts defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    if (bad_party)
+        *bad_party = 0;
+    if (!out)
+        return EO_EINVAL;
+    *out = NULL;
+    if (n > EO_PLAYERS_MAX)
+        return EO_ELIMIT;
+    if (n < 2 || !pl)
+        return EO_EINVAL;
+    eo_balance_request req;
+    int kmin;
+    size_t count;
+    int rc = read_request(pl, n, reqp, &req, &kmin, &count);
+    if (rc)
+        return rc;
+    eo__bal *b = calloc(1, sizeof *b);
+    if (!b)
+        return EO_ENOMEM;
+    uint8_t base[EO__BAL_N]; /* the side each item is pinned to */
+    load_players(b, pl, n);
+    apply_request(b, &req, opts);
+    rc = build_items(b, pl, req.allow_protected, base, bad_party);
+    if (rc == 0)
+        rc = solve_sizes(b, pl, &req, opts, kmin, count, base, out);
+    eo__bal_search_free(b);
+    free(b);
+    return rc;
+}
+
 int eo_balance_solve(const eo_balance_player *players, size_t n, const eo_balance_request *req,
                      eo_balance_result **out, uint32_t *bad_party)
 {
-    return eo__balance_solve(players, n, req, out, bad_party, 0, 0);
+    return eo__balance_solve(players, n, req, out, bad_party, NULL);
 }
 
 void eo_balance_free(eo_balance_result *r)
