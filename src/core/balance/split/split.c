@@ -23,6 +23,13 @@
 
 #define RATING_MAX (INT64_C(1) << 40)
 
+/* The players after i undecided again, as the witness tries below found them. */
+static void free_after(eo__split_prob *p, int i)
+{
+    for (int j = i + 1; j < p->n; j++)
+        p->status[j] = EO__SP_FREE;
+}
+
 /* Cheap witnesses for "player i plays" (the players after i are undecided and `still` more of
  * them are needed): fixed playing sets made of the decided players, i, and the lowest-indexed
  * undecided ones, or that set with its last member swapped for one of the next few. Usually
@@ -52,8 +59,7 @@ static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__
             rc = 0;
     }
     p->try_limit = 0;
-    for (int j = i + 1; j < n; j++)
-        p->status[j] = EO__SP_FREE;
+    free_after(p, i);
     return rc;
 }
 
@@ -83,8 +89,7 @@ static int try_windows(eo__split_prob *p, int64_t g, int i, int r, eo__split_sol
         else if (rc < 0)
             rc = 0;
     }
-    for (int j = i + 1; j < n; j++)
-        p->status[j] = EO__SP_FREE;
+    free_after(p, i);
     return rc;
 }
 

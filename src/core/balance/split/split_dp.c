@@ -154,6 +154,21 @@ static uint64_t word(const uint64_t *src, ptrdiff_t sb, ptrdiff_t j, ptrdiff_t s
     return j >= sl && j <= sh ? src[sb + j] : 0;
 }
 
+/* Clips the middle run [*m0, *m1] of a shift (the words whose two source words are both
+ * meaningful, so no edge test is needed) to [lo, hi]; an empty run becomes [hi + 1, hi], which
+ * leaves every word to the edge loops. */
+static void clip_run(ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t *m0, ptrdiff_t *m1)
+{
+    if (*m0 < lo)
+        *m0 = lo;
+    if (*m1 > hi)
+        *m1 = hi;
+    if (*m0 > *m1) {
+        *m0 = hi + 1;
+        *m1 = hi;
+    }
+}
+
 /* Words lo..hi of the cell at db in table t |= those of the cell at sb (same table) shifted by s
  * bits toward higher (up) or lower indices, the source's meaningful words being [sl, sh]: the
  * words that need no edge test run in a plain loop. */
@@ -163,14 +178,7 @@ static void or_shift_up(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo, p
     ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
     ptrdiff_t m0 = sl + ws + 1, m1 = sh + ws; /* src[i - ws] and src[i - ws - 1] both inside */
-    if (m0 < lo)
-        m0 = lo;
-    if (m1 > hi)
-        m1 = hi;
-    if (m0 > m1) {
-        m0 = hi + 1;
-        m1 = hi;
-    }
+    clip_run(lo, hi, &m0, &m1);
     for (ptrdiff_t i = lo; i < m0; i++)
         t[db + i] |= word(t, sb, i - ws, sl, sh) << bs |
                   (bs ? word(t, sb, i - ws - 1, sl, sh) >> (64 - bs) : 0);
@@ -191,14 +199,7 @@ static void or_shift_down(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo,
     ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
     ptrdiff_t m0 = sl - ws, m1 = sh - ws - 1; /* src[i + ws] and src[i + ws + 1] both inside */
-    if (m0 < lo)
-        m0 = lo;
-    if (m1 > hi)
-        m1 = hi;
-    if (m0 > m1) {
-        m0 = hi + 1;
-        m1 = hi;
-    }
+    clip_run(lo, hi, &m0, &m1);
     for (ptrdiff_t i = lo; i < m0; i++)
         t[db + i] |= word(t, sb, i + ws, sl, sh) >> bs |
                   (bs ? word(t, sb, i + ws + 1, sl, sh) << (64 - bs) : 0);

@@ -65,6 +65,33 @@ typedef struct eo__split_sol {
     int64_t gap; /* |Σq(A) - Σq(B)| */
 } eo__split_sol;
 
+/* Puts players who[0..h) on the teams *a and *b (bit masks of player indices): who[y] on A
+ * when bit y of sides is set, else on B. How the tables' side assignments (a bit per listed
+ * player) become a split. */
+static inline void eo__split_place(uint64_t *a, uint64_t *b, const uint8_t *who, int h,
+                                   uint64_t sides)
+{
+    for (int y = 0; y < h; y++) {
+        if (sides >> y & 1)
+            *a |= UINT64_C(1) << who[y];
+        else
+            *b |= UINT64_C(1) << who[y];
+    }
+}
+
+/* The first index in [lo, hi) with d[index] >= x, d sorted ascending there; hi when none. */
+static inline int eo__split_lower_bound(const int64_t *d, int lo, int hi, int64_t x)
+{
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (d[m] < x)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
 /*
  * Searches the completions of p's statuses (k players on each team) for the least gap, among
  * those with gap <= max_gap, and stops as soon as one has gap <= stop_gap (a proven lower bound
