@@ -1,4 +1,4 @@
-/* Mid-round autobalance (issue 3 §2; docs/BALANCER.md "Autobalance" states the rules).
+/* Mid-round autobalance (eo_autobalance.h; docs/BALANCER.md "Autobalance" states the rules).
  *
  * The joint choice of seed 000 F11 (m movers from the larger team minimising |ΣA − ΣB| after
  * the moves) is a "closest m-subset sum" question: with D = ΣL − ΣS and S the movers' sum, the

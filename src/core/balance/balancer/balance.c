@@ -1,5 +1,12 @@
 /* The balancer (eo_balance.h): validation, items and statuses, the rules as exact questions,
- * the fallback, the result block. docs/BALANCER.md ("The balancer: constraints and secondary objectives") states the rules and why they are exact.
+ * the fallback, the result block. docs/BALANCER.md ("The balancer: constraints and secondary
+ * objectives") states the rules and why they are exact.
+ *
+ * eo__balance_solve() goes step by step: 1. read_request (defaults, checks, the team sizes);
+ * 2. load_players (normalised ratings, parties, orders); 3. build_items (unsplittable parties
+ * and their pins); 4. apply_request (mode, field, the objective terms that count); then for
+ * each k, solve_sizes: 5. plain_answers (a plain request is the splitter's) and 6. solve_size
+ * (pins_fit, then answer_k: solve_k below, or local search past the work limit).
  *
  * For each k:
  *   1. g = the least |D| under the hard constraints (search, the gap term alone);

@@ -1,4 +1,5 @@
-/* The balancer's shared internals (eo_balance.h; docs/BALANCER.md ("The balancer: constraints and secondary objectives") states the rules).
+/* The balancer's internals (eo_balance.h; docs/BALANCER.md, "The balancer: constraints and
+ * secondary objectives", states the rules).
  *
  * A problem for one k: players (normalised ratings, current team, preference, ...), items (a
  * party that may not be split, or one player) with a status each, and the objective vector.
@@ -19,7 +20,8 @@
 #define EO__BAL_N EO_PLAYERS_MAX
 #define EO__BAL_EXACT EO_BALANCE_EXACT_MAX
 
-/* Objective terms, compared lexicographically in this order (docs/BALANCER.md, the balancer's rules). */
+/* Objective terms, compared lexicographically in this order (docs/BALANCER.md, "The
+ * balancer: constraints and secondary objectives", the rules). */
 enum {
     EO__BT_BROKEN = 0, /* parties broken (only when splitting them is allowed) */
     EO__BT_MOVES,      /* rebalance: players moved */

@@ -3,12 +3,12 @@
  *
  * When 2k = N, parties may not be split and nobody has a side preference, every split plays
  * everyone, so the terms broken, moves, denied and bench_again are 0 (or inactive) and the
- * objective vector is (top2, spread, dev). The free items (not pinned to a side) are cut into two
- * halves; every side assignment of each half is listed with its member count on A, its q
- * difference d, its spread-scale difference δ and its Σqs² difference X. The right half's list is
- * built sorted by d (merging, as split_mitm.c) and grouped by count; each left entry meets the right entries of the complementary
- * count whose d keeps |D| <= T (a binary search, then a walk), and each pair's vector is computed
- * exactly. The least vector, and among splits of that vector the one whose team A comes first in
+ * objective vector is (top2, spread, dev). The free items (not pinned to a side) are cut into
+ * two halves; every side assignment of each half is listed with its member count on A, its q
+ * difference d, its spread-scale difference δ and its Σqs² difference X. The right half's list
+ * is built sorted by d (merging, as split_mitm.c) and grouped by count; each left entry meets
+ * the right entries of the complementary count whose d keeps |D| <= T (a binary search, then a
+ * walk), and each pair's vector is computed exactly. The least vector, and among splits of that vector the one whose team A comes first in
  * request order (everyone plays, so that is the whole tie rule), is the rules' answer: every
  * split within T is one pair, so nothing is missed. */
 #include <stdlib.h>
@@ -26,7 +26,8 @@ typedef struct ent {
     uint8_t s1, s2;   /* sides of the two best players when they are in this half, else 0 */
 } ent;
 
-/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side sd. */
+/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side
+ * sd. */
 static ent with(ent e, int y, int sd, int64_t q, int64_t qs, int64_t x, int sz, int h1, int h2)
 {
     int sg = sd == EO__SIDE_A ? 1 : -1;

@@ -373,10 +373,9 @@ static void dfs(bs *s, int j, const state *c)
     }
 }
 
-/* The tables that do not depend on the statuses or the question (item order, sorted prefix
- * sums, current teams, preferences), built once per call into b->scratch. */
-/* 1 when no term but the gap can be above 0 in any split: no parties, and nobody has a current team, a preference or a sat-out mark, outside scramble
- * mode. A question is then the splitter's with the field as an offset. */
+/* 1 when no term but the gap can be above 0 in any split: no parties, and nobody has a current
+ * team, a preference or a sat-out mark, outside scramble mode. A question is then the
+ * splitter's with the field as an offset. */
 static int gap_only(const eo__bal *b)
 {
     if (b->m != b->n || b->npart > 0 || b->active[EO__BT_TOP2] || b->active[EO__BT_SPREAD])
@@ -387,6 +386,9 @@ static int gap_only(const eo__bal *b)
     return 1;
 }
 
+/* The tables that do not depend on the statuses or the question (item order, sorted prefix
+ * sums, current teams, preferences), built once per call into b->scratch; NULL when out of
+ * memory. */
 static bs *prepare(eo__bal *b)
 {
     if (b->scratch)

@@ -1,11 +1,13 @@
-/* Exact team-split search shared by split.c (internal).
+/* The splitter's internals (eo_split.h; docs/BALANCER.md, "3. The algorithm", names each
+ * file's part).
  *
  * A problem is N players with normalised ratings q (shifted by the minimum and divided by the
  * gcd of the differences, so q >= 0 and the gap only changes scale), a team size k and one
  * status per player. eo__split_search() answers one question about it exactly: the least
  * |ΣA - ΣB| over all completions of the statuses, stopping early at a known lower bound.
- * split.c builds the tie rules (docs/BALANCER.md) from a sequence of such questions; the
- * balancer milestone adds its constraints as further statuses and pruning rules here. */
+ * split.c builds the tie rules (docs/BALANCER.md, "2. The rules") from a sequence of such
+ * questions, each sent to the cheapest oracle below that fits it. The balancer
+ * (../balancer/) asks split_dp.c's table its gap-only questions, through eo__split_dp(). */
 #ifndef EO_SPLIT_INTERNAL_H
 #define EO_SPLIT_INTERNAL_H
 
