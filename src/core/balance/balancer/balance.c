@@ -3,12 +3,12 @@
  * objectives") states the rules and why they are exact.
  *
  * eo__balance_solve() goes step by step: 1. read_request (defaults, checks, the team sizes);
- * 2. load_players (normalised ratings, parties, orders); 3. build_items (unsplittable parties
- * and their pins); 4. apply_request (mode, field, the objective terms that count); then for
- * each k, solve_sizes: 5. plain_answers (a plain request is the splitter's) and 6. solve_size
- * (pins_fit, then answer_k: solve_k below, or local search past the work limit).
+ * 2. load_players (normalised ratings, parties, orders); 3. apply_request (mode, field, the
+ * objective terms that count); 4. build_items (unsplittable parties and their pins); then
+ * solve_sizes: 5. plain_answers, once (a plain request is the splitter's), and 6. solve_size
+ * for each k (pins_fit, then answer_k: solve_k below, or local search past the work limit).
  *
- * For each k:
+ * solve_k() answers one k by the rules as exact questions:
  *   1. g = the least |D| under the hard constraints (search, the gap term alone);
  *   2. C* = the least objective vector over the splits with |D| <= T = max(g, epsilon);
  *   3. who plays: players in priority order, each plays if a split with vector C* still exists
@@ -124,8 +124,9 @@ static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
     return 0;
 }
 
-/* Steps 1-3 of the file comment for b->k with the base statuses in b->ist. Returns 1 with
- * side[] the answer, 0 when no split exists, EO_ELIMIT past the work limit, or an error. */
+/* Questions 1-3 of the file comment (solve_k's list) for b->k with the base statuses in
+ * b->ist. Returns 1 with side[] the answer, 0 when no split exists, EO_ELIMIT past the work
+ * limit, or an error. */
 static int solve_k(eo__bal *b, int64_t eps, uint8_t *side)
 {
     int saved[EO__BT_N];
@@ -281,9 +282,27 @@ static void load_players(eo__bal *b, const eo_balance_player *pl, size_t n)
     }
 }
 
-/* Step 3. The items the searches place whole (a party that may not be split, or one player)
+/* Step 3. The request's part of b: its mode, field and work limit, which objective terms count
+ * (docs/BALANCER.md, "The balancer: constraints and secondary objectives"), and the test
+ * switches of opts. */
+static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__balance_opts *opts)
+{
+    b->mode = req->mode;
+    b->allow_split = req->allow_party_split != 0;
+    b->field = req->field;
+    b->work_limit = req->work_limit;
+    b->no_mitm = opts->no_mitm;
+    b->dp_try = opts->table_early ? 1 : 0;
+    b->active[EO__BT_DEV] = 1;
+    b->active[EO__BT_BROKEN] = b->allow_split;
+    b->active[EO__BT_MOVES] = req->mode == EO_BALANCE_REBALANCE;
+    b->active[EO__BT_TOP2] = b->active[EO__BT_SPREAD] = req->mode == EO_BALANCE_SCRAMBLE;
+    b->active[EO__BT_DENIED] = b->active[EO__BT_BENCH] = 1;
+}
+
+/* Step 4. The items the searches place whole (a party that may not be split, or one player)
  * into b->m, item_of, istart and mem; base[t] is the side item t is pinned to by locks and,
- * unless allow_protected, protection (0: none). Needs step 2 and b->allow_split. Returns 0, or
+ * unless allow_protected, protection (0: none). Needs steps 2 and 3. Returns 0, or
  * EO_EINVAL when a player or an item is pinned to both sides (*bad_party, when not NULL, is
  * then the item's party id). */
 static int build_items(eo__bal *b, const eo_balance_player *pl, int allow_protected,
@@ -322,24 +341,6 @@ static int build_items(eo__bal *b, const eo_balance_player *pl, int allow_protec
     }
     b->istart[b->m] = nm;
     return rc;
-}
-
-/* Step 4. The request's part of b: its mode, field and work limit, which objective terms count
- * (docs/BALANCER.md, "The balancer: constraints and secondary objectives"), and the test
- * switches of opts. */
-static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__balance_opts *opts)
-{
-    b->mode = req->mode;
-    b->allow_split = req->allow_party_split != 0;
-    b->field = req->field;
-    b->work_limit = req->work_limit;
-    b->no_mitm = opts->no_mitm;
-    b->dp_try = opts->table_early ? 1 : 0;
-    b->active[EO__BT_DEV] = 1;
-    b->active[EO__BT_BROKEN] = b->allow_split;
-    b->active[EO__BT_MOVES] = req->mode == EO_BALANCE_REBALANCE;
-    b->active[EO__BT_TOP2] = b->active[EO__BT_SPREAD] = req->mode == EO_BALANCE_SCRAMBLE;
-    b->active[EO__BT_DENIED] = b->active[EO__BT_BENCH] = 1;
 }
 
 /* The result block of `count` team sizes for n players, zeroed: the header, the entries, then
