@@ -1,5 +1,6 @@
-/* Balancer timings (issue 3 §6): p50/p99/max per call of scramble mode with parties and locks and
- * of rebalance mode, N = 24, 32, 64, and how many answers were exact within the work limit.
+/* Balancer timings (docs/BALANCER.md, "Balancer figures"): p50/p99/max per call of scramble
+ * mode with parties and locks and of rebalance mode, N = 24, 32, 64, and how many answers were
+ * exact within the work limit.
  *
  *   bench_balance [instances] [work_limit] [all] [n=N] [dump]
  *

@@ -1,6 +1,6 @@
 /**
  * @file eo_autobalance.h
- * Mid-round autobalance (issue 3 §2): given the policy, the current teams and the time, says
+ * Mid-round autobalance: given the policy, the current teams and the time, says
  * whether the teams are unbalanced and by which named rule, and either the ordered moves that
  * fix it (each with its reason) or the named rule that keeps autobalance from acting.
  *

@@ -1,6 +1,6 @@
 /**
  * @file eo_balance.h
- * The balancer (issue 3 §1): team splits for every team size k with hard constraints (locks,
+ * The balancer: team splits for every team size k with hard constraints (locks,
  * parties, protected players) and, within a tolerance of the best gap, secondary objectives in a
  * fixed order (parties broken, fewest players moved or the spread difference, side preferences,
  * bench fairness). It extends the exact splitter of eo_split.h, which answers the plain request

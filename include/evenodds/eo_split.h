@@ -2,8 +2,8 @@
  * @file eo_split.h
  * Exact team splits (seed 000 F7): for N eligible players and every team size k in
  * [2, floor(N/2)], teams A and B of k players each minimising |ΣA - ΣB|, with the other N - 2k
- * players benched. This is the solver the balancer grows from (constraints and secondary
- * objectives come with the balancer issue); it is exact, not heuristic, and deterministic.
+ * players benched. This is the solver the balancer grows from (eo_balance.h adds constraints
+ * and secondary objectives); it is exact, not heuristic, and deterministic.
  *
  * Request order is priority: earlier players have waited longer. Tie rule (EO_BENCH_SOLVER):
  * among splits with the least gap, the bench is chosen so that players later in the request sit

@@ -1,6 +1,6 @@
 /**
  * @file eo_triggers.h
- * Scramble triggers (issue 3 §3): should the teams be scrambled before the next round, and why.
+ * Scramble triggers: should the teams be scrambled before the next round, and why.
  * A pure function of a small game-state record and a configuration; the answer names the rule
  * that fired, or the guard that blocked it, with stable strings so the game can log why.
  *

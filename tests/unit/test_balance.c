@@ -21,7 +21,7 @@
 #include "evenodds/eo_balance.h"
 #include "evenodds/eo_split.h"
 /* test switches: the general path for plain requests, local search for every k */
-#include "core/balance/balance_internal.h"
+#include "core/balance/balancer/balance_internal.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -324,7 +324,13 @@ static void gen(uint64_t *s, int n, eo_balance_player *p, eo_balance_request *r,
 
 /* ---- brute force against the solver ------------------------------------------------------ */
 
-static void run_brute(int nmin, int nmax, int count, uint64_t seed, int no_plain)
+/* eo__balance_solve()'s test switches */
+static const eo__balance_opts DEFAULTS = {0};
+static const eo__balance_opts GENERAL = {.general_path = true};
+static const eo__balance_opts GENERAL_NO_MITM = {.general_path = true, .no_mitm = true};
+static const eo__balance_opts GENERAL_TABLE = {.general_path = true, .table_early = true};
+
+static void run_brute(int nmin, int nmax, int count, uint64_t seed, const eo__balance_opts *opts)
 {
     uint64_t s = seed;
     for (int c = 0; c < count; c++) {
@@ -334,12 +340,12 @@ static void run_brute(int nmin, int nmax, int count, uint64_t seed, int no_plain
         int cfg = (int)rng_range(&s, 0, 127);
         /* bit 4: gap-only requests (no current teams, parties, preferences or sat-out marks;
          * locks and priorities allowed), whose questions the table answers */
-        gen(&s, n, p, &r, no_plain & 4 ? cfg & (4 | 64) : cfg);
-        if (no_plain & 4)
+        gen(&s, n, p, &r, opts->table_early ? cfg & (4 | 64) : cfg);
+        if (opts->table_early)
             r.mode = EO_BALANCE_REBALANCE;
         eo_balance_result *res = NULL;
         uint32_t bad = 0;
-        int rc = eo__balance_solve(p, (size_t)n, &r, &res, &bad, no_plain, 0);
+        int rc = eo__balance_solve(p, (size_t)n, &r, &res, &bad, opts);
         /* a player or an unsplittable party pinned to both sides is a request error */
         int conflict = 0, pin[16];
         for (int i = 0; i < n; i++) {
@@ -402,19 +408,19 @@ static void run_brute(int nmin, int nmax, int count, uint64_t seed, int no_plain
 static void test_brute_small(void **state)
 {
     (void)state;
-    run_brute(2, 8, 3000, 1, 0);
+    run_brute(2, 8, 3000, 1, &DEFAULTS);
 }
 
 static void test_brute_medium(void **state)
 {
     (void)state;
-    run_brute(9, 10, 300, 2, 0);
+    run_brute(9, 10, 300, 2, &DEFAULTS);
 }
 
 static void test_brute_large(void **state)
 {
     (void)state;
-    run_brute(11, 12, 12, 3, 0);
+    run_brute(11, 12, 12, 3, &DEFAULTS);
 }
 
 /* Gap-only requests (a map field, a bench, locks, priorities) with every question past its
@@ -424,13 +430,13 @@ static void test_brute_large(void **state)
 static void test_brute_gap_table(void **state)
 {
     (void)state;
-    run_brute(2, 10, 1500, 11, 1 | 4);
-    run_brute(11, 12, 40, 12, 1 | 4);
+    run_brute(2, 10, 1500, 11, &GENERAL_TABLE);
+    run_brute(11, 12, 40, 12, &GENERAL_TABLE);
 }
 
 /* Scramble with everyone playing (2k = n), parties whole, no preference: the meet in the middle
- * answers (balance_mitm.c). Against brute force for n <= 12, and against the search (test
- * switch 2 turns the meet in the middle off) for n up to 20. */
+ * answers (balance_mitm.c). Against brute force for n <= 12, and against the search (the
+ * no_mitm switch turns the meet in the middle off) for n up to 20. */
 static void test_scramble_full(void **state)
 {
     (void)state;
@@ -446,7 +452,7 @@ static void test_scramble_full(void **state)
         if (n > 12 && r.epsilon > 4)
             r.epsilon = 4; /* a wide tolerance makes the search's comparison slow */
         eo_balance_result *res = NULL, *ref_res = NULL;
-        int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, 1, 0);
+        int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, &GENERAL);
         if (rc == EO_EINVAL) /* a party pinned to both sides */
             continue;
         assert_int_equal(rc, 0);
@@ -462,7 +468,8 @@ static void test_scramble_full(void **state)
                 assert_memory_equal(side, want.side, (size_t)n);
             }
         } else {
-            assert_int_equal(eo__balance_solve(p, (size_t)n, &r, &ref_res, NULL, 3, 0), 0);
+            assert_int_equal(
+                eo__balance_solve(p, (size_t)n, &r, &ref_res, NULL, &GENERAL_NO_MITM), 0);
             const eo_balance_split *w = &ref_res->split[0];
             assert_int_equal(sp->err, w->err);
             if (sp->err == 0) {
@@ -481,12 +488,12 @@ static void test_scramble_full(void **state)
 static void test_brute_14(void **state)
 {
     (void)state;
-    run_brute(13, 14, 4, 5, 0);
+    run_brute(13, 14, 4, 5, &DEFAULTS);
 }
 
 /* ---- plain requests are the splitter's ------------------------------------------------------ */
 
-static void compare_plain(const eo_balance_player *p, int n, int no_plain)
+static void compare_plain(const eo_balance_player *p, int n, const eo__balance_opts *opts)
 {
     eo_split_player sp[EO_SPLIT_EXACT_MAX];
     for (int i = 0; i < n; i++)
@@ -494,7 +501,7 @@ static void compare_plain(const eo_balance_player *p, int n, int no_plain)
     eo_splits *want = NULL;
     assert_int_equal(eo_split_solve(sp, (size_t)n, NULL, &want), 0);
     eo_balance_result *got = NULL;
-    assert_int_equal(eo__balance_solve(p, (size_t)n, NULL, &got, NULL, no_plain, 0), 0);
+    assert_int_equal(eo__balance_solve(p, (size_t)n, NULL, &got, NULL, opts), 0);
     assert_int_equal(got->count, want->count);
     for (size_t x = 0; x < want->count; x++) {
         const eo_split *w = &want->split[x];
@@ -523,9 +530,9 @@ static void test_plain_equals_split(void **state)
             p[i].rating = shape == 0   ? rng_range(&s, 0, 4)
                           : shape == 1 ? rng_range(&s, 0, 50)
                                        : rng_range(&s, 100, 3000);
-        compare_plain(p, n, 0);
+        compare_plain(p, n, &DEFAULTS);
         if (n <= 14)
-            compare_plain(p, n, 1); /* the general path reaches the same answers */
+            compare_plain(p, n, &GENERAL); /* the general path reaches the same answers */
     }
 }
 
@@ -547,7 +554,8 @@ static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t
         r.work_limit = work;
         eo_balance_result *res = NULL;
         uint32_t bad = 0;
-        int rc = eo__balance_solve(p, (size_t)n, &r, &res, &bad, 0, force_local);
+        eo__balance_opts opts = {.force_local = force_local};
+        int rc = eo__balance_solve(p, (size_t)n, &r, &res, &bad, &opts);
         if (rc == EO_EINVAL) /* a player locked to one side and protected on the other */
             continue;
         assert_int_equal(rc, 0);

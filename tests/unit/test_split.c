@@ -23,7 +23,7 @@
 
 #include "evenodds/eo_split.h"
 /* The internal question API, for the search's table fallback (test_search_table_fallback). */
-#include "core/balance/split_internal.h"
+#include "core/balance/split/split_internal.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/balance/common.h"
+
 /* Memory cap of the tables; wider problems stay with the branch and bound. */
 #define DP_MAX_WORDS ((size_t)4 << 20) /* 32 MiB */
 
@@ -152,6 +154,21 @@ static uint64_t word(const uint64_t *src, ptrdiff_t sb, ptrdiff_t j, ptrdiff_t s
     return j >= sl && j <= sh ? src[sb + j] : 0;
 }
 
+/* Clips the middle run [*m0, *m1] of a shift (the words whose two source words are both
+ * meaningful, so no edge test is needed) to [lo, hi]; an empty run becomes [hi + 1, hi], which
+ * leaves every word to the edge loops. */
+static void clip_run(ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t *m0, ptrdiff_t *m1)
+{
+    if (*m0 < lo)
+        *m0 = lo;
+    if (*m1 > hi)
+        *m1 = hi;
+    if (*m0 > *m1) {
+        *m0 = hi + 1;
+        *m1 = hi;
+    }
+}
+
 /* Words lo..hi of the cell at db in table t |= those of the cell at sb (same table) shifted by s
  * bits toward higher (up) or lower indices, the source's meaningful words being [sl, sh]: the
  * words that need no edge test run in a plain loop. */
@@ -161,14 +178,7 @@ static void or_shift_up(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo, p
     ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
     ptrdiff_t m0 = sl + ws + 1, m1 = sh + ws; /* src[i - ws] and src[i - ws - 1] both inside */
-    if (m0 < lo)
-        m0 = lo;
-    if (m1 > hi)
-        m1 = hi;
-    if (m0 > m1) {
-        m0 = hi + 1;
-        m1 = hi;
-    }
+    clip_run(lo, hi, &m0, &m1);
     for (ptrdiff_t i = lo; i < m0; i++)
         t[db + i] |= word(t, sb, i - ws, sl, sh) << bs |
                   (bs ? word(t, sb, i - ws - 1, sl, sh) >> (64 - bs) : 0);
@@ -189,14 +199,7 @@ static void or_shift_down(uint64_t *t, ptrdiff_t db, ptrdiff_t sb, ptrdiff_t lo,
     ptrdiff_t ws = (ptrdiff_t)(s / 64);
     unsigned bs = (unsigned)(s % 64);
     ptrdiff_t m0 = sl - ws, m1 = sh - ws - 1; /* src[i + ws] and src[i + ws + 1] both inside */
-    if (m0 < lo)
-        m0 = lo;
-    if (m1 > hi)
-        m1 = hi;
-    if (m0 > m1) {
-        m0 = hi + 1;
-        m1 = hi;
-    }
+    clip_run(lo, hi, &m0, &m1);
     for (ptrdiff_t i = lo; i < m0; i++)
         t[db + i] |= word(t, sb, i + ws, sl, sh) >> bs |
                   (bs ? word(t, sb, i + ws + 1, sl, sh) << (64 - bs) : 0);
@@ -343,15 +346,8 @@ static void window_sums(const eo__split_prob *p, const uint8_t *who, int f, int6
     int64_t srt[EO__SPLIT_N] = {0};
     for (int v = f; v >= 0; v--) {
         int m = f - v;
-        if (v < f) { /* insert q of who[v] into srt[0..m-2], descending */
-            int64_t qv = p->q[who[v]];
-            int y = m - 1;
-            while (y > 0 && srt[y - 1] < qv) {
-                srt[y] = srt[y - 1];
-                y--;
-            }
-            srt[y] = qv;
-        }
+        if (v < f) /* q of who[v] joins srt[0..m-2], descending */
+            eo__insert_desc(srt, m - 1, p->q[who[v]]);
         int64_t *tp = top + (size_t)v * (size_t)(f + 1);
         tp[0] = 0;
         for (int r = 0; r < m; r++)
@@ -360,16 +356,23 @@ static void window_sums(const eo__split_prob *p, const uint8_t *who, int f, int6
     }
 }
 
+/* The undecided players (FREE or PLAY) into who[], in index order; returns their number. */
+static int undecided(const eo__split_prob *p, uint8_t *who)
+{
+    int f = 0;
+    for (int u = 0; u < p->n; u++)
+        if (p->status[u] == EO__SP_FREE || p->status[u] == EO__SP_PLAY)
+            who[f++] = (uint8_t)u;
+    return f;
+}
+
 uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap)
 {
     dp_shape sh;
     if (!dp_shape_of(p, &sh))
         return 0;
     uint8_t who[EO__SPLIT_N] = {0};
-    int f = 0;
-    for (int u = 0; u < p->n; u++)
-        if (p->status[u] == EO__SP_FREE || p->status[u] == EO__SP_PLAY)
-            who[f++] = (uint8_t)u;
+    int f = undecided(p, who);
     int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
     window_sums(p, who, f, top, rest);
     dp_ctx x = {sh.ka, sh.kb, f, sh.nw, sh.dmin,
@@ -398,28 +401,15 @@ uint64_t eo__split_dp_words(const eo__split_prob *p, int64_t max_gap)
     return words * (uint64_t)st + DP_MEM_WEIGHT * one + 1;
 }
 
-int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
+/* Each cell's slot in a table, into base[] (word i of cell c is word base[c] + i): only the
+ * words of its window in the first table where it can be live (after na + nb players; later
+ * windows lie inside it), so tables are small and dense when the windows are narrow. Slots go
+ * by na + nb: a table's live cells (a band of consecutive diagonals) then lie together in
+ * memory, so a table touches few pages even when it is mostly dead. Returns the words of one
+ * table (at least 1). */
+static size_t pack_cells(const dp_ctx *x, ptrdiff_t *base)
 {
-    dp_shape sh;
-    if (!dp_shape_of(p, &sh))
-        return -1;
-    int ka = sh.ka, kb = sh.kb, f = sh.f;
-    size_t nw = sh.nw, cells = (size_t)(ka + 1) * (size_t)(kb + 1);
-    uint8_t who[EO__SPLIT_N] = {0};
-    int j = 0;
-    for (int u = 0; u < p->n; u++)
-        if (p->status[u] == EO__SP_FREE || p->status[u] == EO__SP_PLAY)
-            who[j++] = (uint8_t)u;
-    int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
-    window_sums(p, who, f, top, rest);
-    /* A table stores each cell's words packed, only those of its window in the first table
-     * where it can be live (after na + nb players; later windows lie inside it), so tables are
-     * small and dense when the windows are narrow. */
-    ptrdiff_t base[(EO__SPLIT_N / 2 + 1) * (EO__SPLIT_N / 2 + 1)];
-    dp_ctx x = {ka, kb, f, nw, sh.dmin, max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF,
-                top, rest, base};
-    /* Slots by na + nb: a table's live cells (a band of consecutive diagonals) then lie
-     * together in memory, so a table touches few pages even when it is mostly dead. */
+    int ka = x->ka, kb = x->kb;
     size_t one = 0;
     for (int sd = 0; sd <= ka + kb; sd++)
         for (int a = sd - kb > 0 ? sd - kb : 0; a <= ka && a <= sd; a++) {
@@ -427,129 +417,190 @@ int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
             ptrdiff_t lo, hi;
             size_t c = (size_t)a * (size_t)(kb + 1) + (size_t)b;
             base[c] = 0;
-            if (sd <= f && win(&x, sd, a, b, &lo, &hi)) {
+            if (sd <= x->f && win(x, sd, a, b, &lo, &hi)) {
                 base[c] = (ptrdiff_t)one - lo;
                 one += (size_t)(hi - lo + 1);
             }
         }
-    if (one == 0)
-        one = 1;
-    /* To read a split back the tables after every c-th player are kept (checkpoints), and one
-     * segment of c players is recomputed at a time on the way back: the c that needs the
-     * fewest tables (near the square root of F; fresh table memory costs more in page faults
-     * than recomputing the segments costs in steps, and a small buffer stays with the work
-     * space for the next calls, EO_SPLIT_WS_KEEP) within the cap. When none fits, the
-     * recursive read-back (walk()) with one table per halving of the players; when that does
-     * not fit either, only the running table, which answers "no". */
-    int c = 0, nseg = 0, rec = 0;
-    size_t tabs = 1;
+    return one ? one : 1;
+}
+
+/* Which tables eo__split_dp() keeps to read a split back. */
+typedef struct dp_plan {
+    int c, nseg;  /* a checkpoint after every c-th player, nseg segments (c = 0: none) */
+    int rec;      /* 1: the recursive read-back, one table per halving (walk()) */
+    size_t tabs;  /* tables to allocate */
+} dp_plan;
+
+/* To read a split back the tables after every c-th of the f players are kept (checkpoints),
+ * and one segment of c players is recomputed at a time on the way back: the c that needs the
+ * fewest tables (near the square root of f; fresh table memory costs more in page faults than
+ * recomputing the segments costs in steps, and a small buffer stays with the work space for
+ * the next calls, EO_SPLIT_WS_KEEP) within cap words, tables of `one` words. When none fits,
+ * the recursive read-back; when that does not fit either, only the running table, which
+ * answers "no". */
+static dp_plan plan_tables(int f, size_t one, size_t cap)
+{
+    dp_plan pl = {0, 0, 0, 1};
     for (int cc = 1; cc <= (f > 0 ? f : 1); cc++) {
         int ns = (f + cc - 1) / cc;
         size_t tb = (size_t)ns + 1 + (size_t)cc + 1;
-        if (tb * one <= cap_of(p) && (!c || tb < tabs)) {
-            c = cc;
-            nseg = ns;
-            tabs = tb;
+        if (tb * one <= cap && (!pl.c || tb < pl.tabs)) {
+            pl.c = cc;
+            pl.nseg = ns;
+            pl.tabs = tb;
         }
     }
-    if (!c) {
+    if (!pl.c) {
         size_t lv = 2; /* levels 0 .. ceil(log2 f) */
         while (((size_t)1 << (lv - 2)) < (size_t)f)
             lv++;
-        if (lv * one <= cap_of(p)) {
-            rec = 1;
-            tabs = lv;
+        if (lv * one <= cap) {
+            pl.rec = 1;
+            pl.tabs = lv;
         }
     }
+    return pl;
+}
+
+/* The tables' memory, `one` words and `cells` live flags a table: t and live hold the
+ * checkpoints 0..nseg or the recursive read-back's levels, seg and segl the running table
+ * (and, after it, a segment's recomputed tables); with neither, one table. */
+typedef struct dp_mem {
+    uint64_t *t, *seg;
+    uint8_t *live, *segl;
+    size_t one, cells;
+} dp_mem;
+
+/* The forward pass: the first table holds the decided players' difference (bit z) when it is
+ * within its window (only its one live cell needs clearing, see dp_step; outside the window
+ * nothing reaches max_gap), then each undecided player who[j] is stepped in, with the
+ * checkpoints of the plan. */
+static void forward(const eo__split_prob *p, const dp_ctx *x, const uint8_t *who,
+                    const dp_plan *pl, const dp_mem *m, int64_t z)
+{
+    ptrdiff_t lo0, hi0;
+    if (win(x, 0, 0, 0, &lo0, &hi0) && z / 64 >= lo0 && z / 64 <= hi0) {
+        memset(m->t + x->base[0] + lo0, 0, (size_t)(hi0 - lo0 + 1) * sizeof *m->t);
+        m->t[x->base[0] + (ptrdiff_t)(z / 64)] = UINT64_C(1) << (z % 64);
+        m->live[0] = 1;
+    }
+    if (pl->c || pl->rec)
+        copy_tab(x, 0, m->seg, m->segl, m->t, m->live);
+    for (int j = 0; j < x->f; j++) {
+        dp_step(x, m->seg, m->segl, j, p->status[who[j]] == EO__SP_PLAY, p->q[who[j]]);
+        if (pl->c && ((j + 1) % pl->c == 0 || j + 1 == x->f)) {
+            size_t sx = (size_t)((j + pl->c) / pl->c);
+            copy_tab(x, j + 1, m->t + sx * m->one, m->live + sx * m->cells, m->seg, m->segl);
+        }
+    }
+}
+
+/* The set bit nearest to difference 0 in the full cell of the last table (fin, finl), within
+ * its window (the other bits of its words mean nothing): returns its distance from 0, the
+ * least gap, with the bit in *bx; EO__SPLIT_INF (and *bx = -1) when the cell holds none. */
+static int64_t nearest_bit(const dp_ctx *x, const uint64_t *fin, const uint8_t *finl,
+                           int64_t *bx)
+{
+    size_t cf = (size_t)(x->ka + 1) * (size_t)(x->kb + 1) - 1;
+    int64_t best = EO__SPLIT_INF;
+    ptrdiff_t flo, fhi;
+    *bx = -1;
+    if (!finl[cf] || !win(x, x->f, x->ka, x->kb, &flo, &fhi))
+        return best;
+    int64_t zero = -x->dmin, xl = -x->t - x->dmin, xh = x->t - x->dmin;
+    if (xl < (int64_t)flo * 64)
+        xl = (int64_t)flo * 64;
+    if (xh > (int64_t)fhi * 64 + 63)
+        xh = (int64_t)fhi * 64 + 63;
+    for (int64_t y = xl; y <= xh; y++)
+        if (bit_at(fin, x->base[cf], y)) {
+            int64_t g = eo__abs64(y - zero);
+            if (g < best) {
+                best = g;
+                *bx = y;
+            }
+        }
+    return best;
+}
+
+/* The split reaching bit bx of the full cell, into *a and *b: walked back from the last player
+ * (each step takes a move whose earlier state was reachable, so the walk ends at the decided
+ * players' state), then the decided players added. Recursively, or segment by segment from the
+ * last: the step back over player v needs the table before him, the checkpoint for the
+ * segment's first player, recomputed from it for the others (into seg + 1 ..; with c = 1
+ * every table is a checkpoint). */
+static void read_back(const eo__split_prob *p, const dp_ctx *x, const uint8_t *who,
+                      const dp_plan *pl, const dp_mem *m, int64_t bx, uint64_t *a, uint64_t *b)
+{
+    size_t one = m->one, cells = m->cells;
+    int c = pl->c, f = x->f;
+    back k = {p, x, who, cells, one, m->t, m->live, x->ka, x->kb, bx, 0, 0};
+    if (pl->rec && f > 0)
+        walk(&k, 0, 0, f);
+    for (int sg = pl->nseg - 1; c && sg >= 0; sg--) {
+        int start = sg * c, end = start + c < f ? start + c : f;
+        uint64_t *ck = m->t + (size_t)sg * one, *seg = m->seg;
+        uint8_t *ckl = m->live + (size_t)sg * cells, *segl = m->segl;
+        for (int v = start; v + 1 < end; v++) {
+            size_t o = (size_t)(v - start);
+            const uint64_t *from = o ? seg + o * one : ck;
+            const uint8_t *froml = o ? segl + o * cells : ckl;
+            copy_tab(x, v, seg + (o + 1) * one, segl + (o + 1) * cells, from, froml);
+            dp_step(x, seg + (o + 1) * one, segl + (o + 1) * cells, v,
+                    p->status[who[v]] == EO__SP_PLAY, p->q[who[v]]);
+        }
+        for (int v = end; v > start; v--) {
+            size_t o = (size_t)(v - 1 - start);
+            step_back(&k, who[v - 1], o ? seg + o * one : ck, o ? segl + o * cells : ckl);
+        }
+    }
+    for (int i = 0; i < p->n; i++) {
+        if (p->status[i] == EO__SP_A)
+            k.a |= UINT64_C(1) << i;
+        else if (p->status[i] == EO__SP_B)
+            k.b |= UINT64_C(1) << i;
+    }
+    *a = k.a;
+    *b = k.b;
+}
+
+int eo__split_dp(const eo__split_prob *p, int64_t max_gap, eo__split_sol *sol)
+{
+    dp_shape sh;
+    if (!dp_shape_of(p, &sh))
+        return -1;
+    uint8_t who[EO__SPLIT_N] = {0};
+    int f = undecided(p, who);
+    int64_t top[(EO__SPLIT_N + 1) * (EO__SPLIT_N + 1)], rest[EO__SPLIT_N + 1];
+    window_sums(p, who, f, top, rest);
+    ptrdiff_t base[(EO__SPLIT_N / 2 + 1) * (EO__SPLIT_N / 2 + 1)];
+    dp_ctx x = {sh.ka, sh.kb, f, sh.nw, sh.dmin,
+                max_gap < EO__SPLIT_INF ? max_gap : EO__SPLIT_INF, top, rest, base};
+    dp_mem m;
+    m.cells = (size_t)(sh.ka + 1) * (size_t)(sh.kb + 1);
+    m.one = pack_cells(&x, base);
+    dp_plan pl = plan_tables(f, m.one, cap_of(p));
     /* the work space's buffer, or one of our own for callers without one (tests) */
     eo__split_buf own = {NULL, 0}, *buf = p->dp_buf ? p->dp_buf : &own;
-    uint64_t *t = eo__split_buf_get(buf, tabs * one * sizeof *t + tabs * cells);
-    if (!t)
+    m.t = eo__split_buf_get(buf, pl.tabs * m.one * sizeof *m.t + pl.tabs * m.cells);
+    if (!m.t)
         return -1; /* the search answers instead: nothing is lost */
-    uint8_t *live = (uint8_t *)(t + tabs * one);
-    memset(live, 0, cells);
+    m.live = (uint8_t *)(m.t + pl.tabs * m.one);
+    memset(m.live, 0, m.cells);
     /* layout: checkpoints 0..nseg, then the segment's c + 1 tables; or the levels of the
      * recursive read-back (level 1 runs forward); or one table */
-    uint64_t *seg = c ? t + (size_t)(nseg + 1) * one : rec ? t + one : t;
-    uint8_t *segl = c ? live + (size_t)(nseg + 1) * cells : rec ? live + cells : live;
-    int64_t z = sh.d0 - sh.dmin; /* bit of the decided players' difference */
-    ptrdiff_t lo0, hi0;
-    /* Only the first table's one live cell, within its window, needs clearing (see
-     * dp_step); when the decided players' difference is outside it, nothing reaches max_gap */
-    if (win(&x, 0, 0, 0, &lo0, &hi0) && z / 64 >= lo0 && z / 64 <= hi0) {
-        memset(t + base[0] + lo0, 0, (size_t)(hi0 - lo0 + 1) * sizeof *t);
-        t[base[0] + (ptrdiff_t)(z / 64)] = UINT64_C(1) << (z % 64);
-        live[0] = 1;
-    }
-    if (c || rec)
-        copy_tab(&x, 0, seg, segl, t, live);
-    for (j = 0; j < f; j++) {
-        dp_step(&x, seg, segl, j, p->status[who[j]] == EO__SP_PLAY, p->q[who[j]]);
-        if (c && ((j + 1) % c == 0 || j + 1 == f)) {
-            size_t sx = (size_t)((j + c) / c);
-            copy_tab(&x, j + 1, t + sx * one, live + sx * cells, seg, segl);
-        }
-    }
-    /* The set bit nearest to difference 0 in the full cell of the last table, within its
-     * window (the other bits of its words mean nothing). */
-    size_t cf = cells - 1;
-    int64_t best = EO__SPLIT_INF, bx = -1;
-    ptrdiff_t flo, fhi;
-    if (segl[cf] && win(&x, f, ka, kb, &flo, &fhi)) {
-        const uint64_t *fin = seg;
-        int64_t zero = -sh.dmin, xl = -x.t - sh.dmin, xh = x.t - sh.dmin;
-        if (xl < (int64_t)flo * 64)
-            xl = (int64_t)flo * 64;
-        if (xh > (int64_t)fhi * 64 + 63)
-            xh = (int64_t)fhi * 64 + 63;
-        for (int64_t y = xl; y <= xh; y++)
-            if (bit_at(fin, base[cf], y)) {
-                int64_t g = y > zero ? y - zero : zero - y;
-                if (g < best) {
-                    best = g;
-                    bx = y;
-                }
-            }
-    }
+    m.seg = pl.c ? m.t + (size_t)(pl.nseg + 1) * m.one : pl.rec ? m.t + m.one : m.t;
+    m.segl = pl.c ? m.live + (size_t)(pl.nseg + 1) * m.cells : pl.rec ? m.live + m.cells : m.live;
+    forward(p, &x, who, &pl, &m, sh.d0 - sh.dmin);
+    int64_t bx, best = nearest_bit(&x, m.seg, m.segl, &bx);
     int rc;
     if (best > max_gap) {
         rc = 0;
-    } else if (!c && !rec) {
+    } else if (!pl.c && !pl.rec) {
         rc = -1;
     } else {
-        /* Back from the last player: each step takes a move whose earlier state was
-         * reachable, so the walk ends at the decided players' state. */
-        back k = {p, &x, who, cells, one, t, live, ka, kb, bx, 0, 0};
-        if (rec && f > 0)
-            walk(&k, 0, 0, f);
-        /* Segment by segment from the last: the step back over player v needs the table
-         * before him, the checkpoint for the segment's first player, recomputed from it for
-         * the others (into seg + 1 ..; with c = 1 every table is a checkpoint). */
-        for (int sg = nseg - 1; c && sg >= 0; sg--) {
-            int start = sg * c, end = start + c < f ? start + c : f;
-            uint64_t *ck = t + (size_t)sg * one;
-            uint8_t *ckl = live + (size_t)sg * cells;
-            for (int v = start; v + 1 < end; v++) {
-                size_t o = (size_t)(v - start);
-                const uint64_t *from = o ? seg + o * one : ck;
-                const uint8_t *froml = o ? segl + o * cells : ckl;
-                copy_tab(&x, v, seg + (o + 1) * one, segl + (o + 1) * cells, from, froml);
-                dp_step(&x, seg + (o + 1) * one, segl + (o + 1) * cells, v,
-                        p->status[who[v]] == EO__SP_PLAY, p->q[who[v]]);
-            }
-            for (int v = end; v > start; v--) {
-                size_t o = (size_t)(v - 1 - start);
-                step_back(&k, who[v - 1], o ? seg + o * one : ck, o ? segl + o * cells : ckl);
-            }
-        }
-        for (int i = 0; i < p->n; i++) {
-            if (p->status[i] == EO__SP_A)
-                k.a |= UINT64_C(1) << i;
-            else if (p->status[i] == EO__SP_B)
-                k.b |= UINT64_C(1) << i;
-        }
-        sol->a = k.a;
-        sol->b = k.b;
+        read_back(p, &x, who, &pl, &m, bx, &sol->a, &sol->b);
         sol->gap = best;
         rc = 1;
     }

@@ -1,4 +1,4 @@
-/* Mid-round autobalance (issue 3 §2; docs/BALANCER.md "Autobalance" states the rules).
+/* Mid-round autobalance (eo_autobalance.h; docs/BALANCER.md "Autobalance" states the rules).
  *
  * The joint choice of seed 000 F11 (m movers from the larger team minimising |ΣA − ΣB| after
  * the moves) is a "closest m-subset sum" question: with D = ΣL − ΣS and S the movers' sum, the
@@ -17,14 +17,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/balance/common.h"
+
 /* Absolute times and durations (other than the cooldown) are bounded so that sums and
  * differences of two of them cannot overflow int64. */
 #define TIME_MAX (INT64_C(1) << 61)
 #define TOL_MAX (INT64_C(1) << 50)
 
 #define MMAX EO_AB_MOVES_MAX
-
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 void eo_autobalance_policy_default(eo_ab_policy *p)
 {
@@ -187,7 +187,7 @@ static int measure(const eo_ab_policy *p, int64_t sa, int ka, int64_t sb, int kb
         s->score = fabs(pa - 0.5);
         s->lead = pa > 0.5 ? 1 : pa < 0.5 ? -1 : 0;
     } else {
-        s->score = (double)abs64(sa - sb);
+        s->score = (double)eo__abs64(sa - sb);
         s->lead = sa > sb ? 1 : sa < sb ? -1 : 0;
     }
     return 0;
@@ -279,7 +279,7 @@ typedef struct {
 static void least_gap(joint *J, int j0, int c, int64_t sum, int depth)
 {
     if (c == 0) {
-        int64_t g = abs64(J->D - 2 * sum);
+        int64_t g = eo__abs64(J->D - 2 * sum);
         if (g < J->best) {
             J->best = g;
             memcpy(J->bestpath, J->path, (size_t)depth * sizeof J->path[0]);
@@ -301,7 +301,7 @@ static void least_gap(joint *J, int j0, int c, int64_t sum, int depth)
          * zero, so is every later one. */
         if (hi < 0 && -hi >= J->best)
             break;
-        int64_t bnd = lo > 0 ? lo : hi < 0 ? -hi : 0;
+        int64_t bnd = eo__least_abs(lo, hi);
         if (bnd >= J->best)
             continue;
         J->path[depth] = j;
@@ -326,7 +326,7 @@ static int first_set(joint *J, int q, int c, int64_t sum, int depth)
 {
     for (;;) {
         if (c == 0)
-            return abs64(J->D - 2 * sum) <= J->bound;
+            return eo__abs64(J->D - 2 * sum) <= J->bound;
         if (++J->nodes > J->limit) {
             J->cut = true;
             return -1;
@@ -379,12 +379,8 @@ static bool choose_joint(joint *J, const int64_t *r, int e, int m, int64_t D, in
     int ns = 0;
     for (int q = e; q >= 0; q--) {
         if (q < e) { /* insert v[q] */
-            int k = ns++;
-            while (k > 0 && sorted[k - 1] > r[q]) {
-                sorted[k] = sorted[k - 1];
-                k--;
-            }
-            sorted[k] = r[q];
+            eo__insert_asc(sorted, ns, r[q]);
+            ns++;
         }
         int64_t lo = 0, hi = 0;
         J->minsuf[q][0] = J->maxsuf[q][0] = 0;
@@ -654,7 +650,7 @@ int eo_autobalance_place_joiner(const eo_ab_policy *pol, const eo_ab_player *pla
     bool ok_b = kb < EO_AB_TEAM_MAX && size_rule(pol, ka, kb + 1) == EO_AB_RULE_NONE;
     int64_t ga = sa + rating - sb, gb = sa - sb - rating;
     if (ok_a && ok_b) {
-        int64_t da = abs64(ga), db = abs64(gb);
+        int64_t da = eo__abs64(ga), db = eo__abs64(gb);
         if (da != db)
             p.team = da < db ? EO_AB_A : EO_AB_B;
         else

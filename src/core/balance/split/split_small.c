@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+#include "core/balance/common.h"
 
 void eo__split_table_init(eo__split_table *t, int k)
 {
@@ -70,14 +70,7 @@ static int find(const eo__split_table *t, int na, int64_t lo, int64_t hi)
     if (na < 0 || na > t->k)
         return -1;
     const int64_t *d = t->d[na];
-    int l = 0, r = t->cnt[na];
-    while (l < r) {
-        int m = (l + r) / 2;
-        if (d[m] < lo)
-            l = m + 1;
-        else
-            r = m;
-    }
+    int l = eo__split_lower_bound(d, 0, t->cnt[na], lo);
     return l < t->cnt[na] && d[l] <= hi ? l : -1;
 }
 
@@ -122,22 +115,11 @@ static int settle(ask *s)
         if (at < 0)
             continue;
         uint64_t a = 0, b = 0;
-        uint16_t am = t->a[na][at];
-        for (int y = 0; y < t->p; y++) {
-            if (am >> y & 1)
-                a |= UINT64_C(1) << t->who[y];
-            else
-                b |= UINT64_C(1) << t->who[y];
-        }
-        for (int x = 0; x < s->npick; x++) {
-            if (sides >> x & 1)
-                a |= UINT64_C(1) << s->pick[x];
-            else
-                b |= UINT64_C(1) << s->pick[x];
-        }
+        eo__split_place(&a, &b, t->who, t->p, t->a[na][at]);
+        eo__split_place(&a, &b, s->pick, s->npick, sides);
         s->w->a = a;
         s->w->b = b;
-        s->w->gap = abs64(t->d[na][at] + e);
+        s->w->gap = eo__abs64(t->d[na][at] + e);
         return 1;
     }
     return 0;

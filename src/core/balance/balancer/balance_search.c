@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "balance_internal.h"
-#include "split_internal.h"
+#include "core/balance/common.h"
+#include "core/balance/split/split_internal.h"
 
 #define NMAX EO__BAL_EXACT
 /* Least search budget of a gap-only question before the table answers (split.c's rule). */
@@ -57,8 +58,6 @@ typedef struct eo__bal_bs {
     eo__split_buf dp;    /* the table's memory, kept across questions */
 } bs;
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
-
 void eo__bal_eval(const eo__bal *b, const uint8_t *side, eo__bal_vec out)
 {
     int64_t d = 0, sa = 0, sb = 0, xa = 0, xb = 0;
@@ -101,8 +100,8 @@ void eo__bal_eval(const eo__bal *b, const uint8_t *side, eo__bal_vec out)
             break;
         }
     }
-    out[EO__BT_SPREAD] = abs64((int64_t)b->k * (xa - xb) - (sa - sb) * (sa + sb));
-    out[EO__BT_DEV] = abs64(d + b->field);
+    out[EO__BT_SPREAD] = eo__abs64((int64_t)b->k * (xa - xb) - (sa - sb) * (sa + sb));
+    out[EO__BT_DEV] = eo__abs64(d + b->field);
 }
 
 int eo__bal_cmp(const eo__bal *b, const eo__bal_vec x, const eo__bal_vec y)
@@ -127,12 +126,6 @@ static int64_t max4(int64_t a, int64_t b, int64_t c, int64_t d)
     int64_t m = a > b ? a : b;
     m = m > c ? m : c;
     return m > d ? m : d;
-}
-
-/* Least |v| over v in [lo, hi]. */
-static int64_t least_abs(int64_t lo, int64_t hi)
-{
-    return lo > 0 ? lo : hi < 0 ? -hi : 0;
 }
 
 /* Least |x| over x in [lo, hi] with x ≡ r (mod m), m > 0; -1 when there is none. */
@@ -184,7 +177,7 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
     int64_t lo = c->d + (P[cn] - P[cn - ka]) - P[kb] + b->field;
     if (hi < -s->dev_max || lo > s->dev_max)
         return 0;
-    int64_t dev = least_abs(lo, hi);
+    int64_t dev = eo__least_abs(lo, hi);
     if (need == cn && s->mod) {
         /* every remaining member plays: each adds ±q ≡ q (mod 2·gcd), so D's residue is known
          * (the parity bound of split.c, through the common factor) */
@@ -237,7 +230,7 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
         int64_t shi = c->sa + c->sb + PS[need];
         int64_t plo = min4(dlo * slo, dlo * shi, dhi * slo, dhi * shi);
         int64_t phi = max4(dlo * slo, dlo * shi, dhi * slo, dhi * shi);
-        L[EO__BT_SPREAD] = least_abs((int64_t)k * xlo - phi, (int64_t)k * xhi - plo);
+        L[EO__BT_SPREAD] = eo__least_abs((int64_t)k * xlo - phi, (int64_t)k * xhi - plo);
     }
     int64_t den = 0;
     if (s->prefa[j] > ka)
@@ -341,7 +334,7 @@ static void dfs(bs *s, int j, const state *c)
         /* aim d at where a random completion of the rest would take it (as split_search.c) */
         int ka1 = ka - (sd == EO__SIDE_A ? sz : 0), kb1 = kb - (sd == EO__SIDE_B ? sz : 0);
         key1[x] = cost;
-        key2[x] = abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
+        key2[x] = eo__abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
     }
     int ord[3] = {0, 1, 2};
     for (int x = 1; x < nopt; x++)
@@ -380,10 +373,9 @@ static void dfs(bs *s, int j, const state *c)
     }
 }
 
-/* The tables that do not depend on the statuses or the question (item order, sorted prefix
- * sums, current teams, preferences), built once per call into b->scratch. */
-/* 1 when no term but the gap can be above 0 in any split: no parties, and nobody has a current team, a preference or a sat-out mark, outside scramble
- * mode. A question is then the splitter's with the field as an offset. */
+/* 1 when no term but the gap can be above 0 in any split: no parties, and nobody has a current
+ * team, a preference or a sat-out mark, outside scramble mode. A question is then the
+ * splitter's with the field as an offset. */
 static int gap_only(const eo__bal *b)
 {
     if (b->m != b->n || b->npart > 0 || b->active[EO__BT_TOP2] || b->active[EO__BT_SPREAD])
@@ -394,6 +386,9 @@ static int gap_only(const eo__bal *b)
     return 1;
 }
 
+/* The tables that do not depend on the statuses or the question (item order, sorted prefix
+ * sums, current teams, preferences), built once per call into b->scratch; NULL when out of
+ * memory. */
 static bs *prepare(eo__bal *b)
 {
     if (b->scratch)
@@ -415,12 +410,7 @@ static bs *prepare(eo__bal *b)
         sum[t] = 0;
         for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
             sum[t] += b->q[b->mem[u]];
-        int x = t;
-        while (x > 0 && sum[s->order[x - 1]] < sum[t]) {
-            s->order[x] = s->order[x - 1];
-            x--;
-        }
-        s->order[x] = t;
+        eo__insert_by_key_desc(s->order, t, t, sum);
     }
     /* sorted members of the items from j on, built from the last item backwards */
     int si[NMAX]; /* members so far, by q descending */
@@ -434,23 +424,11 @@ static bs *prepare(eo__bal *b)
             for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
                 int i = b->mem[u];
                 int64_t q = b->q[i];
-                int x = cn++;
-                while (x > 0 && b->q[si[x - 1]] < q) {
-                    si[x] = si[x - 1];
-                    x--;
-                }
-                si[x] = i;
-                int64_t *l = b->team[i] == EO__SIDE_A   ? la
-                             : b->team[i] == EO__SIDE_B ? lb
-                                                        : NULL;
-                if (l) {
-                    int y = b->team[i] == EO__SIDE_A ? ca : cb;
-                    while (y > 0 && l[y - 1] < q) {
-                        l[y] = l[y - 1];
-                        y--;
-                    }
-                    l[y] = q;
-                }
+                eo__insert_by_key_desc(si, cn++, i, b->q);
+                if (b->team[i] == EO__SIDE_A)
+                    eo__insert_desc(la, ca, q);
+                else if (b->team[i] == EO__SIDE_B)
+                    eo__insert_desc(lb, cb, q);
                 sqa += b->team[i] == EO__SIDE_A ? q : 0;
                 sqb += b->team[i] == EO__SIDE_B ? q : 0;
                 sqn += b->team[i] == EO__SIDE_BENCH ? q : 0;
@@ -487,13 +465,7 @@ static bs *prepare(eo__bal *b)
     int64_t g = 0;
     s->spread_d = 1;
     for (int i = 0; i < b->n; i++) {
-        int64_t x = b->q[i], y = g;
-        while (y) {
-            int64_t r = x % y;
-            x = y;
-            y = r;
-        }
-        g = x;
+        g = eo__gcd64(b->q[i], g);
         s->spread_d &= b->qs[i] == b->q[i];
     }
     s->mod = 2 * g;

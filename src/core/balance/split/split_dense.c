@@ -16,6 +16,8 @@
 
 #include <string.h>
 
+#include "core/balance/common.h"
+
 #define DENSE_MAX_WORDS 32768 /* 256 KiB of bitsets: beyond, the table costs more than it saves */
 
 /* A copy of some counts of the table at one prefix, kept for a family of candidates. */
@@ -64,14 +66,8 @@ eo__split_dense *eo__split_dense_new(const int64_t *q, int n, eo__split_buf *buf
         return NULL;
     int last = 2 * cmax + 1 < n ? 2 * cmax + 1 : n; /* the longest prefix ever asked for */
     int64_t srt[EO__SPLIT_N];
-    for (int i = 0; i < last; i++) {
-        int j = i;
-        while (j > 0 && srt[j - 1] > q[i]) {
-            srt[j] = srt[j - 1];
-            j--;
-        }
-        srt[j] = q[i];
-    }
+    for (int i = 0; i < last; i++)
+        eo__insert_asc(srt, i, q[i]);
     int64_t base[EO__SPLIT_N / 2 + 1], top[EO__SPLIT_N / 2 + 1], small = 0, large = 0;
     int64_t banded = 0, snapw = 0;
     for (int c = 0; c <= cmax; c++) {

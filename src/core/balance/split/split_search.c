@@ -6,6 +6,7 @@
  * only that every pruned subtree provably holds no completion with gap <= the current target. */
 #include "split_internal.h"
 
+#include "core/balance/common.h"
 #include "evenodds/eo_common.h"
 
 typedef struct search {
@@ -57,8 +58,6 @@ typedef struct search {
 
 /* Internal status of run(): the node budget before the table is asked ran out. */
 #define OVER_BUDGET 3
-
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* 1 when the parity of the final difference is forced to be odd. The difference has the parity
  * of the playing players' rating sum, whichever team each is on; it is forced when the players
@@ -142,7 +141,7 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
         s->found = 1;
         s->best.a = s->cur_a;
         s->best.b = s->cur_b;
-        s->best.gap = abs64(d);
+        s->best.gap = eo__abs64(d);
         if (s->best.gap <= s->stop)
             s->done = 1;
         else
@@ -163,15 +162,15 @@ static void dfs(search *s, int j, int64_t d, int na, int nb)
     int64_t score[3];
     int opt[3], nopt = 0;
     if (ka > 0) {
-        score[nopt] = abs64((d + q) * scale + (int64_t)(ka - 1 - kb) * rest);
+        score[nopt] = eo__abs64((d + q) * scale + (int64_t)(ka - 1 - kb) * rest);
         opt[nopt++] = 1;
     }
     if (kb > 0) {
-        score[nopt] = abs64((d - q) * scale + (int64_t)(ka - kb + 1) * rest);
+        score[nopt] = eo__abs64((d - q) * scale + (int64_t)(ka - kb + 1) * rest);
         opt[nopt++] = 2;
     }
     if (s->may_bench[j] && need < left) {
-        score[nopt] = abs64(d * scale + (int64_t)(ka - kb) * rest);
+        score[nopt] = eo__abs64(d * scale + (int64_t)(ka - kb) * rest);
         opt[nopt++] = 0;
     }
     for (int x = 1; x < nopt; x++) /* stable insertion sort of at most three */

@@ -1,4 +1,5 @@
-/* The balancer's shared internals (eo_balance.h; docs/BALANCER.md ("The balancer: constraints and secondary objectives") states the rules).
+/* The balancer's internals (eo_balance.h; docs/BALANCER.md, "The balancer: constraints and
+ * secondary objectives", states the rules).
  *
  * A problem for one k: players (normalised ratings, current team, preference, ...), items (a
  * party that may not be split, or one player) with a status each, and the objective vector.
@@ -9,6 +10,7 @@
 #ifndef EO_BALANCE_INTERNAL_H
 #define EO_BALANCE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +20,8 @@
 #define EO__BAL_N EO_PLAYERS_MAX
 #define EO__BAL_EXACT EO_BALANCE_EXACT_MAX
 
-/* Objective terms, compared lexicographically in this order (docs/BALANCER.md, the balancer's rules). */
+/* Objective terms, compared lexicographically in this order (docs/BALANCER.md, "The
+ * balancer: constraints and secondary objectives", the rules). */
 enum {
     EO__BT_BROKEN = 0, /* parties broken (only when splitting them is allowed) */
     EO__BT_MOVES,      /* rebalance: players moved */
@@ -107,11 +110,18 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
 int eo__bal_local(const eo__bal *b, int64_t eps, uint64_t seed, int restarts, uint8_t *side,
                   eo__bal_vec vec);
 
-/* eo_balance_solve() with test switches: no_plain bit 1 answers plain requests by the general
- * path, bit 2 turns the meet in the middle off (the search answers), bit 4 sends gap-only
- * questions to the table after one search node; force_local answers every k by local search. */
+/* Test switches of eo__balance_solve(). All false (or a NULL pointer) is eo_balance_solve().
+ * The first three only choose which exact path answers, so the answers stay the same (the
+ * tests compare the paths); force_local gives up exactness as the work limit does. */
+typedef struct eo__balance_opts {
+    bool general_path; /* plain requests by the general path too, not by eo_split_solve() */
+    bool no_mitm;      /* eo__bal_mitm() declines: the search answers full scrambles */
+    bool table_early;  /* gap-only questions go to split_dp.c's table after one search node */
+    bool force_local;  /* every k by local search (exact = 0) */
+} eo__balance_opts;
+
+/* eo_balance_solve() (same contract) with the test switches of opts, which may be NULL. */
 int eo__balance_solve(const eo_balance_player *players, size_t n, const eo_balance_request *req,
-                      eo_balance_result **out, uint32_t *bad_party, int no_plain,
-                      int force_local);
+                      eo_balance_result **out, uint32_t *bad_party, const eo__balance_opts *opts);
 
 #endif

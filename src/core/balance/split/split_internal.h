@@ -1,11 +1,13 @@
-/* Exact team-split search shared by split.c (internal).
+/* The splitter's internals (eo_split.h; docs/BALANCER.md, "3. The algorithm", names each
+ * file's part).
  *
  * A problem is N players with normalised ratings q (shifted by the minimum and divided by the
  * gcd of the differences, so q >= 0 and the gap only changes scale), a team size k and one
  * status per player. eo__split_search() answers one question about it exactly: the least
  * |ΣA - ΣB| over all completions of the statuses, stopping early at a known lower bound.
- * split.c builds the tie rules (docs/BALANCER.md) from a sequence of such questions; the
- * balancer milestone adds its constraints as further statuses and pruning rules here. */
+ * split.c builds the tie rules (docs/BALANCER.md, "2. The rules") from a sequence of such
+ * questions, each sent to the cheapest oracle below that fits it. The balancer
+ * (../balancer/) asks split_dp.c's table its gap-only questions, through eo__split_dp(). */
 #ifndef EO_SPLIT_INTERNAL_H
 #define EO_SPLIT_INTERNAL_H
 
@@ -64,6 +66,33 @@ typedef struct eo__split_sol {
     uint64_t a, b;
     int64_t gap; /* |Σq(A) - Σq(B)| */
 } eo__split_sol;
+
+/* Puts players who[0..h) on the teams *a and *b (bit masks of player indices): who[y] on A
+ * when bit y of sides is set, else on B. How the tables' side assignments (a bit per listed
+ * player) become a split. */
+static inline void eo__split_place(uint64_t *a, uint64_t *b, const uint8_t *who, int h,
+                                   uint64_t sides)
+{
+    for (int y = 0; y < h; y++) {
+        if (sides >> y & 1)
+            *a |= UINT64_C(1) << who[y];
+        else
+            *b |= UINT64_C(1) << who[y];
+    }
+}
+
+/* The first index in [lo, hi) with d[index] >= x, d sorted ascending there; hi when none. */
+static inline int eo__split_lower_bound(const int64_t *d, int lo, int hi, int64_t x)
+{
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (d[m] < x)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
 
 /*
  * Searches the completions of p's statuses (k players on each team) for the least gap, among

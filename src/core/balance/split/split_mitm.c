@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/balance/common.h"
+
 #define HALF_MAX (1 << EO__SPLIT_MITM_HALF)
 
 typedef struct half {
@@ -216,18 +218,8 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
         if (!match(&s, ka - ea, -g - d0 - e, g - d0 - e, &u, &v))
             continue;
         uint64_t a = a0, b = b0;
-        for (int y = 0; y < s.hl; y++) {
-            if (s.l->m[u] >> y & 1)
-                a |= UINT64_C(1) << hl[y];
-            else
-                b |= UINT64_C(1) << hl[y];
-        }
-        for (int y = 0; y < s.hr; y++) {
-            if (s.r->m[v] >> y & 1)
-                a |= UINT64_C(1) << hr[y];
-            else
-                b |= UINT64_C(1) << hr[y];
-        }
+        eo__split_place(&a, &b, hl, s.hl, s.l->m[u]);
+        eo__split_place(&a, &b, hr, s.hr, s.r->m[v]);
         if (x >= 0) {
             if (ea)
                 a |= UINT64_C(1) << x;
@@ -237,7 +229,7 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
         int64_t dd = d0 + e + s.l->d[u] + s.r->d[v];
         w->a = a;
         w->b = b;
-        w->gap = dd < 0 ? -dd : dd;
+        w->gap = eo__abs64(dd);
         return 1;
     }
     return 0;
@@ -345,15 +337,8 @@ static void first_part(teams *t, int y, int na, int64_t d, uint16_t m)
     }
     if (y == t->h1) {
         int want = t->k - na; /* in range: reachable() checked it */
-        int l = t->sr[want], r = t->sr[want + 1];
         int64_t from = t->lo - d, to = t->hi - d;
-        while (l < r) { /* first entry with d >= from */
-            int mid = (l + r) / 2;
-            if (t->r->d[mid] < from)
-                l = mid + 1;
-            else
-                r = mid;
-        }
+        int l = eo__split_lower_bound(t->r->d, t->sr[want], t->sr[want + 1], from);
         for (; l < t->sr[want + 1] && t->r->d[l] <= to; l++) {
             if (!t->found || lex_before(t->r->m[l], t->m2)) {
                 t->found = 1;
@@ -410,13 +395,8 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
     int nv = 0;
     for (int y = t->h1; y >= 0; y--) {
         if (y < t->h1) {
-            int64_t x = p->q[pl[y]];
-            int at = nv++;
-            while (at > 0 && v[at - 1] > x) {
-                v[at] = v[at - 1];
-                at--;
-            }
-            v[at] = x;
+            eo__insert_asc(v, nv, p->q[pl[y]]);
+            nv++;
         }
         t->low[y][0] = t->high[y][0] = 0;
         for (int c = 1; c <= nv; c++) {

@@ -3,18 +3,19 @@
  *
  * When 2k = N, parties may not be split and nobody has a side preference, every split plays
  * everyone, so the terms broken, moves, denied and bench_again are 0 (or inactive) and the
- * objective vector is (top2, spread, dev). The free items (not pinned to a side) are cut into two
- * halves; every side assignment of each half is listed with its member count on A, its q
- * difference d, its spread-scale difference δ and its Σqs² difference X. The right half's list is
- * built sorted by d (merging, as split_mitm.c) and grouped by count; each left entry meets the right entries of the complementary
- * count whose d keeps |D| <= T (a binary search, then a walk), and each pair's vector is computed
- * exactly. The least vector, and among splits of that vector the one whose team A comes first in
+ * objective vector is (top2, spread, dev). The free items (not pinned to a side) are cut into
+ * two halves; every side assignment of each half is listed with its member count on A, its q
+ * difference d, its spread-scale difference δ and its Σqs² difference X. The right half's list
+ * is built sorted by d (merging, as split_mitm.c) and grouped by count; each left entry meets
+ * the right entries of the complementary count whose d keeps |D| <= T (a binary search, then a
+ * walk), and each pair's vector is computed exactly. The least vector, and among splits of that vector the one whose team A comes first in
  * request order (everyone plays, so that is the whole tie rule), is the rules' answer: every
  * split within T is one pair, so nothing is missed. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "balance_internal.h"
+#include "core/balance/common.h"
 
 #define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 40-byte entries, ~21 MB */
 
@@ -25,9 +26,8 @@ typedef struct ent {
     uint8_t s1, s2;   /* sides of the two best players when they are in this half, else 0 */
 } ent;
 
-static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
-
-/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side sd. */
+/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side
+ * sd. */
 static ent with(ent e, int y, int sd, int64_t q, int64_t qs, int64_t x, int sz, int h1, int h2)
 {
     int sg = sd == EO__SIDE_A ? 1 : -1;
@@ -212,8 +212,9 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
             const ent *x = &el[l], *y = &er[r];
             uint8_t s1 = s10 | x->s1 | y->s1, s2 = s20 | x->s2 | y->s2;
             v[EO__BT_TOP2] = s1 == s2;
-            v[EO__BT_SPREAD] = abs64((int64_t)k * (x0 + x->x + y->x) - (ds0 + x->ds + y->ds) * S);
-            v[EO__BT_DEV] = abs64(d0 + x->d + y->d + b->field);
+            v[EO__BT_SPREAD] =
+                eo__abs64((int64_t)k * (x0 + x->x + y->x) - (ds0 + x->ds + y->ds) * S);
+            v[EO__BT_DEV] = eo__abs64(d0 + x->d + y->d + b->field);
             int c = found ? eo__bal_cmp(b, v, best) : -1;
             if (c > 0)
                 continue;

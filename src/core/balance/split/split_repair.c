@@ -8,6 +8,8 @@
  * is checked against every status before it is used, so this file can only make things faster. */
 #include "split_internal.h"
 
+#include "core/balance/common.h"
+
 typedef struct list {
     int n;
     uint8_t who[EO__SPLIT_N]; /* by q ascending, or by index for the lists walked outside */
@@ -31,6 +33,20 @@ static void list_by_index(const eo__split_prob *p, uint64_t set, list *l)
 
 static int64_t floor_half(int64_t v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
 
+/* The first position in l (a list by q ascending) whose player has q >= want; l->n when none. */
+static int first_at_least(const int64_t *q, const list *l, int64_t want)
+{
+    int lo = 0, hi = l->n;
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (q[l->who[m]] < want)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
 /* x in X (not skip), z in Z (not skip) with lo <= q[z] - q[x] <= hi; 1 when found. X is
  * walked from the highest index down and the lowest-indexed z in range is taken: the new
  * witness then keeps the earlier players where the tie rules want them (playing, on A), so
@@ -44,15 +60,7 @@ static int find_pair(const int64_t *q, const list *x, const list *z, int skip, i
         int xi = x->who[a];
         if (xi == skip)
             continue;
-        int64_t want = q[xi] + lo;
-        int l = 0, r = z->n; /* first z with q >= want */
-        while (l < r) {
-            int m = (l + r) / 2;
-            if (q[z->who[m]] < want)
-                l = m + 1;
-            else
-                r = m;
-        }
+        int l = first_at_least(q, z, q[xi] + lo);
         int zbest = -1;
         for (; l < z->n && q[z->who[l]] - q[xi] <= hi; l++)
             if (z->who[l] != skip && (zbest < 0 || z->who[l] < zbest))
@@ -96,7 +104,7 @@ static int valid(const eo__split_prob *p, int64_t g, eo__split_sol *w)
     if (p->n < 64 && ((w->a | w->b) >> p->n))
         return 0;
     int64_t d = diff_of(p, w->a, w->b);
-    w->gap = d < 0 ? -d : d;
+    w->gap = eo__abs64(d);
     return w->gap <= g;
 }
 
@@ -258,15 +266,7 @@ int eo__split_extend(const eo__split_prob *p, const eo__split_sol *prev, int64_t
      * d - g <= q[z] - q[x] <= d + g. The earliest x first, so early players tend to play. */
     for (int t = 0; t < by_i.n; t++) {
         int x = by_i.who[t];
-        int64_t want = q[x] + d - g;
-        int l = 0, r = by_q.n;
-        while (l < r) {
-            int m = (l + r) / 2;
-            if (q[by_q.who[m]] < want)
-                l = m + 1;
-            else
-                r = m;
-        }
+        int l = first_at_least(q, &by_q, q[x] + d - g);
         for (; l < by_q.n && q[by_q.who[l]] - q[x] <= d + g; l++) {
             int z = by_q.who[l];
             if (z == x)

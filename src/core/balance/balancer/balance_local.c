@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "balance_internal.h"
+#include "core/balance/common.h"
 
 static uint64_t next(uint64_t *s) /* splitmix64 */
 {
@@ -245,9 +246,8 @@ static void inc_eval(const eo__bal *b, inc *z, const uint8_t *its, int x, int y,
             break;
         }
     }
-    int64_t sp = (int64_t)b->k * (xa - xb) - (sa - sb) * (sa + sb);
-    v[EO__BT_SPREAD] = sp < 0 ? -sp : sp;
-    v[EO__BT_DEV] = d + b->field < 0 ? -(d + b->field) : d + b->field;
+    v[EO__BT_SPREAD] = eo__abs64((int64_t)b->k * (xa - xb) - (sa - sb) * (sa + sb));
+    v[EO__BT_DEV] = eo__abs64(d + b->field);
 }
 
 int eo__bal_local(const eo__bal *b, int64_t eps, uint64_t seed, int restarts, uint8_t *side,

@@ -19,17 +19,15 @@
 #include <string.h>
 
 #include "split_internal.h"
+#include "core/balance/common.h"
 
 #define RATING_MAX (INT64_C(1) << 40)
 
-static int64_t gcd64(int64_t a, int64_t b)
+/* The players after i undecided again, as the witness tries below found them. */
+static void free_after(eo__split_prob *p, int i)
 {
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+    for (int j = i + 1; j < p->n; j++)
+        p->status[j] = EO__SP_FREE;
 }
 
 /* Cheap witnesses for "player i plays" (the players after i are undecided and `still` more of
@@ -61,8 +59,7 @@ static int try_playing_sets(eo__split_prob *p, int64_t g, int i, int still, eo__
             rc = 0;
     }
     p->try_limit = 0;
-    for (int j = i + 1; j < n; j++)
-        p->status[j] = EO__SP_FREE;
+    free_after(p, i);
     return rc;
 }
 
@@ -92,8 +89,7 @@ static int try_windows(eo__split_prob *p, int64_t g, int i, int r, eo__split_sol
         else if (rc < 0)
             rc = 0;
     }
-    for (int j = i + 1; j < n; j++)
-        p->status[j] = EO__SP_FREE;
+    free_after(p, i);
     return rc;
 }
 
@@ -314,7 +310,7 @@ static void fill(eo_split *s, const eo__split_prob *p, const eo_split_player *pl
     s->b = b;
     s->bench = z;
     s->nbench = nz;
-    s->gap = s->sum_a >= s->sum_b ? s->sum_a - s->sum_b : s->sum_b - s->sum_a;
+    s->gap = eo__abs64(s->sum_a - s->sum_b);
     s->p_a = opt && opt->predict ? opt->predict(opt->predict_ctx, s->sum_a, s->sum_b) : NAN;
 }
 
@@ -403,7 +399,7 @@ static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
     int64_t g = 0;
     for (size_t i = 0; i < n; i++) {
         q[i] = players[i].rating - lo;
-        g = gcd64(q[i], g);
+        g = eo__gcd64(q[i], g);
     }
     if (g == 0)
         g = 1;
