@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/strmap.h"
 
 /* A counted (non-draw) prediction; seq_won = (order among counted rounds << 1) | A won. */
@@ -62,19 +63,10 @@ void eo_eval_destroy(eo_eval *ev)
 /* Room for @p n counters in ev->seen. 0 or EO_ENOMEM. */
 static int seen_reserve(eo_eval *ev, size_t n)
 {
-    if (n <= ev->seen_cap)
-        return 0;
-    size_t cap = ev->seen_cap ? ev->seen_cap : 256;
-    while (cap < n) {
-        if (cap > SIZE_MAX / 2 / sizeof *ev->seen)
-            return EO_ENOMEM;
-        cap *= 2;
-    }
-    uint32_t *p = realloc(ev->seen, cap * sizeof *p);
+    uint32_t *p = eo__grow(ev->seen, &ev->seen_cap, n, sizeof *p);
     if (p == NULL)
         return EO_ENOMEM;
     ev->seen = p;
-    ev->seen_cap = cap;
     return 0;
 }
 
@@ -131,16 +123,10 @@ int eo_eval_add(eo_eval *ev, double p_a, eo_winner winner, double experience)
         ev->brier_half_sum += d * d;
         return 0;
     }
-    if (ev->nrec == ev->rec_cap) {
-        size_t cap = ev->rec_cap ? ev->rec_cap * 2 : 1024;
-        if (cap > SIZE_MAX / sizeof *ev->rec)
-            return EO_ENOMEM;
-        eval_rec *p = realloc(ev->rec, cap * sizeof *p);
-        if (p == NULL)
-            return EO_ENOMEM;
-        ev->rec = p;
-        ev->rec_cap = cap;
-    }
+    eval_rec *rec = eo__grow(ev->rec, &ev->rec_cap, ev->nrec + 1, sizeof *rec);
+    if (rec == NULL)
+        return EO_ENOMEM;
+    ev->rec = rec;
     int a_won = winner == EO_WIN_A;
     ev->rec[ev->nrec].p = p_a;
     ev->rec[ev->nrec].seq_won = ((uint64_t)ev->nrec << 1) | (uint64_t)a_won;

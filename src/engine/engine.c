@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "engine/engine_internal.h"
 #include "evenodds/eo_codec.h"
 
@@ -178,14 +179,10 @@ static int reload(eo_engine *e, eo__epool *p, eo_engine_error *err)
 
 int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool)
 {
-    if (e->npools == e->cap) {
-        size_t ncap = e->cap ? e->cap * 2 : 8;
-        eo__epool *np = realloc(e->pools, ncap * sizeof *np);
-        if (np == NULL)
-            return EO_ENOMEM;
-        e->pools = np;
-        e->cap = ncap;
-    }
+    eo__epool *np = eo__grow(e->pools, &e->cap, e->npools + 1, sizeof *np);
+    if (np == NULL)
+        return EO_ENOMEM;
+    e->pools = np;
     size_t n = strlen(name);
     char *copy = malloc(n + 1);
     if (copy == NULL)
@@ -388,28 +385,15 @@ static void note_written(eo_engine *e, const eo__epool *p, const char *id,
     size_t len = strlen(id) + 1;
     if (!e->written_track || e->written_lost)
         return;
-    if (e->nwritten == e->capwritten) {
-        size_t ncap = e->capwritten ? e->capwritten * 2 : 256;
-        eo__written *nw = realloc(e->written, ncap * sizeof *nw);
-        if (nw == NULL) {
-            e->written_lost = true;
-            return;
-        }
+    eo__written *nw = eo__grow(e->written, &e->capwritten, e->nwritten + 1, sizeof *nw);
+    char *ni = nw ? eo__grow(e->written_ids, &e->ids_cap, e->ids_len + len, 1) : NULL;
+    if (nw != NULL)
         e->written = nw;
-        e->capwritten = ncap;
+    if (ni == NULL) {
+        e->written_lost = true;
+        return;
     }
-    if (e->ids_len + len > e->ids_cap) {
-        size_t ncap = e->ids_cap ? e->ids_cap * 2 : 4096;
-        while (ncap < e->ids_len + len)
-            ncap *= 2;
-        char *ni = realloc(e->written_ids, ncap);
-        if (ni == NULL) {
-            e->written_lost = true;
-            return;
-        }
-        e->written_ids = ni;
-        e->ids_cap = ncap;
-    }
+    e->written_ids = ni;
     memcpy(e->written_ids + e->ids_len, id, len);
     eo__written *w = &e->written[e->nwritten++];
     memset(w, 0, sizeof *w);

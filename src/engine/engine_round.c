@@ -4,45 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "engine/engine_internal.h"
 #include "evenodds/eo_codec.h"
 
-/* A growing text buffer; an allocation failure is sticky and reported once at the end. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} sbuf;
+/* Answers are built in a bounded buffer (core/buf.h): a failure is sticky and reported once at
+ * the end. An answer lists at most EO_PLAYERS_MAX members, each well under 1 KiB. */
+#define ANSWER_MAX ((size_t)EO_PLAYERS_MAX * 1024)
 
-static void sb_put(sbuf *b, const char *s, size_t n)
+static void sb_put(eo__buf *b, const char *s, size_t n)
 {
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t ncap = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > ncap)
-            ncap *= 2;
-        char *np = realloc(b->p, ncap);
-        if (np == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = ncap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
+    (void)eo__buf_add(b, s, n);
 }
 
-static void sb_lit(sbuf *b, const char *s)
+static void sb_lit(eo__buf *b, const char *s)
 {
     sb_put(b, s, strlen(s));
 }
 
 /* A JSON string: ids are valid UTF-8 without control characters (eo_id_check), so only the
  * quote and the backslash need escaping; control bytes are escaped anyway, defensively. */
-static void sb_str(sbuf *b, const char *s)
+static void sb_str(eo__buf *b, const char *s)
 {
     sb_put(b, "\"", 1);
     const char *run = s;
@@ -63,7 +45,7 @@ static void sb_str(sbuf *b, const char *s)
     sb_put(b, "\"", 1);
 }
 
-static void sb_int(sbuf *b, long long v)
+static void sb_int(eo__buf *b, long long v)
 {
     char t[24];
     int n = snprintf(t, sizeof t, "%lld", v);
@@ -77,10 +59,10 @@ static void sb_int(sbuf *b, long long v)
  * From 1e9 on (where |v|·1e9 nears the range of a long long) a mean far from the start, which
  * a model's range allows, is written with %.17g: the same double back, never an error. A
  * non-finite value cannot be JSON; eo_pool_apply_checked() refuses a round that makes one. */
-static void sb_real(sbuf *b, double v)
+static void sb_real(eo__buf *b, double v)
 {
     if (!isfinite(v)) {
-        b->oom = true;
+        b->err = EO_EINVAL;
         return;
     }
     if (fabs(v) >= 1e9) {
@@ -108,7 +90,7 @@ static void sb_real(sbuf *b, double v)
 }
 
 /* A display value: an integer for integer-rated models, else a real. */
-static void sb_display(sbuf *b, double v, bool integer)
+static void sb_display(eo__buf *b, double v, bool integer)
 {
     if (integer)
         sb_int(b, (long long)v);
@@ -124,7 +106,8 @@ static int build_response(const eo_model_ctx *model, const eo_round *r,
 {
     bool integer = eo_model_integer_display(model);
     bool deviation = eo_model_has_deviation(model);
-    sbuf b = {0};
+    eo__buf b;
+    eo__buf_init(&b, ANSWER_MAX);
     sb_lit(&b, "{\"round\":");
     sb_str(&b, r->id);
     sb_lit(&b, ",\"players\":[");
@@ -151,12 +134,9 @@ static int build_response(const eo_model_ctx *model, const eo_round *r,
         sb_lit(&b, m[i].visible ? ",\"visible\":true}" : ",\"visible\":false}");
     }
     sb_lit(&b, "]}");
-    if (b.oom) {
-        free(b.p);
-        return EO_ENOMEM;
-    }
-    *out = b.p;
-    return 0;
+    int rc = b.err;
+    *out = eo__buf_take(&b, NULL);
+    return rc != 0 ? EO_ENOMEM : 0;
 }
 
 /* A round id already in the log: the same content answers as before, other content conflicts. */

@@ -1,17 +1,16 @@
 /* Prometheus counters and histograms. Updates are relaxed atomic adds (no lock on the request
  * path); a scrape reads each value once, so a scrape may mix figures a few requests apart. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "service/service.h"
 
-static const double lat_bounds[EO__LAT_BUCKETS - 1] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                       0.005,  0.01,    0.025,  0.05,  0.1,
-                                                       0.25,   0.5,     1.0};
+static const double lat_bounds[EO__LAT_BUCKETS - 1] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0};
 static const unsigned batch_bounds[EO__BATCH_BUCKETS - 1] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-static const int status_codes[] = {200, 201, 202, 400, 401, 403, 404, 405, 409, 413, 415, 422,
-                                   500, 503};
+static const int status_codes[] = {200, 201, 202, 400, 401, 403, 404,
+                                   405, 409, 413, 415, 422, 500, 503};
 #define N_STATUS (sizeof status_codes / sizeof status_codes[0])
 
 void eo__metrics_init(eo__metrics *m)
@@ -60,42 +59,8 @@ void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rou
         atomic_fetch_add_explicit(&m->commit_failures, 1, memory_order_relaxed);
 }
 
-/* A growing text buffer; on allocation failure it remembers and stops. */
-typedef struct tbuf {
-    char *p;
-    size_t len, cap;
-    bool oom;
-} tbuf;
-
-static void tb_printf(tbuf *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tb_printf(tbuf *t, const char *fmt, ...)
-{
-    if (t->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->oom = true;
-            return;
-        }
-        if ((size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t ncap = t->cap * 2 + (size_t)n;
-        char *np = realloc(t->p, ncap);
-        if (!np) {
-            t->oom = true;
-            return;
-        }
-        t->p = np;
-        t->cap = ncap;
-    }
-}
+/* The exposition is built in a bounded buffer (core/buf.h); a failure is reported at the end. */
+#define METRICS_MAX ((size_t)8 << 20)
 
 /* A metrics row's labels: its route's template and method, "unmatched" and "" for the last. */
 static const char *route_path(size_t r)
@@ -113,67 +78,74 @@ static uint64_t ld(atomic_uint_fast64_t *a)
     return (uint64_t)atomic_load_explicit(a, memory_order_relaxed);
 }
 
-static void hist_render(tbuf *t, const char *name, const char *labels, eo__hist *h)
+static void hist_render(eo__buf *t, const char *name, const char *labels, eo__hist *h)
 {
     uint64_t cum = 0;
     const char *sep = labels[0] ? "," : "";
     for (size_t b = 0; b < EO__LAT_BUCKETS; b++) {
         cum += ld(&h->bucket[b]);
         if (b < EO__LAT_BUCKETS - 1)
-            tb_printf(t, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, lat_bounds[b],
-                      (unsigned long long)cum);
+            eo__buf_printf(t, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, lat_bounds[b],
+                           (unsigned long long)cum);
         else
-            tb_printf(t, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep,
-                      (unsigned long long)cum);
+            eo__buf_printf(t, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep,
+                           (unsigned long long)cum);
     }
     const char *open = labels[0] ? "{" : "", *close = labels[0] ? "}" : "";
-    tb_printf(t, "%s_sum%s%s%s %.6f\n", name, open, labels, close, (double)ld(&h->sum_us) / 1e6);
-    tb_printf(t, "%s_count%s%s%s %llu\n", name, open, labels, close,
-              (unsigned long long)ld(&h->count));
+    eo__buf_printf(t, "%s_sum%s%s%s %.6f\n", name, open, labels, close,
+                   (double)ld(&h->sum_us) / 1e6);
+    eo__buf_printf(t, "%s_count%s%s%s %llu\n", name, open, labels, close,
+                   (unsigned long long)ld(&h->count));
 }
 
 /* The connection guard's and the compute pool's figures (docs/SERVICE.md "Connections and
  * limits"). */
-static void render_connections(tbuf *t, eo__metrics *m)
+static void render_connections(eo__buf *t, eo__metrics *m)
 {
     static const char *const refused[EO__REFUSE_COUNT] = {"total_cap", "address_cap"};
     static const char *const dropped[EO__DROP_COUNT] = {"header_deadline", "slow_body"};
-    tb_printf(t, "# HELP evenodds_connections_open Connections open now.\n"
-                 "# TYPE evenodds_connections_open gauge\nevenodds_connections_open %llu\n",
-              (unsigned long long)ld(&m->conn_open));
-    tb_printf(t, "# HELP evenodds_connections_accepted_total Connections accepted.\n"
-                 "# TYPE evenodds_connections_accepted_total counter\n"
-                 "evenodds_connections_accepted_total %llu\n",
-              (unsigned long long)ld(&m->conn_accepted));
-    tb_printf(t, "# HELP evenodds_connections_refused_total Connections closed at accept, by "
-                 "the cap that was full.\n# TYPE evenodds_connections_refused_total counter\n");
+    eo__buf_printf(t,
+                   "# HELP evenodds_connections_open Connections open now.\n"
+                   "# TYPE evenodds_connections_open gauge\nevenodds_connections_open %llu\n",
+                   (unsigned long long)ld(&m->conn_open));
+    eo__buf_printf(t,
+                   "# HELP evenodds_connections_accepted_total Connections accepted.\n"
+                   "# TYPE evenodds_connections_accepted_total counter\n"
+                   "evenodds_connections_accepted_total %llu\n",
+                   (unsigned long long)ld(&m->conn_accepted));
+    eo__buf_printf(t,
+                   "# HELP evenodds_connections_refused_total Connections closed at accept, by "
+                   "the cap that was full.\n# TYPE evenodds_connections_refused_total counter\n");
     for (int i = 0; i < EO__REFUSE_COUNT; i++)
-        tb_printf(t, "evenodds_connections_refused_total{reason=\"%s\"} %llu\n", refused[i],
-                  (unsigned long long)ld(&m->conn_refused[i]));
-    tb_printf(t, "# HELP evenodds_connections_dropped_total Connections closed for a missed "
-                 "deadline.\n# TYPE evenodds_connections_dropped_total counter\n");
+        eo__buf_printf(t, "evenodds_connections_refused_total{reason=\"%s\"} %llu\n", refused[i],
+                       (unsigned long long)ld(&m->conn_refused[i]));
+    eo__buf_printf(t, "# HELP evenodds_connections_dropped_total Connections closed for a missed "
+                      "deadline.\n# TYPE evenodds_connections_dropped_total counter\n");
     for (int i = 0; i < EO__DROP_COUNT; i++)
-        tb_printf(t, "evenodds_connections_dropped_total{reason=\"%s\"} %llu\n", dropped[i],
-                  (unsigned long long)ld(&m->conn_dropped[i]));
-    tb_printf(t, "# HELP evenodds_compute_queue_depth Heavy requests waiting for the compute "
-                 "pool.\n# TYPE evenodds_compute_queue_depth gauge\n"
-                 "evenodds_compute_queue_depth %zu\n",
-              atomic_load_explicit(&m->compute_depth, memory_order_relaxed));
-    tb_printf(t, "# HELP evenodds_compute_rejected_total Heavy requests refused (503) because the "
-                 "compute queue was full.\n# TYPE evenodds_compute_rejected_total counter\n"
-                 "evenodds_compute_rejected_total %llu\n",
-              (unsigned long long)ld(&m->compute_rejected));
+        eo__buf_printf(t, "evenodds_connections_dropped_total{reason=\"%s\"} %llu\n", dropped[i],
+                       (unsigned long long)ld(&m->conn_dropped[i]));
+    eo__buf_printf(t,
+                   "# HELP evenodds_compute_queue_depth Heavy requests waiting for the compute "
+                   "pool.\n# TYPE evenodds_compute_queue_depth gauge\n"
+                   "evenodds_compute_queue_depth %zu\n",
+                   atomic_load_explicit(&m->compute_depth, memory_order_relaxed));
+    eo__buf_printf(
+        t,
+        "# HELP evenodds_compute_rejected_total Heavy requests refused (503) because the "
+        "compute queue was full.\n# TYPE evenodds_compute_rejected_total counter\n"
+        "evenodds_compute_rejected_total %llu\n",
+        (unsigned long long)ld(&m->compute_rejected));
 }
 
 int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
 {
-    tbuf t = {malloc(8192), 0, 8192, false};
-    if (!t.p)
-        return EO_ENOMEM;
+    eo__buf t;
+    eo__buf_init(&t, METRICS_MAX);
     char labels[160];
 
-    tb_printf(&t, "# HELP evenodds_http_requests_total HTTP requests answered, by route, method "
-                  "and status code.\n# TYPE evenodds_http_requests_total counter\n");
+    eo__buf_printf(&t,
+                   "# HELP evenodds_http_requests_total HTTP requests answered, by route, method "
+                   "and status code.\n# TYPE evenodds_http_requests_total counter\n");
     for (size_t r = 0; r <= EO__ROUTES_MAX; r++)
         for (size_t s = 0; s <= N_STATUS; s++) {
             uint64_t v = ld(&m->requests[r][s]);
@@ -184,13 +156,15 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
                 snprintf(code, sizeof code, "%d", status_codes[s]);
             else
                 snprintf(code, sizeof code, "other");
-            tb_printf(&t, "evenodds_http_requests_total{route=\"%s\",method=\"%s\",code=\"%s\"} %llu\n",
-                      route_path(r), route_method(r), code, (unsigned long long)v);
+            eo__buf_printf(
+                &t, "evenodds_http_requests_total{route=\"%s\",method=\"%s\",code=\"%s\"} %llu\n",
+                route_path(r), route_method(r), code, (unsigned long long)v);
         }
 
-    tb_printf(&t, "# HELP evenodds_http_request_duration_seconds Time from the first byte of a "
-                  "request to its completion, by route.\n"
-                  "# TYPE evenodds_http_request_duration_seconds histogram\n");
+    eo__buf_printf(&t,
+                   "# HELP evenodds_http_request_duration_seconds Time from the first byte of a "
+                   "request to its completion, by route.\n"
+                   "# TYPE evenodds_http_request_duration_seconds histogram\n");
     for (size_t r = 0; r <= EO__ROUTES_MAX; r++) {
         if (!ld(&m->latency[r].count))
             continue;
@@ -199,48 +173,50 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
         hist_render(&t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
     }
 
-    tb_printf(&t, "# HELP evenodds_rounds_rated_total Rounds rated and committed (replays not "
-                  "counted).\n# TYPE evenodds_rounds_rated_total counter\n"
-                  "evenodds_rounds_rated_total %llu\n",
-              (unsigned long long)ld(&m->rounds_rated));
-    tb_printf(&t, "# HELP evenodds_writer_queue_depth Updates waiting for the writer.\n"
-                  "# TYPE evenodds_writer_queue_depth gauge\nevenodds_writer_queue_depth %zu\n",
-              atomic_load_explicit(&m->queue_depth, memory_order_relaxed));
+    eo__buf_printf(&t,
+                   "# HELP evenodds_rounds_rated_total Rounds rated and committed (replays not "
+                   "counted).\n# TYPE evenodds_rounds_rated_total counter\n"
+                   "evenodds_rounds_rated_total %llu\n",
+                   (unsigned long long)ld(&m->rounds_rated));
+    eo__buf_printf(&t,
+                   "# HELP evenodds_writer_queue_depth Updates waiting for the writer.\n"
+                   "# TYPE evenodds_writer_queue_depth gauge\nevenodds_writer_queue_depth %zu\n",
+                   atomic_load_explicit(&m->queue_depth, memory_order_relaxed));
     if (m->inflight)
-        tb_printf(&t, "# HELP evenodds_http_requests_in_flight Requests received and not yet "
-                      "completed (this scrape included).\n"
-                      "# TYPE evenodds_http_requests_in_flight gauge\n"
-                      "evenodds_http_requests_in_flight %ld\n",
-                  atomic_load_explicit(m->inflight, memory_order_relaxed));
+        eo__buf_printf(&t,
+                       "# HELP evenodds_http_requests_in_flight Requests received and not yet "
+                       "completed (this scrape included).\n"
+                       "# TYPE evenodds_http_requests_in_flight gauge\n"
+                       "evenodds_http_requests_in_flight %ld\n",
+                       atomic_load_explicit(m->inflight, memory_order_relaxed));
     render_connections(&t, m);
-    tb_printf(&t, "# HELP evenodds_commit_failures_total Group commits that failed.\n"
-                  "# TYPE evenodds_commit_failures_total counter\n"
-                  "evenodds_commit_failures_total %llu\n",
-              (unsigned long long)ld(&m->commit_failures));
-    tb_printf(&t, "# HELP evenodds_commit_duration_seconds Time to apply and commit one batch.\n"
-                  "# TYPE evenodds_commit_duration_seconds histogram\n");
+    eo__buf_printf(&t,
+                   "# HELP evenodds_commit_failures_total Group commits that failed.\n"
+                   "# TYPE evenodds_commit_failures_total counter\n"
+                   "evenodds_commit_failures_total %llu\n",
+                   (unsigned long long)ld(&m->commit_failures));
+    eo__buf_printf(&t,
+                   "# HELP evenodds_commit_duration_seconds Time to apply and commit one batch.\n"
+                   "# TYPE evenodds_commit_duration_seconds histogram\n");
     hist_render(&t, "evenodds_commit_duration_seconds", "", &m->commit);
 
-    tb_printf(&t, "# HELP evenodds_commit_batch_size Updates per group commit.\n"
-                  "# TYPE evenodds_commit_batch_size histogram\n");
+    eo__buf_printf(&t, "# HELP evenodds_commit_batch_size Updates per group commit.\n"
+                       "# TYPE evenodds_commit_batch_size histogram\n");
     uint64_t cum = 0;
     for (size_t b = 0; b < EO__BATCH_BUCKETS; b++) {
         cum += ld(&m->batch_bucket[b]);
         if (b < EO__BATCH_BUCKETS - 1)
-            tb_printf(&t, "evenodds_commit_batch_size_bucket{le=\"%u\"} %llu\n", batch_bounds[b],
-                      (unsigned long long)cum);
+            eo__buf_printf(&t, "evenodds_commit_batch_size_bucket{le=\"%u\"} %llu\n",
+                           batch_bounds[b], (unsigned long long)cum);
         else
-            tb_printf(&t, "evenodds_commit_batch_size_bucket{le=\"+Inf\"} %llu\n",
-                      (unsigned long long)cum);
+            eo__buf_printf(&t, "evenodds_commit_batch_size_bucket{le=\"+Inf\"} %llu\n",
+                           (unsigned long long)cum);
     }
-    tb_printf(&t, "evenodds_commit_batch_size_sum %llu\nevenodds_commit_batch_size_count %llu\n",
-              (unsigned long long)ld(&m->batch_sum), (unsigned long long)ld(&m->batch_count));
+    eo__buf_printf(&t,
+                   "evenodds_commit_batch_size_sum %llu\nevenodds_commit_batch_size_count %llu\n",
+                   (unsigned long long)ld(&m->batch_sum), (unsigned long long)ld(&m->batch_count));
 
-    if (t.oom) {
-        free(t.p);
-        return EO_ENOMEM;
-    }
-    *out = t.p;
-    *len = t.len;
-    return 0;
+    int rc = t.err;
+    *out = eo__buf_take(&t, len);
+    return rc != 0 ? EO_ENOMEM : 0;
 }

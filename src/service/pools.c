@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
@@ -97,16 +98,12 @@ int eo__pools_put(eo__pools *p, const eo__pool_info *in)
     long i = find(p, in->name);
     if (i >= 0)
         goto out; /* published already; model released below */
-    if (p->n == p->cap) {
-        size_t ncap = p->cap ? p->cap * 2 : 8;
-        eo__pool_info *nv = realloc(p->v, ncap * sizeof *nv);
-        if (!nv) {
-            rc = EO_ENOMEM;
-            goto out;
-        }
-        p->v = nv;
-        p->cap = ncap;
+    eo__pool_info *nv = eo__grow(p->v, &p->cap, p->n + 1, sizeof *nv);
+    if (!nv) {
+        rc = EO_ENOMEM;
+        goto out;
     }
+    p->v = nv;
     size_t pos = (size_t)(-i - 1);
     memmove(p->v + pos + 1, p->v + pos, (p->n - pos) * sizeof *p->v);
     p->v[pos] = *in;

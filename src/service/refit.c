@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
@@ -291,13 +292,12 @@ int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fi
         rc = EO_EEXIST;
     else if (running >= svc->cfg.refit_max)
         rc = EO_ELIMIT;
-    else if (at == rs->n && rs->n == rs->cap) {
-        size_t cap = rs->cap ? rs->cap * 2 : 8;
-        eo__refit_job **nj = realloc(rs->jobs, cap * sizeof *nj);
+    else if (at == rs->n) {
+        eo__refit_job **nj = eo__grow(rs->jobs, &rs->cap, rs->n + 1, sizeof *nj);
         if (nj == NULL)
             rc = EO_ENOMEM;
         else
-            rs->jobs = nj, rs->cap = cap;
+            rs->jobs = nj;
     }
     eo__refit_job *old = NULL;
     if (rc == 0) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/buf.h"
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
@@ -32,7 +33,7 @@ struct eo__writer {
     /* The rows a batch wrote, for the ratings splits read (kept from batch to batch). */
     eo__rating_set *set, *one; /* one: a pool's entries, in order */
     const char **set_pool;     /* each entry's pool name (the engine's); NULL once published */
-    size_t nset, capset;
+    size_t nset, capset, capone, cappool;
 };
 
 static double now_s(void)
@@ -231,20 +232,17 @@ static void apply(eo__writer *wr, eo__wreq *w)
 static int collect_row(void *ctx, const char *pool, const char *id, const eo_player_row *row)
 {
     eo__writer *wr = ctx;
-    if (wr->nset == wr->capset) {
-        size_t ncap = wr->capset ? wr->capset * 2 : 256;
-        eo__rating_set *ns = realloc(wr->set, ncap * sizeof *ns);
-        if (ns != NULL)
-            wr->set = ns;
-        eo__rating_set *no = ns ? realloc(wr->one, ncap * sizeof *no) : NULL;
-        if (no != NULL)
-            wr->one = no;
-        const char **np = no ? realloc(wr->set_pool, ncap * sizeof *np) : NULL;
-        if (np == NULL)
-            return EO_ENOMEM;
-        wr->set_pool = np;
-        wr->capset = ncap;
-    }
+    size_t need = wr->nset + 1;
+    eo__rating_set *set = eo__grow(wr->set, &wr->capset, need, sizeof *set);
+    if (set != NULL)
+        wr->set = set;
+    eo__rating_set *one = set ? eo__grow(wr->one, &wr->capone, need, sizeof *one) : NULL;
+    if (one != NULL)
+        wr->one = one;
+    const char **pools = one ? eo__grow(wr->set_pool, &wr->cappool, need, sizeof *pools) : NULL;
+    if (pools == NULL)
+        return EO_ENOMEM;
+    wr->set_pool = pools;
     wr->set_pool[wr->nset] = pool;
     wr->set[wr->nset++] = row ? (eo__rating_set){id, true, row->mu, row->sigma * row->sigma}
                               : (eo__rating_set){id, false, 0.0, 0.0};

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include "core/buf.h"
 #include "store/store_internal.h"
 
 /* How long a statement waits for another connection's lock before giving up (ms). */
@@ -532,16 +533,12 @@ static int sq_pool_list(eo_store *s, eo_pool_row **rows, size_t *n)
     size_t len = 0, cap = 0;
     int src;
     while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 8;
-            eo_pool_row *nv = realloc(v, ncap * sizeof *nv);
-            if (nv == NULL) {
-                rc = EO_ENOMEM;
-                break;
-            }
-            v = nv;
-            cap = ncap;
+        eo_pool_row *nv = eo__grow(v, &cap, len + 1, sizeof *nv);
+        if (nv == NULL) {
+            rc = EO_ENOMEM;
+            break;
         }
+        v = nv;
         memset(&v[len], 0, sizeof v[len]);
         rc = read_pool_row(st, &v[len]);
         if (rc)
