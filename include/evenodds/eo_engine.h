@@ -33,13 +33,43 @@ extern "C" {
 
 typedef struct eo_engine eo_engine;
 
-/** Why a request failed: an HTTP-like status, a machine code, a message and the field. */
+/** Why a request failed: the HTTP status and machine code eo_engine_status() gives for the
+ *  EO_E… code the call returned, a message and the field at fault. */
 typedef struct eo_engine_error {
-    int status;          /**< 400, 404, 409, 500 … */
+    int status;          /**< 400, 404, 409, 422, 500 */
     char code[32];       /**< e.g. "invalid_round", "unknown_pool", "round_conflict" */
     char message[200];
     char field[64];      /**< JSON path of the offending field, or "" */
 } eo_engine_error;
+
+/** What a call was doing: it decides what some EO_E… codes mean to a client. */
+typedef enum eo_engine_op {
+    EO_OP_ANY,    /**< loading, committing, finding a pool */
+    EO_OP_ROUND,  /**< rating a round */
+    EO_OP_EDIT,   /**< setting or resetting a player */
+    EO_OP_POOL,   /**< creating a pool */
+    EO_OP_SEASON, /**< ending a season */
+    EO_OP_REFIT,  /**< applying a refit */
+    EO_OP_READ    /**< reading a pool's figures (quality, maps) */
+} eo_engine_op;
+
+/**
+ * The one mapping from a failure to what a client is told (docs/SERVICE.md "Errors"):
+ * EO_ENOTFOUND 404 "unknown_pool"; EO_ECONFLICT 409 "round_conflict"; EO_EEXIST 409
+ * "pool_exists" ("season_exists" for a season); EO_ERANGE 422 "out_of_range" for a round, else
+ * like EO_EINVAL; EO_EINVAL, EO_EPARSE, EO_ELIMIT 400 "invalid_round" for a round, else
+ * "invalid_request"; EO_EIO and EO_EBUSY 500 "storage"; anything else 500 "internal".
+ */
+void eo_engine_status(int rc, eo_engine_op op, int *status, const char **code);
+
+/** Fills @p err (may be NULL) for @p rc through eo_engine_status(), with @p field (NULL: "")
+ *  and a printf-formatted message; returns @p rc. */
+int eo_engine_fail(eo_engine_error *err, eo_engine_op op, int rc, const char *field,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 
 /**
  * Opens an engine over @p store (taken over: closed by eo_engine_close(), also on failure) and

@@ -9,22 +9,6 @@
 #include "engine/engine_internal.h"
 #include "evenodds/eo_codec.h"
 
-int eo__engine_err(eo_engine_error *err, int rc, int status, const char *code, const char *field,
-                   const char *fmt, ...)
-{
-    if (err == NULL)
-        return rc;
-    memset(err, 0, sizeof *err);
-    err->status = status;
-    snprintf(err->code, sizeof err->code, "%s", code);
-    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 typedef struct fold_ctx {
     eo_pool *pool;
     const char *name;
@@ -52,7 +36,7 @@ static int fold_edit(fold_ctx *c, const eo_log_entry *le)
     }
     json_decref(o);
     if (rc)
-        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': log entry %lld: bad admin edit: %s", c->name,
                               (long long)le->seq, eo_strerror(rc));
     return 0;
@@ -71,7 +55,7 @@ static int fold_season(fold_ctx *c, const eo_log_entry *le)
                  : EO_EINVAL;
     json_decref(o);
     if (rc)
-        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': log entry %lld: bad season entry", c->name,
                               (long long)le->seq);
     return 0;
@@ -88,9 +72,9 @@ static int fold_refit(fold_ctx *c, const eo_log_entry *le)
         rc = eo_refit_apply(c->pool, r.v, r.n, &bad);
     eo_refit_free(&r);
     if (rc == EO_ENOMEM)
-        return eo__engine_err(c->err, rc, 500, "internal", "", "out of memory");
+        return eo_engine_fail(c->err, EO_OP_ANY, EO_ENOMEM, "", "out of memory");
     if (rc)
-        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': log entry %lld: bad refit record: %s%s%s", c->name,
                               (long long)le->seq, rerr.field, rerr.field[0] ? ": " : "",
                               rerr.field[0] ? rerr.message : eo_strerror(rc));
@@ -111,14 +95,14 @@ static int fold_one(void *ctx, const eo_log_entry *le)
     memset(&rerr, 0, sizeof rerr);
     int rc = eo_round_from_text(le->body, strlen(le->body), &r, &rerr);
     if (rc)
-        return eo__engine_err(c->err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': log entry %lld: \"%s\": %s", c->name,
                               (long long)le->seq, rerr.field, rerr.message);
     eo_round_result res;
     rc = eo_pool_apply(c->pool, &r, &res, NULL);
     eo_round_free(&r);
     if (rc)
-        return eo__engine_err(c->err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+        return eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': log entry %lld: %s", c->name, (long long)le->seq,
                               eo_strerror(rc));
     return 0;
@@ -134,7 +118,7 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
     memset(&rerr, 0, sizeof rerr);
     if (params == NULL || eo_pool_config_from_json(row->model, params, &cfg, &rerr) != 0) {
         json_decref(params);
-        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': stored parameters are invalid: \"%s\": %s", row->name,
                               params ? rerr.field : "params",
                               params ? rerr.message : jerr.text);
@@ -143,7 +127,7 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
     eo_pool *pool = NULL;
     int rc = eo_pool_create(&cfg, &pool);
     if (rc)
-        return eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': %s", row->name, eo_strerror(rc));
     fold_ctx c = {pool, row->name, err};
     rc = eo_store_log_each(e->store, row->id, 0, fold_one, &c);
@@ -151,7 +135,7 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
         eo_pool_destroy(pool);
         /* log_each's own failures leave err unset; the callback's have filled it */
         if (err != NULL && err->status == 0)
-            eo__engine_err(err, EO_EIO, 500, "storage", "", "pool '%s': %s", row->name,
+            eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", row->name,
                            eo_store_errmsg(e->store));
         return rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO;
     }
@@ -165,7 +149,7 @@ static int reload(eo_engine *e, eo__epool *p, eo_engine_error *err)
     eo_pool_row row;
     int rc = eo_store_pool_get(e->store, p->name, &row);
     if (rc)
-        return eo__engine_err(err, EO_EIO, 500, "storage", "", "pool '%s': %s", p->name,
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", p->name,
                               eo_store_errmsg(e->store));
     eo_pool *pool = NULL;
     rc = load_pool(e, &row, &pool, err);
@@ -207,20 +191,20 @@ int eo_engine_open(eo_store *store, eo_engine **out, eo_engine_error *err)
 {
     if (out == NULL || store == NULL) {
         eo_store_close(store);
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "no store");
+        return eo_engine_fail(err, EO_OP_ANY, EO_EINTERNAL, "", "no store");
     }
     *out = NULL;
     eo_engine *e = calloc(1, sizeof *e);
     if (e == NULL) {
         eo_store_close(store);
-        return eo__engine_err(err, EO_ENOMEM, 500, "internal", "", "out of memory");
+        return eo_engine_fail(err, EO_OP_ANY, EO_ENOMEM, "", "out of memory");
     }
     e->store = store;
     eo_pool_row *rows = NULL;
     size_t n = 0;
     int rc = eo_store_pool_list(store, &rows, &n);
     if (rc) {
-        eo__engine_err(err, EO_EIO, 500, "storage", "", "%s", eo_store_errmsg(store));
+        eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "%s", eo_store_errmsg(store));
         rc = EO_EIO;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -230,7 +214,7 @@ int eo_engine_open(eo_store *store, eo_engine **out, eo_engine_error *err)
             rc = eo__engine_add(e, rows[i].id, rows[i].name, pool);
             if (rc) {
                 eo_pool_destroy(pool);
-                eo__engine_err(err, rc, 500, "internal", "", "out of memory");
+                eo_engine_fail(err, EO_OP_ANY, rc, "", "out of memory");
             }
         }
     }
@@ -289,10 +273,10 @@ int eo__engine_target(eo_engine *e, const char *name, eo__epool **out, eo_engine
 {
     eo__epool *p = eo__engine_find(e, name);
     if (p == NULL)
-        return eo__engine_err(err, EO_ENOTFOUND, 404, "unknown_pool", "", "no pool \"%.60s\"",
+        return eo_engine_fail(err, EO_OP_ANY, EO_ENOTFOUND, "", "no pool \"%.60s\"",
                               name);
     if (p->pool == NULL)
-        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
                               "pool \"%.60s\" could not be reloaded from the store", name);
     *out = p;
     return 0;
@@ -441,7 +425,7 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
     *own = false;
     if (e->in_batch) {
         if (e->batch_failed)
-            return eo__engine_err(err, EO_EIO, 500, "storage", "",
+            return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
                                   "an earlier update of this batch failed: %s",
                                   eo_store_errmsg(e->store));
         if (!e->isolate)
@@ -449,7 +433,7 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
         int rc = eo_store_savepoint(e->store);
         if (rc) {
             e->batch_failed = true; /* the transaction itself may be gone */
-            return eo__engine_err(err, EO_EIO, 500, "storage", "", "%s",
+            return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "%s",
                                   eo_store_errmsg(e->store));
         }
         e->mark_nwritten = e->nwritten;
@@ -459,7 +443,7 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
     }
     int rc = eo_engine_begin(e);
     if (rc)
-        return eo__engine_err(err, rc, 500, "storage", "", "%s", eo_store_errmsg(e->store));
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "%s", eo_store_errmsg(e->store));
     *own = true;
     return 0;
 }
@@ -499,10 +483,10 @@ int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *c
         /* The call answers an error, yet what it wrote is still in the transaction: the batch
          * must not commit. */
         e->batch_failed = true;
-        return eo__engine_err(err, EO_EIO, 500, "storage", "", "%s", eo_store_errmsg(e->store));
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "%s", eo_store_errmsg(e->store));
     }
     if (own && eo_engine_commit(e) != 0)
-        return eo__engine_err(err, EO_EIO, 500, "storage", "", "commit failed: %s",
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "commit failed: %s",
                               eo_store_errmsg(e->store));
     return 0;
 }

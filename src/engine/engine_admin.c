@@ -12,22 +12,22 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
                           int64_t now, eo_engine_error *err)
 {
     if (e == NULL)
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINTERNAL, "", "missing argument");
     /* Every creation passes here (the service's writer, import --create, serve
      * --default-pool), so the rule holds whatever a shell checked before. */
     const char *rule = NULL;
     if (eo_pool_name_check(name, name != NULL ? strlen(name) : 0, &rule) != 0)
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "name", "%s", rule);
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, "name", "%s", rule);
     if (model == NULL)
         model = "synelo";
     eo_pool_config cfg;
     eo_round_error rerr;
     memset(&rerr, 0, sizeof rerr);
     if (eo_pool_config_from_json(model, params, &cfg, &rerr) != 0)
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", rerr.field, "%s",
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, rerr.field, "%s",
                               rerr.message);
     if (eo__engine_find(e, name) != NULL)
-        return eo__engine_err(err, EO_EEXIST, 409, "pool_exists", "name",
+        return eo_engine_fail(err, EO_OP_POOL, EO_EEXIST, "name",
                               "pool \"%.60s\" exists already", name);
     /* Every parameter is stored, defaults included: a later change of a default must not
      * change an existing pool, whose log was rated with the old value. */
@@ -38,7 +38,8 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
     int rc = text ? eo_pool_create(&cfg, &pool) : EO_ENOMEM;
     if (rc) {
         free(text);
-        return eo__engine_err(err, rc, 500, "internal", "", "%s", eo_strerror(rc));
+        return eo_engine_fail(err, EO_OP_POOL, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "", "%s",
+                              eo_strerror(rc));
     }
     bool own = false;
     rc = eo__engine_op_begin(e, &own, err);
@@ -54,20 +55,20 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
     if (rc == EO_EEXIST) {
         eo_pool_destroy(pool);
         /* another process created it since this engine loaded the store */
-        rc = eo__engine_err(err, EO_EEXIST, 409, "pool_exists", "name",
+        rc = eo_engine_fail(err, EO_OP_POOL, EO_EEXIST, "name",
                             "pool \"%.60s\" exists already", name);
         return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
     if (rc) {
         eo_pool_destroy(pool);
-        rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
+        rc = eo_engine_fail(err, EO_OP_POOL, EO_EIO, "", "%s",
                             eo_store_errmsg(e->store));
         return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
     rc = eo__engine_add(e, id, name, pool);
     if (rc) {
         eo_pool_destroy(pool);
-        rc = eo__engine_err(err, rc, 500, "internal", "", "out of memory");
+        rc = eo_engine_fail(err, EO_OP_POOL, rc, "", "out of memory");
         return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
     e->pools[e->npools - 1].created = true;
@@ -79,13 +80,13 @@ static int edit_target(eo_engine *e, const char *pool, const char *player, eo__e
                        eo_engine_error *err)
 {
     if (e == NULL || pool == NULL)
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+        return eo_engine_fail(err, EO_OP_EDIT, EO_EINTERNAL, "", "missing argument");
     eo__epool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
     if (player == NULL || eo_id_check(player, strlen(player)) != 0)
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "player",
+        return eo_engine_fail(err, EO_OP_EDIT, EO_EINVAL, "player",
                               "a player id is 1 to %d bytes of UTF-8 without control "
                               "characters",
                               EO_ID_MAX);
@@ -101,8 +102,9 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
     json_t *body = json_pack("{s:s}", "player", player);
     if (body != NULL && set) {
         /* Integral values as JSON integers: logs of integer-rated models read as before. */
-        json_t *r = rating == floor(rating) && fabs(rating) < 9e15 ? json_integer((json_int_t)rating)
-                                                                  : json_real(rating);
+        json_t *r = rating == floor(rating) && fabs(rating) < 9e15
+                        ? json_integer((json_int_t)rating)
+                        : json_real(rating);
         if (json_object_set_new(body, "rating", r) != 0 ||
             (sigma >= 0 && json_object_set_new(body, "sigma", json_real(sigma)) != 0)) {
             json_decref(body);
@@ -112,7 +114,7 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
     char *text = body ? json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(body);
     if (text == NULL)
-        return eo__engine_err(err, EO_ENOMEM, 500, "internal", "", "out of memory");
+        return eo_engine_fail(err, EO_OP_EDIT, EO_ENOMEM, "", "out of memory");
     bool own = false;
     int rc = eo__engine_op_begin(e, &own, err);
     if (rc) {
@@ -130,12 +132,13 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
         int prc = set ? eo_pool_set_rating(p->pool, player, rating, sigma)
                       : eo_pool_reset_player(p->pool, player);
         if (prc != 0 && !(prc == EO_ENOTFOUND && !set))
-            rc = eo__engine_err(err, prc, 500, "internal", "", "%s", eo_strerror(prc));
+            rc = eo_engine_fail(err, EO_OP_EDIT, prc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "",
+                                "%s", eo_strerror(prc));
         else
             rc = eo__engine_put_player(e, p, player, now);
     }
     if (rc && (err == NULL || err->status == 0))
-        rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
+        rc = eo_engine_fail(err, EO_OP_EDIT, EO_EIO, "", "%s",
                             eo_store_errmsg(e->store));
     return eo__engine_op_end(e, own, rc, mutated, changed, err);
 }
@@ -155,8 +158,8 @@ int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, dou
     memset(&rerr, 0, sizeof rerr);
     rc = eo_model_check_set(eo_pool_model(p->pool), rating, sigma, &rerr);
     if (rc)
-        return eo__engine_err(err, rc == EO_EINVAL ? EO_EINVAL : EO_ERANGE, 400,
-                              "invalid_request", rerr.field, "%s", rerr.message);
+        return eo_engine_fail(err, EO_OP_EDIT, rc == EO_EINVAL ? EO_EINVAL : EO_ERANGE, rerr.field,
+                              "%s", rerr.message);
     return edit(e, p, player, true, rating, sigma, now, err);
 }
 
@@ -207,18 +210,18 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
     if (err != NULL)
         memset(err, 0, sizeof *err);
     if (e == NULL || pool == NULL)
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+        return eo_engine_fail(err, EO_OP_SEASON, EO_EINTERNAL, "", "missing argument");
     eo__epool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
     if (season == NULL || eo_id_check(season, strlen(season)) != 0)
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "name",
+        return eo_engine_fail(err, EO_OP_SEASON, EO_EINVAL, "name",
                               "a season name is 1 to %d bytes of UTF-8 without control "
                               "characters",
                               EO_ID_MAX);
     if (!(f >= 0.0 && f <= 1.0))
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "f",
+        return eo_engine_fail(err, EO_OP_SEASON, EO_EINVAL, "f",
                               "the pull toward the start value must be in [0, 1]");
     if (s < 0.0 && isfinite(s)) {
         eo_rating_view start;
@@ -226,7 +229,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
         s = start.sigma / 3.0; /* the default: a third of a new player's deviation */
     }
     if (!(s >= 0.0 && isfinite(s)))
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", "s",
+        return eo_engine_fail(err, EO_OP_SEASON, EO_EINVAL, "s",
                               "the deviation added must be a finite number >= 0");
     bool own = false;
     rc = eo__engine_op_begin(e, &own, err);
@@ -234,10 +237,10 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
         return rc;
     rc = eo_store_season_get(e->store, p->id, season, NULL, NULL);
     if (rc != EO_ENOTFOUND) {
-        rc = rc == 0 ? eo__engine_err(err, EO_EEXIST, 409, "season_exists", "name",
+        rc = rc == 0 ? eo_engine_fail(err, EO_OP_SEASON, EO_EEXIST, "name",
                                       "pool \"%.60s\" has a season \"%.60s\" already", pool,
                                       season)
-                     : eo__engine_err(err, EO_EIO, 500, "storage", "", "%s",
+                     : eo_engine_fail(err, EO_OP_SEASON, EO_EIO, "", "%s",
                                       eo_store_errmsg(e->store));
         return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
@@ -246,7 +249,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
                       : NULL;
     json_decref(body);
     if (text == NULL)
-        return eo__engine_op_end(e, own, eo__engine_err(err, EO_ENOMEM, 500, "internal", "",
+        return eo__engine_op_end(e, own, eo_engine_fail(err, EO_OP_SEASON, EO_ENOMEM, "",
                                                         "out of memory"),
                                  false, NULL, err);
     /* From the log append on, memory and store must move together. */
@@ -265,7 +268,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
     if (rc == 0)
         rc = eo_pool_each_player(p->pool, now, rewrite_one, &w);
     if (rc)
-        rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
+        rc = eo_engine_fail(err, EO_OP_SEASON, EO_EIO, "", "%s",
                             eo_store_errmsg(e->store));
     else if (players != NULL)
         *players = a.count;
@@ -280,13 +283,13 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
     if (records != NULL)
         *records = 0;
     if (e == NULL || pool == NULL || (v == NULL && n > 0))
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+        return eo_engine_fail(err, EO_OP_REFIT, EO_EINTERNAL, "", "missing argument");
     eo__epool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
     if (n == 0 || upto < 0)
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_request", n == 0 ? "players" : "upto",
+        return eo_engine_fail(err, EO_OP_REFIT, EO_EINVAL, n == 0 ? "players" : "upto",
                               n == 0 ? "a refit sets at least one player"
                                      : "the log position must be >= 0");
     /* Every value is checked before anything is logged (eo_refit_apply() checks again on a
@@ -297,7 +300,7 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
         snprintf(field, sizeof field, "players[%zu]", i);
         if (eo_id_check(v[i].id, strnlen(v[i].id, sizeof v[i].id)) != 0 ||
             strnlen(v[i].id, sizeof v[i].id) == sizeof v[i].id) {
-            rc = eo__engine_err(err, EO_EINVAL, 400, "invalid_request", field,
+            rc = eo_engine_fail(err, EO_OP_REFIT, EO_EINVAL, field,
                                 "a player id is 1 to %d bytes of UTF-8 without control "
                                 "characters", EO_ID_MAX);
             break;
@@ -306,7 +309,7 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
         memset(&rerr, 0, sizeof rerr);
         if (isinf(v[i].sigma) ||
             eo_model_check_set(m, v[i].mean, v[i].sigma, &rerr) != 0)
-            rc = eo__engine_err(err, EO_ERANGE, 400, "invalid_request", field,
+            rc = eo_engine_fail(err, EO_OP_REFIT, EO_ERANGE, field,
                                 "player \"%.40s\": %s: %s", v[i].id,
                                 rerr.field[0] ? rerr.field : "sigma",
                                 rerr.message[0] ? rerr.message : "expected a finite number");
@@ -335,7 +338,7 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
         nrec++;
     }
     if (rc)
-        rc = eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "", "%s",
+        rc = eo_engine_fail(err, EO_OP_REFIT, EO_EIO, "", "%s",
                             eo_store_errmsg(e->store));
     else if (records != NULL)
         *records = nrec;

@@ -46,13 +46,6 @@ struct eo_engine {
     bool mark_lost;
 };
 
-/* Fills @p err (may be NULL) and returns @p rc. */
-int eo__engine_err(eo_engine_error *err, int rc, int status, const char *code, const char *field,
-                   const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
-#endif
-    ;
 
 /* The pool entry by name, or NULL. A broken entry (pool NULL) is reloaded first; if that fails
  * it is returned as is and the caller answers 500. */

@@ -148,18 +148,18 @@ static int replay(eo_engine *e, const eo__epool *p, const char *round_id, const 
     if (rc == EO_ENOTFOUND)
         return EO_ENOTFOUND;
     if (rc)
-        return eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EIO, "",
                               "%s", eo_store_errmsg(e->store));
     if (strcmp(body, canon) != 0) {
         free(body);
         free(resp);
-        return eo__engine_err(err, EO_ECONFLICT, 409, "round_conflict", "id",
+        return eo_engine_fail(err, EO_OP_ROUND, EO_ECONFLICT, "id",
                               "round \"%.60s\" was reported before with different content",
                               round_id);
     }
     free(body);
     if (resp == NULL)
-        return eo__engine_err(err, EO_EIO, 500, "storage", "",
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EIO, "",
                               "round \"%.60s\" is logged without its answer", round_id);
     *response = resp;
     *replayed = 1;
@@ -178,11 +178,11 @@ static int out_of_range(const eo__epool *p, const eo_round *r, size_t bad,
     snprintf(field, sizeof field, "%s[%zu]", on_a ? "A" : "B", on_a ? bad : bad - r->n[0]);
     const char *name = eo_model_name(eo_model_ctx_config(model)->model);
     if (isfinite(m->mu) && !(m->mu >= range.lo && m->mu <= range.hi))
-        return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
+        return eo_engine_fail(err, EO_OP_ROUND, EO_ERANGE, field,
                               "player \"%.40s\": the round would move the mean to %.17g, "
                               "outside [%.17g, %.17g], the range of model \"%s\"",
                               m->id, m->mu, range.lo, range.hi, name);
-    return eo__engine_err(err, EO_ERANGE, 422, "out_of_range", field,
+    return eo_engine_fail(err, EO_OP_ROUND, EO_ERANGE, field,
                           "player \"%.40s\": the round would give a value that is not a finite "
                           "number (model \"%s\"); it was not rated",
                           m->id, name);
@@ -201,19 +201,21 @@ static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *
     if (rc == EO_ERANGE) /* the pool is unchanged on every error */
         return out_of_range(p, r, bad, &e->members[bad], err);
     if (rc)
-        return eo__engine_err(err, rc, rc == EO_EINVAL ? 400 : 500,
-                              rc == EO_EINVAL ? "invalid_round" : "internal", "", "%s",
-                              eo_strerror(rc));
+        return eo_engine_fail(err, EO_OP_ROUND,
+                              rc == EO_EINVAL   ? EO_EINVAL
+                              : rc == EO_ENOMEM ? EO_ENOMEM
+                                                : EO_EINTERNAL,
+                              "", "%s", eo_strerror(rc));
     char *resp = NULL;
     rc = build_response(eo_pool_model(p->pool), r, e->members, res.n, &resp);
     if (rc)
-        return eo__engine_err(err, rc, 500, "internal", "", "out of memory");
+        return eo_engine_fail(err, EO_OP_ROUND, EO_ENOMEM, "", "out of memory");
     rc = eo_store_log_append(e->store, p->id, EO_LOG_ROUND, r->id, canon, resp, now, NULL);
     for (size_t i = 0; i < res.n && rc == 0; i++)
         rc = eo__engine_put_player(e, p, e->members[i].id, now);
     if (rc) {
         free(resp);
-        return eo__engine_err(err, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, 500, "storage", "",
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EIO, "",
                               "%s", eo_store_errmsg(e->store));
     }
     *response = resp;
@@ -228,7 +230,7 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
     if (replayed != NULL)
         *replayed = 0;
     if (e == NULL || pool == NULL || round == NULL || response == NULL || replayed == NULL)
-        return eo__engine_err(err, EO_EINVAL, 500, "internal", "", "missing argument");
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EINTERNAL, "", "missing argument");
     eo__epool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
@@ -238,13 +240,14 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
     memset(&rerr, 0, sizeof rerr);
     rc = eo_round_from_json(round, &r, &rerr);
     if (rc)
-        return eo__engine_err(err, EO_EINVAL, 400, "invalid_round", rerr.field, "%s",
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EINVAL, rerr.field, "%s",
                               rerr.message);
     char *canon = NULL;
     rc = eo_round_canonical(round, &canon);
     if (rc) {
         eo_round_free(&r);
-        return eo__engine_err(err, rc, 500, "internal", "", "%s", eo_strerror(rc));
+        return eo_engine_fail(err, EO_OP_ROUND, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "",
+                              "%s", eo_strerror(rc));
     }
     bool own = false;
     rc = eo__engine_op_begin(e, &own, err);
@@ -256,7 +259,7 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
         /* The length cap applies to new rounds only: a round logged before it, sent again,
          * still gets its first answer. */
         if (rc == EO_ENOTFOUND && eo_round_text_check(round, strlen(canon), &rerr) != 0)
-            rc = eo__engine_err(err, EO_EINVAL, 400, "invalid_round", rerr.field, "%s",
+            rc = eo_engine_fail(err, EO_OP_ROUND, EO_EINVAL, rerr.field, "%s",
                                 rerr.message);
         else if (rc == EO_ENOTFOUND)
             rc = apply_new(e, p, &r, canon, now, response, &mutated, err);

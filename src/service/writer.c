@@ -43,24 +43,26 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* What a writer request does, as the one error mapping sees it (eo_engine_status()). */
+static eo_engine_op op_of(eo__wkind kind)
+{
+    switch (kind) {
+    case EO__W_ROUND: return EO_OP_ROUND;
+    case EO__W_SET:
+    case EO__W_RESET: return EO_OP_EDIT;
+    case EO__W_POOL_CREATE: return EO_OP_POOL;
+    case EO__W_SEASON: return EO_OP_SEASON;
+    case EO__W_REFIT: return EO_OP_REFIT;
+    default: return EO_OP_READ;
+    }
+}
+
+/* The request failed with @p rc: its error as the engine filled it, or from @p rc when the
+ * failure was the writer's own (out of memory building an answer). */
 static void set_error(eo__wreq *w, int rc)
 {
-    const char *code = "internal";
-    int status = 500;
-    switch (rc) {
-    case EO_ENOTFOUND: status = 404, code = "not_found"; break;
-    case EO_EINVAL: case EO_ERANGE: case EO_EPARSE: case EO_ELIMIT:
-        status = 400, code = "invalid_request"; break;
-    case EO_EEXIST: case EO_ECONFLICT: status = 409, code = "conflict"; break;
-    case EO_EIO: status = 500, code = "storage"; break;
-    default: break;
-    }
     if (w->err.status < 400 || w->err.status > 599)
-        w->err.status = status;
-    if (!w->err.code[0])
-        snprintf(w->err.code, sizeof w->err.code, "%s", code);
-    if (!w->err.message[0])
-        snprintf(w->err.message, sizeof w->err.message, "%s", eo_strerror(rc));
+        eo_engine_fail(&w->err, op_of(w->kind), rc, "", "%s", eo_strerror(rc));
     w->status = w->err.status;
 }
 
@@ -199,11 +201,8 @@ static void apply(eo__writer *wr, eo__wreq *w)
     case EO__W_MAPS:
         w->status = 200;
         if (!eo_engine_pool(wr->e, w->pool)) {
-            snprintf(w->err.code, sizeof w->err.code, "unknown_pool");
-            snprintf(w->err.message, sizeof w->err.message, "no pool of that name");
-            snprintf(w->err.field, sizeof w->err.field, "pool");
-            w->err.status = 404;
-            rc = EO_ENOTFOUND;
+            rc = eo_engine_fail(&w->err, EO_OP_READ, EO_ENOTFOUND, "pool",
+                                "no pool of that name");
         } else {
             w->resp = w->kind == EO__W_QUALITY ? quality_json(wr->e, w->pool, w->now)
                                                : maps_json(wr->e, w->pool);
@@ -365,12 +364,9 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
         for (size_t i = 0; i < k; i++) {
             free(batch[i]->resp);
             batch[i]->resp = NULL;
-            memset(&batch[i]->err, 0, sizeof batch[i]->err);
-            snprintf(batch[i]->err.code, sizeof batch[i]->err.code, "storage");
-            snprintf(batch[i]->err.message, sizeof batch[i]->err.message,
-                     "the update could not be committed; nothing was stored");
-            batch[i]->err.status = 500;
-            batch[i]->status = 500;
+            eo_engine_fail(&batch[i]->err, EO_OP_ANY, EO_EIO, "",
+                           "the update could not be committed; nothing was stored");
+            batch[i]->status = batch[i]->err.status;
         }
         eo__logline l;
         eo__log_begin(&l, EO_LOG_ERROR, "commit failed");

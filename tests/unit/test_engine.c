@@ -984,10 +984,55 @@ static void test_fold_outside_range(void **state)
     rate_ok(f->e, "wl", his);
 }
 
+/* The one mapping from a failure to the client's status and code (docs/SERVICE.md "Errors"),
+ * written out by hand. */
+static void test_error_mapping(void **state)
+{
+    (void)state;
+    static const struct {
+        int rc;
+        eo_engine_op op;
+        int status;
+        const char *code;
+    } want[] = {
+        {EO_ENOTFOUND, EO_OP_ROUND, 404, "unknown_pool"},
+        {EO_ENOTFOUND, EO_OP_READ, 404, "unknown_pool"},
+        {EO_ECONFLICT, EO_OP_ROUND, 409, "round_conflict"},
+        {EO_EEXIST, EO_OP_POOL, 409, "pool_exists"},
+        {EO_EEXIST, EO_OP_SEASON, 409, "season_exists"},
+        {EO_ERANGE, EO_OP_ROUND, 422, "out_of_range"},
+        {EO_ERANGE, EO_OP_EDIT, 400, "invalid_request"},
+        {EO_ERANGE, EO_OP_REFIT, 400, "invalid_request"},
+        {EO_EINVAL, EO_OP_ROUND, 400, "invalid_round"},
+        {EO_EINVAL, EO_OP_POOL, 400, "invalid_request"},
+        {EO_ELIMIT, EO_OP_ROUND, 400, "invalid_round"},
+        {EO_EIO, EO_OP_ANY, 500, "storage"},
+        {EO_EBUSY, EO_OP_ROUND, 500, "storage"},
+        {EO_ENOMEM, EO_OP_ROUND, 500, "internal"},
+        {EO_EINTERNAL, EO_OP_EDIT, 500, "internal"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int status = 0;
+        const char *code = NULL;
+        eo_engine_status(want[i].rc, want[i].op, &status, &code);
+        assert_int_equal(status, want[i].status);
+        assert_string_equal(code, want[i].code);
+    }
+    eo_engine_error err;
+    assert_int_equal(eo_engine_fail(&err, EO_OP_ROUND, EO_EINVAL, "A[2].time", "bad %d", 7),
+                     EO_EINVAL);
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.code, "invalid_round");
+    assert_string_equal(err.field, "A[2].time");
+    assert_string_equal(err.message, "bad 7");
+    assert_int_equal(eo_engine_fail(NULL, EO_OP_ANY, EO_EIO, NULL, "x"), EO_EIO);
+}
+
 int main(void)
 {
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_mapping),
         CASE(test_round_response),
         CASE(test_round_replayed),
         CASE(test_round_conflict),
