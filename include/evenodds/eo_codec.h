@@ -94,6 +94,31 @@ int eo_round_canonical(const json_t *obj, char **out);
  */
 int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err);
 
+/**
+ * A round request decoded and checked where it arrives (the service's HTTP thread), so that the
+ * writer only rates and stores it: the round, its canonical text and whether that text fits
+ * the store (refused only when the round is new: a round logged before the cap, sent again,
+ * still gets its first answer). Owned: release with eo_round_request_free().
+ */
+typedef struct eo_round_request {
+    eo_round round;          /**< decoded and validated (eo_round_from_json()) */
+    char *canon;             /**< the canonical text (eo_round_canonical()), malloc'd */
+    size_t canon_len;
+    int text_rc;             /**< eo_round_text_check()'s: 0, or EO_ELIMIT with text_err */
+    eo_round_error text_err;
+} eo_round_request;
+
+/**
+ * Decodes a round request object: eo_round_from_json(), eo_round_canonical() and
+ * eo_round_text_check() (kept in @p out, not returned). Returns 0; EO_EINVAL with @p err (the
+ * round is invalid: the field and the message of eo_round_from_json()); EO_ENOMEM. On failure
+ * @p out is zeroed.
+ */
+int eo_round_request_from_json(const json_t *obj, eo_round_request *out, eo_round_error *err);
+
+/** Releases what @p q holds and zeroes it. NULL is a no-op. */
+void eo_round_request_free(eo_round_request *q);
+
 /* ---- The refit record: a logged admin edit carrying fitted states ------------------------ */
 
 /** Most players in one refit record. A refit of more players is logged as several records in

@@ -122,6 +122,11 @@ int eo_engine_rollback(eo_engine *e);
 int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
                           int64_t now, eo_engine_error *err);
 
+/** eo_engine_pool_create() of a configuration decoded and checked by the caller
+ *  (eo_pool_config_from_json()). Same errors but those of the parameters. */
+int eo_engine_pool_create_config(eo_engine *e, const char *name, const eo_pool_config *cfg,
+                                 int64_t now, eo_engine_error *err);
+
 /** The in-memory pool by name, or NULL. Valid until the next engine call. */
 const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
 
@@ -143,6 +148,14 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name);
  */
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err);
+
+/**
+ * eo_engine_round() of a round decoded and checked by the caller (eo_round_request_from_json(),
+ * on another thread: the service's HTTP threads), so that the writer only rates and stores it.
+ * Same answers and errors; @p q is the caller's and is not changed.
+ */
+int eo_engine_round_request(eo_engine *e, const char *pool, const eo_round_request *q,
+                            int64_t now, char **response, int *replayed, eo_engine_error *err);
 
 /** Admin: sets a player's rating (logged): @p rating the mean, @p sigma the deviation or
  *  negative to keep it (eo_model_set()). A value outside the model's range

@@ -367,3 +367,30 @@ json_t *eo_round_to_json(const eo_round *r)
     }
     return o;
 }
+
+int eo_round_request_from_json(const json_t *obj, eo_round_request *out, eo_round_error *err)
+{
+    if (out == NULL)
+        return EO_EINVAL;
+    memset(out, 0, sizeof *out);
+    int rc = eo_round_from_json(obj, &out->round, err);
+    if (rc != 0)
+        return rc;
+    rc = eo_round_canonical(obj, &out->canon);
+    if (rc != 0) { /* an object (decoded above): only memory can fail */
+        eo_round_request_free(out);
+        return EO_ENOMEM;
+    }
+    out->canon_len = strlen(out->canon);
+    out->text_rc = eo_round_text_check(obj, out->canon_len, &out->text_err);
+    return 0;
+}
+
+void eo_round_request_free(eo_round_request *q)
+{
+    if (q == NULL)
+        return;
+    eo_round_free(&q->round);
+    free(q->canon);
+    memset(q, 0, sizeof *q);
+}

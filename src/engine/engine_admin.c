@@ -8,60 +8,31 @@
 #include "engine/engine_internal.h"
 #include "evenodds/eo_codec.h"
 
-int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
-                          int64_t now, eo_engine_error *err)
+/* Logs pool @p name (its full parameters @p text, freed here) and adds @p pool (taken). */
+static int store_pool(eo_engine *e, const char *name, const eo_pool_config *cfg, eo_pool *pool,
+                      char *text, int64_t now, eo_engine_error *err)
 {
-    if (e == NULL)
-        return eo_engine_fail(err, EO_OP_POOL, EO_EINTERNAL, "", "missing argument");
-    /* Every creation passes here (the service's writer, import --create, serve
-     * --default-pool), so the rule holds whatever a shell checked before. */
-    const char *rule = NULL;
-    if (eo_pool_name_check(name, name != NULL ? strlen(name) : 0, &rule) != 0)
-        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, "name", "%s", rule);
-    if (model == NULL)
-        model = "synelo";
-    eo_pool_config cfg;
-    eo_round_error rerr;
-    memset(&rerr, 0, sizeof rerr);
-    if (eo_pool_config_from_json(model, params, &cfg, &rerr) != 0)
-        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, rerr.field, "%s",
-                              rerr.message);
-    if (eo__engine_find(e, name) != NULL)
-        return eo_engine_fail(err, EO_OP_POOL, EO_EEXIST, "name",
-                              "pool \"%.60s\" exists already", name);
-    /* Every parameter is stored, defaults included: a later change of a default must not
-     * change an existing pool, whose log was rated with the old value. */
-    json_t *full = eo_pool_config_to_json(&cfg);
-    char *text = full ? json_dumps(full, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    json_decref(full);
-    eo_pool *pool = NULL;
-    int rc = text ? eo_pool_create(&cfg, &pool) : EO_ENOMEM;
-    if (rc) {
-        free(text);
-        return eo_engine_fail(err, EO_OP_POOL, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "", "%s",
-                              eo_strerror(rc));
-    }
     bool own = false;
-    rc = eo__engine_op_begin(e, &own, err);
+    int rc = eo__engine_op_begin(e, &own, err);
     if (rc) {
         eo_pool_destroy(pool);
         free(text);
         return rc;
     }
     int64_t id = 0;
-    const char *mname = eo_model_name(cfg.model.model);
-    rc = eo_store_pool_create(e->store, name, mname ? mname : model, text, now, &id);
+    const char *mname = eo_model_name(cfg->model.model);
+    rc = mname ? eo_store_pool_create(e->store, name, mname, text, now, &id) : EO_EINTERNAL;
     free(text);
     if (rc == EO_EEXIST) {
         eo_pool_destroy(pool);
         /* another process created it since this engine loaded the store */
-        rc = eo_engine_fail(err, EO_OP_POOL, EO_EEXIST, "name",
-                            "pool \"%.60s\" exists already", name);
+        rc = eo_engine_fail(err, EO_OP_POOL, EO_EEXIST, "name", "pool \"%.60s\" exists already",
+                            name);
         return eo__engine_op_end(e, own, rc, false, NULL, err);
     }
     if (rc) {
         eo_pool_destroy(pool);
-        rc = eo_engine_fail(err, EO_OP_POOL, EO_EIO, "", "%s",
+        rc = eo_engine_fail(err, EO_OP_POOL, rc == EO_EINTERNAL ? rc : EO_EIO, "", "%s",
                             eo_store_errmsg(e->store));
         return eo__engine_op_end(e, own, rc, true, NULL, err);
     }
@@ -73,6 +44,51 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
     }
     e->pools[e->npools - 1].created = true;
     return eo__engine_op_end(e, own, 0, false, NULL, err);
+}
+
+int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, const json_t *params,
+                          int64_t now, eo_engine_error *err)
+{
+    eo_pool_config cfg;
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    if (e == NULL)
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINTERNAL, "", "missing argument");
+    /* The name first: a bad name is told before bad parameters. */
+    const char *rule = NULL;
+    if (eo_pool_name_check(name, name != NULL ? strlen(name) : 0, &rule) != 0)
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, "name", "%s", rule);
+    if (eo_pool_config_from_json(model != NULL ? model : "synelo", params, &cfg, &rerr) != 0)
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, rerr.field, "%s", rerr.message);
+    return eo_engine_pool_create_config(e, name, &cfg, now, err);
+}
+
+int eo_engine_pool_create_config(eo_engine *e, const char *name, const eo_pool_config *cfg,
+                                 int64_t now, eo_engine_error *err)
+{
+    if (e == NULL || cfg == NULL)
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINTERNAL, "", "missing argument");
+    /* Every creation passes here (the service's writer, import --create, serve
+     * --default-pool), so the rule holds whatever a shell checked before. */
+    const char *rule = NULL;
+    if (eo_pool_name_check(name, name != NULL ? strlen(name) : 0, &rule) != 0)
+        return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, "name", "%s", rule);
+    if (eo__engine_find(e, name) != NULL)
+        return eo_engine_fail(err, EO_OP_POOL, EO_EEXIST, "name",
+                              "pool \"%.60s\" exists already", name);
+    /* Every parameter is stored, defaults included: a later change of a default must not
+     * change an existing pool, whose log was rated with the old value. */
+    json_t *full = eo_pool_config_to_json(cfg);
+    char *text = full ? json_dumps(full, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(full);
+    eo_pool *pool = NULL;
+    int rc = text ? eo_pool_create(cfg, &pool) : EO_ENOMEM;
+    if (rc) {
+        free(text);
+        return eo_engine_fail(err, EO_OP_POOL, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "",
+                              "%s", eo_strerror(rc));
+    }
+    return store_pool(e, name, cfg, pool, text, now, err);
 }
 
 /* The pool of an admin edit and the player's id, checked. */

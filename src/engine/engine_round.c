@@ -222,6 +222,44 @@ static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *
     return 0;
 }
 
+int eo_engine_round_request(eo_engine *e, const char *pool, const eo_round_request *q,
+                            int64_t now, char **response, int *replayed, eo_engine_error *err)
+{
+    if (response != NULL)
+        *response = NULL;
+    if (replayed != NULL)
+        *replayed = 0;
+    if (e == NULL || pool == NULL || q == NULL || q->canon == NULL || response == NULL ||
+        replayed == NULL)
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EINTERNAL, "", "missing argument");
+    eo__epool *p = NULL;
+    int rc = eo__engine_target(e, pool, &p, err);
+    if (rc)
+        return rc;
+    bool own = false;
+    rc = eo__engine_op_begin(e, &own, err);
+    if (rc)
+        return rc;
+    bool mutated = false;
+    /* The lookup sees this batch's own uncommitted rounds, so an id repeated inside one batch
+     * is answered like one repeated across batches. */
+    rc = replay(e, p, q->round.id, q->canon, response, replayed, err);
+    /* The length cap applies to new rounds only: a round logged before it, sent again, still
+     * gets its first answer. */
+    if (rc == EO_ENOTFOUND && q->text_rc != 0)
+        rc = eo_engine_fail(err, EO_OP_ROUND, EO_EINVAL, q->text_err.field, "%s",
+                            q->text_err.message);
+    else if (rc == EO_ENOTFOUND)
+        rc = apply_new(e, p, &q->round, q->canon, now, response, &mutated, err);
+    rc = eo__engine_op_end(e, own, rc, mutated, mutated ? p : NULL, err);
+    if (rc && *response != NULL) {
+        free(*response);
+        *response = NULL;
+        *replayed = 0;
+    }
+    return rc;
+}
+
 int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t now,
                     char **response, int *replayed, eo_engine_error *err)
 {
@@ -229,48 +267,21 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
         *response = NULL;
     if (replayed != NULL)
         *replayed = 0;
-    if (e == NULL || pool == NULL || round == NULL || response == NULL || replayed == NULL)
+    if (e == NULL || pool == NULL || round == NULL)
         return eo_engine_fail(err, EO_OP_ROUND, EO_EINTERNAL, "", "missing argument");
-    eo__epool *p = NULL;
+    eo__epool *p = NULL; /* an unknown pool is told before a bad round */
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
-    eo_round r;
+    eo_round_request q;
     eo_round_error rerr;
     memset(&rerr, 0, sizeof rerr);
-    rc = eo_round_from_json(round, &r, &rerr);
+    rc = eo_round_request_from_json(round, &q, &rerr);
+    if (rc == EO_ENOMEM)
+        return eo_engine_fail(err, EO_OP_ROUND, EO_ENOMEM, "", "out of memory");
     if (rc)
-        return eo_engine_fail(err, EO_OP_ROUND, EO_EINVAL, rerr.field, "%s",
-                              rerr.message);
-    char *canon = NULL;
-    rc = eo_round_canonical(round, &canon);
-    if (rc) {
-        eo_round_free(&r);
-        return eo_engine_fail(err, EO_OP_ROUND, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "",
-                              "%s", eo_strerror(rc));
-    }
-    bool own = false;
-    rc = eo__engine_op_begin(e, &own, err);
-    bool mutated = false;
-    if (rc == 0) {
-        /* The lookup sees this batch's own uncommitted rounds, so an id repeated inside one
-         * batch is answered like one repeated across batches. */
-        rc = replay(e, p, r.id, canon, response, replayed, err);
-        /* The length cap applies to new rounds only: a round logged before it, sent again,
-         * still gets its first answer. */
-        if (rc == EO_ENOTFOUND && eo_round_text_check(round, strlen(canon), &rerr) != 0)
-            rc = eo_engine_fail(err, EO_OP_ROUND, EO_EINVAL, rerr.field, "%s",
-                                rerr.message);
-        else if (rc == EO_ENOTFOUND)
-            rc = apply_new(e, p, &r, canon, now, response, &mutated, err);
-        rc = eo__engine_op_end(e, own, rc, mutated, mutated ? p : NULL, err);
-        if (rc && *response != NULL) {
-            free(*response);
-            *response = NULL;
-            *replayed = 0;
-        }
-    }
-    free(canon);
-    eo_round_free(&r);
+        return eo_engine_fail(err, EO_OP_ROUND, EO_EINVAL, rerr.field, "%s", rerr.message);
+    rc = eo_engine_round_request(e, pool, &q, now, response, replayed, err);
+    eo_round_request_free(&q);
     return rc;
 }

@@ -144,9 +144,9 @@ static int apply(eo__refit_job *j, const eo_refit_value *v, size_t n, int64_t up
     memset(&w, 0, sizeof w);
     w.kind = EO__W_REFIT;
     snprintf(w.pool, sizeof w.pool, "%s", j->pool);
-    w.refit = v;
-    w.refit_n = n;
-    w.upto = upto;
+    w.u.refit.v = v;
+    w.u.refit.n = n;
+    w.u.refit.upto = upto;
     w.now = (int64_t)time(NULL);
     w.done = writer_done;
     w.done_ctx = j;

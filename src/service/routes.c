@@ -222,7 +222,19 @@ static void writer_req(eo__call *c, eo__wkind kind, const char *key)
     c->w.kind = kind;
     snprintf(c->w.pool, sizeof c->w.pool, "%s", eo__path_param(c->m, "pool"));
     if (key != NULL)
-        snprintf(c->w.player, sizeof c->w.player, "%s", eo__path_param(c->m, key));
+        snprintf(c->w.u.edit.player, sizeof c->w.u.edit.player, "%s",
+                 eo__path_param(c->m, key));
+}
+
+/* The answer for a failure @p rc of a request doing @p op, through the one mapping of codes
+ * to statuses (eo_engine_status()). */
+static void answer_failure(eo__answer *a, eo_engine_op op, int rc, const char *field,
+                           const char *message)
+{
+    int status;
+    const char *code;
+    eo_engine_status(rc, op, &status, &code);
+    eo__answer_error(a, status, code, message, field);
 }
 
 /* A new player's view from the pool's model (what an unknown id gets; nothing is written). */
@@ -819,9 +831,9 @@ static eo__run h_season_create(eo__call *c, eo__answer *a)
         return EO__RUN_DONE;
     }
     writer_req(c, EO__W_SEASON, NULL);
-    memcpy(c->w.player, req.name, sizeof c->w.player);
-    c->w.f = req.f;
-    c->w.sigma = req.s;
+    memcpy(c->w.u.season.name, req.name, sizeof c->w.u.season.name);
+    c->w.u.season.f = req.f;
+    c->w.u.season.s = req.s;
     return EO__RUN_WRITER;
 }
 
@@ -1034,13 +1046,33 @@ void eo__route_busy(eo__call *c, eo__answer *a)
         eo__answer_error(a, 503, "overloaded", "the update queue is full; retry later", NULL);
 }
 
+static void round_request_free(void *q)
+{
+    eo_round_request_free(q);
+    free(q);
+}
+
+/* POST /v1/pools/{pool}/rounds: decoded and checked here, so that a bad round never waits
+ * for a commit; rated and stored by the writer. */
 static eo__run h_rounds(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
+    eo_round_request *q = malloc(sizeof *q);
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    int rc = q ? eo_round_request_from_json(c->json, q, &rerr) : EO_ENOMEM;
+    if (rc != 0) {
+        free(q);
+        answer_failure(a, EO_OP_ROUND, rc, rerr.field,
+                       rc == EO_ENOMEM ? "out of memory" : rerr.message);
+        return EO__RUN_DONE;
+    }
+    c->work = q;
+    c->work_free = round_request_free;
     writer_req(c, EO__W_ROUND, NULL);
-    c->w.body = c->json;
+    c->w.u.round = q;
     return EO__RUN_WRITER;
 }
 
@@ -1050,7 +1082,8 @@ static eo__run h_player_put(eo__call *c, eo__answer *a)
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_request_error rerr;
-    if (eo_rating_request_from_json(c->json, &c->w.rating, &c->w.sigma, &rerr) != 0) {
+    if (eo_rating_request_from_json(c->json, &c->w.u.edit.rating, &c->w.u.edit.sigma, &rerr) !=
+        0) {
         eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
         return EO__RUN_DONE;
     }
@@ -1067,6 +1100,7 @@ static eo__run pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
     writer_req(c, kind, NULL);
     return EO__RUN_WRITER;
 }
+
 static eo__run h_quality(eo__call *c, eo__answer *a)
 {
     return pool_read(c, a, EO__W_QUALITY);
@@ -1077,7 +1111,6 @@ static eo__run h_maps(eo__call *c, eo__answer *a)
     return pool_read(c, a, EO__W_MAPS);
 }
 
-
 static eo__run h_player_delete(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -1087,7 +1120,8 @@ static eo__run h_player_delete(eo__call *c, eo__answer *a)
     return EO__RUN_WRITER;
 }
 
-/* POST /v1/pools: decoded by the codec (name rule, model, params), created by the writer. */
+/* POST /v1/pools: decoded and checked here (name rule, model, parameters); created by the
+ * writer. */
 static eo__run h_pools_create(eo__call *c, eo__answer *a)
 {
     eo_pool_request req;
@@ -1098,10 +1132,21 @@ static eo__run h_pools_create(eo__call *c, eo__answer *a)
         eo__answer_error(a, 400, rerr.code, rerr.message, rerr.field);
         return EO__RUN_DONE;
     }
+    eo_pool_config *cfg = malloc(sizeof *cfg);
+    eo_round_error cerr;
+    memset(&cerr, 0, sizeof cerr);
+    int rc = cfg ? eo_pool_config_from_json(req.model, req.params, cfg, &cerr) : EO_ENOMEM;
+    if (rc != 0) {
+        free(cfg);
+        answer_failure(a, EO_OP_POOL, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINVAL, cerr.field,
+                       rc == EO_ENOMEM ? "out of memory" : cerr.message);
+        return EO__RUN_DONE;
+    }
+    c->work = cfg;
+    c->work_free = free;
     c->w.kind = EO__W_POOL_CREATE;
     snprintf(c->w.pool, sizeof c->w.pool, "%s", req.name);
-    snprintf(c->w.model, sizeof c->w.model, "%.31s", req.model); /* a known model name */
-    c->w.body = req.params; /* borrowed from c->json, which lives until the request ends */
+    c->w.u.create = cfg;
     return EO__RUN_WRITER;
 }
 

@@ -264,20 +264,28 @@ typedef enum {
 
 typedef struct eo__wreq eo__wreq;
 struct eo__wreq {
-    /* request (owned by the submitter; untouched by the writer) */
+    /* request: decoded and checked by the submitter, which owns it (the writer only reads it) */
     eo__wkind kind;
     char pool[EO_ID_MAX + 1];
-    char player[EO_ID_MAX + 1];
-    char model[32];
-    const json_t *body; /* round object or pool params (may be NULL for params) */
-    double rating;      /* admin set: mean */
-    double sigma;       /* admin set: deviation, < 0 to keep; season: deviation added (< 0:
-                           the default) */
-    double f;           /* season: pull toward the start value */
-    const eo_refit_value *refit; /* refit: the fitted states (the job's), refit_n of them */
-    size_t refit_n;
-    int64_t upto;       /* refit: the last log seq the fit read */
     int64_t now;
+    union {
+        const eo_round_request *round; /* EO__W_ROUND */
+        struct {                       /* EO__W_SET, EO__W_RESET */
+            char player[EO_ID_MAX + 1];
+            double rating, sigma;      /* set: the mean, the deviation (< 0: kept) */
+        } edit;
+        const eo_pool_config *create;  /* EO__W_POOL_CREATE (the pool's name in pool) */
+        struct {                       /* EO__W_SEASON */
+            char name[EO_ID_MAX + 1];  /* the season that ends */
+            double f, s;               /* the pull toward the start value; the deviation added
+                                          (< 0: the default) */
+        } season;
+        struct {                       /* EO__W_REFIT (refit.c) */
+            const eo_refit_value *v;   /* the fitted states (the job's), n of them */
+            size_t n;
+            int64_t upto;              /* the last log seq the fit read */
+        } refit;
+    } u;
     /* answer, final when done() runs */
     int status;      /* HTTP status */
     char *resp;      /* malloc'd JSON body, the submitter frees it */

@@ -155,29 +155,30 @@ static void apply(eo__writer *wr, eo__wreq *w)
     w->replayed = 0;
     switch (w->kind) {
     case EO__W_ROUND:
-        rc = eo_engine_round(wr->e, w->pool, w->body, w->now, &w->resp, &w->replayed, &w->err);
+        rc = eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp, &w->replayed,
+                                     &w->err);
         w->status = 200;
         break;
     case EO__W_SET:
-        rc = eo_engine_set_rating(wr->e, w->pool, w->player, w->rating, w->sigma, w->now,
+        rc = eo_engine_set_rating(wr->e, w->pool, w->u.edit.player, w->u.edit.rating, w->u.edit.sigma, w->now,
                                   &w->err);
         w->status = 200;
         break;
     case EO__W_RESET:
-        rc = eo_engine_reset_player(wr->e, w->pool, w->player, w->now, &w->err);
+        rc = eo_engine_reset_player(wr->e, w->pool, w->u.edit.player, w->now, &w->err);
         w->status = 200;
         break;
     case EO__W_POOL_CREATE:
-        rc = eo_engine_pool_create(wr->e, w->pool, w->model, w->body, w->now, &w->err);
+        rc = eo_engine_pool_create_config(wr->e, w->pool, w->u.create, w->now, &w->err);
         w->status = 201;
         break;
     case EO__W_SEASON: {
         int64_t players = 0;
-        rc = eo_engine_season(wr->e, w->pool, w->player, w->f, w->sigma, w->now, &players,
+        rc = eo_engine_season(wr->e, w->pool, w->u.season.name, w->u.season.f, w->u.season.s, w->now, &players,
                               &w->err);
         w->status = 201;
         if (rc == 0) {
-            json_t *o = json_pack("{s:s,s:I,s:I}", "season", w->player, "players",
+            json_t *o = json_pack("{s:s,s:I,s:I}", "season", w->u.season.name, "players",
                                   (json_int_t)players, "at", (json_int_t)w->now);
             w->resp = o ? json_dumps(o, JSON_COMPACT) : NULL;
             json_decref(o);
@@ -186,12 +187,12 @@ static void apply(eo__writer *wr, eo__wreq *w)
     }
     case EO__W_REFIT: {
         size_t records = 0;
-        rc = eo_engine_refit(wr->e, w->pool, w->upto, w->refit, w->refit_n, w->now, &records,
+        rc = eo_engine_refit(wr->e, w->pool, w->u.refit.upto, w->u.refit.v, w->u.refit.n, w->now, &records,
                              &w->err);
         w->status = 200;
         if (rc == 0) {
-            json_t *o = json_pack("{s:I,s:I,s:I}", "players", (json_int_t)w->refit_n, "records",
-                                  (json_int_t)records, "upto", (json_int_t)w->upto);
+            json_t *o = json_pack("{s:I,s:I,s:I}", "players", (json_int_t)w->u.refit.n, "records",
+                                  (json_int_t)records, "upto", (json_int_t)w->u.refit.upto);
             w->resp = o ? json_dumps(o, JSON_COMPACT) : NULL;
             json_decref(o);
         }
@@ -216,7 +217,7 @@ static void apply(eo__writer *wr, eo__wreq *w)
         return;
     }
     if (w->kind == EO__W_SET || w->kind == EO__W_RESET) {
-        w->resp = player_view(wr->e, w->pool, w->player, w->now);
+        w->resp = player_view(wr->e, w->pool, w->u.edit.player, w->now);
     } else if (w->kind == EO__W_POOL_CREATE) {
         eo__pool_info pi;
         json_t *o = NULL;

@@ -804,7 +804,7 @@ static eo_engine *commitfail_engine(const char *db)
 
 typedef struct wcall {
     eo__wreq w;
-    json_t *body;
+    eo_round_request round; /* decoded as the HTTP threads do */
     atomic_int done;
 } wcall;
 
@@ -820,11 +820,13 @@ static void wcall_submit(eo__writer *wr, wcall *c, const char *id)
     snprintf(text, sizeof text,
              "{\"id\":\"%s\",\"winner\":\"A\",\"A\":[\"%s-a\"],\"B\":[\"%s-b\"]}", id, id, id);
     memset(c, 0, sizeof *c);
-    c->body = json_loads(text, 0, NULL);
-    assert_non_null(c->body);
+    json_t *body = json_loads(text, 0, NULL);
+    assert_non_null(body);
+    assert_int_equal(eo_round_request_from_json(body, &c->round, NULL), 0);
+    json_decref(body);
     c->w.kind = EO__W_ROUND;
     snprintf(c->w.pool, sizeof c->w.pool, "arena");
-    c->w.body = c->body;
+    c->w.u.round = &c->round;
     c->w.now = 1763800000;
     c->w.done = wcall_done;
     c->w.done_ctx = c;
@@ -842,7 +844,7 @@ static int wcall_wait(wcall *c)
     for (int i = 0; i < 10000 && !atomic_load(&c->done); i++)
         nap();
     assert_true(atomic_load(&c->done));
-    json_decref(c->body);
+    eo_round_request_free(&c->round);
     free(c->w.resp);
     return c->w.status;
 }
