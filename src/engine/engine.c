@@ -144,7 +144,7 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
 }
 
 /* Folds the pool again from what the store holds now. */
-static int reload(eo_engine *e, eo__epool *p, eo_engine_error *err)
+static int reload(eo_engine *e, eo__stored_pool *p, eo_engine_error *err)
 {
     eo_pool_row row;
     int rc = eo_store_pool_get(e->store, p->name, &row);
@@ -163,7 +163,7 @@ static int reload(eo_engine *e, eo__epool *p, eo_engine_error *err)
 
 int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool)
 {
-    eo__epool *np = eo__grow(e->pools, &e->cap, e->npools + 1, sizeof *np);
+    eo__stored_pool *np = eo__grow(e->pools, &e->cap, e->npools + 1, sizeof *np);
     if (np == NULL)
         return EO_ENOMEM;
     e->pools = np;
@@ -172,7 +172,7 @@ int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool)
     if (copy == NULL)
         return EO_ENOMEM;
     memcpy(copy, name, n + 1);
-    eo__epool *p = &e->pools[e->npools++];
+    eo__stored_pool *p = &e->pools[e->npools++];
     memset(p, 0, sizeof *p);
     p->id = id;
     p->name = copy;
@@ -247,7 +247,7 @@ eo_store *eo_engine_store(eo_engine *e)
     return e != NULL ? e->store : NULL;
 }
 
-static eo__epool *find_entry(const eo_engine *e, const char *name)
+static eo__stored_pool *find_entry(const eo_engine *e, const char *name)
 {
     for (size_t i = 0; i < e->npools; i++)
         if (strcmp(e->pools[i].name, name) == 0)
@@ -255,9 +255,9 @@ static eo__epool *find_entry(const eo_engine *e, const char *name)
     return NULL;
 }
 
-eo__epool *eo__engine_find(eo_engine *e, const char *name)
+eo__stored_pool *eo__engine_find(eo_engine *e, const char *name)
 {
-    eo__epool *p = find_entry(e, name);
+    eo__stored_pool *p = find_entry(e, name);
     /* Inside a batch a reload sees the batch's uncommitted writes. With isolation that is what
      * memory must hold (every call either kept or undone in the store); without it a later
      * failure could undo them, so the reload waits for the batch's end. A pool reloaded inside
@@ -269,12 +269,11 @@ eo__epool *eo__engine_find(eo_engine *e, const char *name)
     return p;
 }
 
-int eo__engine_target(eo_engine *e, const char *name, eo__epool **out, eo_engine_error *err)
+int eo__engine_target(eo_engine *e, const char *name, eo__stored_pool **out, eo_engine_error *err)
 {
-    eo__epool *p = eo__engine_find(e, name);
+    eo__stored_pool *p = eo__engine_find(e, name);
     if (p == NULL)
-        return eo_engine_fail(err, EO_OP_ANY, EO_ENOTFOUND, "", "no pool \"%.60s\"",
-                              name);
+        return eo_engine_fail(err, EO_OP_ANY, EO_ENOTFOUND, "", "no pool \"%.60s\"", name);
     if (p->pool == NULL)
         return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
                               "pool \"%.60s\" could not be reloaded from the store", name);
@@ -286,7 +285,7 @@ const eo_pool *eo_engine_pool(const eo_engine *e, const char *name)
 {
     if (e == NULL || name == NULL)
         return NULL;
-    const eo__epool *p = find_entry(e, name);
+    const eo__stored_pool *p = find_entry(e, name);
     return p != NULL ? p->pool : NULL;
 }
 
@@ -308,7 +307,7 @@ int eo_engine_begin(eo_engine *e)
 static void restore(eo_engine *e)
 {
     for (size_t i = e->npools; i-- > 0;) {
-        eo__epool *p = &e->pools[i];
+        eo__stored_pool *p = &e->pools[i];
         if (p->created) {
             drop_at(e, i);
             continue;
@@ -363,7 +362,7 @@ int eo_engine_commit(eo_engine *e)
 
 /* Notes that the open batch wrote @p id's row in pool @p p (@p row NULL: deleted it); a note
  * that cannot be kept marks the record lost (eo_engine_written_each() then says so). */
-static void note_written(eo_engine *e, const eo__epool *p, const char *id,
+static void note_written(eo_engine *e, const eo__stored_pool *p, const char *id,
                          const eo_player_row *row)
 {
     size_t len = strlen(id) + 1;
@@ -452,7 +451,7 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err)
  * noted forgotten, @p changed folded again from the store. 0, or EO_EIO when the store could
  * not go back (the batch then cannot commit). A pool that cannot be folded again is left
  * unusable (NULL), as after a failed commit, and eo__engine_find() retries. */
-static int undo_call(eo_engine *e, eo__epool *changed)
+static int undo_call(eo_engine *e, eo__stored_pool *changed)
 {
     if (eo_store_rollback_to(e->store) != 0)
         return EO_EIO;
@@ -466,7 +465,7 @@ static int undo_call(eo_engine *e, eo__epool *changed)
     return 0;
 }
 
-int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *changed,
+int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__stored_pool *changed,
                       eo_engine_error *err)
 {
     bool isolated = !own && e->in_batch && e->isolate && !e->batch_failed;
@@ -491,7 +490,7 @@ int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *c
     return 0;
 }
 
-int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int64_t now)
+int eo__engine_put_player(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now)
 {
     eo_rating_view v;
     if (eo_pool_lookup(p->pool, id, now, &v) == EO_ENOTFOUND) {

@@ -92,12 +92,12 @@ int eo_engine_pool_create_config(eo_engine *e, const char *name, const eo_pool_c
 }
 
 /* The pool of an admin edit and the player's id, checked. */
-static int edit_target(eo_engine *e, const char *pool, const char *player, eo__epool **out,
+static int edit_target(eo_engine *e, const char *pool, const char *player, eo__stored_pool **out,
                        eo_engine_error *err)
 {
     if (e == NULL || pool == NULL)
         return eo_engine_fail(err, EO_OP_EDIT, EO_EINTERNAL, "", "missing argument");
-    eo__epool *p = NULL;
+    eo__stored_pool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
@@ -112,7 +112,7 @@ static int edit_target(eo_engine *e, const char *pool, const char *player, eo__e
 
 /* Logs the edit, applies it (set when @p set: mean @p rating, deviation @p sigma or < 0 to keep
  * it) and writes the player's row. */
-static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double rating,
+static int edit(eo_engine *e, eo__stored_pool *p, const char *player, bool set, double rating,
                 double sigma, int64_t now, eo_engine_error *err)
 {
     json_t *body = json_pack("{s:s}", "player", player);
@@ -138,7 +138,7 @@ static int edit(eo_engine *e, eo__epool *p, const char *player, bool set, double
         return rc;
     }
     bool mutated = true; /* from the log append on, memory and store must move together */
-    eo__epool *changed = NULL;
+    eo__stored_pool *changed = NULL;
     p->touched = true;
     rc = eo_store_log_append(e->store, p->id, set ? EO_LOG_SET : EO_LOG_RESET, NULL, text, NULL,
                              now, NULL);
@@ -164,7 +164,7 @@ int eo_engine_set_rating(eo_engine *e, const char *pool, const char *player, dou
 {
     if (err != NULL)
         memset(err, 0, sizeof *err);
-    eo__epool *p = NULL;
+    eo__stored_pool *p = NULL;
     int rc = edit_target(e, pool, player, &p, err);
     if (rc)
         return rc;
@@ -184,7 +184,7 @@ int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, i
 {
     if (err != NULL)
         memset(err, 0, sizeof *err);
-    eo__epool *p = NULL;
+    eo__stored_pool *p = NULL;
     int rc = edit_target(e, pool, player, &p, err);
     if (rc)
         return rc;
@@ -193,7 +193,7 @@ int eo_engine_reset_player(eo_engine *e, const char *pool, const char *player, i
 
 typedef struct archive_ctx {
     eo_engine *e;
-    const eo__epool *p;
+    const eo__stored_pool *p;
     const char *season;
     int64_t count;
 } archive_ctx;
@@ -209,7 +209,7 @@ static int archive_one(void *ctx, const char *id, const eo_rating_view *v)
 
 typedef struct rewrite_ctx {
     eo_engine *e;
-    const eo__epool *p;
+    const eo__stored_pool *p;
     int64_t now;
 } rewrite_ctx;
 
@@ -227,7 +227,7 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
         memset(err, 0, sizeof *err);
     if (e == NULL || pool == NULL)
         return eo_engine_fail(err, EO_OP_SEASON, EO_EINTERNAL, "", "missing argument");
-    eo__epool *p = NULL;
+    eo__stored_pool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
@@ -300,7 +300,7 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
         *records = 0;
     if (e == NULL || pool == NULL || (v == NULL && n > 0))
         return eo_engine_fail(err, EO_OP_REFIT, EO_EINTERNAL, "", "missing argument");
-    eo__epool *p = NULL;
+    eo__stored_pool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;

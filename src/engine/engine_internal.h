@@ -6,13 +6,15 @@
 
 #include "evenodds/eo_engine.h"
 
-typedef struct eo__epool {
+/* A pool as the engine keeps it: the store's row (id, name) beside the core's eo_pool folded
+ * from the pool's log. (The service's published view of a pool is eo__pool_facts.) */
+typedef struct eo__stored_pool {
     int64_t id;          /* the store's pool id */
     char *name;          /* owned */
     eo_pool *pool;       /* owned; NULL while a reload after a failed batch has not succeeded */
     bool touched;        /* changed by the open batch */
     bool created;        /* created by the open batch */
-} eo__epool;
+} eo__stored_pool;
 
 /* A player row written by the open or last committed batch: the pool's index, the offset of
  * the id in eo_engine.written_ids, and the row (deleted: the row was deleted). */
@@ -25,7 +27,7 @@ typedef struct eo__written {
 
 struct eo_engine {
     eo_store *store;
-    eo__epool *pools;
+    eo__stored_pool *pools;
     size_t npools, cap;
     bool in_batch;       /* a store transaction is open */
     bool batch_failed;   /* memory and store may disagree: the batch can only roll back */
@@ -49,11 +51,11 @@ struct eo_engine {
 
 /* The pool entry by name, or NULL. A broken entry (pool NULL) is reloaded first; if that fails
  * it is returned as is and the caller answers 500. */
-eo__epool *eo__engine_find(eo_engine *e, const char *name);
+eo__stored_pool *eo__engine_find(eo_engine *e, const char *name);
 
 /* The usable pool named @p name for an operation: 0 and *out, or 404 unknown_pool, or 500
  * storage when it could not be reloaded (err filled). */
-int eo__engine_target(eo_engine *e, const char *name, eo__epool **out, eo_engine_error *err);
+int eo__engine_target(eo_engine *e, const char *name, eo__stored_pool **out, eo_engine_error *err);
 
 /* Starts the transaction of one operation: joins the open batch (*own = false; in a batch
  * with isolation on, behind a savepoint) or opens a transaction of its own (*own = true).
@@ -67,13 +69,13 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err);
  * whose memory may have changed, or NULL) is folded again from what the store now holds, so
  * the rest of the batch goes on; otherwise, or when that fails, the batch is marked failed.
  * Returns the final code. */
-int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__epool *changed,
+int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__stored_pool *changed,
                       eo_engine_error *err);
 
 /* Adds a pool to the table (takes @p pool). */
 int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool);
 
 /* Writes the player's row as the pool now shows it (deleted if the pool does not know him). */
-int eo__engine_put_player(eo_engine *e, const eo__epool *p, const char *id, int64_t now);
+int eo__engine_put_player(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now);
 
 #endif

@@ -140,7 +140,7 @@ static int build_response(const eo_model_ctx *model, const eo_round *r,
 }
 
 /* A round id already in the log: the same content answers as before, other content conflicts. */
-static int replay(eo_engine *e, const eo__epool *p, const char *round_id, const char *canon,
+static int replay(eo_engine *e, const eo__stored_pool *p, const char *round_id, const char *canon,
                   char **response, int *replayed, eo_engine_error *err)
 {
     char *body = NULL, *resp = NULL;
@@ -167,7 +167,7 @@ static int replay(eo_engine *e, const eo__epool *p, const char *round_id, const 
 }
 
 /* 422 out_of_range for a round eo_pool_apply_checked() refused at member @p bad. */
-static int out_of_range(const eo__epool *p, const eo_round *r, size_t bad,
+static int out_of_range(const eo__stored_pool *p, const eo_round *r, size_t bad,
                         const eo_member_result *m, eo_engine_error *err)
 {
     const eo_model_ctx *model = eo_pool_model(p->pool);
@@ -190,7 +190,7 @@ static int out_of_range(const eo__epool *p, const eo_round *r, size_t bad,
 
 /* The new round: model, answer, log entry, player rows. Any failure after the model has rated
  * it leaves memory and store apart: the caller undoes the call or fails the batch. */
-static int apply_new(eo_engine *e, eo__epool *p, const eo_round *r, const char *canon,
+static int apply_new(eo_engine *e, eo__stored_pool *p, const eo_round *r, const char *canon,
                      int64_t now, char **response, bool *mutated, eo_engine_error *err)
 {
     eo_round_result res;
@@ -232,7 +232,7 @@ int eo_engine_round_request(eo_engine *e, const char *pool, const eo_round_reque
     if (e == NULL || pool == NULL || q == NULL || q->canon == NULL || response == NULL ||
         replayed == NULL)
         return eo_engine_fail(err, EO_OP_ROUND, EO_EINTERNAL, "", "missing argument");
-    eo__epool *p = NULL;
+    eo__stored_pool *p = NULL;
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
@@ -269,7 +269,7 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
         *replayed = 0;
     if (e == NULL || pool == NULL || round == NULL)
         return eo_engine_fail(err, EO_OP_ROUND, EO_EINTERNAL, "", "missing argument");
-    eo__epool *p = NULL; /* an unknown pool is told before a bad round */
+    eo__stored_pool *p = NULL; /* an unknown pool is told before a bad round */
     int rc = eo__engine_target(e, pool, &p, err);
     if (rc)
         return rc;
