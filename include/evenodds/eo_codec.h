@@ -119,6 +119,36 @@ int eo_round_request_from_json(const json_t *obj, eo_round_request *out, eo_roun
 /** Releases what @p q holds and zeroes it. NULL is a no-op. */
 void eo_round_request_free(eo_round_request *q);
 
+/* ---- Service answers (src/codec/answer_text.c) -------------------------------------------- */
+
+/**
+ * The answer to a rated round: {"round":id,"players":[{"id","rating","delta","expected",
+ * ["k",]["mu","sigma",]"rounds","visible"},…]} for @p n members @p m (A's then B's), "k" for
+ * the Elo models (@p deviation false), "mu" and "sigma" for the models with a deviation; the
+ * display values as integers when @p integer. Reals with at most 9 decimals (trailing zeros
+ * dropped), %.17g from 1e9 on. *out is malloc'd. Returns 0, EO_ENOMEM, or EO_EINVAL for a
+ * non-finite value (no JSON can hold it).
+ */
+int eo_round_answer_text(const char *round_id, const eo_member_result *m, size_t n, bool integer,
+                         bool deviation, char **out);
+
+/* Answer documents (src/codec/answer_json.c): new references, NULL when out of memory. */
+
+/** {"pool","rounds","players","visible_players","brier_all","brier_recent","balance_recent"}
+ *  of eo_pool_get_quality(), null for a figure without a value yet. */
+json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q);
+/** {"pool","by","units","maps":[{"map","plays","a_wins","b_wins","draws","a_win_rate","bias",
+ *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p pool named @p name, sorted by map
+ *  (then size bucket, then mode); "units" "mu" for the Gaussian models, else "logit". */
+json_t *eo_maps_to_json(const char *name, const eo_pool *pool);
+/** {"season","players","at"}: a season ended. */
+json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at);
+/** {"players","records","upto"}: a refit applied. */
+json_t *eo_refit_answer_to_json(size_t players, size_t records, int64_t upto);
+/** {"error":{"code","message"[,"field"]}}: every error body of the service; "field" only when
+ *  @p field is a non-empty string. */
+json_t *eo_error_to_json(const char *code, const char *message, const char *field);
+
 /* ---- The refit record: a logged admin edit carrying fitted states ------------------------ */
 
 /** Most players in one refit record. A refit of more players is logged as several records in
@@ -413,6 +443,11 @@ json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_r
  *  cap on its nesting depth (objects and arrays; the top object is level 1). */
 #define EO_REQUEST_BODY_MAX ((size_t)1 << 20)
 #define EO_REQUEST_DEPTH_MAX 32
+/** Most objects and arrays in one request body (a round of EO_PLAYERS_MAX member objects, with
+ *  room to spare), and most values (members and elements): what a body's tree may cost is
+ *  bounded by these, not only by its length (docs/ROUNDS.md "Other request bodies"). */
+#define EO_REQUEST_CONTAINERS_MAX 4096
+#define EO_REQUEST_VALUES_MAX 262144
 
 /**
  * A request error for the service's error body {"error":{"code","message","field"}}, with the
@@ -431,7 +466,8 @@ typedef struct eo_request_error {
  * The one parser of the service's request bodies, with the limits docs/ROUNDS.md states ("Other
  * request bodies of the service"): at most @p max_len bytes (else EO_ELIMIT,
  * "body_too_large", 413); no NUL byte, nested at most @p max_depth levels (the top object is
- * level 1; brackets inside strings are text, not levels), valid JSON with no duplicate keys
+ * level 1; brackets inside strings are text, not levels), at most EO_REQUEST_CONTAINERS_MAX
+ * objects and arrays and EO_REQUEST_VALUES_MAX values, valid JSON with no duplicate keys
  * (else EO_EPARSE, "invalid_json", 400); a JSON object at the top (else EO_EINVAL,
  * "invalid_request", 400). The depth is counted on the text before any tree is built. On
  * success *out is a new reference; on failure *out is NULL and @p err (may be NULL) says why

@@ -27,20 +27,26 @@ static int fail(eo_request_error *err, int rc, const char *code, const char *fie
     return rc;
 }
 
-/* One pass over the text before jansson sees it: the offset of the first NUL byte, or of the
- * bracket that opens level max_depth + 1 (outside strings: a bracket inside a string is text),
- * or len when there is neither. *deep says which. On valid JSON the count is exact; on invalid
- * JSON it may be off, but jansson refuses that text anyway, so the answer is invalid_json
- * either way. Scanning first keeps a deep body from costing a tree. */
-static size_t scan(const char *body, size_t len, int max_depth, bool *deep)
+/* What one pass over a body's text found (scan()). */
+typedef enum { SCAN_OK, SCAN_NUL, SCAN_DEEP, SCAN_CONTAINERS, SCAN_VALUES } scan_result;
+
+/* One pass over the text before jansson sees it: a NUL byte, the bracket that opens level
+ * max_depth + 1, or more containers (objects and arrays) or values than a tree may cost
+ * (EO_REQUEST_CONTAINERS_MAX, EO_REQUEST_VALUES_MAX: a body of `[{},{},…]` would make a
+ * tree fifty times its size), all counted outside strings (a bracket in a string is text).
+ * *at gets the offset where it stopped. Values are bounded by containers plus commas. On valid
+ * JSON the counts are exact; on invalid JSON they may be off, but jansson refuses that text
+ * anyway, so the answer is invalid_json either way. */
+static scan_result scan(const char *body, size_t len, int max_depth, size_t *at)
 {
     bool in_string = false;
     long depth = 0;
-    *deep = false;
+    size_t containers = 0, values = 0;
     for (size_t i = 0; i < len; i++) {
         char c = body[i];
+        *at = i;
         if (c == '\0')
-            return i;
+            return SCAN_NUL;
         if (in_string) {
             if (c == '\\' && i + 1 < len && body[i + 1] != '\0')
                 i++; /* the escaped byte is text (an escaped NUL is still found above) */
@@ -49,15 +55,20 @@ static size_t scan(const char *body, size_t len, int max_depth, bool *deep)
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > max_depth) {
-                *deep = true;
-                return i;
-            }
+            if (++depth > max_depth)
+                return SCAN_DEEP;
+            if (++containers > EO_REQUEST_CONTAINERS_MAX)
+                return SCAN_CONTAINERS;
+            if (++values > EO_REQUEST_VALUES_MAX)
+                return SCAN_VALUES;
         } else if (c == ']' || c == '}') {
             depth--;
+        } else if (c == ',' && ++values > EO_REQUEST_VALUES_MAX) {
+            return SCAN_VALUES;
         }
     }
-    return len;
+    *at = len;
+    return SCAN_OK;
 }
 
 int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth, json_t **out,
@@ -71,13 +82,21 @@ int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth
                     max_len);
     if (body == NULL || len == 0)
         return fail(err, EO_EPARSE, "invalid_json", "", "empty body");
-    bool deep;
-    size_t at = scan(body, len, max_depth, &deep);
-    if (at < len && deep)
+    size_t at = 0;
+    switch (scan(body, len, max_depth, &at)) {
+    case SCAN_OK: break;
+    case SCAN_NUL: return fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
+    case SCAN_DEEP:
         return fail(err, EO_EPARSE, "invalid_json", "",
                     "nested deeper than %d levels (at offset %zu)", max_depth, at);
-    if (at < len)
-        return fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
+    case SCAN_CONTAINERS:
+        return fail(err, EO_EPARSE, "invalid_json", "",
+                    "more than %d objects and arrays (at offset %zu)",
+                    EO_REQUEST_CONTAINERS_MAX, at);
+    case SCAN_VALUES:
+        return fail(err, EO_EPARSE, "invalid_json", "", "more than %d values (at offset %zu)",
+                    EO_REQUEST_VALUES_MAX, at);
+    }
     json_error_t jerr;
     /* Any JSON value parses, so that a valid non-object is told so (invalid_request). */
     json_t *v = json_loadb(body, len, EO_JSON_DECODE_FLAGS | JSON_DECODE_ANY, &jerr);

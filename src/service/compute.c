@@ -94,7 +94,7 @@ int eo__compute_submit(eo__compute *c, eo__job *j)
     }
     pthread_mutex_unlock(&c->mu);
     if (rc != 0)
-        atomic_fetch_add_explicit(&c->m->compute_rejected, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->m->refused[EO__BUSY_COMPUTE], 1, memory_order_relaxed);
     return rc;
 }
 

@@ -47,8 +47,7 @@ typedef struct req {
     size_t len, cap;
     size_t held;      /* bytes counted in svc->body_held for this request */
     bool has_early;
-    bool too_large;
-    bool over_budget;
+    bool quiet;       /* answered from the headers (no key, no route, bad framing): debug log */
     bool have_busy;
     bool late; /* began after the drain started: may not park */
     atomic_int state;
@@ -228,15 +227,51 @@ static bool parse_size(const char *s, unsigned long long *out)
 /* The framing headers of a request, counted. */
 typedef struct framing {
     unsigned content_length, transfer_encoding, host;
-    const char *te; /* the Transfer-Encoding value */
+    const char *te;  /* the Transfer-Encoding value */
+    bool bad_name;   /* a header name with a character no name may hold */
 } framing;
+
+/* RFC 9110 §5.1: a field name is a token. libmicrohttpd 0.9.75 keeps whitespace before the
+ * colon, and an obs-fold continuation, in the name: such a name hides a framing header from
+ * this service while a proxy in front may honour it, so the request is refused. */
+static bool token(const char *s)
+{
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+    if (*s == '\0')
+        return false;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alnum && (c == '\0' || strchr(extra, c) == NULL))
+            return false;
+    }
+    return true;
+}
+
+/* Whether @p key is one of the framing headers with more after it: libmicrohttpd 0.9.75
+ * appends an obs-fold continuation line to the header's name ("Transfer-Encoding: gz\r\n ip"
+ * gives the name "Transfer-Encodingip"), hiding the header from us while an intermediary that
+ * unfolds sees it; RFC 9112 §5.2 lets a server refuse folding. */
+static bool folded_framing(const char *key)
+{
+    static const char *const names[] = {MHD_HTTP_HEADER_CONTENT_LENGTH,
+                                        MHD_HTTP_HEADER_TRANSFER_ENCODING, MHD_HTTP_HEADER_HOST};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncasecmp(key, names[i], n) == 0 && key[n] != '\0')
+            return true;
+    }
+    return false;
+}
 
 static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                     const char *value)
 {
     framing *f = cls;
     (void)kind;
-    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+    if (!token(key) || folded_framing(key))
+        f->bad_name = true;
+    else if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
         f->content_length++;
     else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
         f->host++;
@@ -253,16 +288,26 @@ static int framing_error(struct MHD_Connection *conn, const char *version, eo__a
 {
     framing f = {0};
     const char *why = NULL;
+    bool v10 = strcmp(version, MHD_HTTP_VERSION_1_0) == 0;
+    if (!v10 && strcmp(version, MHD_HTTP_VERSION_1_1) != 0) {
+        eo__answer_error(a, 505, "invalid_http", "only HTTP/1.0 and HTTP/1.1 are served", NULL);
+        return 1;
+    }
     MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &f);
-    if (f.content_length > 1)
+    if (f.bad_name)
+        why = "a header name with whitespace or another character a name may not hold, or a "
+              "folded framing header";
+    else if (f.content_length > 1)
         why = "more than one Content-Length header";
     else if (f.content_length && f.transfer_encoding)
         why = "both Content-Length and Transfer-Encoding";
+    else if (f.transfer_encoding && v10)
+        why = "Transfer-Encoding in an HTTP/1.0 request";
     else if (f.transfer_encoding > 1 || (f.te && strcasecmp(f.te, "chunked") != 0))
         why = "a Transfer-Encoding other than chunked";
     else if (f.host > 1)
         why = "more than one Host header";
-    else if (f.host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
+    else if (f.host == 0 && !v10)
         why = "an HTTP/1.1 request without a Host header";
     if (why == NULL)
         return 0;
@@ -277,6 +322,8 @@ static bool hold(req *r, size_t n)
     size_t before = atomic_fetch_add(&svc->body_held, n);
     if (before + n > svc->cfg.body_budget) {
         atomic_fetch_sub(&svc->body_held, n);
+        atomic_fetch_add_explicit(&svc->metrics.refused[EO__BUSY_BODIES], 1,
+                                  memory_order_relaxed);
         return false;
     }
     r->held += n;
@@ -304,14 +351,23 @@ static int check_head(req *r, const char *version, bool *has_body, eo__answer *a
                                                MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
     bool cl_ok = !clh || parse_size(clh, &cl);
     *has_body = chunked || cl > 0 || !cl_ok;
-    if (framing_error(conn, version, a) || eo__route_check(&r->call, a))
+    if (framing_error(conn, version, a)) {
+        *has_body = true; /* whatever follows is not read: the connection closes after */
         return 1;
+    }
+    if (eo__route_check(&r->call, a))
+        return 1;
+    if (*has_body && eo__routes[r->m.route].body == EO__BODY_NONE) {
+        /* Before anything is held: a route without a body (some need no key) must not let a
+         * client hold the bodies' budget. */
+        eo__answer_error(a, 413, "body_too_large", "this route takes no request body", NULL);
+        return 1;
+    }
     if (!cl_ok) {
         eo__answer_error(a, 400, "invalid_http", "a malformed Content-Length header", NULL);
         return 1;
     }
     if (cl > svc->cfg.body_max) {
-        r->too_large = true;
         eo__answer_error(a, 413, "body_too_large", "the request body exceeds the limit", NULL);
         return 1;
     }
@@ -359,6 +415,7 @@ static enum MHD_Result on_headers(struct eo_service *svc, struct MHD_Connection 
     eo__answer a;
     if (!check_head(r, version, &has_body, &a))
         return MHD_YES;
+    r->quiet = true;
     if (has_body) /* answered before the body: libmicrohttpd reads none and closes after */
         return send_answer(r, &a);
     r->early = a; /* nothing to read: answered on the next callback, keeping the connection */
@@ -371,25 +428,20 @@ static enum MHD_Result on_upload(req *r, const char *data, size_t n)
 {
     size_t body_max = r->svc->cfg.body_max;
     eo__gconn_body(r->gc, n);
-    if (r->too_large || r->over_budget)
-        return MHD_YES; /* read and dropped; answered once it ended */
-    if (r->len + n > body_max) {
-        r->too_large = true;
-        r->len = 0;
-        return MHD_YES;
-    }
+    /* A body that passes the limit or the budget while it arrives (chunked) cannot be
+     * answered in the middle (libmicrohttpd 0.9.75): the connection is closed. */
+    if (r->len + n > body_max)
+        return MHD_NO;
     if (r->len + n + 1 > r->cap) {
         size_t ncap = r->cap ? r->cap : 1024;
         while (ncap < r->len + n + 1)
             ncap *= 2;
         if (ncap > body_max + 1)
             ncap = body_max + 1;
-        /* A body of announced length is held already; one sent in chunks grows its hold. */
-        if (ncap > r->held && !hold(r, ncap - r->held)) {
-            r->over_budget = true;
-            r->len = 0;
-            return MHD_YES;
-        }
+        /* A body of announced length is held already; one sent in chunks grows its hold
+         * (the terminating NUL is the service's, not counted). */
+        if (ncap - 1 > r->held && !hold(r, ncap - 1 - r->held))
+            return MHD_NO;
         char *nb = realloc(r->body, ncap);
         if (!nb)
             return MHD_NO;
@@ -419,6 +471,9 @@ static enum MHD_Result park(req *r, eo__run run)
         r->call.w.done = writer_done;
         r->call.w.done_ctx = r;
         rc = eo__writer_submit(svc->writer, &r->call.w);
+        if (rc != 0 && !atomic_load(&svc->draining))
+            atomic_fetch_add_explicit(&svc->metrics.refused[EO__BUSY_WRITER], 1,
+                                      memory_order_relaxed);
     } else {
         r->job.run = job_run;
         r->job.done = job_done;
@@ -458,14 +513,6 @@ static enum MHD_Result on_body_done(req *r)
         r->has_early = false;
         a = r->early;
         r->early.body = NULL;
-        return send_answer(r, &a);
-    }
-    if (r->too_large) {
-        eo__answer_error(&a, 413, "body_too_large", "the request body exceeds the limit", NULL);
-        return send_answer(r, &a);
-    }
-    if (r->over_budget) {
-        overloaded(&a, "too many request bodies in memory; retry later");
         return send_answer(r, &a);
     }
     eo__gconn_phase(r->gc, EO__PH_SERVICE);
@@ -522,7 +569,11 @@ static void client_addr(struct MHD_Connection *conn, char *buf, size_t cap)
 static void log_request(struct eo_service *svc, struct MHD_Connection *conn, const req *r,
                         double dur, enum MHD_RequestTerminationCode toe)
 {
-    int level = r->status >= 500 ? EO_LOG_WARN : r->status ? EO_LOG_INFO : EO_LOG_DEBUG;
+    /* A request refused from its headers alone (no key, no route, bad framing) is logged at
+     * debug: a scanner's flood must not become a log flood; /metrics counts them. */
+    int level = r->status >= 500                ? EO_LOG_WARN
+                : r->status != 0 && !r->quiet ? EO_LOG_INFO
+                                              : EO_LOG_DEBUG;
     if (!svc->log.f || level < svc->log.level)
         return;
     char remote[80];

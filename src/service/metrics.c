@@ -129,12 +129,18 @@ static void render_connections(eo__buf *t, eo__metrics *m)
                    "pool.\n# TYPE evenodds_compute_queue_depth gauge\n"
                    "evenodds_compute_queue_depth %zu\n",
                    atomic_load_explicit(&m->compute_depth, memory_order_relaxed));
-    eo__buf_printf(
-        t,
-        "# HELP evenodds_compute_rejected_total Heavy requests refused (503) because the "
-        "compute queue was full.\n# TYPE evenodds_compute_rejected_total counter\n"
-        "evenodds_compute_rejected_total %llu\n",
-        (unsigned long long)ld(&m->compute_rejected));
+    static const char *const busy[EO__BUSY_COUNT] = {"writer_queue", "compute_queue",
+                                                     "body_budget", "refits"};
+    eo__buf_printf(t, "# HELP evenodds_requests_refused_total Requests answered 503 overloaded, "
+                      "by what was full.\n# TYPE evenodds_requests_refused_total counter\n");
+    for (int i = 0; i < EO__BUSY_COUNT; i++)
+        eo__buf_printf(t, "evenodds_requests_refused_total{reason=\"%s\"} %llu\n", busy[i],
+                       (unsigned long long)ld(&m->refused[i]));
+    if (m->body_held)
+        eo__buf_printf(t, "# HELP evenodds_body_bytes_held Request body bytes held in memory "
+                          "against --body-budget.\n# TYPE evenodds_body_bytes_held gauge\n"
+                          "evenodds_body_bytes_held %zu\n",
+                       atomic_load_explicit(m->body_held, memory_order_relaxed));
 }
 
 int eo__metrics_render(eo__metrics *m, char **out, size_t *len)

@@ -180,10 +180,7 @@ void eo__answer_json(eo__answer *a, int status, json_t *v)
 void eo__answer_error(eo__answer *a, int status, const char *code, const char *message,
                       const char *field)
 {
-    json_t *e = json_pack("{s:s,s:s}", "code", code, "message", message ? message : "");
-    if (e && field && field[0])
-        json_object_set_new(e, "field", json_string(field));
-    eo__answer_json(a, status, e ? json_pack("{s:o}", "error", e) : NULL);
+    eo__answer_json(a, status, eo_error_to_json(code, message, field));
 }
 
 static int64_t wall_now(void)
@@ -949,6 +946,8 @@ static eo__run h_refit_post(eo__call *c, eo__answer *a)
         a->retry_after = "1";
         eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
     } else if (rc == EO_ELIMIT) {
+        atomic_fetch_add_explicit(&c->svc->metrics.refused[EO__BUSY_REFITS], 1,
+                                  memory_order_relaxed);
         a->retry_after = "30";
         eo__answer_error(a, 503, "overloaded", "as many refits as the service allows are "
                          "running (serve --refit-max); retry later", NULL);
@@ -1071,6 +1070,8 @@ static eo__run h_rounds(eo__call *c, eo__answer *a)
     }
     c->work = q;
     c->work_free = round_request_free;
+    json_decref(c->json); /* the decoded round is all the writer needs: the tree goes now */
+    c->json = NULL;
     writer_req(c, EO__W_ROUND, NULL);
     c->w.u.round = q;
     return EO__RUN_WRITER;
@@ -1144,6 +1145,8 @@ static eo__run h_pools_create(eo__call *c, eo__answer *a)
     }
     c->work = cfg;
     c->work_free = free;
+    json_decref(c->json); /* req.params pointed into it; the configuration is decoded */
+    c->json = NULL;
     c->w.kind = EO__W_POOL_CREATE;
     snprintf(c->w.pool, sizeof c->w.pool, "%s", req.name);
     c->w.u.create = cfg;

@@ -173,6 +173,11 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
         snprintf(err, errlen, "the service needs a database and a listen address");
         return EO_EINVAL;
     }
+    if (cfg->body_budget < cfg->body_max) {
+        snprintf(err, errlen, "--body-budget (%zu bytes) must hold at least one body of "
+                 "--max-body (%zu bytes)", cfg->body_budget, cfg->body_max);
+        return EO_EINVAL;
+    }
     struct eo_service *svc = calloc(1, sizeof *svc);
     if (!svc || eo__pools_init(&svc->pools) != 0) {
         free(svc);
@@ -189,6 +194,7 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
     eo__auth_init(&svc->auth, keys);
     eo__metrics_init(&svc->metrics);
     svc->metrics.inflight = &svc->inflight;
+    svc->metrics.body_held = &svc->body_held;
     atomic_init(&svc->draining, false);
     atomic_init(&svc->inflight, 0);
     atomic_init(&svc->closing, false);

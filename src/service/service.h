@@ -79,6 +79,8 @@ typedef struct eo__hist {
 /* Why a connection was refused at accept, or dropped later (guard.c); metric labels. */
 enum { EO__REFUSE_TOTAL, EO__REFUSE_ADDRESS, EO__REFUSE_COUNT };
 enum { EO__DROP_HEADERS, EO__DROP_BODY, EO__DROP_COUNT };
+/* What was full when a request got 503 "overloaded"; metric labels. */
+enum { EO__BUSY_WRITER, EO__BUSY_COMPUTE, EO__BUSY_BODIES, EO__BUSY_REFITS, EO__BUSY_COUNT };
 
 typedef struct eo__metrics {
     /* per route (eo__routes[] index), the last row for requests that matched none */
@@ -96,9 +98,10 @@ typedef struct eo__metrics {
     atomic_uint_fast64_t conn_accepted;
     atomic_uint_fast64_t conn_refused[EO__REFUSE_COUNT];
     atomic_uint_fast64_t conn_dropped[EO__DROP_COUNT];
-    /* the compute pool (compute.c) */
+    /* the compute pool (compute.c) and the requests refused for a full queue or budget */
     atomic_size_t compute_depth;
-    atomic_uint_fast64_t compute_rejected;
+    atomic_uint_fast64_t refused[EO__BUSY_COUNT];
+    const atomic_size_t *body_held; /* the service's bodies in memory, or NULL */
 } eo__metrics;
 
 void eo__metrics_init(eo__metrics *m);

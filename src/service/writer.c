@@ -66,6 +66,14 @@ static void set_error(eo__wreq *w, int rc)
     w->status = w->err.status;
 }
 
+/* The text of an answer document (its reference is taken); NULL when out of memory. */
+static char *dump(json_t *o)
+{
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
 static char *player_view(eo_engine *e, const char *pool, const char *player, int64_t now)
 {
     const eo_pool *p = eo_engine_pool(e, pool);
@@ -74,159 +82,88 @@ static char *player_view(eo_engine *e, const char *pool, const char *player, int
         return NULL;
     eo_pool_lookup(p, player, now, &v);
     const char *division = v.visible ? eo_pool_division(eo_pool_get_config(p), v.display) : NULL;
-    json_t *o = eo_rating_view_to_json(eo_pool_model(p), player, &v, division, true);
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return s;
+    return dump(eo_rating_view_to_json(eo_pool_model(p), player, &v, division, true));
 }
 
-static char *quality_json(eo_engine *e, const char *pool, int64_t now)
+
+/* The update of @p w through the engine; its answer text in w->resp when the engine writes it
+ * (a round's, logged with it). 0 or the failure's code (w->err filled). */
+static int update(eo__writer *wr, eo__wreq *w)
 {
-    const eo_pool *p = eo_engine_pool(e, pool);
+    int64_t players = 0;
+    size_t records = 0;
+    int rc = 0;
+    switch (w->kind) {
+    case EO__W_ROUND:
+        return eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp,
+                                       &w->replayed, &w->err);
+    case EO__W_SET:
+        return eo_engine_set_rating(wr->e, w->pool, w->u.edit.player, w->u.edit.rating,
+                                    w->u.edit.sigma, w->now, &w->err);
+    case EO__W_RESET:
+        return eo_engine_reset_player(wr->e, w->pool, w->u.edit.player, w->now, &w->err);
+    case EO__W_POOL_CREATE:
+        return eo_engine_pool_create_config(wr->e, w->pool, w->u.create, w->now, &w->err);
+    case EO__W_SEASON:
+        rc = eo_engine_season(wr->e, w->pool, w->u.season.name, w->u.season.f, w->u.season.s,
+                              w->now, &players, &w->err);
+        if (rc == 0)
+            w->resp = dump(eo_season_answer_to_json(w->u.season.name, players, w->now));
+        return rc;
+    case EO__W_REFIT:
+        rc = eo_engine_refit(wr->e, w->pool, w->u.refit.upto, w->u.refit.v, w->u.refit.n, w->now,
+                             &records, &w->err);
+        if (rc == 0)
+            w->resp = dump(eo_refit_answer_to_json(w->u.refit.n, records, w->u.refit.upto));
+        return rc;
+    case EO__W_QUALITY:
+    case EO__W_MAPS:
+        return 0;
+    }
+    return EO_EINTERNAL;
+}
+
+/* The answer of a successful @p w that the engine did not write: the player or pool as it is
+ * now, or the pool's figures. */
+static char *answer_of(eo__writer *wr, const eo__wreq *w)
+{
+    eo__pool_info pi;
     eo_pool_quality q;
-    if (!p)
-        return NULL;
-    eo_pool_get_quality(p, now, &q);
-#define NUM_OR_NULL(x) (isfinite(x) ? json_real(x) : json_null())
-    json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "pool", pool, "rounds",
-                          (json_int_t)q.rounds, "players", (json_int_t)q.players,
-                          "visible_players", (json_int_t)q.visible_players, "brier_all",
-                          NUM_OR_NULL(q.brier_all), "brier_recent", NUM_OR_NULL(q.brier_recent),
-                          "balance_recent", NUM_OR_NULL(q.balance_recent));
-#undef NUM_OR_NULL
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return s;
-}
-
-typedef struct maps_ctx {
-    json_t *arr;
-    bool with_mode; /* the pool keys by mode: every entry says its mode, null for none */
-} maps_ctx;
-
-static int add_map(void *ctx, const eo_bias_stats *st)
-{
-    maps_ctx *mc = ctx;
-    json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:o}", "map", st->map, "plays",
-                          (json_int_t)st->plays, "a_wins", (json_int_t)st->a_wins, "b_wins",
-                          (json_int_t)st->b_wins, "draws", (json_int_t)st->draws, "a_win_rate",
-                          isfinite(st->a_win_rate) ? json_real(st->a_win_rate) : json_null(),
-                          "bias", st->bias, "applied", st->applied, "uncertainty",
-                          isfinite(st->uncertainty) ? json_real(st->uncertainty) : json_null());
-    int bad = o == NULL;
-    if (!bad && st->size != NULL)
-        bad = json_object_set_new(o, "size", json_string(st->size)) != 0;
-    if (!bad && mc->with_mode)
-        bad = json_object_set_new(o, "mode", st->mode ? json_string(st->mode) : json_null()) != 0;
-    if (bad || json_array_append_new(mc->arr, o) != 0) {
-        json_decref(o);
-        return EO_ENOMEM;
+    const eo_pool *p = eo_engine_pool(wr->e, w->pool);
+    switch (w->kind) {
+    case EO__W_SET:
+    case EO__W_RESET: return player_view(wr->e, w->pool, w->u.edit.player, w->now);
+    case EO__W_POOL_CREATE:
+        return eo__pool_info_from_engine(wr->e, w->pool, &pi) == 0 ? dump(eo__pool_json(&pi))
+                                                                   : NULL;
+    case EO__W_QUALITY:
+        eo_pool_get_quality(p, w->now, &q);
+        return dump(eo_quality_to_json(w->pool, &q));
+    case EO__W_MAPS: return dump(eo_maps_to_json(w->pool, p));
+    default: return NULL;
     }
-    return 0;
-}
-
-/* {"pool","by","units","maps":[…]} sorted by map (then size bucket, then mode). */
-static char *maps_json(eo_engine *e, const char *pool)
-{
-    const eo_pool *p = eo_engine_pool(e, pool);
-    if (!p)
-        return NULL;
-    const eo_bias_config *bc = &eo_pool_get_config(p)->bias;
-    eo_model m = eo_pool_get_config(p)->model.model;
-    bool gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
-    json_t *arr = json_array();
-    maps_ctx ctx = {arr, bc->by == EO_BIAS_MAP_MODE};
-    if (arr == NULL || eo_bias_each(eo_pool_bias(p), add_map, &ctx) != 0) {
-        json_decref(arr);
-        return NULL;
-    }
-    json_t *o = json_pack("{s:s,s:s,s:s,s:o}", "pool", pool, "by", eo_bias_by_name(bc->by),
-                          "units", gaussian ? "mu" : "logit", "maps", arr);
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return s;
 }
 
 static void apply(eo__writer *wr, eo__wreq *w)
 {
-    int rc = 0;
     memset(&w->err, 0, sizeof w->err);
     w->resp = NULL;
     w->replayed = 0;
-    switch (w->kind) {
-    case EO__W_ROUND:
-        rc = eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp, &w->replayed,
-                                     &w->err);
-        w->status = 200;
-        break;
-    case EO__W_SET:
-        rc = eo_engine_set_rating(wr->e, w->pool, w->u.edit.player, w->u.edit.rating, w->u.edit.sigma, w->now,
-                                  &w->err);
-        w->status = 200;
-        break;
-    case EO__W_RESET:
-        rc = eo_engine_reset_player(wr->e, w->pool, w->u.edit.player, w->now, &w->err);
-        w->status = 200;
-        break;
-    case EO__W_POOL_CREATE:
-        rc = eo_engine_pool_create_config(wr->e, w->pool, w->u.create, w->now, &w->err);
-        w->status = 201;
-        break;
-    case EO__W_SEASON: {
-        int64_t players = 0;
-        rc = eo_engine_season(wr->e, w->pool, w->u.season.name, w->u.season.f, w->u.season.s, w->now, &players,
-                              &w->err);
-        w->status = 201;
-        if (rc == 0) {
-            json_t *o = json_pack("{s:s,s:I,s:I}", "season", w->u.season.name, "players",
-                                  (json_int_t)players, "at", (json_int_t)w->now);
-            w->resp = o ? json_dumps(o, JSON_COMPACT) : NULL;
-            json_decref(o);
-        }
-        break;
-    }
-    case EO__W_REFIT: {
-        size_t records = 0;
-        rc = eo_engine_refit(wr->e, w->pool, w->u.refit.upto, w->u.refit.v, w->u.refit.n, w->now, &records,
-                             &w->err);
-        w->status = 200;
-        if (rc == 0) {
-            json_t *o = json_pack("{s:I,s:I,s:I}", "players", (json_int_t)w->u.refit.n, "records",
-                                  (json_int_t)records, "upto", (json_int_t)w->u.refit.upto);
-            w->resp = o ? json_dumps(o, JSON_COMPACT) : NULL;
-            json_decref(o);
-        }
-        break;
-    }
-    case EO__W_QUALITY:
-    case EO__W_MAPS:
-        w->status = 200;
-        if (!eo_engine_pool(wr->e, w->pool)) {
-            rc = eo_engine_fail(&w->err, EO_OP_READ, EO_ENOTFOUND, "pool",
-                                "no pool of that name");
-        } else {
-            w->resp = w->kind == EO__W_QUALITY ? quality_json(wr->e, w->pool, w->now)
-                                               : maps_json(wr->e, w->pool);
-        }
-        break;
-    }
+    w->status = w->kind == EO__W_POOL_CREATE || w->kind == EO__W_SEASON ? 201 : 200;
+    int rc = 0;
+    if ((w->kind == EO__W_QUALITY || w->kind == EO__W_MAPS) && !eo_engine_pool(wr->e, w->pool))
+        rc = eo_engine_fail(&w->err, EO_OP_READ, EO_ENOTFOUND, "pool", "no pool of that name");
+    else
+        rc = update(wr, w);
+    if (rc == 0 && w->resp == NULL)
+        w->resp = answer_of(wr, w);
+    if (rc == 0 && w->resp == NULL)
+        rc = EO_ENOMEM;
     if (rc != 0) {
         free(w->resp);
         w->resp = NULL;
         set_error(w, rc);
-        return;
     }
-    if (w->kind == EO__W_SET || w->kind == EO__W_RESET) {
-        w->resp = player_view(wr->e, w->pool, w->u.edit.player, w->now);
-    } else if (w->kind == EO__W_POOL_CREATE) {
-        eo__pool_info pi;
-        json_t *o = NULL;
-        if (eo__pool_info_from_engine(wr->e, w->pool, &pi) == 0 && (o = eo__pool_json(&pi)))
-            w->resp = json_dumps(o, JSON_COMPACT);
-        json_decref(o);
-    }
-    if (!w->resp)
-        set_error(w, EO_ENOMEM);
 }
 
 static int collect_row(void *ctx, const char *pool, const char *id, const eo_player_row *row)
@@ -349,6 +286,16 @@ bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
     return ok;
 }
 
+/* Whether the batch changed the store: an update that succeeded and was not a replay. */
+static bool wrote(eo__wreq **batch, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
+            batch[i]->status < 400 && !batch[i]->replayed)
+            return true;
+    return false;
+}
+
 /* Runs one batch: applies, commits, publishes, answers. Returns the commit's code. */
 static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
 {
@@ -382,9 +329,13 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
     if (rc == 0)
         publish(wr, batch, k);
     eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
-    pthread_mutex_lock(&wr->mu);
-    set_health(wr, rc, "the last commit failed");
-    pthread_mutex_unlock(&wr->mu);
+    /* Only a commit that wrote something shows the store takes writes again: a batch of reads
+     * (quality, maps), of replays or of updates that all failed on their own writes nothing. */
+    if (rc != 0 || wrote(batch, k)) {
+        pthread_mutex_lock(&wr->mu);
+        set_health(wr, rc, "the last commit failed");
+        pthread_mutex_unlock(&wr->mu);
+    }
     for (size_t i = 0; i < k; i++)
         batch[i]->done(batch[i], batch[i]->done_ctx);
     return rc;

@@ -443,7 +443,7 @@ static void test_compute_pool(void **state)
     assert_int_equal(ok + busy, 4);
     assert_true(ok >= 1);
     if (busy > 0)
-        assert_true(e2e_metric(&s, "evenodds_compute_rejected_total") >= 1);
+        assert_true(e2e_metric(&s, "evenodds_requests_refused_total{reason=\"compute_queue\"}") >= 1);
     stop_clean(&s);
 }
 
@@ -631,10 +631,8 @@ static void test_body_rules(void **state)
     stop_clean(&s);
 }
 
-/* ---- review13: reproductions ---------------------------------------------------------------
- * The tests marked FAILING REPRODUCTION fail on the code they were written against: each
- * shows a defect found in review (the commit message lists them). The others pass and guard
- * what the review checked. */
+/* ---- found in review: each test below shows a defect the code once had, or guards what the
+ * review checked ------------------------------------------------------------------------------ */
 
 /* Teardown of the tests below: a failed assertion leaves their service running; this stops it
  * and removes its directory (a no-op after stop_clean). */
@@ -659,11 +657,9 @@ static char *round_from(const e2e_server *s, const char *src, const char *id)
     return a;
 }
 
-/* FAILING REPRODUCTION. A route that takes no body (GET /healthz: no key) accepts one: its
- * Content-Length is held against --body-budget and the body is read, so a keyless client holds
- * the whole budget (64 connections of 1 MiB at 1 KiB/s each fill the default one for ~17 min;
- * a chunked one for ever) and every keyed update gets 503. Such a request must be refused
- * before its body (or its body not held). */
+/* A route that takes no body (GET /healthz: no key) refuses one before reading it (413), so a
+ * keyless client cannot hold the bodies' budget (64 connections of 1 MiB at 1 KiB/s each once
+ * filled the default one for ~17 min; a chunked one for ever) and block every keyed update. */
 static void test_bodyless_route_holds_no_budget(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -709,9 +705,9 @@ static void test_bodyless_route_holds_no_budget(void **state)
     stop_clean(&s);
 }
 
-/* FAILING REPRODUCTION. A chunked body past --max-body is read and dropped until it ends: a
- * client that never ends it keeps the connection (and its hold of --max-body + 1 bytes) for
- * as long as it sends 1 KiB/s, past every deadline. It must be closed (or answered 413). */
+/* A chunked body past --max-body closes the connection (it cannot be answered in the middle):
+ * read and dropped until it ended, a client that never ended it kept the connection (and its
+ * hold) for as long as it sent 1 KiB/s, past every deadline. */
 static void test_chunked_past_max_body_closes(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -752,10 +748,9 @@ static void test_chunked_past_max_body_closes(void **state)
     stop_clean(&s);
 }
 
-/* FAILING REPRODUCTION. After a failed commit, a read that goes through the writer (GET …/maps
- * or …/quality, or HEAD on them; or a batch whose every update failed on its own) commits an
- * empty transaction, and run_batch() takes that for a healed store: /readyz turns 200 while
- * every write still fails. */
+/* After a failed commit, a read that goes through the writer (GET …/maps or …/quality, or HEAD
+ * on them; or a batch whose every update failed on its own) commits an empty transaction: that
+ * is not taken for a healed store, and /readyz stays 503 while every write fails. */
 static void test_readyz_not_healed_by_reads(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -796,11 +791,10 @@ static bool two_answers(const e2e_server *s, const char *request, char **answer)
     return first != NULL && strstr(first + 1, "HTTP/1.1 ") != NULL;
 }
 
-/* FAILING REPRODUCTION. Whitespace between a header's name and its colon (RFC 9112 §5.1: a
- * server MUST reject it with 400) is kept in the name by libmicrohttpd 0.9.75 (its own check
- * runs only at strictness -1), so "Content-Length : N" is no Content-Length to it nor to the
- * framing checks: the body is read as the next request. A proxy in front that takes the
- * header for a Content-Length (or forwards it verbatim) is desynchronised from the service. */
+/* Whitespace between a header's name and its colon (RFC 9112 §5.1: a server MUST reject it
+ * with 400) is kept in the name by libmicrohttpd 0.9.75 (its own check runs only at strictness
+ * -1), so "Content-Length : N" was no Content-Length to it nor to the framing checks, and the
+ * body was read as the next request, desynchronising a proxy in front: now one 400. */
 static void test_framing_space_before_colon(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -830,11 +824,11 @@ static void test_framing_space_before_colon(void **state)
     stop_clean(&s);
 }
 
-/* FAILING REPRODUCTION. libmicrohttpd 0.9.75 appends an obs-fold continuation line to the
- * header's *name* (process_broken_line() grows connection->last, the name): a folded
- * "Transfer-Encoding" or "Content-Length" disappears, to the service and to the framing
- * checks alike, while an intermediary that unfolds (RFC 9112 §5.2 lets it) sees it. Folded
- * framing headers must be refused (400), as RFC 9112 §5.2 allows. */
+/* libmicrohttpd 0.9.75 appends an obs-fold continuation line to the header's *name*
+ * (process_broken_line() grows connection->last, the name): a folded "Transfer-Encoding" or
+ * "Content-Length" disappeared, to the service and to the framing checks alike, while an
+ * intermediary that unfolds (RFC 9112 §5.2 lets it) sees it. Folded framing headers are
+ * refused (400), as RFC 9112 §5.2 allows. */
 static void test_framing_obs_fold(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -861,9 +855,9 @@ static void test_framing_obs_fold(void **state)
     stop_clean(&s);
 }
 
-/* FAILING REPRODUCTION. The Host rule is checked for "HTTP/1.1" only: libmicrohttpd takes
- * HTTP/1.2 … 1.9 as 1.1, so those pass without Host; and Transfer-Encoding in an HTTP/1.0
- * request (faulty framing per RFC 9112 §6.1) is read as chunked. */
+/* Versions: libmicrohttpd takes HTTP/1.2 … 1.9 as 1.1, so those passed without Host (now 505:
+ * only 1.0 and 1.1 are served); and Transfer-Encoding in an HTTP/1.0 request (faulty framing
+ * per RFC 9112 §6.1), read as chunked, is refused (400). */
 static void test_framing_versions(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -903,11 +897,11 @@ static long peak_rss_kib(pid_t pid)
     return v;
 }
 
-/* FAILING REPRODUCTION. --body-budget counts body bytes, but a body is parsed into a JSON tree
- * first (parse_body), and a round keeps its tree while it waits for the writer; unknown fields
- * are accepted. One 1 MiB round of "x":[{},{},…] makes a tree ~50 times its size (Release:
- * 60 such rounds at once, 60 MiB of bodies within the default budget, took the process to
- * 3.4 GiB resident). Memory per request must stay within a small multiple of its body. */
+/* --body-budget counts body bytes, but a body is parsed into a JSON tree: one 1 MiB round of
+ * "x":[{},{},…] made a tree ~50 times its size (Release: 60 such rounds at once, within the
+ * default budget, took the process to 3.4 GiB resident). The parser now counts objects and
+ * values before it builds a tree, and a round's tree goes once it is decoded: memory per
+ * request stays within a small multiple of its body. */
 static void test_parsed_body_memory(void **state)
 {
     static e2e_server s; /* static: the teardown reaches it after a failed assertion */
@@ -1010,7 +1004,7 @@ static void test_accounting_returns(void **state)
         char body[128], req[768];
         snprintf(body, sizeof body, "{\"id\":\"h%d\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}", i);
         post_head(req, sizeof req, "/v1/pools/default/rounds", s.server_key, strlen(body));
-        strcat(req, body);
+        snprintf(req + strlen(req), sizeof req - strlen(req), "%s", body);
         assert_true((fd = e2e_raw_connect(&s, src)) >= 0);
         (void)e2e_raw_send(fd, req);
         close(fd);
@@ -1031,9 +1025,9 @@ static void test_accounting_returns(void **state)
         const char *body = "{\"id\":\"pp\",\"winner\":\"A\",\"A\":[\"a\"],\"B\":[\"b\"]}";
         char one[640], req[4096] = "";
         post_head(one, sizeof one, "/v1/pools/default/rounds", s.server_key, strlen(body));
-        strcat(one, body);
+        snprintf(one + strlen(one), sizeof one - strlen(one), "%s", body);
         for (int i = 0; i < 5; i++)
-            strcat(req, one);
+            snprintf(req + strlen(req), sizeof req - strlen(req), "%s", one);
         free(e2e_raw_exchange(&s, src, req, 1000));
     }
     sleep_ms(500);

@@ -1,0 +1,84 @@
+/* The service's answer documents as jansson trees (eo_codec.h "Service answers"): quality,
+ * maps, a season's end, a refit's result, errors. The service dumps each compactly; the round
+ * and split answers, the hot paths, are written as text by answer_text.c and split_text.c. */
+#include <math.h>
+
+#include "evenodds/eo_codec.h"
+
+/* A real, or null when it has no value yet (NaN before the first round). */
+static json_t *real_or_null(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q)
+{
+    return json_pack("{s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "pool", pool, "rounds",
+                     (json_int_t)q->rounds, "players", (json_int_t)q->players,
+                     "visible_players", (json_int_t)q->visible_players, "brier_all",
+                     real_or_null(q->brier_all), "brier_recent", real_or_null(q->brier_recent),
+                     "balance_recent", real_or_null(q->balance_recent));
+}
+
+typedef struct maps_ctx {
+    json_t *arr;
+    bool with_mode; /* the pool keys by mode: every entry says its mode, null for none */
+} maps_ctx;
+
+static int add_map(void *ctx, const eo_bias_stats *st)
+{
+    maps_ctx *mc = ctx;
+    json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:o}", "map", st->map, "plays",
+                          (json_int_t)st->plays, "a_wins", (json_int_t)st->a_wins, "b_wins",
+                          (json_int_t)st->b_wins, "draws", (json_int_t)st->draws, "a_win_rate",
+                          real_or_null(st->a_win_rate), "bias", st->bias, "applied", st->applied,
+                          "uncertainty", real_or_null(st->uncertainty));
+    int bad = o == NULL;
+    if (!bad && st->size != NULL)
+        bad = json_object_set_new(o, "size", json_string(st->size)) != 0;
+    if (!bad && mc->with_mode)
+        bad = json_object_set_new(o, "mode", st->mode ? json_string(st->mode) : json_null()) != 0;
+    if (bad || json_array_append_new(mc->arr, o) != 0) {
+        json_decref(o);
+        return EO_ENOMEM;
+    }
+    return 0;
+}
+
+json_t *eo_maps_to_json(const char *name, const eo_pool *pool)
+{
+    const eo_bias_config *bc = &eo_pool_get_config(pool)->bias;
+    eo_model m = eo_pool_get_config(pool)->model.model;
+    bool gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
+    json_t *arr = json_array();
+    maps_ctx ctx = {arr, bc->by == EO_BIAS_MAP_MODE};
+    if (arr == NULL || eo_bias_each(eo_pool_bias(pool), add_map, &ctx) != 0) {
+        json_decref(arr);
+        return NULL;
+    }
+    return json_pack("{s:s,s:s,s:s,s:o}", "pool", name, "by", eo_bias_by_name(bc->by), "units",
+                     gaussian ? "mu" : "logit", "maps", arr);
+}
+
+json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at)
+{
+    return json_pack("{s:s,s:I,s:I}", "season", season, "players", (json_int_t)players, "at",
+                     (json_int_t)at);
+}
+
+json_t *eo_refit_answer_to_json(size_t players, size_t records, int64_t upto)
+{
+    return json_pack("{s:I,s:I,s:I}", "players", (json_int_t)players, "records",
+                     (json_int_t)records, "upto", (json_int_t)upto);
+}
+
+json_t *eo_error_to_json(const char *code, const char *message, const char *field)
+{
+    json_t *e = json_pack("{s:s,s:s}", "code", code, "message", message ? message : "");
+    if (e != NULL && field != NULL && field[0] != '\0' &&
+        json_object_set_new(e, "field", json_string(field)) != 0) {
+        json_decref(e);
+        return NULL;
+    }
+    return e != NULL ? json_pack("{s:o}", "error", e) : NULL;
+}
