@@ -133,56 +133,63 @@ static void print_url(const char *listen, unsigned port)
     fflush(stdout);
 }
 
-int eo_cmd_serve(int argc, char **argv)
+/* One string option of serve at argv[*i] into *@p out: 1 (consumed), 0 (not it), -1 (no
+ * value, reported). */
+static int str_option(int argc, char **argv, int *i, const char *name, const char **out)
 {
-    eo_service_config cfg;
-    eo_service_config_default(&cfg);
-    cfg.log = stderr;
-    const char *config = NULL, *val = NULL;
+    const char *val = NULL;
+    int r = eo_opt_value("serve", argc, argv, i, name, &val);
+    if (r > 0)
+        *out = val;
+    return r;
+}
+
+/* Reads the options into @p cfg and *@p config. 0; 1 after --help; 2 after a message. */
+static int parse_args(int argc, char **argv, eo_service_config *cfg, const char **config)
+{
+    const char *level = NULL;
     for (int i = 1; i < argc; i++) {
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(serve_usage, stdout);
-            return 0;
+            return 1;
         } else if (strcmp(argv[i], "--sync-full") == 0) {
-            cfg.store_flags |= EO_STORE_SYNC_FULL;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--db", &val)) != 0) {
+            cfg->store_flags |= EO_STORE_SYNC_FULL;
+        } else if ((r = str_option(argc, argv, &i, "--db", &cfg->db)) != 0 ||
+                   (r = str_option(argc, argv, &i, "--listen", &cfg->listen)) != 0 ||
+                   (r = str_option(argc, argv, &i, "--config", config)) != 0 ||
+                   (r = str_option(argc, argv, &i, "--default-pool", &cfg->default_pool)) != 0 ||
+                   (r = num_option(cfg, argc, argv, &i)) != 0 ||
+                   (r = str_option(argc, argv, &i, "--log-level", &level)) != 0) {
             if (r < 0)
                 return 2;
-            cfg.db = val;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--listen", &val)) != 0) {
-            if (r < 0)
-                return 2;
-            cfg.listen = val;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--config", &val)) != 0) {
-            if (r < 0)
-                return 2;
-            config = val;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--default-pool", &val)) != 0) {
-            if (r < 0)
-                return 2;
-            cfg.default_pool = val;
-        } else if ((r = num_option(&cfg, argc, argv, &i)) != 0) {
-            if (r < 0)
-                return 2;
-        } else if ((r = eo_opt_value("serve", argc, argv, &i, "--log-level", &val)) != 0) {
-            if (r < 0)
-                return 2;
-            if (parse_level(val, &cfg.log_level) != 0) {
-                fprintf(stderr, "evenodds serve: --log-level: expected debug, info, warn or "
-                                "error, got '%s'\n", val);
-                return 2;
-            }
         } else {
             fprintf(stderr, "evenodds serve: unknown option '%s' (see --help)\n", argv[i]);
             return 2;
         }
     }
-    if (!cfg.db || !cfg.listen) {
+    if (level != NULL && parse_level(level, &cfg->log_level) != 0) {
+        fprintf(stderr, "evenodds serve: --log-level: expected debug, info, warn or error, got "
+                        "'%s'\n", level);
+        return 2;
+    }
+    if (!cfg->db || !cfg->listen) {
         fputs("evenodds serve: --db FILE and --listen HOST:PORT are required (see --help)\n",
               stderr);
         return 2;
     }
+    return 0;
+}
+
+int eo_cmd_serve(int argc, char **argv)
+{
+    eo_service_config cfg;
+    eo_service_config_default(&cfg);
+    cfg.log = stderr;
+    const char *config = NULL;
+    int pr = parse_args(argc, argv, &cfg, &config);
+    if (pr != 0)
+        return pr == 1 ? 0 : 2;
 
     eo_service_keys keys;
     char err[512];

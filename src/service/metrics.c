@@ -143,15 +143,12 @@ static void render_connections(eo__buf *t, eo__metrics *m)
                        atomic_load_explicit(m->body_held, memory_order_relaxed));
 }
 
-int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
+/* Requests by route, method and status, and their durations. */
+static void render_requests(eo__buf *t, eo__metrics *m)
 {
-    eo__buf t;
-    eo__buf_init(&t, METRICS_MAX);
     char labels[160];
-
-    eo__buf_printf(&t,
-                   "# HELP evenodds_http_requests_total HTTP requests answered, by route, method "
-                   "and status code.\n# TYPE evenodds_http_requests_total counter\n");
+    eo__buf_printf(t, "# HELP evenodds_http_requests_total HTTP requests answered, by route, "
+                      "method and status code.\n# TYPE evenodds_http_requests_total counter\n");
     for (size_t r = 0; r <= EO__ROUTES_MAX; r++)
         for (size_t s = 0; s <= N_STATUS; s++) {
             uint64_t v = ld(&m->requests[r][s]);
@@ -163,65 +160,68 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
             else
                 snprintf(code, sizeof code, "other");
             eo__buf_printf(
-                &t, "evenodds_http_requests_total{route=\"%s\",method=\"%s\",code=\"%s\"} %llu\n",
+                t, "evenodds_http_requests_total{route=\"%s\",method=\"%s\",code=\"%s\"} %llu\n",
                 route_path(r), route_method(r), code, (unsigned long long)v);
         }
-
-    eo__buf_printf(&t,
-                   "# HELP evenodds_http_request_duration_seconds Time from the first byte of a "
-                   "request to its completion, by route.\n"
-                   "# TYPE evenodds_http_request_duration_seconds histogram\n");
+    eo__buf_printf(t, "# HELP evenodds_http_request_duration_seconds Time from the first byte of "
+                      "a request to its completion, by route.\n"
+                      "# TYPE evenodds_http_request_duration_seconds histogram\n");
     for (size_t r = 0; r <= EO__ROUTES_MAX; r++) {
         if (!ld(&m->latency[r].count))
             continue;
         snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", route_path(r),
                  route_method(r));
-        hist_render(&t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
+        hist_render(t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
     }
+}
 
-    eo__buf_printf(&t,
-                   "# HELP evenodds_rounds_rated_total Rounds rated and committed (replays not "
-                   "counted).\n# TYPE evenodds_rounds_rated_total counter\n"
-                   "evenodds_rounds_rated_total %llu\n",
+/* The writer: rounds rated, its queue, its commits and their batches. */
+static void render_writer(eo__buf *t, eo__metrics *m)
+{
+    eo__buf_printf(t, "# HELP evenodds_rounds_rated_total Rounds rated and committed (replays "
+                      "not counted).\n# TYPE evenodds_rounds_rated_total counter\n"
+                      "evenodds_rounds_rated_total %llu\n",
                    (unsigned long long)ld(&m->rounds_rated));
-    eo__buf_printf(&t,
-                   "# HELP evenodds_writer_queue_depth Updates waiting for the writer.\n"
-                   "# TYPE evenodds_writer_queue_depth gauge\nevenodds_writer_queue_depth %zu\n",
+    eo__buf_printf(t, "# HELP evenodds_writer_queue_depth Updates waiting for the writer.\n"
+                      "# TYPE evenodds_writer_queue_depth gauge\nevenodds_writer_queue_depth %zu\n",
                    atomic_load_explicit(&m->queue_depth, memory_order_relaxed));
-    if (m->inflight)
-        eo__buf_printf(&t,
-                       "# HELP evenodds_http_requests_in_flight Requests received and not yet "
-                       "completed (this scrape included).\n"
-                       "# TYPE evenodds_http_requests_in_flight gauge\n"
-                       "evenodds_http_requests_in_flight %ld\n",
-                       atomic_load_explicit(m->inflight, memory_order_relaxed));
-    render_connections(&t, m);
-    eo__buf_printf(&t,
-                   "# HELP evenodds_commit_failures_total Group commits that failed.\n"
-                   "# TYPE evenodds_commit_failures_total counter\n"
-                   "evenodds_commit_failures_total %llu\n",
+    eo__buf_printf(t, "# HELP evenodds_commit_failures_total Group commits that failed.\n"
+                      "# TYPE evenodds_commit_failures_total counter\n"
+                      "evenodds_commit_failures_total %llu\n",
                    (unsigned long long)ld(&m->commit_failures));
-    eo__buf_printf(&t,
-                   "# HELP evenodds_commit_duration_seconds Time to apply and commit one batch.\n"
-                   "# TYPE evenodds_commit_duration_seconds histogram\n");
-    hist_render(&t, "evenodds_commit_duration_seconds", "", &m->commit);
-
-    eo__buf_printf(&t, "# HELP evenodds_commit_batch_size Updates per group commit.\n"
-                       "# TYPE evenodds_commit_batch_size histogram\n");
+    eo__buf_printf(t, "# HELP evenodds_commit_duration_seconds Time to apply and commit one "
+                      "batch.\n# TYPE evenodds_commit_duration_seconds histogram\n");
+    hist_render(t, "evenodds_commit_duration_seconds", "", &m->commit);
+    eo__buf_printf(t, "# HELP evenodds_commit_batch_size Updates per group commit.\n"
+                      "# TYPE evenodds_commit_batch_size histogram\n");
     uint64_t cum = 0;
     for (size_t b = 0; b < EO__BATCH_BUCKETS; b++) {
         cum += ld(&m->batch_bucket[b]);
         if (b < EO__BATCH_BUCKETS - 1)
-            eo__buf_printf(&t, "evenodds_commit_batch_size_bucket{le=\"%u\"} %llu\n",
+            eo__buf_printf(t, "evenodds_commit_batch_size_bucket{le=\"%u\"} %llu\n",
                            batch_bounds[b], (unsigned long long)cum);
         else
-            eo__buf_printf(&t, "evenodds_commit_batch_size_bucket{le=\"+Inf\"} %llu\n",
+            eo__buf_printf(t, "evenodds_commit_batch_size_bucket{le=\"+Inf\"} %llu\n",
                            (unsigned long long)cum);
     }
-    eo__buf_printf(&t,
+    eo__buf_printf(t,
                    "evenodds_commit_batch_size_sum %llu\nevenodds_commit_batch_size_count %llu\n",
                    (unsigned long long)ld(&m->batch_sum), (unsigned long long)ld(&m->batch_count));
+}
 
+int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
+{
+    eo__buf t;
+    eo__buf_init(&t, METRICS_MAX);
+    render_requests(&t, m);
+    render_writer(&t, m);
+    if (m->inflight)
+        eo__buf_printf(&t, "# HELP evenodds_http_requests_in_flight Requests received and not "
+                           "yet completed (this scrape included).\n"
+                           "# TYPE evenodds_http_requests_in_flight gauge\n"
+                           "evenodds_http_requests_in_flight %ld\n",
+                       atomic_load_explicit(m->inflight, memory_order_relaxed));
+    render_connections(&t, m);
     int rc = t.err;
     *out = eo__buf_take(&t, len);
     return rc != 0 ? EO_ENOMEM : 0;

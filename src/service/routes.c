@@ -859,86 +859,69 @@ static bool is_json_ctype(const char *ct);
 
 /* POST /v1/pools/{pool}/refit: starts a background refit (refit.c) → 202. The body is
  * optional: {"method","sweeps","tol","prior","prior_mean"}, the options of `evenodds fit`. */
-static eo__run h_refit_post(eo__call *c, eo__answer *a)
+/* The refit options of the body (none: the pool's defaults), {"method","sweeps","tol","prior",
+ * "prior_mean"} with the rules of `evenodds fit`, into @p fc. -1 when the answer (400) is in
+ * @p a. */
+static int refit_options(const json_t *o, const eo__pool_info *pi, eo_fit_config *fc,
+                         eo__answer *a)
 {
-    eo__pool_info pi;
-    if (need_pool(c, &pi, a))
-        return EO__RUN_DONE;
-    if (c->body_len > 0) {
-        if (!is_json_ctype(c->ctype)) {
-            eo__answer_error(a, 415, "unsupported_media_type",
-                             "expected Content-Type: application/json", NULL);
-            return EO__RUN_DONE;
+    static const char *const keys[] = {"method", "sweeps", "tol", "prior", "prior_mean"};
+    const char *key;
+    json_t *val;
+    json_object_foreach ((json_t *)o, key, val) {
+        size_t i = 0;
+        while (i < sizeof keys / sizeof keys[0] && strcmp(key, keys[i]) != 0)
+            i++;
+        if (i == sizeof keys / sizeof keys[0]) {
+            eo__answer_error(a, 400, "invalid_request",
+                             "unknown field (method, sweeps, tol, prior, prior_mean)", key);
+            return -1;
         }
-        if (parse_body(c, a))
-            return EO__RUN_DONE;
     }
-    eo_fit_config fc;
-    if (eo_fit_config_default(&pi.cfg, &fc) != 0) {
-        eo__answer_error(a, 500, "internal", "the pool's model has no fit defaults", NULL);
-        return EO__RUN_DONE;
+    const json_t *m = json_object_get(o, "method");
+    eo_model model = pi->cfg.model.model;
+    if (m != NULL && (json_string_value(m) == NULL ||
+                      eo_fit_method_parse(json_string_value(m), &fc->method) != 0)) {
+        eo__answer_error(a, 400, "invalid_request", "expected \"map\" or \"smooth\"", "method");
+        return -1;
+    }
+    if (fc->method == EO_FIT_SMOOTH && model != EO_MODEL_TRUESKILL && model != EO_MODEL_WENGLIN) {
+        eo__answer_error(a, 400, "invalid_request",
+                         "\"smooth\" is for the trueskill and wenglin models", "method");
+        return -1;
     }
     double sweeps = 0, tol = 0, prior = 0, mean = 0;
     bool has_sweeps = false, has_tol = false, has_prior = false, has_mean = false;
-    if (c->json != NULL) {
-        const char *key;
-        json_t *val;
-        json_object_foreach(c->json, key, val) {
-            if (strcmp(key, "method") != 0 && strcmp(key, "sweeps") != 0 &&
-                strcmp(key, "tol") != 0 && strcmp(key, "prior") != 0 &&
-                strcmp(key, "prior_mean") != 0) {
-                eo__answer_error(a, 400, "invalid_request",
-                                 "unknown field (method, sweeps, tol, prior, prior_mean)", key);
-                return EO__RUN_DONE;
-            }
-        }
-        const json_t *m = json_object_get(c->json, "method");
-        if (m != NULL) {
-            const char *name = json_string_value(m);
-            eo_model model = pi.cfg.model.model;
-            if (name == NULL || eo_fit_method_parse(name, &fc.method) != 0) {
-                eo__answer_error(a, 400, "invalid_request", "expected \"map\" or \"smooth\"",
-                                 "method");
-                return EO__RUN_DONE;
-            }
-            if (fc.method == EO_FIT_SMOOTH && model != EO_MODEL_TRUESKILL &&
-                model != EO_MODEL_WENGLIN) {
-                eo__answer_error(a, 400, "invalid_request",
-                                 "\"smooth\" is for the trueskill and wenglin models", "method");
-                return EO__RUN_DONE;
-            }
-        }
-        if (refit_opt(c->json, "sweeps", true, 1, 1e6, &sweeps, &has_sweeps, a) ||
-            refit_opt(c->json, "tol", false, 1e-300, 1e300, &tol, &has_tol, a) ||
-            refit_opt(c->json, "prior", false, 1e-300, 1e300, &prior, &has_prior, a) ||
-            refit_opt(c->json, "prior_mean", false, -1e300, 1e300, &mean, &has_mean, a))
-            return EO__RUN_DONE;
-    }
+    if (refit_opt(o, "sweeps", true, 1, 1e6, &sweeps, &has_sweeps, a) ||
+        refit_opt(o, "tol", false, 1e-300, 1e300, &tol, &has_tol, a) ||
+        refit_opt(o, "prior", false, 1e-300, 1e300, &prior, &has_prior, a) ||
+        refit_opt(o, "prior_mean", false, -1e300, 1e300, &mean, &has_mean, a))
+        return -1;
     /* The same rules as `evenodds fit`: a prior's deviation sets the default tolerance. */
     if (has_prior) {
-        fc.prior_sd = prior;
+        fc->prior_sd = prior;
         if (!has_tol)
-            fc.tol = prior * 1e-4;
+            fc->tol = prior * 1e-4;
     }
     if (has_mean)
-        fc.prior_mean = mean;
+        fc->prior_mean = mean;
     if (has_tol)
-        fc.tol = tol;
+        fc->tol = tol;
     if (has_sweeps)
-        fc.max_sweeps = (uint32_t)sweeps;
-    if (pi.cfg.model.model == EO_MODEL_HIVE && !(fc.prior_mean > fc.prior_sd)) {
+        fc->max_sweeps = (uint32_t)sweeps;
+    if (model == EO_MODEL_HIVE && !(fc->prior_mean > fc->prior_sd)) {
         eo__answer_error(a, 400, "invalid_request",
                          "the hive model's Gamma prior needs a deviation below its mean",
                          has_prior ? "prior" : "prior_mean");
-        return EO__RUN_DONE;
+        return -1;
     }
-    if (atomic_load(&c->svc->draining)) {
-        a->retry_after = "1";
-        eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
-        return EO__RUN_DONE;
-    }
-    int64_t id = 0;
-    int rc = eo__refit_start(c->svc, &pi, &fc, &id);
+    return 0;
+}
+
+/* The answer to a refit's start: 202 with the job, or why it did not start. */
+static void refit_started(eo__call *c, const eo__pool_info *pi, int rc, int64_t id,
+                          eo__answer *a)
+{
     if (rc == EO_EEXIST) {
         eo__answer_error(a, 409, "refit_running",
                          "a refit of this pool is running; GET this path for its progress", NULL);
@@ -955,8 +938,39 @@ static eo__run h_refit_post(eo__call *c, eo__answer *a)
         eo__answer_error(a, 500, "internal", eo_strerror(rc), NULL);
     } else {
         eo__answer_json(a, 202, json_pack("{s:I,s:s,s:s}", "job", (json_int_t)id, "pool",
-                                          pi.name, "state", "running"));
+                                          pi->name, "state", "running"));
     }
+}
+
+static eo__run h_refit_post(eo__call *c, eo__answer *a)
+{
+    eo__pool_info pi;
+    eo_fit_config fc;
+    if (need_pool(c, &pi, a))
+        return EO__RUN_DONE;
+    if (c->body_len > 0) {
+        if (!is_json_ctype(c->ctype)) {
+            eo__answer_error(a, 415, "unsupported_media_type",
+                             "expected Content-Type: application/json", NULL);
+            return EO__RUN_DONE;
+        }
+        if (parse_body(c, a))
+            return EO__RUN_DONE;
+    }
+    if (eo_fit_config_default(&pi.cfg, &fc) != 0) {
+        eo__answer_error(a, 500, "internal", "the pool's model has no fit defaults", NULL);
+        return EO__RUN_DONE;
+    }
+    if (c->json != NULL && refit_options(c->json, &pi, &fc, a) != 0)
+        return EO__RUN_DONE;
+    if (atomic_load(&c->svc->draining)) {
+        a->retry_after = "1";
+        eo__answer_error(a, 503, "draining", "the service is shutting down", NULL);
+        return EO__RUN_DONE;
+    }
+    int64_t id = 0;
+    int rc = eo__refit_start(c->svc, &pi, &fc, &id);
+    refit_started(c, &pi, rc, id, a);
     return EO__RUN_DONE;
 }
 

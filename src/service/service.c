@@ -165,24 +165,14 @@ static int start_compute(struct eo_service *svc, char *err, size_t errlen)
     return rc;
 }
 
-int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
-                     eo_service **out, char *err, size_t errlen)
+/* The service's state before anything runs: settings, keys, metrics, the per-thread keys.
+ * NULL when out of memory. */
+static struct eo_service *make_service(const eo_service_config *cfg, const eo_service_keys *keys)
 {
-    *out = NULL;
-    if (!cfg || !cfg->db || !cfg->listen || !keys) {
-        snprintf(err, errlen, "the service needs a database and a listen address");
-        return EO_EINVAL;
-    }
-    if (cfg->body_budget < cfg->body_max) {
-        snprintf(err, errlen, "--body-budget (%zu bytes) must hold at least one body of "
-                 "--max-body (%zu bytes)", cfg->body_budget, cfg->body_max);
-        return EO_EINVAL;
-    }
     struct eo_service *svc = calloc(1, sizeof *svc);
     if (!svc || eo__pools_init(&svc->pools) != 0) {
         free(svc);
-        snprintf(err, errlen, "out of memory");
-        return EO_ENOMEM;
+        return NULL;
     }
     svc->cfg = *cfg;
     if (svc->cfg.batch_max == 0)
@@ -199,51 +189,60 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
     atomic_init(&svc->inflight, 0);
     atomic_init(&svc->closing, false);
     atomic_init(&svc->parked, 0);
-    if (!svc->db || !svc->listen || pthread_key_create(&svc->reader_key, close_reader) != 0) {
+    if (!svc->db || !svc->listen ||
+        !(svc->reader_key_ok = pthread_key_create(&svc->reader_key, close_reader) == 0) ||
+        !(svc->req_key_ok = pthread_key_create(&svc->req_key, eo__req_cache_free) == 0) ||
+        !(svc->split_key_ok = pthread_key_create(&svc->split_key, free_split_ws) == 0) ||
+        eo__refits_init(&svc->refits) != 0) {
         destroy(svc);
-        snprintf(err, errlen, "out of memory");
-        return EO_ENOMEM;
+        return NULL;
     }
-    svc->reader_key_ok = true;
-    if (pthread_key_create(&svc->req_key, eo__req_cache_free) != 0) {
-        destroy(svc);
-        snprintf(err, errlen, "out of memory");
-        return EO_ENOMEM;
-    }
-    svc->req_key_ok = true;
-    if (pthread_key_create(&svc->split_key, free_split_ws) != 0) {
-        destroy(svc);
-        snprintf(err, errlen, "out of memory");
-        return EO_ENOMEM;
-    }
-    svc->split_key_ok = true;
-    if (eo__refits_init(&svc->refits) != 0) {
-        destroy(svc);
-        snprintf(err, errlen, "out of memory");
-        return EO_ENOMEM;
-    }
+    return svc;
+}
 
-    eo_engine *e = NULL;
-    bool existed = access(svc->db, F_OK) == 0;
-    int rc = open_engine(svc, &e, err, errlen);
-    if (rc != 0) {
-        if (!existed) /* a start that failed leaves no new, empty database behind */
-            eo_store_remove(svc->db);
-        destroy(svc);
-        return rc;
-    }
-    rc = eo__writer_start(e, &svc->pools, &svc->metrics, &svc->log, svc->cfg.queue_max,
-                          svc->cfg.batch_max, &svc->writer);
+/* The writer over @p e (taken), the compute pool and the HTTP daemon. */
+static int start_threads(struct eo_service *svc, eo_engine *e, char *err, size_t errlen)
+{
+    int rc = eo__writer_start(e, &svc->pools, &svc->metrics, &svc->log, svc->cfg.queue_max,
+                              svc->cfg.batch_max, &svc->writer);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the writer: %s", eo_strerror(rc));
-        destroy(svc);
         return rc;
     }
     rc = start_compute(svc, err, errlen);
     if (rc == 0 && (rc = eo__http_start(svc, err, errlen)) != 0)
         eo__compute_stop(svc->compute);
-    if (rc != 0) {
+    if (rc != 0)
         eo__writer_stop(svc->writer);
+    return rc;
+}
+
+int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
+                     eo_service **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!cfg || !cfg->db || !cfg->listen || !keys) {
+        snprintf(err, errlen, "the service needs a database and a listen address");
+        return EO_EINVAL;
+    }
+    if (cfg->body_budget < cfg->body_max) {
+        snprintf(err, errlen, "--body-budget (%zu bytes) must hold at least one body of "
+                 "--max-body (%zu bytes)", cfg->body_budget, cfg->body_max);
+        return EO_EINVAL;
+    }
+    struct eo_service *svc = make_service(cfg, keys);
+    if (!svc) {
+        snprintf(err, errlen, "out of memory");
+        return EO_ENOMEM;
+    }
+    eo_engine *e = NULL;
+    bool existed = access(svc->db, F_OK) == 0;
+    int rc = open_engine(svc, &e, err, errlen);
+    if (rc != 0 && !existed) /* a start that failed leaves no new, empty database behind */
+        eo_store_remove(svc->db);
+    if (rc == 0)
+        rc = start_threads(svc, e, err, errlen);
+    if (rc != 0) {
         destroy(svc);
         return rc;
     }
@@ -251,6 +250,8 @@ int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
     eo__log_begin(&l, EO_LOG_INFO, "started");
     eo__log_str(&l, "db", svc->db);
     eo__log_int(&l, "port", svc->port);
+    eo__log_int(&l, "max_conns", svc->cfg.max_connections);
+    eo__log_int(&l, "max_conns_per_address", svc->cfg.max_per_address);
     eo__log_end(&svc->log, EO_LOG_INFO, &l);
     *out = svc;
     return 0;
