@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/models/gauss.h"
+#include "core/models/gaussian.h"
 #include "core/models/model_internal.h"
 #include "core/numeric.h"
 
@@ -72,13 +72,13 @@ static void impl_of(const eo_wenglin_params *p, wl_impl *s)
 static double p_agg(const wl_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
                     double var_b, double w2_b, double field)
 {
-    return eo__gauss_team_p(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
+    return eo__gaussian_team_p(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
 }
 
 static double quality_agg(const wl_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
                           double var_b, double w2_b, double field)
 {
-    return eo__gauss_team_quality(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
+    return eo__gaussian_team_quality(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
 }
 
 double eo_wenglin_predict(const eo_wenglin_params *p, const eo_team_agg *a,
