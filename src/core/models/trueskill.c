@@ -151,44 +151,38 @@ static bool teams_ok(const eo_trueskill_params *p, const eo_trueskill_member *a,
            na + nb <= EO_PLAYERS_MAX && members_ok(a, na) && members_ok(b, nb);
 }
 
-/* For P(A wins) and quality of the direct API: @p p prepared without the draw margin into @p s,
- * and both teams' sums. */
-static void direct_sums(const eo_trueskill_params *p, const eo_trueskill_member *a, size_t na,
-                        const eo_trueskill_member *b, size_t nb, ts_impl *s,
-                        eo__gaussian_sums *ta, eo__gaussian_sums *tb)
+/* P(A wins) (@p quality false) or the match quality of the direct API, arguments checked: the
+ * teams as eo_team_agg (the sums rate() forms, the same bits) through the shared ops, with the
+ * parameters prepared without the draw margin. */
+static double direct(const eo_trueskill_params *p, const eo_trueskill_member *a, size_t na,
+                     const eo_trueskill_member *b, size_t nb, double field, bool quality)
 {
-    eo_participant pa[EO_PLAYERS_MAX], pb[EO_PLAYERS_MAX];
+    ts_impl s;
+    eo_team_agg t[2];
+    memset(t, 0, sizeof t);
     eo__gaussian_params g = EO__GAUSSIAN_PARAMS_OF(p);
-    impl_of(&g, p->draw_probability, false, s);
-    to_participants(a, na, pa);
-    to_participants(b, nb, pb);
-    *ta = eo__gaussian_sums_of(&s->g, &ts_shape, true, pa, na);
-    *tb = eo__gaussian_sums_of(&s->g, &ts_shape, true, pb, nb);
+    impl_of(&g, p->draw_probability, false, &s);
+    for (size_t i = 0; i < na + nb; i++) {
+        const eo_trueskill_member *m = i < na ? &a[i] : &b[i - na];
+        eo_strength st = {m->pl->mu, m->pl->sigma * m->pl->sigma};
+        eo_team_agg_add(&t[i >= na], &st, m->w);
+    }
+    field = isfinite(field) ? field : 0.0;
+    return quality ? eo__gaussian_quality(&s, &t[0], &t[1], field)
+                   : eo__gaussian_predict(&s, &t[0], &t[1], field);
 }
 
 double eo_trueskill_win_probability(const eo_trueskill_params *p, const eo_trueskill_member *a,
                                     size_t na, const eo_trueskill_member *b, size_t nb,
                                     double field)
 {
-    if (!teams_ok(p, a, na, b, nb))
-        return 0.5;
-    ts_impl s;
-    eo__gaussian_sums ta, tb;
-    direct_sums(p, a, na, b, nb, &s, &ta, &tb);
-    return eo__gaussian_team_p(s.g.beta2, ta.mu, ta.var, ta.w2, tb.mu, tb.var, tb.w2,
-                               isfinite(field) ? field : 0.0);
+    return teams_ok(p, a, na, b, nb) ? direct(p, a, na, b, nb, field, false) : 0.5;
 }
 
 double eo_trueskill_quality(const eo_trueskill_params *p, const eo_trueskill_member *a,
                             size_t na, const eo_trueskill_member *b, size_t nb, double field)
 {
-    if (!teams_ok(p, a, na, b, nb))
-        return 1.0;
-    ts_impl s;
-    eo__gaussian_sums ta, tb;
-    direct_sums(p, a, na, b, nb, &s, &ta, &tb);
-    return eo__gaussian_team_quality(s.g.beta2, ta.mu, ta.var, ta.w2, tb.mu, tb.var, tb.w2,
-                                     isfinite(field) ? field : 0.0);
+    return teams_ok(p, a, na, b, nb) ? direct(p, a, na, b, nb, field, true) : 1.0;
 }
 
 int eo_trueskill_rate(const eo_trueskill_params *p, const eo_trueskill_member *a, size_t na,
