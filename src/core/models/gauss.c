@@ -547,3 +547,23 @@ double eo__gauss_w_draw(double t, double eps)
 {
     return one_of(eo__gauss_vw_draw, t, eps, 1);
 }
+
+double eo__gauss_team_p(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
+                        double var_b, double w2_b, double field)
+{
+    double var = (var_a + var_b) + beta2 * (w2_a + w2_b);
+    if (!(var > 0.0))
+        return 0.5;
+    return eo__gauss_cdf(((mu_a - mu_b) + field) / sqrt(var));
+}
+
+double eo__gauss_team_quality(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
+                              double var_b, double w2_b, double field)
+{
+    double bw = beta2 * (w2_a + w2_b);
+    double den = bw + (var_a + var_b);
+    if (!(den > 0.0))
+        return 1.0;
+    double d = (mu_a - mu_b) + field;
+    return sqrt(bw / den) * eo__exp(-(d * d) / (2.0 * den));
+}

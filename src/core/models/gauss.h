@@ -1,7 +1,9 @@
 /* Gaussian helpers of the core (internal): the standard normal density, distribution and
  * quantile, erf/erfc and the scaled erfcx, and TrueSkill's truncated-Gaussian corrections v and w
- * for a win and for a draw. Shared by the Gaussian models (TrueSkill, Weng-Lin; their two-team
- * P(A wins) and quality are in gaussian.h) and the whole-history refit.
+ * for a win and for a draw, and P(A wins) and match quality of two teams of Gaussian skills.
+ * Shared by the Gaussian models (TrueSkill, Weng-Lin, through gaussian.h) and the whole-history
+ * refit. The two-team formulas stay beside Φ so that it inlines into them (one call less on
+ * every round's P(A)).
  *
  * Deterministic: only + - * /, IEEE sqrt, fabs and eo__exp (numeric.h) are used, never libm's
  * exp or erfc, so the results are the same bits with every C library. How each function is
@@ -48,5 +50,17 @@ double eo__gauss_v_win(double t, double eps);
 double eo__gauss_w_win(double t, double eps);
 double eo__gauss_v_draw(double t, double eps);
 double eo__gauss_w_draw(double t, double eps);
+
+/* Two teams of Gaussian skills, from each team's aggregates (Σ w·μ, Σ w²σ², Σ w²), β² the
+ * performance variance of one player at weight 1, and a field offset in A's favour (μ units).
+ * With d = (μA − μB) + field and D = (varA + varB) + β²(w2A + w2B):
+ *   eo__gauss_team_p:       P(A wins) = Φ(d / √D); 0.5 when D is 0 (nobody's skill at stake);
+ *   eo__gauss_team_quality: TrueSkill's two-team match quality √(β²(w2A + w2B) / D)·exp(−d²/2D);
+ *                           1 when D is 0.
+ * Swapping the teams and negating field negates d exactly, so P becomes 1 − P bit for bit. */
+double eo__gauss_team_p(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
+                        double var_b, double w2_b, double field);
+double eo__gauss_team_quality(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
+                              double var_b, double w2_b, double field);
 
 #endif

@@ -1,6 +1,6 @@
-/* The Gaussian models' shared adapter (gaussian.h): parameters, the prepared head, the two-team
- * formulas and the ops TrueSkill and Weng-Lin share. Their update rules are in trueskill.c and
- * wenglin.c; the Gaussian numerics (Φ, erfcx, v and w) in gauss.c. */
+/* The Gaussian models' shared adapter (gaussian.h): parameters, the prepared head and the ops
+ * TrueSkill and Weng-Lin share. Their update rules are in trueskill.c and wenglin.c; the
+ * Gaussian numerics (Φ, erfcx, v and w, the two-team P(A) and quality) in gauss.c. */
 #include "core/models/gaussian.h"
 
 #include "core/models/gauss.h"
@@ -49,42 +49,22 @@ int eo__gaussian_set(double *mu_at, double *sigma_at, double mu, double sigma, d
     return 0;
 }
 
-double eo__gaussian_team_p(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
-                           double var_b, double w2_b, double field)
-{
-    double var = (var_a + var_b) + beta2 * (w2_a + w2_b);
-    if (!(var > 0.0))
-        return 0.5;
-    return eo__gauss_cdf(((mu_a - mu_b) + field) / sqrt(var));
-}
-
-double eo__gaussian_team_quality(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
-                                 double var_b, double w2_b, double field)
-{
-    double bw = beta2 * (w2_a + w2_b);
-    double den = bw + (var_a + var_b);
-    if (!(den > 0.0))
-        return 1.0;
-    double d = (mu_a - mu_b) + field;
-    return sqrt(bw / den) * eo__exp(-(d * d) / (2.0 * den));
-}
-
 /* ---- the shared ops ---- */
 
 void eo__gaussian_player_init(const void *impl, void *st)
 {
     const eo__gaussian_impl *g = impl;
-    memset(st, 0, g->shape->size);
-    *eo__gaussian_f64(st, g->shape->mu) = g->p.mu;
-    *eo__gaussian_f64(st, g->shape->sigma) = g->p.sigma;
+    memset(st, 0, EO__GAUSSIAN_RECORD_SIZE);
+    *eo__gaussian_f64(st, EO__GAUSSIAN_MU_AT) = g->p.mu;
+    *eo__gaussian_f64(st, EO__GAUSSIAN_SIGMA_AT) = g->p.sigma;
 }
 
 void eo__gaussian_strength(const void *impl, const void *st, int64_t now, eo_strength *out)
 {
-    const eo__gaussian_impl *g = impl;
+    (void)impl;
     (void)now;
-    double sigma = eo__gaussian_get(st, g->shape->sigma);
-    out->mu = eo__gaussian_get(st, g->shape->mu);
+    double sigma = eo__gaussian_get(st, EO__GAUSSIAN_SIGMA_AT);
+    out->mu = eo__gaussian_get(st, EO__GAUSSIAN_MU_AT);
     out->var = sigma * sigma;
 }
 
@@ -92,14 +72,14 @@ double eo__gaussian_predict(const void *impl, const eo_team_agg *a, const eo_tea
                             double field)
 {
     const eo__gaussian_impl *g = impl;
-    return eo__gaussian_team_p(g->beta2, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
+    return eo__gauss_team_p(g->beta2, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
 }
 
 double eo__gaussian_quality(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
                             double field)
 {
     const eo__gaussian_impl *g = impl;
-    return eo__gaussian_team_quality(g->beta2, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
+    return eo__gauss_team_quality(g->beta2, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
 }
 
 void eo__gaussian_view(const void *impl, const void *st, int64_t now, eo_rating_view *out)
@@ -111,8 +91,8 @@ void eo__gaussian_view(const void *impl, const void *st, int64_t now, eo_rating_
     memcpy(&rounds, (const char *)st + sh->rounds, sizeof rounds);
     memcpy(&ended, (const char *)st + sh->ended, sizeof ended);
     memset(out, 0, sizeof *out);
-    out->mu = eo__gaussian_get(st, sh->mu);
-    out->sigma = eo__gaussian_get(st, sh->sigma);
+    out->mu = eo__gaussian_get(st, EO__GAUSSIAN_MU_AT);
+    out->sigma = eo__gaussian_get(st, EO__GAUSSIAN_SIGMA_AT);
     out->display = eo__gaussian_display(g->p.display_k, out->mu, out->sigma);
     out->rounds = rounds;
     out->visible =
@@ -124,8 +104,9 @@ void eo__gaussian_view(const void *impl, const void *st, int64_t now, eo_rating_
 int eo__gaussian_set_op(const void *impl, void *st, double mu, double sigma)
 {
     const eo__gaussian_shape *sh = ((const eo__gaussian_impl *)impl)->shape;
-    return eo__gaussian_set(eo__gaussian_f64(st, sh->mu), eo__gaussian_f64(st, sh->sigma), mu,
-                            sigma, sh->mu_max, sh->sigma_max);
+    return eo__gaussian_set(eo__gaussian_f64(st, EO__GAUSSIAN_MU_AT),
+                            eo__gaussian_f64(st, EO__GAUSSIAN_SIGMA_AT), mu, sigma, sh->mu_max,
+                            sh->sigma_max);
 }
 
 void eo__gaussian_range(const void *impl, eo_model_range *out)

@@ -3,8 +3,8 @@
  * Both models keep a player as a mean and a deviation with a round count and a last end, take
  * the same common parameters (mu, sigma, beta, tau first; display_k, visible_rounds,
  * visible_sigma, t_stale_days last), predict and score quality with the same two-team
- * formulas, and update a member of weight w the same way once their own rule has given each
- * team a mean term om and a variance term de:
+ * formulas (gauss.h's, beside Φ), and update a member of weight w the same way once their own
+ * rule has given each team a mean term om and a variance term de:
  *   σ̃² = σ² + τ²,  μ += w·σ̃²·om,  σ² = σ̃²·max(1 − w²·σ̃²·de, floor)
  * (TrueSkill: om = ±v/c, de = W/c², floor 0; Weng-Lin: its om and de, floor κ, limit_sigma).
  * docs/MODELS.md, "TrueSkill" and "Weng-Lin", "The formulas as implemented".
@@ -23,28 +23,39 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/models/gauss.h"
 #include "core/models/model_internal.h"
 
-/* Where a model's player record keeps each field (offsetof()), its size, and the model's
- * limits: |μ| <= mu_max and σ <= sigma_max after every update and admin set. The record's mu
- * and sigma are double, rounds uint32_t and last_ended_at int64_t (EO__GAUSSIAN_RECORD_CHECK). */
+/* Every Gaussian player record (eo_trueskill_player, eo_wenglin_player) is 32 bytes and starts
+ * with its mean and deviation: double μ at offset 0, σ at 8. Constants, so that the ops read
+ * them without a layout and player init zeroes a record with two stores instead of a call to
+ * memset (the smoother inits a cavity per member of every round it rates). */
+#define EO__GAUSSIAN_RECORD_SIZE 32
+#define EO__GAUSSIAN_MU_AT 0
+#define EO__GAUSSIAN_SIGMA_AT 8
+
+/* Where a model's player record keeps the rest (offsetof()), and the model's limits:
+ * |μ| <= mu_max and σ <= sigma_max after every update and admin set. The record's rounds is a
+ * uint32_t and last_ended_at an int64_t (EO__GAUSSIAN_RECORD_CHECK). */
 typedef struct eo__gaussian_shape {
-    size_t mu, sigma, rounds, ended, size;
+    size_t rounds, ended;
     double mu_max, sigma_max;
 } eo__gaussian_shape;
 
-/* The shape of player record type @p T (its fields named mu, sigma, rounds, last_ended_at). */
-#define EO__GAUSSIAN_SHAPE_OF(T, mu_max, sigma_max)                                              \
-    {offsetof(T, mu), offsetof(T, sigma), offsetof(T, rounds), offsetof(T, last_ended_at),      \
-     sizeof(T), (mu_max), (sigma_max)}
+/* The shape of player record type @p T (its fields named rounds and last_ended_at). */
+#define EO__GAUSSIAN_SHAPE_OF(T, mu_max, sigma_max)                                                \
+    {offsetof(T, rounds), offsetof(T, last_ended_at), (mu_max), (sigma_max)}
 
-/* Fails the build unless record type @p T has the field types the shape's readers use. */
-#define EO__GAUSSIAN_RECORD_CHECK(T)                                                             \
-    _Static_assert(_Generic(((T *)0)->mu, double: 1, default: 0) &&                            \
-                       _Generic(((T *)0)->sigma, double: 1, default: 0) &&                     \
-                       _Generic(((T *)0)->rounds, uint32_t: 1, default: 0) &&                  \
-                       _Generic(((T *)0)->last_ended_at, int64_t: 1, default: 0) &&            \
-                       sizeof(T) % 8 == 0,                                                     \
+/* Fails the build unless record type @p T has the size, layout and field types the shared code
+ * uses. */
+#define EO__GAUSSIAN_RECORD_CHECK(T)                                                               \
+    _Static_assert(_Generic(((T *)0)->mu, double: 1, default: 0) &&                                \
+                       _Generic(((T *)0)->sigma, double: 1, default: 0) &&                         \
+                       _Generic(((T *)0)->rounds, uint32_t: 1, default: 0) &&                      \
+                       _Generic(((T *)0)->last_ended_at, int64_t: 1, default: 0) &&                \
+                       offsetof(T, mu) == EO__GAUSSIAN_MU_AT &&                                    \
+                       offsetof(T, sigma) == EO__GAUSSIAN_SIGMA_AT &&                              \
+                       sizeof(T) == EO__GAUSSIAN_RECORD_SIZE,                                      \
                    #T " is not a Gaussian player record")
 
 /* The parameters both models have, by the same names and meanings. */
@@ -55,14 +66,14 @@ typedef struct eo__gaussian_params {
 
 /* The common fields of a model's public parameter struct @p p (eo_trueskill_params,
  * eo_wenglin_params: the same names). */
-#define EO__GAUSSIAN_PARAMS_OF(p)                                                                \
-    ((eo__gaussian_params){.mu = (p)->mu,                                                      \
-                           .sigma = (p)->sigma,                                                \
-                           .beta = (p)->beta,                                                  \
-                           .tau = (p)->tau,                                                    \
-                           .display_k = (p)->display_k,                                        \
-                           .visible_sigma = (p)->visible_sigma,                                \
-                           .visible_rounds = (p)->visible_rounds,                              \
+#define EO__GAUSSIAN_PARAMS_OF(p)                                                                  \
+    ((eo__gaussian_params){.mu = (p)->mu,                                                          \
+                           .sigma = (p)->sigma,                                                    \
+                           .beta = (p)->beta,                                                      \
+                           .tau = (p)->tau,                                                        \
+                           .display_k = (p)->display_k,                                            \
+                           .visible_sigma = (p)->visible_sigma,                                    \
+                           .visible_rounds = (p)->visible_rounds,                                  \
                            .t_stale_days = (p)->t_stale_days})
 
 /* True when the common parameters are within their documented bounds (eo_trueskill.h,
@@ -82,23 +93,23 @@ enum { EO__GAUSSIAN_TAIL_COUNT = 4 };
 
 /* The head entries of the table (designated initializers); @p beta_help says what β means in
  * the model. */
-#define EO__GAUSSIAN_SPECS_HEAD(mu_max, sigma_max, beta_help)                                    \
-    [EO__GAUSSIAN_P_MU] = {"mu", "starting mean", 25.0, -(mu_max), (mu_max), false, NULL},      \
-    [EO__GAUSSIAN_P_SIGMA] = {"sigma", "starting deviation", 25.0 / 3.0, 1e-9, (sigma_max),     \
-                              false, NULL},                                                     \
-    [EO__GAUSSIAN_P_BETA] = {"beta", (beta_help), 25.0 / 6.0, 1e-9, 1e6, false, NULL},         \
-    [EO__GAUSSIAN_P_TAU] = {"tau", "dynamics: sigma^2 grows by tau^2 before each update",       \
+#define EO__GAUSSIAN_SPECS_HEAD(mu_max, sigma_max, beta_help)                                      \
+    [EO__GAUSSIAN_P_MU] = {"mu", "starting mean", 25.0, -(mu_max), (mu_max), false, NULL},         \
+    [EO__GAUSSIAN_P_SIGMA] = {"sigma", "starting deviation", 25.0 / 3.0, 1e-9, (sigma_max),        \
+                              false, NULL},                                                        \
+    [EO__GAUSSIAN_P_BETA] = {"beta", (beta_help), 25.0 / 6.0, 1e-9, 1e6, false, NULL},             \
+    [EO__GAUSSIAN_P_TAU] = {"tau", "dynamics: sigma^2 grows by tau^2 before each update",          \
                             25.0 / 300.0, 0.0, 1e6, false, NULL}
 
 /* The tail entries, from index @p tail (the table's length minus EO__GAUSSIAN_TAIL_COUNT). */
-#define EO__GAUSSIAN_SPECS_TAIL(tail, sigma_max)                                                 \
-    [(tail)] = {"display_k", "display rating = mu - display_k * sigma", 3.0, 0.0, 1000.0,       \
-                false, NULL},                                                                   \
-    [(tail) + 1] = {"visible_rounds", "rounds before the rating is visible", 0, 0, 1e9, true,   \
-                    NULL},                                                                      \
-    [(tail) + 2] = {"visible_sigma", "visible only once sigma <= visible_sigma (0: not used)",  \
-                    0.0, 0.0, (sigma_max), false, NULL},                                        \
-    [(tail) + 3] = {"t_stale_days", "days without a round before a lookup says stale", 30, 0,  \
+#define EO__GAUSSIAN_SPECS_TAIL(tail, sigma_max)                                                   \
+    [(tail)] = {"display_k", "display rating = mu - display_k * sigma", 3.0, 0.0, 1000.0,          \
+                false, NULL},                                                                      \
+    [(tail) + 1] = {"visible_rounds", "rounds before the rating is visible", 0, 0, 1e9, true,      \
+                    NULL},                                                                         \
+    [(tail) + 2] = {"visible_sigma", "visible only once sigma <= visible_sigma (0: not used)",     \
+                    0.0, 0.0, (sigma_max), false, NULL},                                           \
+    [(tail) + 3] = {"t_stale_days", "days without a round before a lookup says stale", 30, 0,      \
                     36500, true, NULL}
 
 /* The common parameters of a checked configuration whose table is laid out as above, its tail
@@ -140,22 +151,15 @@ static inline bool eo__gaussian_visible(int32_t visible_rounds, double visible_s
 int eo__gaussian_set(double *mu_at, double *sigma_at, double mu, double sigma, double mu_max,
                      double sigma_max);
 
-/* Two teams of Gaussian skills, from each team's sums (Σ w·μ, Σ w²σ², Σ w²), β² the
- * performance variance of one player at weight 1, and a field offset in A's favour (μ units).
- * With d = (μA − μB) + field and D = (varA + varB) + β²(w2A + w2B):
- *   eo__gaussian_team_p:       P(A wins) = Φ(d / √D); 0.5 when D is 0 (nobody's skill at stake);
- *   eo__gaussian_team_quality: TrueSkill's two-team match quality √(β²(w2A + w2B) / D)·
- *                              exp(−d²/2D); 1 when D is 0.
- * Swapping the teams and negating field negates d exactly, so P becomes 1 − P bit for bit.
- * The one formula behind predict, rate's P(A) and the models' direct APIs, so all of them give
- * the same bits. */
-double eo__gaussian_team_p(double beta2, double mu_a, double var_a, double w2_a, double mu_b,
-                           double var_b, double w2_b, double field);
-double eo__gaussian_team_quality(double beta2, double mu_a, double var_a, double w2_a,
-                                 double mu_b, double var_b, double w2_b, double field);
+/* ---- the shared ops ---- */
 
-/* ---- the shared ops (model_internal.h); impl is a model's impl, eo__gaussian_impl first ---- */
-
+/* The ops of model_internal.h by the same names (set: eo__gaussian_set_op), for every Gaussian
+ * model: @p impl is the model's prepared struct, an eo__gaussian_impl first; @p st a player
+ * record of its shape. init zeroes the record and sets μ0, σ0; strength is (μ, σ²) whatever
+ * @p now; predict and quality are gauss.h's eo__gauss_team_p() and eo__gauss_team_quality() on
+ * the aggregates (the one formula behind predict, rate's P(A) and the models' direct APIs, so
+ * all of them give the same bits); view fills display, μ, σ, rounds, visible, stale and the
+ * last end (the rest 0); set is eo__gaussian_set() with the model's limits. */
 void eo__gaussian_player_init(const void *impl, void *st);
 void eo__gaussian_strength(const void *impl, const void *st, int64_t now, eo_strength *out);
 double eo__gaussian_predict(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
@@ -170,10 +174,10 @@ void eo__gaussian_range(const void *impl, eo_model_range *out);
 
 /* The ops table entries every Gaussian model shares; a model's table adds its id, name,
  * parameters, sizes, split unit, prepare and rate. */
-#define EO__GAUSSIAN_OPS                                                                         \
-    .integer_display = false, .has_deviation = true, .player_init = eo__gaussian_player_init,  \
-    .strength = eo__gaussian_strength, .predict = eo__gaussian_predict,                        \
-    .quality = eo__gaussian_quality, .view = eo__gaussian_view, .set = eo__gaussian_set_op,    \
+#define EO__GAUSSIAN_OPS                                                                           \
+    .integer_display = false, .has_deviation = true, .player_init = eo__gaussian_player_init,      \
+    .strength = eo__gaussian_strength, .predict = eo__gaussian_predict,                            \
+    .quality = eo__gaussian_quality, .view = eo__gaussian_view, .set = eo__gaussian_set_op,        \
     .range = eo__gaussian_range
 
 /* ---- a round (the rate path: always inlined, the shape a compile-time constant) ---- */
@@ -211,12 +215,12 @@ static inline double *eo__gaussian_f64(void *st, size_t at)
 
 /* Team sums of members @p m[0..n) (eo__gaussian_sums), @p beta_in a constant of the model. */
 static inline __attribute__((always_inline)) eo__gaussian_sums
-eo__gaussian_sums_of(const eo__gaussian_impl *g, const eo__gaussian_shape *sh, bool beta_in,
-                     const eo_participant *m, size_t n)
+eo__gaussian_sums_of(const eo__gaussian_impl *g, bool beta_in, const eo_participant *m, size_t n)
 {
     eo__gaussian_sums t = {0.0, 0.0, 0.0, 0.0};
     for (size_t i = 0; i < n; i++) {
-        double mu = eo__gaussian_get(m[i].st, sh->mu), sigma = eo__gaussian_get(m[i].st, sh->sigma);
+        double mu = eo__gaussian_get(m[i].st, EO__GAUSSIAN_MU_AT);
+        double sigma = eo__gaussian_get(m[i].st, EO__GAUSSIAN_SIGMA_AT);
         double w = m[i].w, ww = w * w, s2 = sigma * sigma;
         t.mu += w * mu;
         t.var += ww * s2;
@@ -229,16 +233,16 @@ eo__gaussian_sums_of(const eo__gaussian_impl *g, const eo__gaussian_shape *sh, b
 /* The shared half of a round's start: both teams' sums and P(A), P(B) from round-start state,
  * with @p field in A's favour. The model's rule then fills r->om, de, floor and limit_sigma. */
 static inline __attribute__((always_inline)) void
-eo__gaussian_round_start(const eo__gaussian_impl *g, const eo__gaussian_shape *sh, bool beta_in,
-                         const eo_participant *a, size_t na, const eo_participant *b, size_t nb,
-                         double field, eo__gaussian_round *r)
+eo__gaussian_round_start(const eo__gaussian_impl *g, bool beta_in, const eo_participant *a,
+                         size_t na, const eo_participant *b, size_t nb, double field,
+                         eo__gaussian_round *r)
 {
-    r->a = eo__gaussian_sums_of(g, sh, beta_in, a, na);
-    r->b = eo__gaussian_sums_of(g, sh, beta_in, b, nb);
-    r->p_a = eo__gaussian_team_p(g->beta2, r->a.mu, r->a.var, r->a.w2, r->b.mu, r->b.var,
-                                 r->b.w2, field);
-    r->p_b = eo__gaussian_team_p(g->beta2, r->b.mu, r->b.var, r->b.w2, r->a.mu, r->a.var,
-                                 r->a.w2, -field);
+    r->a = eo__gaussian_sums_of(g, beta_in, a, na);
+    r->b = eo__gaussian_sums_of(g, beta_in, b, nb);
+    r->p_a = eo__gauss_team_p(g->beta2, r->a.mu, r->a.var, r->a.w2, r->b.mu, r->b.var, r->b.w2,
+                              field);
+    r->p_b = eo__gauss_team_p(g->beta2, r->b.mu, r->b.var, r->b.w2, r->a.mu, r->a.var, r->a.w2,
+                              -field);
 }
 
 /* Updates the members @p m[0..n) of team @p t (0 A, 1 B) of round @p r (the update of the top
@@ -251,33 +255,31 @@ eo__gaussian_update_team(const eo__gaussian_impl *g, const eo__gaussian_shape *s
 {
     double om = r->om[t], de = r->de[t], expected = t == 0 ? r->p_a : r->p_b;
     for (size_t i = 0; i < n; i++) {
-        double *mu_at = eo__gaussian_f64(m[i].st, sh->mu);
-        double *sigma_at = eo__gaussian_f64(m[i].st, sh->sigma);
-        double w = m[i].w, mu = *mu_at, sigma = *sigma_at;
+        double *mu_at = eo__gaussian_f64(m[i].st, EO__GAUSSIAN_MU_AT);
+        double *sigma_at = eo__gaussian_f64(m[i].st, EO__GAUSSIAN_SIGMA_AT);
+        double w = m[i].w;
         if (out != NULL) {
-            out[i].before = eo__gaussian_display(g->p.display_k, mu, sigma);
+            out[i].before = eo__gaussian_display(g->p.display_k, *mu_at, *sigma_at);
             out[i].expected = expected;
             out[i].k = 0.0;
         }
         if (w > 0.0) {
-            double s2t = sigma * sigma + g->tau2;
+            double sigma = *sigma_at, s2t = sigma * sigma + g->tau2;
             double f = 1.0 - (w * w) * s2t * de;
             double sig = sqrt(s2t * (f > r->floor ? f : r->floor));
             if (r->limit_sigma && sig > sigma)
                 sig = sigma;
-            mu = mu + w * s2t * om;
-            mu = mu > sh->mu_max ? sh->mu_max : mu < -sh->mu_max ? -sh->mu_max : mu;
-            sigma = sig < sh->sigma_max ? sig : sh->sigma_max;
-            *mu_at = mu;
-            *sigma_at = sigma;
+            double mu = *mu_at + w * s2t * om;
+            *mu_at = mu > sh->mu_max ? sh->mu_max : mu < -sh->mu_max ? -sh->mu_max : mu;
+            *sigma_at = sig < sh->sigma_max ? sig : sh->sigma_max;
             *(uint32_t *)(void *)((char *)m[i].st + sh->rounds) += 1;
             if (at != 0)
                 *(int64_t *)(void *)((char *)m[i].st + sh->ended) = at;
         }
         if (out != NULL) {
-            out[i].after = eo__gaussian_display(g->p.display_k, mu, sigma);
-            out[i].mu = mu;
-            out[i].sigma = sigma;
+            out[i].after = eo__gaussian_display(g->p.display_k, *mu_at, *sigma_at);
+            out[i].mu = *mu_at;
+            out[i].sigma = *sigma_at;
         }
     }
 }

@@ -122,7 +122,7 @@ static void rate_core(const ts_impl *s, const eo_participant *a, size_t na,
                       int64_t at, double *p_a, eo_model_update *out)
 {
     eo__gaussian_round r;
-    eo__gaussian_round_start(&s->g, &ts_shape, true, a, na, b, nb, field, &r);
+    eo__gaussian_round_start(&s->g, true, a, na, b, nb, field, &r);
     ts_rule(s, na + nb, winner, field, &r);
     eo__gaussian_round_end(&s->g, &ts_shape, &r, a, na, b, nb, at, p_a, out);
 }

@@ -205,7 +205,7 @@ static void rate_core(const wl_impl *s, const eo_participant *a, size_t na,
                       int64_t at, double *p_a, eo_model_update *out)
 {
     eo__gaussian_round r;
-    eo__gaussian_round_start(&s->g, &wl_shape, false, a, na, b, nb, field, &r);
+    eo__gaussian_round_start(&s->g, false, a, na, b, nb, field, &r);
     terms(s, (r.a.mu - r.b.mu) + field, r.a.vt, r.b.vt, winner, r.om, r.de);
     r.floor = s->kappa;
     r.limit_sigma = s->limit_sigma;
