@@ -519,32 +519,33 @@ void eo__gauss_vw_draw(double t, double eps, double *v, double *w)
     *v = t == 0.0 ? 0.0 : t < 0.0 ? -vv : vv;
 }
 
+/* v (@p which 0) or w (1) of the pair @p vw gives at (t, eps): the single-value forms. */
+static double one_of(void (*vw)(double, double, double *, double *), double t, double eps,
+                     int which)
+{
+    double r[2];
+    vw(t, eps, &r[0], &r[1]);
+    return r[which];
+}
+
 double eo__gauss_v_win(double t, double eps)
 {
-    double v, w;
-    eo__gauss_vw_win(t, eps, &v, &w);
-    return v;
+    return one_of(eo__gauss_vw_win, t, eps, 0);
 }
 
 double eo__gauss_w_win(double t, double eps)
 {
-    double v, w;
-    eo__gauss_vw_win(t, eps, &v, &w);
-    return w;
+    return one_of(eo__gauss_vw_win, t, eps, 1);
 }
 
 double eo__gauss_v_draw(double t, double eps)
 {
-    double v, w;
-    eo__gauss_vw_draw(t, eps, &v, &w);
-    return v;
+    return one_of(eo__gauss_vw_draw, t, eps, 0);
 }
 
 double eo__gauss_w_draw(double t, double eps)
 {
-    double v, w;
-    eo__gauss_vw_draw(t, eps, &v, &w);
-    return w;
+    return one_of(eo__gauss_vw_draw, t, eps, 1);
 }
 
 double eo__gauss_team_p(double beta2, double mu_a, double var_a, double w2_a, double mu_b,

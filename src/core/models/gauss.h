@@ -1,7 +1,9 @@
 /* Gaussian helpers of the core (internal): the standard normal density, distribution and
  * quantile, erf/erfc and the scaled erfcx, and TrueSkill's truncated-Gaussian corrections v and w
  * for a win and for a draw, and P(A wins) and match quality of two teams of Gaussian skills.
- * Shared by the Gaussian models (TrueSkill, Weng-Lin).
+ * Shared by the Gaussian models (TrueSkill, Weng-Lin, through gaussian.h) and the whole-history
+ * refit. The two-team formulas stay beside Φ so that it inlines into them (one call less on
+ * every round's P(A)).
  *
  * Deterministic: only + - * /, IEEE sqrt, fabs and eo__exp (numeric.h) are used, never libm's
  * exp or erfc, so the results are the same bits with every C library. How each function is

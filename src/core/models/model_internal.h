@@ -3,7 +3,9 @@
  * A model is one file src/core/models/<name>.c that defines `const eo__model_ops eo__<name>_ops`
  * and is listed in the registry (src/core/models/model.c). model.c does everything generic
  * (parameter tables, names, bounds, the context); the ops do the model's own work. Every op is
- * pure and deterministic for the same inputs on the same build.
+ * pure and deterministic for the same inputs on the same build. The Gaussian models (TrueSkill,
+ * Weng-Lin) share every op but prepare and rate, and the member update inside rate, through
+ * gaussian.h (gaussian.c).
  *
  * "impl" is the model's prepared parameters: a struct of impl_size bytes that prepare() fills
  * from the checked configuration (typed values, derived constants, tables). */

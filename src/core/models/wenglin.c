@@ -5,16 +5,21 @@
  * team's change among its members in proportion to their variances. Two teams make every sum
  * of both algorithms a single term; the code still walks the ranks as the algorithms do, so
  * the variants stay recognisable. A member's weight w scales its share of the team's strength
- * (mean change × w, variance change × w²). The Gaussian Φ for predictions is in gauss.c. */
+ * (mean change × w, variance change × w²). The Gaussian Φ for predictions is in gauss.c; what
+ * Weng-Lin shares with TrueSkill (parameters, the member update, the ops) in gaussian.c. */
 #include "evenodds/eo_wenglin.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "core/models/gauss.h"
+#include "core/models/gaussian.h"
 #include "core/models/model_internal.h"
 #include "core/numeric.h"
+
+EO__GAUSSIAN_RECORD_CHECK(eo_wenglin_player);
+
+static const eo__gaussian_shape wl_shape =
+    EO__GAUSSIAN_SHAPE_OF(eo_wenglin_player, EO_WENGLIN_MU_MAX, EO_WENGLIN_SIGMA_MAX);
 
 void eo_wenglin_params_default(eo_wenglin_params *p)
 {
@@ -35,13 +40,11 @@ int eo_wenglin_params_check(const eo_wenglin_params *p)
 {
     if (p == NULL)
         return EO_EINVAL;
-    if (!eo__in(p->mu, -EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX) ||
-        !eo__in(p->sigma, 1e-9, EO_WENGLIN_SIGMA_MAX) || !eo__in(p->beta, 1e-9, 1e6) ||
-        !eo__in(p->tau, 0.0, 1e6) || !eo__in(p->kappa, 1e-12, 1.0) ||
+    eo__gaussian_params g = EO__GAUSSIAN_PARAMS_OF(p);
+    if (!eo__gaussian_params_ok(&g, EO_WENGLIN_MU_MAX, EO_WENGLIN_SIGMA_MAX) ||
+        !eo__in(p->kappa, 1e-12, 1.0) ||
         (p->variant != EO_WENGLIN_BT_FULL && p->variant != EO_WENGLIN_PL) ||
-        !eo__in(p->display_k, 0.0, 1000.0) || p->visible_rounds < 0 ||
-        p->visible_rounds > 1000000000 || !eo__in(p->visible_sigma, 0.0, EO_WENGLIN_SIGMA_MAX) ||
-        p->t_stale_days < 0 || p->t_stale_days > 36500)
+        p->visible_rounds > 1000000000)
         return EO_EINVAL;
     return 0;
 }
@@ -53,49 +56,44 @@ void eo_wenglin_player_init(eo_wenglin_player *pl, const eo_wenglin_params *p)
     pl->sigma = p->sigma;
 }
 
-/* Prepared Weng-Lin: typed parameters and the squares every round needs. */
+/* Prepared Weng-Lin: the shared head and the rule's own parameters. */
 typedef struct wl_impl {
-    eo_wenglin_params p;
-    double beta2; /* β² */
-    double tau2;  /* τ² */
+    eo__gaussian_impl g; /* first: the shared ops read it */
+    double kappa;
+    eo_wenglin_variant variant;
+    bool limit_sigma;
 } wl_impl;
 
-static void impl_of(const eo_wenglin_params *p, wl_impl *s)
+static void impl_of(const eo__gaussian_params *g, double kappa, eo_wenglin_variant variant,
+                    bool limit_sigma, wl_impl *s)
 {
-    s->p = *p;
-    s->beta2 = p->beta * p->beta;
-    s->tau2 = p->tau * p->tau;
+    eo__gaussian_impl_init(&s->g, g, &wl_shape);
+    s->kappa = kappa;
+    s->variant = variant;
+    s->limit_sigma = limit_sigma;
 }
 
-/* P(A wins) and quality from team aggregates: the one formula behind predict(), rate()'s p_a
- * and the direct API, so all of them give the same bits (gauss.c). */
-static double p_agg(const wl_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
-                    double var_b, double w2_b, double field)
+/* @p p prepared into @p s, for the direct API. */
+static void impl_of_params(const eo_wenglin_params *p, wl_impl *s)
 {
-    return eo__gauss_team_p(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
-}
-
-static double quality_agg(const wl_impl *s, double mu_a, double var_a, double w2_a, double mu_b,
-                          double var_b, double w2_b, double field)
-{
-    return eo__gauss_team_quality(s->beta2, mu_a, var_a, w2_a, mu_b, var_b, w2_b, field);
+    eo__gaussian_params g = EO__GAUSSIAN_PARAMS_OF(p);
+    impl_of(&g, p->kappa, p->variant, p->limit_sigma, s);
 }
 
 double eo_wenglin_predict(const eo_wenglin_params *p, const eo_team_agg *a,
                           const eo_team_agg *b, double field)
 {
     wl_impl s;
-    impl_of(p, &s);
-    return p_agg(&s, a->mu, a->var, a->w2, b->mu, b->var, b->w2, isfinite(field) ? field : 0.0);
+    impl_of_params(p, &s);
+    return eo__gaussian_predict(&s, a, b, isfinite(field) ? field : 0.0);
 }
 
 double eo_wenglin_quality(const eo_wenglin_params *p, const eo_team_agg *a,
                           const eo_team_agg *b, double field)
 {
     wl_impl s;
-    impl_of(p, &s);
-    return quality_agg(&s, a->mu, a->var, a->w2, b->mu, b->var, b->w2,
-                       isfinite(field) ? field : 0.0);
+    impl_of_params(p, &s);
+    return eo__gaussian_quality(&s, a, b, isfinite(field) ? field : 0.0);
 }
 
 /* Logistic of x and of −x from one e^(−|x|) (in [0, 1], never overflows), so the two sides
@@ -181,10 +179,10 @@ static void terms(const wl_impl *s, double d, double var_a, double var_b, eo_win
                   double om[2], double de[2])
 {
     double var[2] = {var_a, var_b};
-    double c = sqrt((var_a + var_b) + 2.0 * s->beta2);
+    double c = sqrt((var_a + var_b) + 2.0 * s->g.beta2);
     int rank[2];
     ranks_of(winner, rank);
-    if (s->p.variant == EO_WENGLIN_BT_FULL)
+    if (s->variant == EO_WENGLIN_BT_FULL)
         bt_full(d, var, c, rank, om, de);
     else
         pl(d, var, c, rank, om, de);
@@ -195,89 +193,23 @@ void eo_wenglin_team_terms(const eo_wenglin_params *p, double mu_a, double var_a
                            double de[2])
 {
     wl_impl s;
-    impl_of(p, &s);
+    impl_of_params(p, &s);
     terms(&s, (mu_a - mu_b) + field, var_a, var_b, winner, om, de);
 }
 
-static double display_of(const wl_impl *s, double mu, double sigma)
-{
-    return mu - s->p.display_k * sigma;
-}
-
-static double clamp_mu(double mu)
-{
-    return mu > EO_WENGLIN_MU_MAX    ? EO_WENGLIN_MU_MAX
-           : mu < -EO_WENGLIN_MU_MAX ? -EO_WENGLIN_MU_MAX
-                                     : mu;
-}
-
-/* Sums of one team for rate(): Σ w·μ, Σ w²σ², Σ w² (as eo_team_agg_add() forms them, in
- * member order, so p_a equals eo_model_predict()) and Σ w²·(σ² + τ²). */
-typedef struct team_sums {
-    double mu, var, w2, vt;
-} team_sums;
-
-static team_sums sums_of(const wl_impl *s, const eo_participant *m, size_t n)
-{
-    team_sums t = {0.0, 0.0, 0.0, 0.0};
-    for (size_t i = 0; i < n; i++) {
-        const eo_wenglin_player *pl = m[i].st;
-        double w = m[i].w, ww = w * w, s2 = pl->sigma * pl->sigma;
-        t.mu += w * pl->mu;
-        t.var += ww * s2;
-        t.w2 += ww;
-        t.vt += ww * (s2 + s->tau2);
-    }
-    return t;
-}
-
-/* Updates one team from its terms (om, de per unit of member variance). */
-static void update_team(const wl_impl *s, const eo_participant *m, size_t n, double om,
-                        double de, int64_t at, double expected, eo_model_update *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        eo_wenglin_player *pl = m[i].st;
-        double w = m[i].w;
-        if (out != NULL) {
-            out[i].before = display_of(s, pl->mu, pl->sigma);
-            out[i].expected = expected;
-            out[i].k = 0.0;
-        }
-        if (w > 0.0) {
-            double s2t = pl->sigma * pl->sigma + s->tau2;
-            double f = 1.0 - (w * w) * s2t * de;
-            double sig = sqrt(s2t * (f > s->p.kappa ? f : s->p.kappa));
-            if (s->p.limit_sigma && sig > pl->sigma)
-                sig = pl->sigma;
-            pl->mu = clamp_mu(pl->mu + w * s2t * om);
-            pl->sigma = sig < EO_WENGLIN_SIGMA_MAX ? sig : EO_WENGLIN_SIGMA_MAX;
-            pl->rounds += 1;
-            if (at != 0)
-                pl->last_ended_at = at;
-        }
-        if (out != NULL) {
-            out[i].after = display_of(s, pl->mu, pl->sigma);
-            out[i].mu = pl->mu;
-            out[i].sigma = pl->sigma;
-        }
-    }
-}
-
 /* The whole round; arguments checked by the caller. Every term is computed from round-start
- * state before any player is written (players are distinct). */
+ * state before any player is written (players are distinct): the teams' sums without β
+ * (v_t = Σ w²·σ̃²), the terms, then the shared member update with floor κ (gaussian.h). */
 static void rate_core(const wl_impl *s, const eo_participant *a, size_t na,
                       const eo_participant *b, size_t nb, eo_winner winner, double field,
                       int64_t at, double *p_a, eo_model_update *out)
 {
-    team_sums ta = sums_of(s, a, na), tb = sums_of(s, b, nb);
-    double pa = p_agg(s, ta.mu, ta.var, ta.w2, tb.mu, tb.var, tb.w2, field);
-    double pb = p_agg(s, tb.mu, tb.var, tb.w2, ta.mu, ta.var, ta.w2, -field);
-    double om[2], de[2];
-    terms(s, (ta.mu - tb.mu) + field, ta.vt, tb.vt, winner, om, de);
-    if (p_a != NULL)
-        *p_a = pa;
-    update_team(s, a, na, om[0], de[0], at, pa, out);
-    update_team(s, b, nb, om[1], de[1], at, pb, out != NULL ? out + na : NULL);
+    eo__gaussian_round r;
+    eo__gaussian_round_start(&s->g, false, a, na, b, nb, field, &r);
+    terms(s, (r.a.mu - r.b.mu) + field, r.a.vt, r.b.vt, winner, r.om, r.de);
+    r.floor = s->kappa;
+    r.limit_sigma = s->limit_sigma;
+    eo__gaussian_round_end(&s->g, &wl_shape, &r, a, na, b, nb, at, p_a, out);
 }
 
 int eo_wenglin_rate(const eo_wenglin_params *p, const eo_participant *a, size_t na,
@@ -287,52 +219,44 @@ int eo_wenglin_rate(const eo_wenglin_params *p, const eo_participant *a, size_t 
     if (p == NULL || !eo__rate_args_ok(a, na, b, nb, winner, field))
         return EO_EINVAL;
     wl_impl s;
-    impl_of(p, &s);
+    impl_of_params(p, &s);
     rate_core(&s, a, na, b, nb, winner, field, at, p_a, out);
     return 0;
 }
 
 double eo_wenglin_display(const eo_wenglin_params *p, const eo_wenglin_player *pl)
 {
-    return pl->mu - p->display_k * pl->sigma;
+    return eo__gaussian_display(p->display_k, pl->mu, pl->sigma);
 }
 
 bool eo_wenglin_visible(const eo_wenglin_params *p, const eo_wenglin_player *pl)
 {
-    return pl->rounds >= (uint32_t)p->visible_rounds &&
-           (p->visible_sigma == 0.0 || pl->sigma <= p->visible_sigma);
+    return eo__gaussian_visible(p->visible_rounds, p->visible_sigma, pl->rounds, pl->sigma);
 }
 
 int eo_wenglin_set(eo_wenglin_player *pl, double mu, double sigma)
 {
-    if (pl == NULL || !isfinite(mu) || isnan(sigma))
+    if (pl == NULL)
         return EO_EINVAL;
-    if (!(mu >= -EO_WENGLIN_MU_MAX && mu <= EO_WENGLIN_MU_MAX) || sigma > EO_WENGLIN_SIGMA_MAX)
-        return EO_ERANGE;
-    pl->mu = mu;
-    if (sigma >= 0.0)
-        pl->sigma = sigma;
-    return 0;
+    return eo__gaussian_set(&pl->mu, &pl->sigma, mu, sigma, EO_WENGLIN_MU_MAX,
+                            EO_WENGLIN_SIGMA_MAX);
 }
 
-/* ---- Weng-Lin behind the model interface (eo_model.h) ---- */
+/* ---- Weng-Lin behind the model interface (eo_model.h; the shared ops in gaussian.c) ---- */
 
-/* Parameter indices: the order of wenglin_params[]. */
+/* Parameter indices: the order of wenglin_params[] (gaussian.h's head and tail around
+ * Weng-Lin's own). */
 enum {
-    WP_MU, WP_SIGMA, WP_BETA, WP_TAU, WP_KAPPA, WP_VARIANT, WP_LIMIT_SIGMA, WP_DISPLAY_K,
-    WP_VISIBLE_ROUNDS, WP_VISIBLE_SIGMA, WP_T_STALE_DAYS, WP_COUNT
+    WP_KAPPA = EO__GAUSSIAN_P_OWN, WP_VARIANT, WP_LIMIT_SIGMA, WP_TAIL,
+    WP_COUNT = WP_TAIL + EO__GAUSSIAN_TAIL_COUNT
 };
 
 /* Indexed by eo_wenglin_variant. */
 static const char *const variant_choices[] = {"bt_full", "pl", NULL};
 
 static const eo_param_spec wenglin_params[WP_COUNT] = {
-    [WP_MU] = {"mu", "starting mean", 25.0, -EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX, false, NULL},
-    [WP_SIGMA] = {"sigma", "starting deviation", 25.0 / 3.0, 1e-9, EO_WENGLIN_SIGMA_MAX, false,
-                  NULL},
-    [WP_BETA] = {"beta", "performance deviation of a team", 25.0 / 6.0, 1e-9, 1e6, false, NULL},
-    [WP_TAU] = {"tau", "dynamics: sigma^2 grows by tau^2 before each update", 25.0 / 300.0, 0.0,
-                1e6, false, NULL},
+    EO__GAUSSIAN_SPECS_HEAD(EO_WENGLIN_MU_MAX, EO_WENGLIN_SIGMA_MAX,
+                            "performance deviation of a team"),
     [WP_KAPPA] = {"kappa", "floor of the variance shrink factor of one update", 0.0001, 1e-12,
                   1.0, false, NULL},
     [WP_VARIANT] = {"variant",
@@ -342,64 +266,16 @@ static const eo_param_spec wenglin_params[WP_COUNT] = {
     [WP_LIMIT_SIGMA] = {"limit_sigma",
                         "1: an update never leaves sigma above its round-start value", 0, 0, 1,
                         true, NULL},
-    [WP_DISPLAY_K] = {"display_k", "display rating = mu - display_k * sigma", 3.0, 0.0, 1000.0,
-                      false, NULL},
-    [WP_VISIBLE_ROUNDS] = {"visible_rounds", "rounds before the rating is visible", 0, 0, 1e9,
-                           true, NULL},
-    [WP_VISIBLE_SIGMA] = {"visible_sigma",
-                          "visible only once sigma <= visible_sigma (0: not used)", 0.0, 0.0,
-                          EO_WENGLIN_SIGMA_MAX, false, NULL},
-    [WP_T_STALE_DAYS] = {"t_stale_days", "days without a round before a lookup says stale", 30,
-                         0, 36500, true, NULL},
+    EO__GAUSSIAN_SPECS_TAIL(WP_TAIL, EO_WENGLIN_SIGMA_MAX),
 };
-
-static void params_of(const eo_model_config *c, eo_wenglin_params *p)
-{
-    p->mu = c->v[WP_MU];
-    p->sigma = c->v[WP_SIGMA];
-    p->beta = c->v[WP_BETA];
-    p->tau = c->v[WP_TAU];
-    p->kappa = c->v[WP_KAPPA];
-    p->variant = c->v[WP_VARIANT] == 0 ? EO_WENGLIN_BT_FULL : EO_WENGLIN_PL;
-    p->limit_sigma = c->v[WP_LIMIT_SIGMA] != 0;
-    p->display_k = c->v[WP_DISPLAY_K];
-    p->visible_rounds = eo__param_int(c, WP_VISIBLE_ROUNDS);
-    p->visible_sigma = c->v[WP_VISIBLE_SIGMA];
-    p->t_stale_days = eo__param_int(c, WP_T_STALE_DAYS);
-}
 
 static int wl_prepare(const eo_model_config *c, void *impl)
 {
-    eo_wenglin_params p;
-    params_of(c, &p);
-    impl_of(&p, impl);
+    eo__gaussian_params g;
+    eo__gaussian_params_read(c, WP_TAIL, &g);
+    impl_of(&g, c->v[WP_KAPPA], c->v[WP_VARIANT] == 0 ? EO_WENGLIN_BT_FULL : EO_WENGLIN_PL,
+            c->v[WP_LIMIT_SIGMA] != 0, impl);
     return 0;
-}
-
-static void wl_player_init(const void *impl, void *st)
-{
-    eo_wenglin_player_init(st, &((const wl_impl *)impl)->p);
-}
-
-static void wl_strength(const void *impl, const void *st, int64_t now, eo_strength *out)
-{
-    (void)impl;
-    (void)now;
-    const eo_wenglin_player *pl = st;
-    out->mu = pl->mu;
-    out->var = pl->sigma * pl->sigma;
-}
-
-static double wl_predict(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
-                         double field)
-{
-    return p_agg(impl, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
-}
-
-static double wl_quality(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
-                         double field)
-{
-    return quality_agg(impl, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
 }
 
 static int wl_rate(const void *impl, const eo_participant *a, size_t na, const eo_participant *b,
@@ -410,35 +286,6 @@ static int wl_rate(const void *impl, const eo_participant *a, size_t na, const e
     return 0;
 }
 
-static void wl_view(const void *impl, const void *st, int64_t now, eo_rating_view *out)
-{
-    const wl_impl *s = impl;
-    const eo_wenglin_player *pl = st;
-    memset(out, 0, sizeof *out);
-    out->display = display_of(s, pl->mu, pl->sigma);
-    out->mu = pl->mu;
-    out->sigma = pl->sigma;
-    out->rounds = pl->rounds;
-    out->visible = eo_wenglin_visible(&s->p, pl);
-    out->stale = eo__stale(pl->last_ended_at, now, s->p.t_stale_days);
-    out->last_ended_at = pl->last_ended_at;
-}
-
-static int wl_set(const void *impl, void *st, double mu, double sigma)
-{
-    (void)impl;
-    return eo_wenglin_set(st, mu, sigma);
-}
-
-/* μ within EO_MODEL_RANGE_WINDOW of μ0 (and EO_WENGLIN_MU_MAX), σ up to
- * EO_WENGLIN_SIGMA_MAX. */
-static void wl_range(const void *impl, eo_model_range *out)
-{
-    const wl_impl *s = impl;
-    eo__range_window(s->p.mu, -EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX, out);
-    out->sigma_max = EO_WENGLIN_SIGMA_MAX;
-}
-
 const eo__model_ops eo__wenglin_ops = {
     .id = EO_MODEL_WENGLIN,
     .name = "wenglin",
@@ -446,17 +293,8 @@ const eo__model_ops eo__wenglin_ops = {
     .n_params = WP_COUNT,
     .state_size = (sizeof(eo_wenglin_player) + 7) & ~(size_t)7,
     .impl_size = sizeof(wl_impl),
-    .integer_display = false,
     .split_unit = 10,
-    .has_deviation = true,
-    .check = NULL,
     .prepare = wl_prepare,
-    .player_init = wl_player_init,
-    .strength = wl_strength,
-    .predict = wl_predict,
-    .quality = wl_quality,
     .rate = wl_rate,
-    .view = wl_view,
-    .range = wl_range,
-    .set = wl_set,
+    EO__GAUSSIAN_OPS,
 };
