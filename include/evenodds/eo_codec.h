@@ -19,7 +19,7 @@
 #include "eo_common.h"
 #include "eo_round.h"
 #include "eo_pool.h"
-#include "eo_fit.h"
+#include "eo_fit.h" /* eo_refit_values(), which makes the values of a refit record */
 #include "eo_split.h"
 #include "eo_balance.h"
 #include "eo_model.h"
@@ -101,15 +101,10 @@ int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err
  *  of the longest ids, escaped, with two 17-digit numbers each, stay below 1 MiB). */
 #define EO_REFIT_PLAYERS_MAX 2048
 
-/** One player's fitted state as logged: what eo_pool_set_rating() receives on replay. */
-typedef struct eo_refit_value {
-    char id[EO_ID_MAX + 1];
-    double mean;  /**< the model's mean (SynElo: an integer), finite */
-    double sigma; /**< the deviation, >= 0; negative: none (the model has no deviation) */
-} eo_refit_value;
-
 /** A refit record: the states of up to EO_REFIT_PLAYERS_MAX players, fitted from the pool's log
- *  up to log position @c upto (docs/STORE.md, "The refit record"). */
+ *  up to log position @c upto (docs/STORE.md, "The refit record"). The values are the core's
+ *  (eo_refit_value, eo_pool.h): eo_refit_values() (eo_fit.h) makes them from a fit and
+ *  eo_refit_apply() (eo_pool.h) sets them in a pool; the codec only maps them. */
 typedef struct eo_refit_record {
     int64_t upto;      /**< the last log seq the fit read (informational: replay ignores it) */
     size_t n;          /**< players, 1 .. EO_REFIT_PLAYERS_MAX */
@@ -140,27 +135,6 @@ int eo_refit_to_text(int64_t upto, const eo_refit_value *v, size_t n, char **out
 
 /** Releases what @p r owns and zeroes it. NULL is a no-op. */
 void eo_refit_free(eo_refit_record *r);
-
-/**
- * The values a refit logs from fit @p f of a pool of configuration @p cfg, one per player the
- * fit knows, in the fit's order: the fitted mean (rounded half to even for models with integer
- * ratings, SynElo) and, for models with a deviation, the fitted deviation (else -1), each
- * brought to the nearest value the model accepts when it is outside the model's range (a
- * non-finite mean: the model's start value). *out is malloc'd (NULL when the fit has no
- * players); release with free(). Returns 0, EO_EINVAL or EO_ENOMEM.
- */
-int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out,
-                    size_t *n);
-
-/**
- * Applies refit values to @p pool exactly as the service's writer, the fold at open and
- * `evenodds replay` do: each player's state set by eo_pool_set_rating(mean, sigma) in order
- * (rounds, history and players not listed kept; unknown players created). Every value is first
- * checked against the model on a scratch player, so on EO_EINVAL (bad id) or EO_ERANGE (outside
- * the model's range, eo_model_set()) nothing changed and *bad (may be NULL) is the index at
- * fault. Returns 0, EO_EINVAL, EO_ERANGE or EO_ENOMEM (then players before *bad were set).
- */
-int eo_refit_apply(eo_pool *pool, const eo_refit_value *v, size_t n, size_t *bad);
 
 /** Reads a JSONL round log line by line. */
 typedef struct eo_jsonl_reader eo_jsonl_reader;
