@@ -25,6 +25,7 @@
 #include "eo_model.h"
 #include "eo_autobalance.h"
 #include "eo_triggers.h"
+#include "eo_sim.h" /* eo_truth, which a truth file is read into */
 
 #ifdef __cplusplus
 extern "C" {
@@ -552,13 +553,10 @@ int eo_trigger_request_from_json(const json_t *obj, eo_trigger_state *st, eo_tri
  *  Returns a new reference or NULL. */
 json_t *eo_trigger_result_to_json(const eo_trigger_result *r);
 
-/**
- * The truth of a simulated world, as `evenodds sim --truth-out` writes it (docs/SIM.md,
- * "Files"): the scale, every map's true bias for side A and every player's true skill, so that
- * the oracle's P_true of a round can be scored beside a model's (`evenodds eval --truth`,
- * `evenodds fit --truth`). Opaque; one thread at a time.
- */
-typedef struct eo_truth eo_truth;
+/* ---- The truth of a simulated world (src/codec/truth_json.c) ------------------------------ */
+
+/* The file `evenodds sim --truth-out` writes (docs/SIM.md, "Files"), read into the core's
+ * eo_truth (eo_sim.h), which holds it and gives the oracle's P (eo_truth_p()). */
 
 /** Limits of a truth file's numbers: |skill| and |skill_mean| at most EO_TRUTH_SKILL_MAX,
  *  skill_sd in [0, EO_TRUTH_SKILL_MAX], scale in [EO_TRUTH_SCALE_MIN, EO_TRUTH_SKILL_MAX],
@@ -577,7 +575,7 @@ typedef struct eo_truth eo_truth;
  * integer >= 0}); optional "seed" (integer >= 0), "skill" (a string), "skill_mean" and
  * "skill_sd" (numbers) are checked and otherwise unused. Unknown fields, a repeated map or
  * player id, and numbers outside the limits above are rejected. Returns 0 with a new truth in
- * *out, EO_EINVAL with @p err naming the field ("players[3].skill", "maps[0].id", "scale",
+ * *out (the caller's, eo_truth_destroy()), EO_EINVAL with @p err naming the field ("players[3].skill", "maps[0].id", "scale",
  * "" for the top level), or EO_ENOMEM.
  */
 int eo_truth_from_json(const json_t *obj, eo_truth **out, eo_round_error *err);
@@ -585,24 +583,6 @@ int eo_truth_from_json(const json_t *obj, eo_truth **out, eo_round_error *err);
 /** The same from JSON text of @p len bytes (EO_JSON_DECODE_FLAGS; a NUL byte or invalid JSON
  *  is EO_EPARSE with the position in @p err->message). */
 int eo_truth_from_text(const char *text, size_t len, eo_truth **out, eo_round_error *err);
-
-/** Frees @p t. NULL is a no-op. */
-void eo_truth_destroy(eo_truth *t);
-
-/** Players and maps the truth knows. */
-size_t eo_truth_player_count(const eo_truth *t);
-size_t eo_truth_map_count(const eo_truth *t);
-
-/**
- * The oracle's P(A wins) of round @p r: eo_sim_p_true(Σ_A w·s − Σ_B w·s, scale, bias) with s
- * each member's true skill, w his eo_round_member_weight() and bias the true bias of the
- * round's map (0 when the round has no map), summed in the members' order exactly as the
- * simulator does, so a simulated round gets its P_true bit for bit. The skills are those the
- * file holds (each player's skill at the end of the run): with `--drift 0` they are the skills
- * of every round. Returns 0; EO_ENOTFOUND with @p err naming "A[i]" / "B[i]" (a player the
- * truth does not know) or "map" (a map it does not know).
- */
-int eo_truth_p(const eo_truth *t, const eo_round *r, double *p_a, eo_round_error *err);
 
 #ifdef __cplusplus
 }
