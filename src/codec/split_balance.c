@@ -246,14 +246,10 @@ json_t *eo_split_answer_to_json(const eo_split_answer *a, const eo_split_request
 {
     if (a == NULL || req == NULL || a->unit < 1 || (a->count > 0 && a->split == NULL))
         return NULL;
-    json_t *arr = json_array();
-    json_t *root = json_object();
-    if (arr == NULL || root == NULL || json_object_set(root, "splits", arr) != 0) {
-        json_decref(arr);
-        json_decref(root);
+    json_t *arr = NULL;
+    json_t *root = eo__json_splits_root(&arr);
+    if (root == NULL)
         return NULL;
-    }
-    json_decref(arr); /* root holds it now */
     for (size_t i = 0; i < a->count; i++) {
         if (json_array_append_new(arr, split_json(a->split[i], a->epsilon[i], req, a->unit)) !=
             0) {
