@@ -198,8 +198,8 @@ void eo_jsonl_close(eo_jsonl_reader *r);
  * "denied"?, "protected"?, "sat_out"?}, …], "bench"?, "mode"?, "epsilon"?, "budget_ms"?,
  * "map"?, "allow_party_split"?, "allow_protected"?, "k_min"?, "k_max"?}.
  * A *plain* request (only ids, ratings and "bench") is the exact splitter's (eo_split.h) and
- * leaves @c balance false; any other listed field makes it a balancer request (eo_balance.h),
- * answered by eo_split_request_balance().
+ * leaves @c balance false; any other listed field makes it a balancer request (eo_balance.h).
+ * eo_app_split() (eo_app.h) answers both.
  */
 typedef struct eo_split_request {
     size_t n;              /**< number of players */
@@ -211,7 +211,7 @@ typedef struct eo_split_request {
     bool balance;          /**< the request uses a balancer input (fields below are set) */
     /** n players, owned: team, party (index + 1 into party_ids), lock, priority (the rank of
      *  the request's number, absent = 0, among the distinct values: order kept), prefer,
-     *  weight (2^denied), protect, sat_out. Ratings are filled by eo_split_request_balance().
+     *  weight (2^denied), protect, sat_out. Ratings are filled by eo_app_split().
      *  May be NULL on a plain request, as may party_ids. */
     eo_balance_player *players;
     char **party_ids;      /**< nparty party ids, owned */
@@ -223,7 +223,7 @@ typedef struct eo_split_request {
                                 it sets @c field) */
     double field;          /**< the field term in A's favour for @c map, in the model's units
                                 (eo_pool_bias_field()); the decoder sets 0, the caller may set
-                                it before eo_split_request_balance() */
+                                it before eo_app_split() */
     bool allow_party_split;
     bool allow_protected;
     int k_min, k_max;      /**< team sizes wanted; 0 = 2 and floor(n/2) */
@@ -305,39 +305,32 @@ json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t un
 int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, char *buf,
                      size_t cap, size_t *len);
 
-/** A balancer request's answers (eo_split_request_balance()). */
+/**
+ * The answer to a split request, what eo_app_split() (eo_app.h) gives and the encoders below
+ * write: a plain request's splits, or a balancer request's answers per k. Ownership: the answer
+ * owns what it points to, except plain splits that live in the solver's work space.
+ */
 typedef struct eo_split_answer {
+    int64_t unit;                 /**< the split unit of the integer ratings solved (gaps and
+                                       sums are divided by it: eo_model_split_unit()) */
+    /* ---- a plain request ---- */
+    eo_splits *splits;            /**< the splits, p_a set; NULL for a balancer request */
+    bool splits_borrowed;         /**< @c splits live in a work space (eo_split_solve_ws()):
+                                       not freed with the answer */
+    /* ---- a balancer request ---- */
     size_t count;                 /**< team sizes, k ascending */
     eo_balance_split **split;     /**< count entries, owned array; point into @c res */
     int64_t *epsilon;             /**< count tolerances used (split units), owned */
     eo_balance_result **res;      /**< nres results, owned (one per run of equal tolerance) */
     size_t nres;
-    int64_t unit;                 /**< eo_model_split_unit() of the model */
 } eo_split_answer;
-
-/**
- * Answers a balancer request (req->balance) with eo_balance_solve(): every player's integer
- * rating is eo_model_split_rating() of @p strength[i].mu (n entries, the model's mean and
- * variance: the request's rating or the pool's); "epsilon" becomes a tolerance in rating units
- * per k with eo_model_split_tolerance() (the 2k smallest variances, the 2k largest rounding errors),
- * and consecutive k with the same tolerance are solved in one call; "budget_ms" times
- * EO_SPLIT_NODES_PER_MS nodes are shared equally between those calls (past its share a call
- * answers by local search, exact = 0); req->field (model units) enters the objective
- * |ΣA − ΣB + field| as eo_model_field_units() per k, and each answer's p_a is
- * eo_model_predict_idx() of its teams from @p strength with req->field. @p req's players get their ratings.
- * Returns 0 (per-k problems are in each split's err), EO_EINVAL (not a balancer request, or
- * a request the core refuses: @p err names the field), EO_ENOMEM. On success @p out is the
- * caller's, released with eo_split_answer_free(); on failure it is zeroed.
- */
-int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
-                             const eo_strength *strength, eo_split_answer *out,
-                             eo_round_error *err);
 
 /** Releases an answer and zeroes it. NULL is a no-op. */
 void eo_split_answer_free(eo_split_answer *a);
 
 /**
- * Encodes a balancer answer as {"splits":[…]} with, per k, the fields of eo_splits_to_json()
+ * Encodes an answer: a plain request's as eo_splits_to_json(a->splits, req->ids, a->unit); a
+ * balancer request's as {"splits":[…]} with, per k, the fields of eo_splits_to_json()
  * (sums divided by the unit) and "dev", "epsilon" (the tolerance used, model scale), "exact",
  * "parties_broken", "moves":[{"id","from":"A"|"B","to":"A"|"B"|"bench"}] and "terms":
  * {"broken","moves","top2","spread" (rating², model scale),"denied","bench_again","dev"}; a k
@@ -467,26 +460,29 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
  * {"players":[{"id","team":"A"|"B","rating"?,"party"?,"protected"?,"dead"?,"joined_at"?,
  * "last_moved"?,"score"?},…], "now"?, "time_left"?, "unbalanced_since"?, "policy"?{…},
  * "joiner"?{"id","rating"?}}. Ratings are on the model's scale (numbers); the caller fills
- * the missing ones (from the pool, or an error offline) and then calls
- * eo_autobalance_request_resolve(), which makes the integer state the core takes.
+ * the missing ones (from the pool, or an error offline) and then calls eo_app_autobalance()
+ * (eo_app.h), which makes the integer state the core takes and answers.
  */
 typedef struct eo_autobalance_request {
     size_t n;               /**< players, 0 .. EO_AB_PLAYERS_MAX */
     char **ids;             /**< n ids, owned */
-    eo_ab_player *players;  /**< n players, owned; id = index; rating set by resolve() */
+    eo_ab_player *players;  /**< n players, owned; id = index; rating set by
+                                 eo_app_autobalance() */
     double *rating;         /**< n ratings, owned; meaningful where has_rating[i] */
     bool *has_rating;       /**< n flags, owned */
     eo_ab_state state;      /**< players points into @c players; now is 0 unless has_now */
     bool has_now;           /**< "now" was given (else the caller supplies the clock) */
-    eo_ab_policy policy;    /**< defaults with "policy" applied; thresholds set by resolve() */
+    eo_ab_policy policy;    /**< defaults with "policy" applied; thresholds set by
+                                 eo_app_autobalance() */
     double strength_threshold; /**< "policy.strength_threshold" (model scale), 0 = none */
     double gap_tolerance;   /**< "policy.gap_tolerance" (model scale) */
     bool has_joiner;        /**< "joiner" was given */
     char *joiner_id;        /**< owned, when has_joiner */
     bool joiner_has_rating;
     double joiner_rating;
-    const eo_model_ctx *model; /**< set by resolve(): the predictor's model (borrowed) */
-    int64_t unit;           /**< set by resolve(): eo_model_split_unit() */
+    const eo_model_ctx *model; /**< set by eo_app_autobalance(): the predictor's
+                                    model (borrowed) */
+    int64_t unit;           /**< set by eo_app_autobalance(): eo_model_split_unit() */
 } eo_autobalance_request;
 
 /**
@@ -507,18 +503,6 @@ typedef struct eo_autobalance_request {
  */
 int eo_autobalance_request_from_json(const json_t *obj, eo_autobalance_request *out,
                                      eo_round_error *err);
-
-/**
- * Makes the core's integer input once every rating is known (has_rating all true; else
- * EO_EINVAL naming "players[i].rating"): players' ratings eo_model_split_rating(), the
- * thresholds times eo_model_split_unit() (rounded), and the strength rule: the sum rule when
- * strength_threshold > 0, else P(A) from @p model on the team means (variance 0) against
- * p_threshold (the predictor reads @p req: do not move it). @p model is borrowed and must
- * outlive the call to eo_autobalance_check().
- * Returns 0 or EO_EINVAL (with @p err).
- */
-int eo_autobalance_request_resolve(eo_autobalance_request *req, const eo_model_ctx *model,
-                                   eo_round_error *err);
 
 /** Releases what the request owns and zeroes it. NULL is a no-op. */
 void eo_autobalance_request_free(eo_autobalance_request *req);
