@@ -1,10 +1,11 @@
-/* The autobalance request decoder on arbitrary bytes; a decoded request is resolved against an
- * Elo model (missing ratings set to 1500), run through eo_autobalance_check() and
- * eo_autobalance_place_joiner(), and its answer encoded, so odd policies and ids reach the core
- * and the encoder too. */
+/* The autobalance request decoder on arbitrary bytes; a decoded request is answered against an
+ * Elo model (missing ratings set to 1500) by eo_app_autobalance(), which resolves it and runs
+ * eo_autobalance_check() and eo_autobalance_place_joiner(), and its answer encoded, so odd
+ * policies and ids reach the core and the encoder too. */
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_model.h"
 
@@ -34,18 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             req.joiner_rating = 1500;
             req.joiner_has_rating = true;
         }
-        if (eo_autobalance_request_resolve(&req, ctx, &err) != 0)
-            abort(); /* every rating is set */
-        eo_ab_result res;
-        eo_ab_placement pl;
-        /* the decoder's ranges are inside the core's: a decoded request never fails */
-        if (eo_autobalance_check(&req.policy, &req.state, &res) != 0)
+        /* every rating is set, and the decoder's ranges are inside the core's: a decoded
+         * request never fails ("now" as decoded: 0 unless given) */
+        eo_app_autobalance_answer ans;
+        if (eo_app_autobalance(&req, ctx, 0, &ans, &err) != 0)
             abort();
-        if (req.has_joiner &&
-            eo_autobalance_place_joiner(&req.policy, req.players, req.n,
-                                        eo_model_split_rating(ctx, req.joiner_rating), &pl) != 0)
-            abort();
-        json_t *out = eo_autobalance_to_json(&req, &res, req.has_joiner ? &pl : NULL);
+        json_t *out = eo_autobalance_to_json(&req, &ans.res, req.has_joiner ? &ans.join : NULL);
         if (out == NULL)
             abort();
         json_decref(out);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +30,7 @@ static void balance(eo_split_request *req)
     req->budget_ms = 1;
     eo_split_answer ans;
     eo_round_error err;
-    if (eo_split_request_balance(req, ctx, st, &ans, &err) != 0)
+    if (eo_app_split(req, ctx, st, NULL, &ans, &err) != 0)
         abort(); /* the decoder refuses what the core would */
     for (size_t c = 0; c < ans.count; c++) {
         const eo_balance_split *s = ans.split[c];

@@ -81,8 +81,6 @@ typedef struct eo_balance_request {
     uint64_t work_limit;
     uint64_t seed;            /**< local search restarts' random seed */
     int restarts;             /**< local search starts besides the first; 0 = 4 */
-    eo_split_predict_fn predict; /**< P(A) for the report; may be NULL (p_a NaN) */
-    void *predict_ctx;
 } eo_balance_request;
 
 /** One player's change of team (from != to). */
@@ -116,7 +114,8 @@ typedef struct eo_balance_split {
     int64_t sum_a, sum_b;
     int64_t gap;                   /**< |sum_a - sum_b| */
     int64_t dev;                   /**< |sum_a - sum_b + field|: the primary objective */
-    double p_a;                    /**< predict(sum_a, sum_b), or NaN */
+    double p_a;                    /**< NaN from the solver: the caller fills in the model's
+                                    *   P(A wins) (eo_app_split(), eo_app.h) */
     const eo_balance_move *moves;  /**< by player index */
     size_t nmoves;
     eo_balance_terms terms;

@@ -19,12 +19,13 @@
 #include "eo_common.h"
 #include "eo_round.h"
 #include "eo_pool.h"
-#include "eo_fit.h"
+#include "eo_fit.h" /* eo_refit_values(), which makes the values of a refit record */
 #include "eo_split.h"
 #include "eo_balance.h"
 #include "eo_model.h"
 #include "eo_autobalance.h"
 #include "eo_triggers.h"
+#include "eo_sim.h" /* eo_truth, which a truth file is read into */
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,15 +157,10 @@ json_t *eo_error_to_json(const char *code, const char *message, const char *fiel
  *  of the longest ids, escaped, with two 17-digit numbers each, stay below 1 MiB). */
 #define EO_REFIT_PLAYERS_MAX 2048
 
-/** One player's fitted state as logged: what eo_pool_set_rating() receives on replay. */
-typedef struct eo_refit_value {
-    char id[EO_ID_MAX + 1];
-    double mean;  /**< the model's mean (SynElo: an integer), finite */
-    double sigma; /**< the deviation, >= 0; negative: none (the model has no deviation) */
-} eo_refit_value;
-
 /** A refit record: the states of up to EO_REFIT_PLAYERS_MAX players, fitted from the pool's log
- *  up to log position @c upto (docs/STORE.md, "The refit record"). */
+ *  up to log position @c upto (docs/STORE.md, "The refit record"). The values are the core's
+ *  (eo_refit_value, eo_pool.h): eo_refit_values() (eo_fit.h) makes them from a fit and
+ *  eo_refit_apply() (eo_pool.h) sets them in a pool; the codec only maps them. */
 typedef struct eo_refit_record {
     int64_t upto;      /**< the last log seq the fit read (informational: replay ignores it) */
     size_t n;          /**< players, 1 .. EO_REFIT_PLAYERS_MAX */
@@ -195,27 +191,6 @@ int eo_refit_to_text(int64_t upto, const eo_refit_value *v, size_t n, char **out
 
 /** Releases what @p r owns and zeroes it. NULL is a no-op. */
 void eo_refit_free(eo_refit_record *r);
-
-/**
- * The values a refit logs from fit @p f of a pool of configuration @p cfg, one per player the
- * fit knows, in the fit's order: the fitted mean (rounded half to even for models with integer
- * ratings, SynElo) and, for models with a deviation, the fitted deviation (else -1), each
- * brought to the nearest value the model accepts when it is outside the model's range (a
- * non-finite mean: the model's start value). *out is malloc'd (NULL when the fit has no
- * players); release with free(). Returns 0, EO_EINVAL or EO_ENOMEM.
- */
-int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out,
-                    size_t *n);
-
-/**
- * Applies refit values to @p pool exactly as the service's writer, the fold at open and
- * `evenodds replay` do: each player's state set by eo_pool_set_rating(mean, sigma) in order
- * (rounds, history and players not listed kept; unknown players created). Every value is first
- * checked against the model on a scratch player, so on EO_EINVAL (bad id) or EO_ERANGE (outside
- * the model's range, eo_model_set()) nothing changed and *bad (may be NULL) is the index at
- * fault. Returns 0, EO_EINVAL, EO_ERANGE or EO_ENOMEM (then players before *bad were set).
- */
-int eo_refit_apply(eo_pool *pool, const eo_refit_value *v, size_t n, size_t *bad);
 
 /** Reads a JSONL round log line by line. */
 typedef struct eo_jsonl_reader eo_jsonl_reader;
@@ -278,8 +253,8 @@ void eo_jsonl_close(eo_jsonl_reader *r);
  * "denied"?, "protected"?, "sat_out"?}, …], "bench"?, "mode"?, "epsilon"?, "budget_ms"?,
  * "map"?, "allow_party_split"?, "allow_protected"?, "k_min"?, "k_max"?}.
  * A *plain* request (only ids, ratings and "bench") is the exact splitter's (eo_split.h) and
- * leaves @c balance false; any other listed field makes it a balancer request (eo_balance.h),
- * answered by eo_split_request_balance().
+ * leaves @c balance false; any other listed field makes it a balancer request (eo_balance.h).
+ * eo_app_split() (eo_app.h) answers both.
  */
 typedef struct eo_split_request {
     size_t n;              /**< number of players */
@@ -291,7 +266,7 @@ typedef struct eo_split_request {
     bool balance;          /**< the request uses a balancer input (fields below are set) */
     /** n players, owned: team, party (index + 1 into party_ids), lock, priority (the rank of
      *  the request's number, absent = 0, among the distinct values: order kept), prefer,
-     *  weight (2^denied), protect, sat_out. Ratings are filled by eo_split_request_balance().
+     *  weight (2^denied), protect, sat_out. Ratings are filled by eo_app_split().
      *  May be NULL on a plain request, as may party_ids. */
     eo_balance_player *players;
     char **party_ids;      /**< nparty party ids, owned */
@@ -303,7 +278,7 @@ typedef struct eo_split_request {
                                 it sets @c field) */
     double field;          /**< the field term in A's favour for @c map, in the model's units
                                 (eo_pool_bias_field()); the decoder sets 0, the caller may set
-                                it before eo_split_request_balance() */
+                                it before eo_app_split() */
     bool allow_party_split;
     bool allow_protected;
     int k_min, k_max;      /**< team sizes wanted; 0 = 2 and floor(n/2) */
@@ -385,39 +360,32 @@ json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t un
 int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, char *buf,
                      size_t cap, size_t *len);
 
-/** A balancer request's answers (eo_split_request_balance()). */
+/**
+ * The answer to a split request, what eo_app_split() (eo_app.h) gives and the encoders below
+ * write: a plain request's splits, or a balancer request's answers per k. Ownership: the answer
+ * owns what it points to, except plain splits that live in the solver's work space.
+ */
 typedef struct eo_split_answer {
+    int64_t unit;                 /**< the split unit of the integer ratings solved (gaps and
+                                       sums are divided by it: eo_model_split_unit()) */
+    /* ---- a plain request ---- */
+    eo_splits *splits;            /**< the splits, p_a set; NULL for a balancer request */
+    bool splits_borrowed;         /**< @c splits live in a work space (eo_split_solve_ws()):
+                                       not freed with the answer */
+    /* ---- a balancer request ---- */
     size_t count;                 /**< team sizes, k ascending */
     eo_balance_split **split;     /**< count entries, owned array; point into @c res */
     int64_t *epsilon;             /**< count tolerances used (split units), owned */
     eo_balance_result **res;      /**< nres results, owned (one per run of equal tolerance) */
     size_t nres;
-    int64_t unit;                 /**< eo_model_split_unit() of the model */
 } eo_split_answer;
-
-/**
- * Answers a balancer request (req->balance) with eo_balance_solve(): every player's integer
- * rating is eo_model_split_rating() of @p strength[i].mu (n entries, the model's mean and
- * variance: the request's rating or the pool's); "epsilon" becomes a tolerance in rating units
- * per k with eo_model_split_tolerance() (the 2k smallest variances, the 2k largest rounding errors),
- * and consecutive k with the same tolerance are solved in one call; "budget_ms" times
- * EO_SPLIT_NODES_PER_MS nodes are shared equally between those calls (past its share a call
- * answers by local search, exact = 0); req->field (model units) enters the objective
- * |ΣA − ΣB + field| as eo_model_field_units() per k, and each answer's p_a is
- * eo_model_predict_idx() of its teams from @p strength with req->field. @p req's players get their ratings.
- * Returns 0 (per-k problems are in each split's err), EO_EINVAL (not a balancer request, or
- * a request the core refuses: @p err names the field), EO_ENOMEM. On success @p out is the
- * caller's, released with eo_split_answer_free(); on failure it is zeroed.
- */
-int eo_split_request_balance(eo_split_request *req, const eo_model_ctx *model,
-                             const eo_strength *strength, eo_split_answer *out,
-                             eo_round_error *err);
 
 /** Releases an answer and zeroes it. NULL is a no-op. */
 void eo_split_answer_free(eo_split_answer *a);
 
 /**
- * Encodes a balancer answer as {"splits":[…]} with, per k, the fields of eo_splits_to_json()
+ * Encodes an answer: a plain request's as eo_splits_to_json(a->splits, req->ids, a->unit); a
+ * balancer request's as {"splits":[…]} with, per k, the fields of eo_splits_to_json()
  * (sums divided by the unit) and "dev", "epsilon" (the tolerance used, model scale), "exact",
  * "parties_broken", "moves":[{"id","from":"A"|"B","to":"A"|"B"|"bench"}] and "terms":
  * {"broken","moves","top2","spread" (rating², model scale),"denied","bench_again","dev"}; a k
@@ -553,26 +521,29 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
  * {"players":[{"id","team":"A"|"B","rating"?,"party"?,"protected"?,"dead"?,"joined_at"?,
  * "last_moved"?,"score"?},…], "now"?, "time_left"?, "unbalanced_since"?, "policy"?{…},
  * "joiner"?{"id","rating"?}}. Ratings are on the model's scale (numbers); the caller fills
- * the missing ones (from the pool, or an error offline) and then calls
- * eo_autobalance_request_resolve(), which makes the integer state the core takes.
+ * the missing ones (from the pool, or an error offline) and then calls eo_app_autobalance()
+ * (eo_app.h), which makes the integer state the core takes and answers.
  */
 typedef struct eo_autobalance_request {
     size_t n;               /**< players, 0 .. EO_AB_PLAYERS_MAX */
     char **ids;             /**< n ids, owned */
-    eo_ab_player *players;  /**< n players, owned; id = index; rating set by resolve() */
+    eo_ab_player *players;  /**< n players, owned; id = index; rating set by
+                                 eo_app_autobalance() */
     double *rating;         /**< n ratings, owned; meaningful where has_rating[i] */
     bool *has_rating;       /**< n flags, owned */
     eo_ab_state state;      /**< players points into @c players; now is 0 unless has_now */
     bool has_now;           /**< "now" was given (else the caller supplies the clock) */
-    eo_ab_policy policy;    /**< defaults with "policy" applied; thresholds set by resolve() */
+    eo_ab_policy policy;    /**< defaults with "policy" applied; thresholds set by
+                                 eo_app_autobalance() */
     double strength_threshold; /**< "policy.strength_threshold" (model scale), 0 = none */
     double gap_tolerance;   /**< "policy.gap_tolerance" (model scale) */
     bool has_joiner;        /**< "joiner" was given */
     char *joiner_id;        /**< owned, when has_joiner */
     bool joiner_has_rating;
     double joiner_rating;
-    const eo_model_ctx *model; /**< set by resolve(): the predictor's model (borrowed) */
-    int64_t unit;           /**< set by resolve(): eo_model_split_unit() */
+    const eo_model_ctx *model; /**< set by eo_app_autobalance(): the predictor's
+                                    model (borrowed) */
+    int64_t unit;           /**< set by eo_app_autobalance(): eo_model_split_unit() */
 } eo_autobalance_request;
 
 /**
@@ -593,18 +564,6 @@ typedef struct eo_autobalance_request {
  */
 int eo_autobalance_request_from_json(const json_t *obj, eo_autobalance_request *out,
                                      eo_round_error *err);
-
-/**
- * Makes the core's integer input once every rating is known (has_rating all true; else
- * EO_EINVAL naming "players[i].rating"): players' ratings eo_model_split_rating(), the
- * thresholds times eo_model_split_unit() (rounded), and the strength rule: the sum rule when
- * strength_threshold > 0, else P(A) from @p model on the team means (variance 0) against
- * p_threshold (the predictor reads @p req: do not move it). @p model is borrowed and must
- * outlive the call to eo_autobalance_check().
- * Returns 0 or EO_EINVAL (with @p err).
- */
-int eo_autobalance_request_resolve(eo_autobalance_request *req, const eo_model_ctx *model,
-                                   eo_round_error *err);
 
 /** Releases what the request owns and zeroes it. NULL is a no-op. */
 void eo_autobalance_request_free(eo_autobalance_request *req);
@@ -639,13 +598,10 @@ int eo_trigger_request_from_json(const json_t *obj, eo_trigger_state *st, eo_tri
  *  Returns a new reference or NULL. */
 json_t *eo_trigger_result_to_json(const eo_trigger_result *r);
 
-/**
- * The truth of a simulated world, as `evenodds sim --truth-out` writes it (docs/SIM.md,
- * "Files"): the scale, every map's true bias for side A and every player's true skill, so that
- * the oracle's P_true of a round can be scored beside a model's (`evenodds eval --truth`,
- * `evenodds fit --truth`). Opaque; one thread at a time.
- */
-typedef struct eo_truth eo_truth;
+/* ---- The truth of a simulated world (src/codec/truth_json.c) ------------------------------ */
+
+/* The file `evenodds sim --truth-out` writes (docs/SIM.md, "Files"), read into the core's
+ * eo_truth (eo_sim.h), which holds it and gives the oracle's P (eo_truth_p()). */
 
 /** Limits of a truth file's numbers: |skill| and |skill_mean| at most EO_TRUTH_SKILL_MAX,
  *  skill_sd in [0, EO_TRUTH_SKILL_MAX], scale in [EO_TRUTH_SCALE_MIN, EO_TRUTH_SKILL_MAX],
@@ -664,7 +620,7 @@ typedef struct eo_truth eo_truth;
  * integer >= 0}); optional "seed" (integer >= 0), "skill" (a string), "skill_mean" and
  * "skill_sd" (numbers) are checked and otherwise unused. Unknown fields, a repeated map or
  * player id, and numbers outside the limits above are rejected. Returns 0 with a new truth in
- * *out, EO_EINVAL with @p err naming the field ("players[3].skill", "maps[0].id", "scale",
+ * *out (the caller's, eo_truth_destroy()), EO_EINVAL with @p err naming the field ("players[3].skill", "maps[0].id", "scale",
  * "" for the top level), or EO_ENOMEM.
  */
 int eo_truth_from_json(const json_t *obj, eo_truth **out, eo_round_error *err);
@@ -672,24 +628,6 @@ int eo_truth_from_json(const json_t *obj, eo_truth **out, eo_round_error *err);
 /** The same from JSON text of @p len bytes (EO_JSON_DECODE_FLAGS; a NUL byte or invalid JSON
  *  is EO_EPARSE with the position in @p err->message). */
 int eo_truth_from_text(const char *text, size_t len, eo_truth **out, eo_round_error *err);
-
-/** Frees @p t. NULL is a no-op. */
-void eo_truth_destroy(eo_truth *t);
-
-/** Players and maps the truth knows. */
-size_t eo_truth_player_count(const eo_truth *t);
-size_t eo_truth_map_count(const eo_truth *t);
-
-/**
- * The oracle's P(A wins) of round @p r: eo_sim_p_true(Σ_A w·s − Σ_B w·s, scale, bias) with s
- * each member's true skill, w his eo_round_member_weight() and bias the true bias of the
- * round's map (0 when the round has no map), summed in the members' order exactly as the
- * simulator does, so a simulated round gets its P_true bit for bit. The skills are those the
- * file holds (each player's skill at the end of the run): with `--drift 0` they are the skills
- * of every round. Returns 0; EO_ENOTFOUND with @p err naming "A[i]" / "B[i]" (a player the
- * truth does not know) or "map" (a map it does not know).
- */
-int eo_truth_p(const eo_truth *t, const eo_round *r, double *p_a, eo_round_error *err);
 
 #ifdef __cplusplus
 }

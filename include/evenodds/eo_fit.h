@@ -185,6 +185,19 @@ int eo_fit_bias_get(const eo_fit *f, size_t i, eo_bias_key *key, double *value);
  */
 int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a);
 
+/**
+ * The values a refit sets from fit @p f in a pool of configuration @p cfg (eo_refit_apply(),
+ * docs/MODELS.md "Whole-history refit"), one per player the fit knows, in the fit's order: the
+ * fitted mean (rounded half to even for models with integer ratings, SynElo) and, for models
+ * with a deviation, the fitted deviation (else -1), each brought to the nearest value the
+ * model accepts when it is outside the model's range (a non-finite mean: the model's start
+ * value). *out is malloc'd (NULL when the fit has no players), the caller's to free(); *n its
+ * length. Returns 0, EO_EINVAL (a NULL argument, or @p cfg refused by eo_pool_create()) or
+ * EO_ENOMEM; on failure *out and *n are untouched. Implemented in src/core/fit_refit.c.
+ */
+int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out,
+                    size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

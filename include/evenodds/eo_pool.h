@@ -201,6 +201,25 @@ int eo_pool_bias_field(const eo_pool *pool, const char *map, size_t na, size_t n
  *  eo_model_set(); the pool is unchanged: an unknown player is not created) or EO_ENOMEM. */
 int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma);
 
+/** One player's fitted state as a refit sets it (docs/STORE.md, "The refit record"): what
+ *  eo_pool_set_rating() receives. The codec maps it to and from the logged record. */
+typedef struct eo_refit_value {
+    char id[EO_ID_MAX + 1];
+    double mean;  /**< the model's mean (SynElo: an integer), finite */
+    double sigma; /**< the deviation, >= 0; negative: none (the model has no deviation) */
+} eo_refit_value;
+
+/**
+ * Applies refit values to @p pool exactly as the service's writer, the fold at open and
+ * `evenodds replay` do: each player's state set by eo_pool_set_rating(mean, sigma) in order
+ * (rounds, history and players not listed kept; unknown players created). Every value is first
+ * checked against the model on a scratch player, so on EO_EINVAL (bad id) or EO_ERANGE (outside
+ * the model's range, eo_model_set()) nothing changed and *bad (may be NULL) is the index at
+ * fault. @p v (n values) is only read. Returns 0, EO_EINVAL, EO_ERANGE or EO_ENOMEM (then
+ * players before *bad were set).
+ */
+int eo_refit_apply(eo_pool *pool, const eo_refit_value *v, size_t n, size_t *bad);
+
 /** Admin: resets a player to a new player (start values, 0 rounds). Returns 0 or EO_ENOTFOUND. */
 int eo_pool_reset_player(eo_pool *pool, const char *id);
 

@@ -113,6 +113,52 @@ void eo_sim_config_default(eo_sim_config *c);
 double eo_sim_p_true(double diff, double scale, double bias);
 
 /**
+ * The truth of a simulated world (docs/SIM.md, "Files"): the scale, every map's true bias for
+ * side A and every player's true skill, so that the oracle's P_true of a round can be scored
+ * beside a model's (`evenodds eval --truth`, `evenodds fit --truth`). The codec reads it from
+ * the file `evenodds sim --truth-out` writes (eo_truth_from_json(), eo_codec.h) through the
+ * calls below. Opaque; it copies every id it keeps. One thread at a time (src/core/truth.c).
+ */
+typedef struct eo_truth eo_truth;
+
+/** Creates an empty truth of scale @p scale (finite, > 0) with room for @p players players and
+ *  @p maps maps. Returns 0 with *out the caller's (eo_truth_destroy()), EO_EINVAL (bad scale
+ *  or NULL @p out) or EO_ENOMEM. */
+int eo_truth_create(double scale, size_t players, size_t maps, eo_truth **out);
+
+/** Frees @p t. NULL is a no-op. */
+void eo_truth_destroy(eo_truth *t);
+
+/**
+ * Adds player @p id (@p len bytes, need not be NUL-terminated) with true skill @p skill, or map
+ * @p id with true bias @p bias (a logit offset for side A). The id is copied; its form is the
+ * caller's to check (eo_id_check()). Returns 0, EO_EEXIST (the id is known), EO_ELIMIT (no
+ * room left: eo_truth_create()), EO_EINVAL (NULL argument, non-finite value) or EO_ENOMEM;
+ * on failure nothing changed.
+ */
+int eo_truth_add_player(eo_truth *t, const char *id, size_t len, double skill);
+int eo_truth_add_map(eo_truth *t, const char *id, size_t len, double bias);
+
+/** Whether player / map @p id (@p len bytes) is known. */
+bool eo_truth_has_player(const eo_truth *t, const char *id, size_t len);
+bool eo_truth_has_map(const eo_truth *t, const char *id, size_t len);
+
+/** Players and maps the truth knows. */
+size_t eo_truth_player_count(const eo_truth *t);
+size_t eo_truth_map_count(const eo_truth *t);
+
+/**
+ * The oracle's P(A wins) of round @p r: eo_sim_p_true(Σ_A w·s − Σ_B w·s, scale, bias) with s
+ * each member's true skill, w his eo_round_member_weight() and bias the true bias of the
+ * round's map (0 when the round has no map), summed in the members' order exactly as the
+ * simulator does, so a simulated round gets its P_true bit for bit. The skills are those the
+ * truth holds (in a truth file, each player's skill at the end of the run): with `--drift 0`
+ * they are the skills of every round. Returns 0; EO_ENOTFOUND with @p err (may be NULL) naming
+ * "A[i]" / "B[i]" (a player the truth does not know) or "map" (a map it does not know).
+ */
+int eo_truth_p(const eo_truth *t, const eo_round *r, double *p_a, eo_round_error *err);
+
+/**
  * Spearman's rank correlation of @p x and @p y (n pairs): Pearson's correlation of their
  * ranks, tied values sharing their mean rank. NaN when n < 2 or either has all values equal.
  * Returns 0, EO_EINVAL (NULL with n > 0) or EO_ENOMEM.

@@ -43,13 +43,8 @@ typedef enum {
     EO_BENCH_QUEUE = 1   /**< the first 2k players of the request play (arena queue) */
 } eo_bench_mode;
 
-/** Optional predictor of P(A wins) from the two teams' rating sums; NULL leaves p_a NaN. */
-typedef double (*eo_split_predict_fn)(void *ctx, int64_t sum_a, int64_t sum_b);
-
 typedef struct eo_split_options {
     eo_bench_mode bench;
-    eo_split_predict_fn predict; /**< may be NULL */
-    void *predict_ctx;
     /** Branch-and-bound search nodes allowed for the whole call; 0 = no limit. The solver
      *  never returns a split it has not proven optimal: past the limit it fails with
      *  EO_ELIMIT. Typical requests (ratings ~1000 +- 300) need few nodes (~13 ns each): most
@@ -67,7 +62,8 @@ typedef struct eo_split {
     size_t nbench;         /**< N - 2k */
     int64_t sum_a, sum_b;
     int64_t gap;           /**< |sum_a - sum_b| */
-    double p_a;            /**< predict(sum_a, sum_b), or NaN */
+    double p_a;            /**< NaN from the solver: P(A wins) is the model's, which the
+                                caller fills in (eo_app_split(), eo_app.h) */
 } eo_split;
 
 /** All splits of one request, k ascending from 2. One allocation. */

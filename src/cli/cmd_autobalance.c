@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 
 static const char autobalance_usage[] =
@@ -117,25 +118,21 @@ int eo_cmd_autobalance(int argc, char **argv)
     memset(&req, 0, sizeof req);
     if (!obj)
         goto done;
-    if (eo_autobalance_request_from_json(obj, &req, &err) != 0 ||
-        eo_autobalance_request_resolve(&req, model, &err) != 0) {
-        fprintf(stderr, "evenodds autobalance: %s: \"%s\": %s\n", name, err.field, err.message);
-        goto done;
-    }
-    if (!req.has_now)
-        req.state.now = (int64_t)time(NULL);
-    eo_ab_result res;
-    eo_ab_placement pl;
-    int rc = eo_autobalance_check(&req.policy, &req.state, &res);
-    if (rc == 0 && req.has_joiner)
-        rc = eo_autobalance_place_joiner(&req.policy, req.players, req.n,
-                                         eo_model_split_rating(model, req.joiner_rating), &pl);
+    eo_app_autobalance_answer ans;
+    memset(&ans, 0, sizeof ans);
+    int rc = eo_autobalance_request_from_json(obj, &req, &err);
+    if (rc == 0) /* the service's path; "now" defaults to the clock */
+        rc = eo_app_autobalance(&req, model, (int64_t)time(NULL), &ans, &err);
     if (rc != 0) {
-        fprintf(stderr, "evenodds autobalance: %s: %s\n", name, eo_strerror(rc));
+        if (ans.core_refused)
+            fprintf(stderr, "evenodds autobalance: %s: %s\n", name, eo_strerror(rc));
+        else
+            fprintf(stderr, "evenodds autobalance: %s: \"%s\": %s\n", name, err.field,
+                    err.message);
         goto done;
     }
-    status = emit("autobalance", eo_autobalance_to_json(&req, &res, req.has_joiner ? &pl : NULL),
-                  out);
+    status = emit("autobalance",
+                  eo_autobalance_to_json(&req, &ans.res, req.has_joiner ? &ans.join : NULL), out);
 done:
     eo_autobalance_request_free(&req);
     json_decref(obj);

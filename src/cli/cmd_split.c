@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_split.h"
 
@@ -36,6 +37,63 @@ static const char split_usage[] =
     "                       ties (default), or the first 2k listed players play (arena queue);\n"
     "                       overrides the request's \"bench\" (plain requests only)\n"
 EO_OPT_MODEL_HELP;
+
+/* The answer to the request @p req (the name @p name in messages) as JSON in *out, through the
+ * service's path (eo_app_split()) on @p model's scale. Returns the exit status: 0, 1 (a bad
+ * request, with the message printed) or 2 (--bench queue with balancer inputs). */
+static int answer(const char *name, const json_t *req, const char *bench,
+                  const eo_model_ctx *model, json_t **out)
+{
+    int status = 1;
+    eo_split_request sr;
+    eo_round_error err;
+    eo_strength *strength = NULL;
+    eo_split_answer ans;
+    memset(&ans, 0, sizeof ans);
+    memset(&sr, 0, sizeof sr);
+    if (eo_split_request_from_json(req, &sr, &err) != 0) {
+        fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
+        goto done;
+    }
+    if (bench && sr.balance && strcmp(bench, "queue") == 0) {
+        fprintf(stderr, "evenodds split: --bench queue: not with balancer inputs (give "
+                        "priorities instead)\n");
+        status = 2;
+        goto done;
+    }
+    if (bench)
+        sr.bench = strcmp(bench, "queue") == 0 ? EO_BENCH_QUEUE : EO_BENCH_SOLVER;
+    strength = calloc(sr.n, sizeof *strength);
+    if (!strength) {
+        fputs("evenodds split: out of memory\n", stderr);
+        goto done;
+    }
+    for (size_t i = 0; i < sr.n; i++) {
+        if (!sr.has_rating[i]) {
+            fprintf(stderr, "evenodds split: %s: \"players[%zu].rating\": required (no store here)\n",
+                    name, i);
+            goto done;
+        }
+        strength[i].mu = (double)sr.rating[i]; /* given ratings have no deviation, as in the
+                                                  service */
+    }
+    /* Plain requests split the given ratings as they are, in whole points (eo_app.h). */
+    eo_app_split_options opt = {.whole_points = true};
+    if (eo_app_split(&sr, model, strength, &opt, &ans, &err) != 0) {
+        if (sr.balance)
+            fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
+        else
+            fprintf(stderr, "evenodds split: %s: %s\n", name, err.message);
+        goto done;
+    }
+    *out = eo_split_answer_to_json(&ans, &sr);
+    status = 0;
+done:
+    eo_split_answer_free(&ans);
+    free(strength);
+    eo_split_request_free(&sr);
+    return status;
+}
 
 int eo_cmd_split(int argc, char **argv)
 {
@@ -92,66 +150,11 @@ int eo_cmd_split(int argc, char **argv)
         return 1;
     }
 
-    int status = 1;
-    eo_split_request sr;
-    eo_round_error err;
-    eo_splits *splits = NULL;
-    eo_split_player *players = NULL;
-    eo_strength *strength = NULL;
     json_t *out = NULL;
-    eo_split_answer ans;
-    memset(&ans, 0, sizeof ans);
-    memset(&sr, 0, sizeof sr);
-    if (eo_split_request_from_json(req, &sr, &err) != 0) {
-        fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
+    int status = answer(name, req, bench, model, &out);
+    if (status != 0)
         goto done;
-    }
-    if (bench && sr.balance && strcmp(bench, "queue") == 0) {
-        fprintf(stderr, "evenodds split: --bench queue: not with balancer inputs (give "
-                        "priorities instead)\n");
-        status = 2;
-        goto done;
-    }
-    if (bench)
-        sr.bench = strcmp(bench, "queue") == 0 ? EO_BENCH_QUEUE : EO_BENCH_SOLVER;
-    players = calloc(sr.n, sizeof *players);
-    strength = calloc(sr.n, sizeof *strength);
-    if (!players || !strength) {
-        fputs("evenodds split: out of memory\n", stderr);
-        goto done;
-    }
-    for (size_t i = 0; i < sr.n; i++) {
-        if (!sr.has_rating[i]) {
-            fprintf(stderr, "evenodds split: %s: \"players[%zu].rating\": required (no store here)\n",
-                    name, i);
-            goto done;
-        }
-        players[i].rating = sr.rating[i];
-        strength[i].mu = (double)sr.rating[i];
-    }
-    if (sr.balance) {
-        /* The service's balancer path on the same model scale; given ratings have no
-         * deviation (strength[i].var is 0), as in the service. */
-        if (eo_split_request_balance(&sr, model, strength, &ans, &err) != 0) {
-            fprintf(stderr, "evenodds split: %s: \"%s\": %s\n", name, err.field, err.message);
-            goto done;
-        }
-        out = eo_split_answer_to_json(&ans, &sr);
-        goto print;
-    }
-    eo_split_options opt = {.bench = sr.bench};
-    int rc = eo_split_solve(players, sr.n, &opt, &splits);
-    if (rc != 0) {
-        fprintf(stderr, "evenodds split: %s: %s\n", name, eo_strerror(rc));
-        goto done;
-    }
-    for (size_t k = 0; k < splits->count; k++) {
-        eo_split *sp = &splits->split[k];
-        sp->p_a = eo_model_predict_idx(model, strength, sp->a, (size_t)sp->k, sp->b,
-                                       (size_t)sp->k, 0.0);
-    }
-    out = eo_splits_to_json(splits, (const char *const *)sr.ids, 1);
-print:;
+    status = 1;
     FILE *f = out_path ? fopen(out_path, "w") : stdout;
     if (!f) {
         fprintf(stderr, "evenodds split: %s: cannot open for writing\n", out_path);
@@ -167,12 +170,7 @@ print:;
     status = (f == stdout ? fflush(f) : fclose(f)) == 0 ? 0 : 1;
 done:
     json_decref(out);
-    eo_splits_free(splits);
-    eo_split_answer_free(&ans);
-    free(players);
-    free(strength);
     eo_model_release(model);
-    eo_split_request_free(&sr);
     json_decref(req);
     return status;
 }

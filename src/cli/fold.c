@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evenodds/eo_sim.h" /* eo_truth_p */
+
 /* ---- the option head ---- */
 
 /* One shared option at argv[*i]: 1 taken, 0 not one of them, -1 after a message, 2 --help. */

@@ -6,7 +6,6 @@
 
 #include "codec/codec_util.h"
 #include "evenodds/eo_codec.h"
-#include "evenodds/eo_model.h"
 
 /* ---- small strict readers ----------------------------------------------------------------- */
 
@@ -304,47 +303,6 @@ int eo_autobalance_request_from_json(const json_t *obj, eo_autobalance_request *
     if (rc != 0)
         eo_autobalance_request_free(out);
     return rc;
-}
-
-/* P(A) from the model on the team means (variance 0). */
-static double model_predict(void *ctx, int64_t sa, int na, int64_t sb, int nb)
-{
-    const eo_autobalance_request *req = ctx;
-    eo_team_agg a = {(double)na, (double)na, (double)na, (double)sa / (double)req->unit, 0.0};
-    eo_team_agg b = {(double)nb, (double)nb, (double)nb, (double)sb / (double)req->unit, 0.0};
-    return eo_model_predict(req->model, &a, &b, 0.0);
-}
-
-int eo_autobalance_request_resolve(eo_autobalance_request *req, const eo_model_ctx *model,
-                                   eo_round_error *err)
-{
-    if (req == NULL || model == NULL)
-        return eo__fail(err, "", "no request or model");
-    for (size_t i = 0; i < req->n; i++) {
-        if (!req->has_rating[i]) {
-            char f[48];
-            snprintf(f, sizeof f, "players[%zu].rating", i);
-            return eo__fail(err, f, "required here (no rating to look up)");
-        }
-    }
-    if (req->has_joiner && !req->joiner_has_rating)
-        return eo__fail(err, "joiner.rating", "required here (no rating to look up)");
-    req->model = model;
-    req->unit = eo_model_split_unit(model);
-    for (size_t i = 0; i < req->n; i++)
-        req->players[i].rating = eo_model_split_rating(model, req->rating[i]);
-    /* Thresholds are gaps: scaled by the unit (no offset), rounded to the nearest integer. */
-    req->policy.strength_threshold = llround(req->strength_threshold * (double)req->unit);
-    req->policy.gap_tolerance = llround(req->gap_tolerance * (double)req->unit);
-    if (req->policy.strength_threshold == 0) {
-        req->policy.predict = model_predict;
-        req->policy.predict_ctx = req;
-    } else {
-        req->policy.predict = NULL;
-        req->policy.predict_ctx = NULL;
-    }
-    req->state.players = req->players;
-    return 0;
 }
 
 static json_t *prob(double p) { return isnan(p) ? json_null() : json_real(p); }

@@ -121,3 +121,17 @@ json_t *eo__json_scaled(int64_t v, int64_t unit)
     return unit == 1 || v % unit == 0 ? json_integer(v / unit)
                                       : json_real((double)v / (double)unit);
 }
+
+json_t *eo__json_splits_root(json_t **arr)
+{
+    json_t *a = json_array();
+    json_t *root = json_object();
+    if (a == NULL || root == NULL || json_object_set(root, "splits", a) != 0) {
+        json_decref(a);
+        json_decref(root);
+        return NULL;
+    }
+    json_decref(a); /* root holds it now */
+    *arr = a;
+    return root;
+}

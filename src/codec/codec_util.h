@@ -44,6 +44,10 @@ int eo__get_num(const json_t *obj, const char *path, const char *name, double lo
 /* The JSON array of the strings ids[idx[0]], …, ids[idx[n-1]]; NULL when out of memory. */
 json_t *eo__json_id_array(const uint16_t *idx, size_t n, const char *const *ids);
 
+/* A new object {"splits":[]} (NULL when out of memory); *arr is its array, which the object
+ * holds: append the splits to it. */
+json_t *eo__json_splits_root(json_t **arr);
+
 /* @p v split units on the model's scale (eo_model_split_unit() @p unit >= 1): an integer when
  * @p unit divides it, else a real. NULL when out of memory. */
 json_t *eo__json_scaled(int64_t v, int64_t unit);

@@ -346,14 +346,10 @@ json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t un
 {
     if (s == NULL || ids == NULL || unit < 1 || (s->count > 0 && s->split == NULL))
         return NULL;
-    json_t *arr = json_array();
-    json_t *root = json_object();
-    if (arr == NULL || root == NULL || json_object_set(root, "splits", arr) != 0) {
-        json_decref(arr);
-        json_decref(root);
+    json_t *arr = NULL;
+    json_t *root = eo__json_splits_root(&arr);
+    if (root == NULL)
         return NULL;
-    }
-    json_decref(arr); /* root holds it now */
     for (size_t i = 0; i < s->count; i++) {
         if (json_array_append_new(arr, split_to_json(&s->split[i], ids, unit)) != 0) {
             json_decref(root);

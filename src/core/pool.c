@@ -627,6 +627,39 @@ int eo_pool_set_rating(eo_pool *pool, const char *id, double mu, double sigma)
     return rc;
 }
 
+int eo_refit_apply(eo_pool *pool, const eo_refit_value *v, size_t n, size_t *bad)
+{
+    if (bad != NULL)
+        *bad = 0;
+    if (pool == NULL || (v == NULL && n > 0))
+        return EO_EINVAL;
+    /* Every value is tried on a scratch player first, so a refused one changes nothing: the
+     * writer answers 400 before logging, and a fold never half-applies a record. */
+    const eo_model_ctx *m = pool->model;
+    void *scratch = malloc(eo_model_state_size(m));
+    if (scratch == NULL)
+        return EO_ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (eo_id_check(v[i].id, strlen(v[i].id)) != 0 || isnan(v[i].sigma)) {
+            rc = EO_EINVAL;
+        } else {
+            eo_model_player_init(m, scratch);
+            rc = eo_model_set(m, scratch, v[i].mean, v[i].sigma);
+            eo_model_player_free(m, scratch);
+        }
+        if (rc != 0 && bad != NULL)
+            *bad = i;
+    }
+    free(scratch);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = eo_pool_set_rating(pool, v[i].id, v[i].mean, v[i].sigma);
+        if (rc != 0 && bad != NULL)
+            *bad = i;
+    }
+    return rc;
+}
+
 int eo_pool_reset_player(eo_pool *pool, const char *id)
 {
     if (pool == NULL || id == NULL)

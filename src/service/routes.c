@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
+#include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_split.h"
 #include "service/service.h"
@@ -460,70 +461,40 @@ static int split_read(eo__call *c, split_work *sw, eo__answer *a)
     return 0;
 }
 
-/* Balancer inputs: eo_balance_solve() within the request's time budget. */
-static void solve_balanced(split_work *sw, eo__answer *a)
+/* Solves the request (eo_app_split()) and answers it: a plain request with this thread's work
+ * space and at most @p work search nodes, a balancer request within its time budget. EO_ELIMIT
+ * (nothing answered) when @p inline_try and a plain request's work ran out; else 0, the answer
+ * in @p a. */
+static int split_solve(eo__call *c, split_work *sw, uint64_t work, bool inline_try,
+                       eo__answer *a)
 {
     eo_split_answer ans;
     eo_round_error rerr;
-    memset(&rerr, 0, sizeof rerr);
-    int rc = eo_split_request_balance(&sw->req, sw->model, sw->strength, &ans, &rerr);
+    rerr.field[0] = rerr.message[0] = '\0';
+    /* when set, a plain answer's splits live in the work space (not freed with the answer) */
+    eo_app_split_options opt = {.work_limit = work,
+                                .ws = sw->req.balance ? NULL : split_ws(c->svc)};
+    int rc = eo_app_split(&sw->req, sw->model, sw->strength, &opt, &ans, &rerr);
+    if (rc == EO_ELIMIT && inline_try)
+        return EO_ELIMIT;
     if (rc == EO_ENOMEM)
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
+    else if (rc == EO_ELIMIT)
+        eo__answer_error(a, 422, "split_too_hard",
+                         "the exact search exceeded its work limit for these ratings", "players");
     else if (rc != 0)
         eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
+    else if (ans.splits != NULL)
+        answer_splits(a, ans.splits, (const char *const *)sw->req.ids, sw->req.n, ans.unit);
     else
         eo__answer_json(a, 200, eo_split_answer_to_json(&ans, &sw->req));
     eo_split_answer_free(&ans);
-}
-
-/* A plain request: the splitter with this thread's work space, at most @p work search nodes.
- * EO_ELIMIT (nothing answered) when @p inline_try and the work ran out; else 0, the answer in
- * @p a. A plain request names no map ("map" makes it a balancer request): field 0. */
-static int solve_plain(eo__call *c, split_work *sw, uint64_t work, bool inline_try,
-                       eo__answer *a)
-{
-    eo_split_player players[EO_SPLIT_EXACT_MAX];
-    eo_splits *s = NULL;
-    const eo_split_request *req = &sw->req;
-    for (size_t i = 0; i < req->n; i++)
-        players[i].rating = eo_model_split_rating(sw->model, sw->strength[i].mu);
-    eo_split_options opt = {req->bench, NULL, NULL, work};
-    eo_split_ws *ws = split_ws(c->svc); /* when set, s lives in it (not freed here) */
-    int rc = ws ? eo_split_solve_ws(ws, players, req->n, &opt, &s)
-                : eo_split_solve(players, req->n, &opt, &s);
-    if (rc == EO_ELIMIT && inline_try) {
-        if (!ws)
-            eo_splits_free(s);
-        return EO_ELIMIT;
-    }
-    for (size_t k = 0; rc == 0 && k < s->count; k++) {
-        eo_split *sp = &s->split[k];
-        sp->p_a = eo_model_predict_idx(sw->model, sw->strength, sp->a, (size_t)sp->k, sp->b,
-                                       (size_t)sp->k, 0.0);
-    }
-    if (rc == EO_ENOMEM) {
-        eo__answer_error(a, 500, "internal", "out of memory", NULL);
-    } else if (rc == EO_ELIMIT) {
-        eo__answer_error(a, 422, "split_too_hard",
-                         "the exact search exceeded its work limit for these ratings", "players");
-    } else if (rc != 0) {
-        eo__answer_error(a, 400, "invalid_request", eo_strerror(rc), "players");
-    } else {
-        answer_splits(a, s, (const char *const *)req->ids, req->n,
-                      eo_model_split_unit(sw->model));
-    }
-    if (!ws)
-        eo_splits_free(s);
     return 0;
 }
 
 static void split_compute(eo__call *c)
 {
-    split_work *sw = c->work;
-    if (sw->req.balance)
-        solve_balanced(sw, &c->out);
-    else
-        (void)solve_plain(c, sw, SPLIT_WORK_LIMIT, false, &c->out);
+    (void)split_solve(c, c->work, SPLIT_WORK_LIMIT, false, &c->out);
 }
 
 /* POST /v1/pools/{pool}/splits. A plain request is solved here within a small search budget
@@ -536,7 +507,7 @@ static eo__run h_splits(eo__call *c, eo__answer *a)
         return EO__RUN_DONE;
     }
     if (split_read(c, sw, a) != 0 ||
-        (!sw->req.balance && solve_plain(c, sw, SPLIT_INLINE_WORK, true, a) == 0)) {
+        (!sw->req.balance && split_solve(c, sw, SPLIT_INLINE_WORK, true, a) == 0)) {
         split_work_free(sw);
         return EO__RUN_DONE;
     }
@@ -553,6 +524,7 @@ static eo__run h_splits(eo__call *c, eo__answer *a)
 typedef struct ab_work {
     const eo_model_ctx *model; /* the pool table's */
     eo_autobalance_request req;
+    int64_t now;               /* the clock when it was read: "now" unless the request gives it */
 } ab_work;
 
 static void ab_work_free(void *p)
@@ -610,24 +582,21 @@ static int ab_ratings(eo__call *c, const eo__pool_info *pi, eo_autobalance_reque
 static void ab_compute(eo__call *c)
 {
     ab_work *w = c->work;
-    eo_autobalance_request *req = &w->req;
-    eo_ab_result res;
-    eo_ab_placement pl;
-    int rc = eo_autobalance_check(&req->policy, &req->state, &res);
-    if (rc == 0 && req->has_joiner)
-        rc = eo_autobalance_place_joiner(&req->policy, req->players, req->n,
-                                         eo_model_split_rating(w->model, req->joiner_rating),
-                                         &pl);
-    if (rc != 0)
-        eo__answer_error(&c->out, 400, "invalid_request", eo_strerror(rc), "players");
+    eo_app_autobalance_answer ans;
+    eo_round_error rerr;
+    memset(&rerr, 0, sizeof rerr);
+    if (eo_app_autobalance(&w->req, w->model, w->now, &ans, &rerr) != 0)
+        eo__answer_error(&c->out, 400, "invalid_request", rerr.message, rerr.field);
     else
         eo__answer_json(&c->out, 200,
-                        eo_autobalance_to_json(req, &res, req->has_joiner ? &pl : NULL));
+                        eo_autobalance_to_json(&w->req, &ans.res,
+                                               w->req.has_joiner ? &ans.join : NULL));
 }
 
 /* POST /v1/pools/{pool}/autobalance: the current teams -> ordered moves with their reasons.
- * Read and resolved here (the core sees eo_model_split_rating() integers); the moves, whose
- * search grows with the server, on the compute pool. */
+ * Read here, with the ratings the request does not give from the pool; resolved to the core's
+ * eo_model_split_rating() integers and answered (eo_app_autobalance()), a search that grows
+ * with the server, on the compute pool. */
 static eo__run h_autobalance(eo__call *c, eo__answer *a)
 {
     eo__pool_info pi;
@@ -647,15 +616,8 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
         ab_work_free(w);
         return EO__RUN_DONE;
     }
-    int64_t now = wall_now();
-    if (ab_ratings(c, &pi, &w->req, now, a) != 0) {
-        ab_work_free(w);
-        return EO__RUN_DONE;
-    }
-    if (!w->req.has_now)
-        w->req.state.now = now;
-    if (eo_autobalance_request_resolve(&w->req, pi.model, &rerr) != 0) {
-        eo__answer_error(a, 400, "invalid_request", rerr.message, rerr.field);
+    w->now = wall_now();
+    if (ab_ratings(c, &pi, &w->req, w->now, a) != 0) {
         ab_work_free(w);
         return EO__RUN_DONE;
     }

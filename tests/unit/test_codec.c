@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 #include "gen.h"
 #include "models.h"
@@ -1873,7 +1874,7 @@ static json_t *balance_answer_field(const char *text, eo_model_ctx *m, double fi
         st[i].var = 0.0;
     }
     eo_split_answer ans;
-    assert_int_equal(eo_split_request_balance(&req, m, st, &ans, &err), 0);
+    assert_int_equal(eo_app_split_balance(&req, m, st, &ans, &err), 0);
     json_t *o = eo_split_answer_to_json(&ans, &req);
     assert_non_null(o);
     eo_split_answer_free(&ans);
@@ -2057,7 +2058,7 @@ static void test_split_balance_answer(void **state)
     eo_split_answer ans;
     assert_int_equal(split_decode("{\"players\":[\"a\",\"b\"]}", &req, &err), 0);
     eo_strength st[2] = {{1000, 0}, {1000, 0}};
-    assert_int_equal(eo_split_request_balance(&req, m, st, &ans, &err), EO_EINVAL);
+    assert_int_equal(eo_app_split_balance(&req, m, st, &ans, &err), EO_EINVAL);
     assert_int_equal(ans.count, 0);
     eo_split_request_free(&req);
     eo_model_release(m);
@@ -2133,11 +2134,11 @@ static void test_autobalance_request(void **state)
     assert_string_equal(req.joiner_id, "f");
     /* A missing rating: resolve() names it. */
     eo_model_ctx *m = elo_model();
-    assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), EO_EINVAL);
+    assert_int_equal(eo_app_autobalance_resolve(&req, m, &err), EO_EINVAL);
     assert_string_equal(err.field, "players[3].rating");
     req.rating[3] = 1000;
     req.has_rating[3] = true;
-    assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), 0);
+    assert_int_equal(eo_app_autobalance_resolve(&req, m, &err), 0);
     assert_int_equal(req.unit, 1); /* Elo splits whole points */
     assert_int_equal(req.players[0].rating, 1600);
     assert_int_equal(req.players[2].rating, 1400); /* 1400.5, ties to even */
@@ -2173,7 +2174,7 @@ static void test_autobalance_request(void **state)
                                "{\"id\":\"b\",\"team\":\"B\",\"rating\":1500}]}",
                                &req, &err),
                      0);
-    assert_int_equal(eo_autobalance_request_resolve(&req, m, &err), 0);
+    assert_int_equal(eo_app_autobalance_resolve(&req, m, &err), 0);
     assert_non_null(req.policy.predict);
     assert_int_equal(eo_autobalance_check(&req.policy, &req.state, &res), 0);
     assert_true(res.p_before > 0.7 && res.p_before < 0.8); /* Elo 200 points: 0.76 */

@@ -717,12 +717,6 @@ static void test_determinism_and_threads(void **state)
     eo_splits_free(again);
 }
 
-static double predict_diff(void *ctx, int64_t sa, int64_t sb)
-{
-    *(int *)ctx += 1;
-    return (double)(sa - sb);
-}
-
 static void test_small_n_and_errors(void **state)
 {
     (void)state;
@@ -753,22 +747,13 @@ static void test_small_n_and_errors(void **state)
     opt.bench = (eo_bench_mode)7;
     assert_int_equal(eo_split_solve(p, 4, &opt, &r), EO_EINVAL);
 
-    /* predictor: called once per k with the teams' sums; absent gives NaN */
-    int calls = 0;
+    /* P(A) is the caller's (eo_app_split()): the solver leaves NaN */
     opt.bench = EO_BENCH_SOLVER;
-    opt.predict = predict_diff;
-    opt.predict_ctx = &calls;
-    assert_int_equal(eo_split_solve(p, 10, &opt, &r), 0);
-    assert_int_equal(calls, 4);
-    for (size_t c = 0; c < r->count; c++)
-        assert_true(r->split[c].p_a == (double)(r->split[c].sum_a - r->split[c].sum_b));
-    eo_splits_free(r);
     assert_int_equal(eo_split_solve(p, 10, NULL, &r), 0);
     assert_true(isnan(r->split[0].p_a));
     eo_splits_free(r);
 
     /* a work limit too small for the search gives EO_ELIMIT, never an unproven split */
-    opt.predict = NULL;
     opt.work_limit = 3;
     r = NULL;
     assert_int_equal(eo_split_solve(p, 64, &opt, &r), EO_ELIMIT);
@@ -1001,7 +986,7 @@ static void test_search_table_windows(void **state)
 
 /* ---- eo_split_solve_ws: the same answers from one reused work space ---------------------- */
 
-/* Same splits, sums, gaps and predictor values (NaN or the same bits). */
+/* Same splits, sums, gaps and p_a (NaN or the same bits). */
 static void same_all(const eo_splits *x, const eo_splits *y, int n)
 {
     same(x, y, n);
@@ -1075,7 +1060,7 @@ static void test_ws_equals_solve_random(void **state)
     eo_split_player p[EO_SPLIT_EXACT_MAX];
     eo_split_ws *ws = eo_split_ws_new();
     assert_non_null(ws);
-    int calls = 0, limited = 0, predicted = 0;
+    int calls = 0, limited = 0;
     for (int t = 0; t < 3000; t++) {
         int shape = t % WS_SHAPES;
         int n = rng_range(&s, 0, 7) == 0 ? (int)rng_range(&s, 28, 64) : (int)rng_range(&s, 2, 27);
@@ -1086,17 +1071,12 @@ static void test_ws_equals_solve_random(void **state)
         memset(&opt, 0, sizeof opt);
         opt.bench = (t / WS_SHAPES) % 2 ? EO_BENCH_QUEUE : EO_BENCH_SOLVER;
         opt.work_limit = 2000000;
-        if (t % 3 == 0) { /* p_a from the predictor, through both calls */
-            opt.predict = predict_diff;
-            opt.predict_ctx = &predicted;
-        }
         int rc = ws_compare(ws, p, n, &opt);
         assert_true(rc == 0 || rc == EO_ELIMIT);
         limited += rc == EO_ELIMIT;
         calls++;
     }
     assert_int_equal(calls, 3000);
-    assert_true(predicted > 0);
     /* the limit is for time only: few requests reach it (shape 3 at N = 13, 14) */
     assert_true(limited < 30);
     eo_split_ws_free(ws);

@@ -36,8 +36,7 @@ static int side_ok(uint8_t s) { return s <= EO_BALANCE_B; }
 
 /* Fills the result entry of one k from an assignment. */
 static void fill(eo_balance_split *s, const eo__bal *b, const eo_balance_player *pl,
-                 const uint8_t *side, const eo_balance_request *req, uint16_t *idx,
-                 eo_balance_move *mv, int exact)
+                 const uint8_t *side, uint16_t *idx, eo_balance_move *mv, int exact)
 {
     int n = b->n, k = b->k;
     uint16_t *a = idx, *bb = idx + k, *z = idx + 2 * k;
@@ -81,7 +80,7 @@ static void fill(eo_balance_split *s, const eo__bal *b, const eo_balance_player 
     s->nbench = nz;
     s->gap = eo__abs64(s->sum_a - s->sum_b);
     s->dev = v[EO__BT_DEV];
-    s->p_a = req->predict ? req->predict(req->predict_ctx, s->sum_a, s->sum_b) : NAN;
+    s->p_a = NAN; /* the model's P(A) is the caller's (eo_balance.h) */
     s->moves = mv;
     s->nmoves = nm;
     s->terms.broken = v[EO__BT_BROKEN];
@@ -444,7 +443,7 @@ static int solve_size(eo__bal *b, const eo_balance_player *pl, const eo_balance_
             side[ps->a[x]] = EO__SIDE_A;
             side[ps->b[x]] = EO__SIDE_B;
         }
-        fill(s, b, pl, side, req, idx, mv, 1);
+        fill(s, b, pl, side, idx, mv, 1);
         return 0;
     }
     int err = pins_fit(b, pl, base, s), exact = 0;
@@ -458,7 +457,7 @@ static int solve_size(eo__bal *b, const eo_balance_player *pl, const eo_balance_
     if (got == 0)
         s->err = EO_ERANGE;
     else
-        fill(s, b, pl, side, req, idx, mv, exact);
+        fill(s, b, pl, side, idx, mv, exact);
     return 0;
 }
 

@@ -287,7 +287,7 @@ static int solve_k(eo__split_prob *p, eo_bench_mode mode, eo__split_dense *dense
 }
 
 static void fill(eo_split *s, const eo__split_prob *p, const eo_split_player *players,
-                 uint16_t *idx, const eo_split_options *opt)
+                 uint16_t *idx)
 {
     int n = p->n;
     size_t na = 0, nb = 0, nz = 0;
@@ -311,7 +311,7 @@ static void fill(eo_split *s, const eo__split_prob *p, const eo_split_player *pl
     s->bench = z;
     s->nbench = nz;
     s->gap = eo__abs64(s->sum_a - s->sum_b);
-    s->p_a = opt && opt->predict ? opt->predict(opt->predict_ctx, s->sum_a, s->sum_b) : NAN;
+    s->p_a = NAN; /* the model's P(A) is the caller's (eo_split.h) */
 }
 
 /* Largest result: count = EO_SPLIT_EXACT_MAX / 2 - 1 splits of EO_SPLIT_EXACT_MAX indices. */
@@ -436,7 +436,7 @@ static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
         p.k = (int)c + 2;
         rc = solve_k(&p, mode, dense, c ? &last : NULL, &last, &gap_q);
         if (rc == 0) {
-            fill(&res->split[c], &p, players, idx + c * n, opt);
+            fill(&res->split[c], &p, players, idx + c * n);
             if (res->split[c].gap != gap_q * g)
                 rc = EO_EINTERNAL;
         }
