@@ -71,7 +71,7 @@ static long find(const eo__pools *p, const char *name)
     return -(long)lo - 1;
 }
 
-int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out)
+int eo__pools_get(eo__pools *p, const char *name, eo__pool_facts *out)
 {
     int rc = EO_ENOTFOUND;
     pthread_rwlock_rdlock(&p->lock);
@@ -85,7 +85,7 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out)
     return rc;
 }
 
-int eo__pools_put(eo__pools *p, const eo__pool_info *in)
+int eo__pools_put(eo__pools *p, const eo__pool_facts *in)
 {
     eo_model_ctx *model = NULL;
     eo__ratings *ratings = NULL;
@@ -98,7 +98,7 @@ int eo__pools_put(eo__pools *p, const eo__pool_info *in)
     long i = find(p, in->name);
     if (i >= 0)
         goto out; /* published already; model released below */
-    eo__pool_info *nv = eo__grow(p->v, &p->cap, p->n + 1, sizeof *nv);
+    eo__pool_facts *nv = eo__grow(p->v, &p->cap, p->n + 1, sizeof *nv);
     if (!nv) {
         rc = EO_ENOMEM;
         goto out;
@@ -162,7 +162,7 @@ void eo__pools_ratings_off(eo__pools *p)
     pthread_rwlock_unlock(&p->lock);
 }
 
-int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n)
+int eo__pools_list(eo__pools *p, eo__pool_facts **out, size_t *n)
 {
     int rc = 0;
     pthread_rwlock_rdlock(&p->lock);
@@ -253,7 +253,7 @@ double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t n
     return f;
 }
 
-json_t *eo__pool_json(const eo__pool_info *pi)
+json_t *eo__pool_json(const eo__pool_facts *pi)
 {
     const char *model = eo_model_name(pi->cfg.model.model);
     json_t *params = eo_pool_config_to_json(&pi->cfg);
@@ -263,7 +263,7 @@ json_t *eo__pool_json(const eo__pool_info *pi)
                      "params", params);
 }
 
-int eo__pool_info_from_engine(eo_engine *e, const char *name, eo__pool_info *out)
+int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *out)
 {
     const eo_pool *pool = eo_engine_pool(e, name);
     eo_pool_row row;

@@ -261,7 +261,7 @@ static void *job_main(void *arg)
     return NULL;
 }
 
-int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fit_config *fc,
+int eo__refit_start(struct eo_service *svc, const eo__pool_facts *pi, const eo_fit_config *fc,
                     int64_t *id)
 {
     eo__refits *rs = &svc->refits;

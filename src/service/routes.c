@@ -204,7 +204,7 @@ static int parse_body(eo__call *c, eo__answer *a)
     return 0;
 }
 
-static int need_pool(eo__call *c, eo__pool_info *pi, eo__answer *a)
+static int need_pool(eo__call *c, eo__pool_facts *pi, eo__answer *a)
 {
     if (eo__pools_get(&c->svc->pools, eo__path_param(c->m, "pool"), pi) != 0) {
         eo__answer_error(a, 404, "unknown_pool", "no pool of that name", "pool");
@@ -248,7 +248,7 @@ static void new_player_view(const eo_model_ctx *m, int64_t now, eo_rating_view *
 }
 
 /* The view a player row holds, with the stale flag for @p now from the pool's t_stale_days. */
-static void view_of_row(const eo__pool_info *pi, const eo_player_row *row, int64_t now,
+static void view_of_row(const eo__pool_facts *pi, const eo_player_row *row, int64_t now,
                         eo_rating_view *v)
 {
     memset(v, 0, sizeof *v);
@@ -268,7 +268,7 @@ static void view_of_row(const eo__pool_info *pi, const eo_player_row *row, int64
 
 static eo__run h_player_get(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     eo_player_row row;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
@@ -344,10 +344,43 @@ static void answer_splits(eo__answer *a, const eo_splits *s, const char *const *
     a->len = len;
 }
 
+/* The rows of players @p ids[0..n) of pool @p pool_id (NULL entries skipped) in one read
+ * transaction: one snapshot, every row from the same commit, and one round of WAL locking
+ * instead of one per player. found[i], and out[i] (mean and variance) when found. 0 or EO_EIO. */
+static int read_rows(eo__call *c, int64_t pool_id, const char *const *ids, size_t n,
+                     bool *found, eo_strength *out)
+{
+    eo_store *rs = NULL;
+    bool in_txn = false;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        eo_player_row row;
+        found[i] = false;
+        if (ids[i] == NULL)
+            continue;
+        if (!rs) {
+            if (!(rs = eo__reader(c->svc)))
+                return EO_EIO;
+            in_txn = eo_store_begin(rs) == 0;
+        }
+        rc = eo_store_player_get(rs, pool_id, ids[i], &row);
+        if (rc == 0) {
+            found[i] = true;
+            out[i].mu = row.mu;
+            out[i].var = row.sigma * row.sigma;
+        } else if (rc == EO_ENOTFOUND) {
+            rc = 0;
+        }
+    }
+    if (in_txn)
+        eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
+    return rc == 0 ? 0 : EO_EIO;
+}
+
 /* The players' strengths: a given rating, else the pool's mean and variance as of one commit
  * (the published ratings, or the store when they are off), else a new player's. -1 when the
  * answer (500) is in @p a. */
-static int split_strengths(eo__call *c, const eo__pool_info *pi, const eo_split_request *req,
+static int split_strengths(eo__call *c, const eo__pool_facts *pi, const eo_split_request *req,
                            eo_strength *strength, eo__answer *a)
 {
     bool found[EO_SPLIT_EXACT_MAX];
@@ -355,35 +388,10 @@ static int split_strengths(eo__call *c, const eo__pool_info *pi, const eo_split_
     new_player_view(pi->model, wall_now(), &fresh);
     if (eo__ratings_read(pi->ratings, (const char *const *)req->ids, req->n, strength,
                          found) != 0) {
-        /* Switched off: the rows, in one read transaction (one snapshot: every rating from
-         * the same commit, and one round of WAL locking instead of one per player). */
-        eo_store *rs = NULL;
-        bool in_txn = false;
-        int rc = 0;
-        for (size_t i = 0; i < req->n && rc == 0; i++) {
-            eo_player_row row;
-            found[i] = false;
-            if (req->has_rating[i])
-                continue;
-            if (!rs) {
-                if (!(rs = eo__reader(c->svc))) {
-                    rc = EO_EIO;
-                    break;
-                }
-                in_txn = eo_store_begin(rs) == 0;
-            }
-            rc = eo_store_player_get(rs, pi->id, req->ids[i], &row);
-            if (rc == 0) {
-                found[i] = true;
-                strength[i].mu = row.mu;
-                strength[i].var = row.sigma * row.sigma;
-            } else if (rc == EO_ENOTFOUND) {
-                rc = 0;
-            }
-        }
-        if (in_txn)
-            eo_store_rollback(rs); /* nothing to keep; ends the snapshot */
-        if (rc != 0) {
+        const char *ids[EO_SPLIT_EXACT_MAX];
+        for (size_t i = 0; i < req->n; i++)
+            ids[i] = req->has_rating[i] ? NULL : req->ids[i];
+        if (read_rows(c, pi->id, ids, req->n, found, strength) != 0) {
             eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
             return -1;
         }
@@ -422,7 +430,7 @@ static void split_work_free(void *p)
  * -1 when the answer is in @p a. */
 static int split_read(eo__call *c, split_work *sw, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     eo_round_error rerr;
     if (need_pool(c, &pi, a))
         return -1;
@@ -514,12 +522,11 @@ static eo__run h_splits(eo__call *c, eo__answer *a)
     c->work = sw;
     c->work_free = split_work_free;
     c->compute = split_compute;
+    json_decref(c->json); /* decoded (the request owns its strings): no tree waits in the queue */
+    c->json = NULL;
     return EO__RUN_COMPUTE;
 }
 
-/* POST /v1/pools/{pool}/autobalance (docs/BALANCER.md "Autobalance"): the current teams -> ordered
- * moves with their reasons. Ratings not given come from the pool (its model's mean, or a new
- * player's), read in one snapshot; the core sees them as eo_model_split_rating() integers. */
 /* An autobalance request between its reading here and its solving on the compute pool. */
 typedef struct ab_work {
     const eo_model_ctx *model; /* the pool table's */
@@ -538,31 +545,27 @@ static void ab_work_free(void *p)
 
 /* Fills the ratings the request did not give from the pool (its model's mean, or a new
  * player's), read in one snapshot. -1 when the answer (500) is in @p a. */
-static int ab_ratings(eo__call *c, const eo__pool_info *pi, eo_autobalance_request *req,
+static int ab_ratings(eo__call *c, const eo__pool_facts *pi, eo_autobalance_request *req,
                       int64_t now, eo__answer *a)
 {
     eo_rating_view fresh;
     new_player_view(pi->model, now, &fresh);
-    eo_store *rs = NULL;
-    bool in_txn = false;
-    int rc = 0;
-    for (size_t i = 0; i <= req->n && rc == 0; i++) {
-        bool joiner = i == req->n;
-        if (joiner ? !req->has_joiner || req->joiner_has_rating : req->has_rating[i])
+    size_t n = req->n + 1; /* the players, then the joiner */
+    const char **ids = calloc(n, sizeof *ids);
+    bool *found = calloc(n, sizeof *found);
+    eo_strength *st = calloc(n, sizeof *st);
+    int rc = ids && found && st ? 0 : EO_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < req->n; i++)
+        ids[i] = req->has_rating[i] ? NULL : req->ids[i];
+    if (rc == 0 && req->has_joiner && !req->joiner_has_rating)
+        ids[req->n] = req->joiner_id;
+    if (rc == 0)
+        rc = read_rows(c, pi->id, ids, n, found, st);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (ids[i] == NULL)
             continue;
-        if (!rs) {
-            if (!(rs = eo__reader(c->svc))) {
-                rc = EO_EIO;
-                break;
-            }
-            in_txn = eo_store_begin(rs) == 0; /* one snapshot for every lookup */
-        }
-        eo_player_row row;
-        rc = eo_store_player_get(rs, pi->id, joiner ? req->joiner_id : req->ids[i], &row);
-        double mu = rc == 0 ? row.mu : fresh.mu;
-        if (rc == EO_ENOTFOUND)
-            rc = 0;
-        if (joiner) {
+        double mu = found[i] ? st[i].mu : fresh.mu;
+        if (i == req->n) {
             req->joiner_rating = mu;
             req->joiner_has_rating = true;
         } else {
@@ -570,10 +573,12 @@ static int ab_ratings(eo__call *c, const eo__pool_info *pi, eo_autobalance_reque
             req->has_rating[i] = true;
         }
     }
-    if (in_txn)
-        eo_store_rollback(rs);
+    free(ids);
+    free(found);
+    free(st);
     if (rc != 0) {
-        eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
+        eo__answer_error(a, 500, rc == EO_ENOMEM ? "internal" : "storage",
+                         rc == EO_ENOMEM ? "out of memory" : "the store cannot be read", NULL);
         return -1;
     }
     return 0;
@@ -599,7 +604,7 @@ static void ab_compute(eo__call *c)
  * with the server, on the compute pool. */
 static eo__run h_autobalance(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     eo_round_error rerr;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
@@ -624,6 +629,8 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
     c->work = w;
     c->work_free = ab_work_free;
     c->compute = ab_compute;
+    json_decref(c->json); /* decoded (the request owns its strings): no tree waits in the queue */
+    c->json = NULL;
     return EO__RUN_COMPUTE;
 }
 
@@ -632,7 +639,7 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
  * route. */
 static eo__run h_triggers(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     eo_trigger_state st;
     eo_trigger_config cfg;
     eo_trigger_result r;
@@ -657,7 +664,7 @@ static eo__run h_triggers(eo__call *c, eo__answer *a)
 
 static eo__run h_pools_list(eo__call *c, eo__answer *a)
 {
-    eo__pool_info *v;
+    eo__pool_facts *v;
     size_t n;
     if (eo__pools_list(&c->svc->pools, &v, &n) != 0) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
@@ -687,7 +694,7 @@ static int season_one(void *ctx, const char *name, int64_t seq, int64_t at, int6
 /* GET /v1/pools/{pool}/seasons: the pool's ended seasons, oldest first. */
 static eo__run h_seasons_list(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
@@ -704,7 +711,7 @@ static eo__run h_seasons_list(eo__call *c, eo__answer *a)
 
 
 typedef struct standings_ctx {
-    const eo__pool_info *pi;
+    const eo__pool_facts *pi;
     json_t *arr;
     int64_t rank;
 } standings_ctx;
@@ -745,7 +752,7 @@ static int query_int(const char *text, const char *name, int64_t def, int64_t ma
 /* GET /v1/pools/{pool}/seasons/{season}?offset=&limit=: final standings, best first. */
 static eo__run h_season_get(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
     int64_t offset, limit;
@@ -780,7 +787,7 @@ static eo__run h_season_get(eo__call *c, eo__answer *a)
 /* POST /v1/pools/{pool}/seasons: ends the season (the writer). */
 static eo__run h_season_create(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_season_request req;
@@ -824,7 +831,7 @@ static bool is_json_ctype(const char *ct);
 /* The refit options of the body (none: the pool's defaults), {"method","sweeps","tol","prior",
  * "prior_mean"} with the rules of `evenodds fit`, into @p fc. -1 when the answer (400) is in
  * @p a. */
-static int refit_options(const json_t *o, const eo__pool_info *pi, eo_fit_config *fc,
+static int refit_options(const json_t *o, const eo__pool_facts *pi, eo_fit_config *fc,
                          eo__answer *a)
 {
     static const char *const keys[] = {"method", "sweeps", "tol", "prior", "prior_mean"};
@@ -881,8 +888,7 @@ static int refit_options(const json_t *o, const eo__pool_info *pi, eo_fit_config
 }
 
 /* The answer to a refit's start: 202 with the job, or why it did not start. */
-static void refit_started(eo__call *c, const eo__pool_info *pi, int rc, int64_t id,
-                          eo__answer *a)
+static void refit_started(eo__call *c, const eo__pool_facts *pi, int rc, int64_t id, eo__answer *a)
 {
     if (rc == EO_EEXIST) {
         eo__answer_error(a, 409, "refit_running",
@@ -906,7 +912,7 @@ static void refit_started(eo__call *c, const eo__pool_info *pi, int rc, int64_t 
 
 static eo__run h_refit_post(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     eo_fit_config fc;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
@@ -940,7 +946,7 @@ static eo__run h_refit_post(eo__call *c, eo__answer *a)
 /* GET /v1/pools/{pool}/refit: the pool's last refit job. */
 static eo__run h_refit_get(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
     json_t *o = eo__refit_status(&c->svc->refits, pi.name);
@@ -1031,7 +1037,7 @@ static void round_request_free(void *q)
  * for a commit; rated and stored by the writer. */
 static eo__run h_rounds(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_round_request *q = malloc(sizeof *q);
@@ -1055,7 +1061,7 @@ static eo__run h_rounds(eo__call *c, eo__answer *a)
 
 static eo__run h_player_put(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_request_error rerr;
@@ -1071,7 +1077,7 @@ static eo__run h_player_put(eo__call *c, eo__answer *a)
 /* Quality and maps: figures of the writer's in-memory pool, asked through its queue. */
 static eo__run pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
     writer_req(c, kind, NULL);
@@ -1090,7 +1096,7 @@ static eo__run h_maps(eo__call *c, eo__answer *a)
 
 static eo__run h_player_delete(eo__call *c, eo__answer *a)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     if (need_pool(c, &pi, a))
         return EO__RUN_DONE;
     writer_req(c, EO__W_RESET, "id");

@@ -49,8 +49,8 @@ static int publish_all(struct eo_service *svc, eo_engine *e, char *err, size_t e
         return rc;
     }
     for (size_t i = 0; i < n; i++) {
-        eo__pool_info pi;
-        if (rc == 0 && (rc = eo__pool_info_from_engine(e, rows[i].name, &pi)) == 0)
+        eo__pool_facts pi;
+        if (rc == 0 && (rc = eo__pool_facts_from_engine(e, rows[i].name, &pi)) == 0)
             rc = eo__pools_put(&svc->pools, &pi);
         if (rc == 0) { /* the ratings splits read: the player rows */
             int lrc = eo__pools_ratings_load(&svc->pools, rows[i].name, eo_engine_store(e),
@@ -102,8 +102,8 @@ static int open_engine(struct eo_service *svc, eo_engine **out, char *err, size_
             snprintf(err, errlen, "cannot create the pool '%s': %s", svc->cfg.default_pool,
                      eerr.message);
         } else {
-            eo__pool_info pi;
-            if ((rc = eo__pool_info_from_engine(*out, svc->cfg.default_pool, &pi)) == 0)
+            eo__pool_facts pi;
+            if ((rc = eo__pool_facts_from_engine(*out, svc->cfg.default_pool, &pi)) == 0)
                 rc = eo__pools_put(&svc->pools, &pi);
             eo__logline l;
             eo__log_begin(&l, EO_LOG_INFO, "created the default pool");

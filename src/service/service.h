@@ -196,7 +196,9 @@ int eo__ratings_read(eo__ratings *t, const char *const *ids, size_t n, eo_streng
 
 /* ---- pools.c: pool facts published by the writer for the HTTP threads -------------------- */
 
-typedef struct eo__pool_info {
+/* What the HTTP threads know of a pool: its name, id, configuration, prepared model, published
+ * map bias and ratings. (The core's pool is eo_pool; the engine keeps eo__stored_pool.) */
+typedef struct eo__pool_facts {
     char name[EO_ID_MAX + 1];
     int64_t id;
     eo_pool_config cfg;
@@ -210,21 +212,21 @@ typedef struct eo__pool_info {
      * eo__pools_destroy(): the pointer stays valid in copies); NULL in an info not read from
      * the table. */
     eo__ratings *ratings;
-} eo__pool_info;
+} eo__pool_facts;
 
 typedef struct eo__pools {
     pthread_rwlock_t lock;
-    eo__pool_info *v; /* sorted by name */
+    eo__pool_facts *v; /* sorted by name */
     size_t n, cap;
 } eo__pools;
 
 int eo__pools_init(eo__pools *p);
 void eo__pools_destroy(eo__pools *p);
 /* Copies the pool named @p name into @p out. 0 or EO_ENOTFOUND. */
-int eo__pools_get(eo__pools *p, const char *name, eo__pool_info *out);
+int eo__pools_get(eo__pools *p, const char *name, eo__pool_facts *out);
 /* Inserts a pool (preparing its model) unless its name is there already (then nothing
  * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
-int eo__pools_put(eo__pools *p, const eo__pool_info *in);
+int eo__pools_put(eo__pools *p, const eo__pool_facts *in);
 /* Publishes the field terms of @p pool's map bias (the writer's in-memory pool, after a
  * commit) for pool @p name, replacing the previous ones; a pool with bias off publishes
  * nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the previous ones stay). */
@@ -243,11 +245,11 @@ int eo__pools_ratings_set(eo__pools *p, const char *name, const eo__rating_set *
 /* Switches off the ratings of every pool (the writer lost track of what a batch changed). */
 void eo__pools_ratings_off(eo__pools *p);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
-int eo__pools_list(eo__pools *p, eo__pool_info **out, size_t *n);
+int eo__pools_list(eo__pools *p, eo__pool_facts **out, size_t *n);
 /* {"name","model","params":{…every parameter…}}; NULL when out of memory. */
-json_t *eo__pool_json(const eo__pool_info *pi);
+json_t *eo__pool_json(const eo__pool_facts *pi);
 /* Reads an engine pool into @p out (id from the engine's store). 0, EO_ENOTFOUND or EO_EIO. */
-int eo__pool_info_from_engine(eo_engine *e, const char *name, eo__pool_info *out);
+int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *out);
 
 /* ---- writer.c: the single writer --------------------------------------------------------- */
 
@@ -356,7 +358,7 @@ int eo__refits_init(eo__refits *r);
 /* Starts a refit of pool @p pi with @p fc on its own thread. 0 with *id, EO_EEXIST (a job of
  * the pool runs: 409), EO_ELIMIT (refit_max jobs run: 503), EO_EBUSY (the service stops) or
  * EO_ENOMEM. */
-int eo__refit_start(struct eo_service *svc, const eo__pool_info *pi, const eo_fit_config *fc,
+int eo__refit_start(struct eo_service *svc, const eo__pool_facts *pi, const eo_fit_config *fc,
                     int64_t *id);
 /* The last job of pool @p pool as JSON (a new reference), or NULL when it never had one. */
 json_t *eo__refit_status(eo__refits *r, const char *pool);

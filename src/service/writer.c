@@ -127,15 +127,15 @@ static int update(eo__writer *wr, eo__wreq *w)
  * now, or the pool's figures. */
 static char *answer_of(eo__writer *wr, const eo__wreq *w)
 {
-    eo__pool_info pi;
+    eo__pool_facts pi;
     eo_pool_quality q;
     const eo_pool *p = eo_engine_pool(wr->e, w->pool);
     switch (w->kind) {
     case EO__W_SET:
     case EO__W_RESET: return player_view(wr->e, w->pool, w->u.edit.player, w->now);
     case EO__W_POOL_CREATE:
-        return eo__pool_info_from_engine(wr->e, w->pool, &pi) == 0 ? dump(eo__pool_json(&pi))
-                                                                   : NULL;
+        return eo__pool_facts_from_engine(wr->e, w->pool, &pi) == 0 ? dump(eo__pool_json(&pi))
+                                                                    : NULL;
     case EO__W_QUALITY:
         eo_pool_get_quality(p, w->now, &q);
         return dump(eo_quality_to_json(w->pool, &q));
@@ -233,8 +233,8 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
     for (size_t i = 0; i < k; i++) {
         if (batch[i]->kind != EO__W_POOL_CREATE || batch[i]->status != 201)
             continue;
-        eo__pool_info pi;
-        if (eo__pool_info_from_engine(wr->e, batch[i]->pool, &pi) == 0)
+        eo__pool_facts pi;
+        if (eo__pool_facts_from_engine(wr->e, batch[i]->pool, &pi) == 0)
             eo__pools_put(wr->pools, &pi);
     }
     publish_ratings(wr);

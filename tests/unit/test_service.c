@@ -302,14 +302,14 @@ static void test_pools_table(void **state)
     assert_int_equal(eo__pools_init(&p), 0);
     const char *names[] = {"mid", "alpha", "zulu", "beta", "a", "b", "c", "d", "e", "f"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        eo__pool_info pi;
+        eo__pool_facts pi;
         memset(&pi, 0, sizeof pi);
         snprintf(pi.name, sizeof pi.name, "%s", names[i]);
         pi.id = (int64_t)i + 1;
         eo_pool_config_default(&pi.cfg);
         assert_int_equal(eo__pools_put(&p, &pi), 0);
     }
-    eo__pool_info pi;
+    eo__pool_facts pi;
     assert_int_equal(eo__pools_get(&p, "zulu", &pi), 0);
     assert_int_equal(pi.id, 3);
     assert_int_equal(eo__pools_get(&p, "zul", &pi), EO_ENOTFOUND);
@@ -317,7 +317,7 @@ static void test_pools_table(void **state)
     const eo_model_ctx *model = pi.model;
     pi.id = 99;
     assert_int_equal(eo__pools_put(&p, &pi), 0); /* a pool is fixed at creation: kept */
-    eo__pool_info *v;
+    eo__pool_facts *v;
     size_t n;
     assert_int_equal(eo__pools_list(&p, &v, &n), 0);
     assert_int_equal(n, 10);
