@@ -349,13 +349,21 @@ int eo_split_request_plain(const char *text, size_t len, eo_split_request *out);
 json_t *eo_splits_to_json(const eo_splits *s, const char *const *ids, int64_t unit);
 
 /**
- * Writes the text json_dumps(eo_splits_to_json(@p s, @p ids, @p unit), JSON_COMPACT) gives,
- * byte for byte, straight into @p buf (capacity @p cap bytes; NUL-terminated when it fits),
- * without a JSON tree. @p ids must be valid UTF-8 (every decoded id is). *len receives the
- * text's length without the NUL, also when it does not fit: a buffer of *len + 1 bytes then
- * holds it. @p buf may be NULL when @p cap is 0 (a size query). Returns 0, EO_ELIMIT (@p cap
- * too small; @p buf holds a truncated text) or EO_EINVAL (a NULL argument, @p unit < 1, an
- * infinite p_a: cases where eo_splits_to_json() returns NULL too).
+ * The text json_dumps(eo_splits_to_json(@p s, @p ids, @p unit), JSON_COMPACT) gives, byte for
+ * byte, written without a JSON tree (the service's hot path): *out malloc'd (the caller frees
+ * it), *len its length. @p ids must be valid UTF-8 (every decoded id is). Returns 0, EO_ENOMEM
+ * or EO_EINVAL (a NULL argument, @p unit < 1, an infinite p_a: cases where eo_splits_to_json()
+ * returns NULL too).
+ */
+int eo_splits_text(const eo_splits *s, const char *const *ids, int64_t unit, char **out,
+                   size_t *len);
+
+/**
+ * eo_splits_text()'s text written into @p buf (capacity @p cap bytes; NUL-terminated when it
+ * fits). *len receives the text's length without the NUL, also when it does not fit: a buffer
+ * of *len + 1 bytes then holds it. @p buf may be NULL when @p cap is 0 (a size query). Returns
+ * 0, EO_ELIMIT (@p cap too small; @p buf holds a truncated text), EO_ENOMEM, or EO_EINVAL as
+ * eo_splits_text().
  */
 int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, char *buf,
                      size_t cap, size_t *len);

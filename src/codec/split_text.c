@@ -9,7 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec/json_text.h"
 #include "evenodds/eo_codec.h"
+
+/* The longest split answer: EO_SPLIT_EXACT_MAX team sizes, each listing every id (at most
+ * EO_ID_MAX bytes, escaped to twice that) once, with room to spare. */
+#define SPLITS_TEXT_MAX ((size_t)EO_SPLIT_EXACT_MAX * EO_SPLIT_EXACT_MAX * (2 * EO_ID_MAX + 8) + 4096)
 
 /* ---- the plain request ------------------------------------------------------------------ */
 
@@ -93,140 +98,101 @@ nomem:
 
 /* ---- the answer ------------------------------------------------------------------------- */
 
-/* A bounded text under construction: bytes past @c cap are counted, not written. */
-typedef struct tbuf {
-    char *p;
-    size_t cap, len;
-} tbuf;
-
-static void put(tbuf *b, const char *s, size_t n)
+static void put_ids(eo__buf *b, const uint16_t *idx, size_t n, const char *const *ids)
 {
-    if (b->len < b->cap) {
-        size_t room = b->cap - b->len;
-        memcpy(b->p + b->len, s, n < room ? n : room);
-    }
-    b->len += n;
-}
-
-static void put_str(tbuf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void put_int(tbuf *b, long long v)
-{
-    char t[24];
-    int n = snprintf(t, sizeof t, "%lld", v);
-    put(b, t, (size_t)n);
-}
-
-/* A finite real as jansson 2.14 (Debian 12's) writes it at its default precision: "%.17g";
- * ".0" appended when that would read back as an integer; the exponent without '+' and leading
- * zeros. A jansson that prints the shortest round-trip digits instead (upstream after 2.14)
- * would differ in digits, not in value: test_codec's comparison with json_dumps says so at
- * once. */
-static void put_real(tbuf *b, double v)
-{
-    char t[40];
-    size_t n = (size_t)snprintf(t, sizeof t, "%.17g", v);
-    char *e = memchr(t, 'e', n);
-    if (e != NULL) {
-        char *to = e + 1, *from = e + 1;
-        if (*from == '-')
-            to++, from++;
-        else if (*from == '+')
-            from++;
-        while (*from == '0')
-            from++;
-        memmove(to, from, (size_t)(t + n - from) + 1);
-        n = strlen(t);
-    } else if (memchr(t, '.', n) == NULL) {
-        t[n++] = '.';
-        t[n++] = '0';
-    }
-    put(b, t, n);
-}
-
-/* A JSON string: '"' and '\\' escaped, control characters as jansson escapes them. */
-static void put_json_str(tbuf *b, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    put(b, "\"", 1);
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        put(b, run, (size_t)(s - run));
-        run = s + 1;
-        char esc[6] = {'\\', (char)c, 0, 0, 0, 0};
-        size_t n = 2;
-        switch (c) {
-        case '"': case '\\': break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            n = 6;
-        }
-        put(b, esc, n);
-    }
-    put(b, run, (size_t)(s - run));
-    put(b, "\"", 1);
-}
-
-static void put_ids(tbuf *b, const uint16_t *idx, size_t n, const char *const *ids)
-{
-    put(b, "[", 1);
+    (void)eo__buf_add(b, "[", 1);
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
-            put(b, ",", 1);
-        put_json_str(b, ids[idx[i]]);
+            (void)eo__buf_add(b, ",", 1);
+        eo__jt_str(b, ids[idx[i]]);
     }
-    put(b, "]", 1);
+    (void)eo__buf_add(b, "]", 1);
+}
+
+/* The answer's text into @p b: 0, or EO_EINVAL (an infinite p_a: jansson has no real for it
+ * either) or the buffer's error. */
+static int put_splits(eo__buf *b, const eo_splits *s, const char *const *ids, int64_t unit)
+{
+    (void)eo__buf_str(b, "{\"splits\":[");
+    for (size_t i = 0; i < s->count; i++) {
+        const eo_split *sp = &s->split[i];
+        if (isinf(sp->p_a))
+            return EO_EINVAL;
+        (void)eo__buf_str(b, i > 0 ? ",{\"k\":" : "{\"k\":");
+        eo__jt_int(b, sp->k);
+        (void)eo__buf_str(b, ",\"A\":");
+        put_ids(b, sp->a, (size_t)sp->k, ids);
+        (void)eo__buf_str(b, ",\"B\":");
+        put_ids(b, sp->b, (size_t)sp->k, ids);
+        (void)eo__buf_str(b, ",\"bench\":");
+        put_ids(b, sp->bench, sp->nbench, ids);
+        (void)eo__buf_str(b, ",\"gap\":");
+        if (sp->gap % unit == 0)
+            eo__jt_int(b, (long long)(sp->gap / unit));
+        else
+            eo__jt_real(b, (double)sp->gap / (double)unit);
+        (void)eo__buf_str(b, ",\"p_a\":");
+        if (isnan(sp->p_a))
+            (void)eo__buf_str(b, "null");
+        else
+            eo__jt_real(b, sp->p_a);
+        (void)eo__buf_add(b, "}", 1);
+    }
+    return eo__buf_str(b, "]}");
+}
+
+static bool encode_args_ok(const eo_splits *s, const char *const *ids, int64_t unit)
+{
+    return s != NULL && ids != NULL && unit >= 1 && (s->count == 0 || s->split != NULL);
+}
+
+int eo_splits_text(const eo_splits *s, const char *const *ids, int64_t unit, char **out,
+                   size_t *len)
+{
+    if (out == NULL || len == NULL || !encode_args_ok(s, ids, unit))
+        return EO_EINVAL;
+    eo__buf b;
+    eo__buf_init(&b, SPLITS_TEXT_MAX);
+    /* One allocation for nearly every answer: the ids with their quotes and commas, and under
+     * 128 bytes for the rest of a split (an id with escapes may still grow it). */
+    size_t guess = 16;
+    for (size_t i = 0; i < s->count; i++) {
+        const eo_split *sp = &s->split[i];
+        guess += 128;
+        for (int j = 0; j < sp->k; j++)
+            guess += strlen(ids[sp->a[j]]) + strlen(ids[sp->b[j]]) + 6;
+        for (size_t j = 0; j < sp->nbench; j++)
+            guess += strlen(ids[sp->bench[j]]) + 3;
+    }
+    (void)eo__buf_reserve(&b, guess < SPLITS_TEXT_MAX ? guess : SPLITS_TEXT_MAX);
+    int rc = put_splits(&b, s, ids, unit);
+    if (rc != 0) {
+        eo__buf_free(&b);
+        *out = NULL;
+        return rc == EO_EINVAL ? EO_EINVAL : EO_ENOMEM;
+    }
+    *out = eo__buf_take(&b, len);
+    return 0;
 }
 
 int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, char *buf,
                      size_t cap, size_t *len)
 {
-    if (s == NULL || ids == NULL || len == NULL || unit < 1 || (buf == NULL && cap > 0) ||
-        (s->count > 0 && s->split == NULL))
+    if (len == NULL || (buf == NULL && cap > 0) || !encode_args_ok(s, ids, unit))
         return EO_EINVAL;
-    tbuf b = {buf, cap, 0};
-    put_str(&b, "{\"splits\":[");
-    for (size_t i = 0; i < s->count; i++) {
-        const eo_split *sp = &s->split[i];
-        if (isinf(sp->p_a))
-            return EO_EINVAL; /* jansson has no real for it either */
-        put_str(&b, i > 0 ? ",{\"k\":" : "{\"k\":");
-        put_int(&b, sp->k);
-        put_str(&b, ",\"A\":");
-        put_ids(&b, sp->a, (size_t)sp->k, ids);
-        put_str(&b, ",\"B\":");
-        put_ids(&b, sp->b, (size_t)sp->k, ids);
-        put_str(&b, ",\"bench\":");
-        put_ids(&b, sp->bench, sp->nbench, ids);
-        put_str(&b, ",\"gap\":");
-        if (sp->gap % unit == 0)
-            put_int(&b, (long long)(sp->gap / unit));
-        else
-            put_real(&b, (double)sp->gap / (double)unit);
-        put_str(&b, ",\"p_a\":");
-        if (isnan(sp->p_a))
-            put_str(&b, "null");
-        else
-            put_real(&b, sp->p_a);
-        put(&b, "}", 1);
-    }
-    put_str(&b, "]}");
-    *len = b.len;
-    if (b.len >= cap)
+    char *text = NULL;
+    int rc = eo_splits_text(s, ids, unit, &text, len);
+    if (rc != 0)
+        return rc;
+    if (*len >= cap) { /* the size is in *len: a buffer of *len + 1 bytes holds it */
+        if (cap > 0) {
+            memcpy(buf, text, cap - 1);
+            buf[cap - 1] = '\0';
+        }
+        free(text);
         return EO_ELIMIT;
-    buf[b.len] = '\0';
+    }
+    memcpy(buf, text, *len + 1);
+    free(text);
     return 0;
 }

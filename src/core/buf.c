@@ -54,6 +54,11 @@ int eo__buf_add(eo__buf *b, const void *p, size_t n)
     return 0;
 }
 
+int eo__buf_reserve(eo__buf *b, size_t n)
+{
+    return room(b, n);
+}
+
 int eo__buf_str(eo__buf *b, const char *s)
 {
     return eo__buf_add(b, s, strlen(s));

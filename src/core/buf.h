@@ -31,6 +31,9 @@ int eo__buf_printf(eo__buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Makes room for @p n more bytes now (one allocation for a text whose size is known roughly in
+ * advance). 0, or the buffer's sticky error. */
+int eo__buf_reserve(eo__buf *b, size_t n);
 /* Empties the buffer, keeping its memory and clearing its error. */
 void eo__buf_reset(eo__buf *b);
 /* Hands the text over (malloc'd, the caller frees it) and leaves the buffer empty; NULL when
