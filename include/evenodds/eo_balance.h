@@ -129,6 +129,14 @@ typedef struct eo_balance_result {
 } eo_balance_result;
 
 /**
+ * The side player @p p is pinned to: its lock, or, when it is protected (and @p
+ * allow_protected is 0) and on a team, that team. 0 when it is free; -1 when its lock and its
+ * protection disagree (the request cannot be met). The balancer and the request decoder both
+ * judge pins by this.
+ */
+int eo_balance_player_pin(const eo_balance_player *p, int allow_protected);
+
+/**
  * Solves every k in [k_min, k_max] for @p n players (2 <= n <= EO_PLAYERS_MAX; k_max <= n/2).
  * @p req may be NULL (defaults). A request without constraints or secondary objectives
  * (see docs/BALANCER.md) is answered by eo_split_solve() and gives its answers bit for bit.

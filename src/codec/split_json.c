@@ -154,19 +154,6 @@ static int player_from_json(const json_t *v, size_t i, eo_split_request *out, do
     return 0;
 }
 
-/* The side a player is pinned to (0 none, -1 lock and protection disagree), as the core
- * reads it (eo_balance.h). */
-static int pin_of(const eo_balance_player *p, bool allow_protected)
-{
-    int s = p->lock;
-    if (p->protect && !allow_protected && p->team != EO_BALANCE_NONE) {
-        if (s && s != p->team)
-            return -1;
-        s = p->team;
-    }
-    return s;
-}
-
 /* The request-level balancer inputs, the priorities as ranks, and the pins' consistency. */
 static int request_balance(const json_t *obj, eo_split_request *out, const double *prio,
                            eo_round_error *err)
@@ -229,7 +216,7 @@ static int request_balance(const json_t *obj, eo_split_request *out, const doubl
     for (size_t i = 0; i < out->n; i++) {
         const eo_balance_player *p = &out->players[i];
         char f[64];
-        int s = pin_of(p, out->allow_protected);
+        int s = eo_balance_player_pin(p, out->allow_protected);
         if (s < 0) {
             snprintf(f, sizeof f, "players[%zu].lock", i);
             return eo__fail(err, f, "locked to %s but protected on team %s",
@@ -239,7 +226,7 @@ static int request_balance(const json_t *obj, eo_split_request *out, const doubl
         if (!s || !p->party || out->allow_party_split)
             continue;
         for (size_t j = 0; j < i; j++) {
-            int t = pin_of(&out->players[j], out->allow_protected);
+            int t = eo_balance_player_pin(&out->players[j], out->allow_protected);
             if (out->players[j].party == p->party && t > 0 && t != s) {
                 snprintf(f, sizeof f, "players[%zu].party", i);
                 return eo__fail(err, f,

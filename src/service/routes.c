@@ -395,6 +395,20 @@ static int split_strengths(eo__call *c, const eo__pool_facts *pi, const eo_split
     return 0;
 }
 
+/* Hands a decoded request (@p work, freed by @p work_free when the request completes) to the
+ * compute pool, which runs @p compute. The body's tree goes now: the decoded request owns its
+ * strings, and no tree waits in the queue. */
+static eo__run to_compute(eo__call *c, void *work, void (*work_free)(void *),
+                          void (*compute)(eo__call *c))
+{
+    c->work = work;
+    c->work_free = work_free;
+    c->compute = compute;
+    json_decref(c->json);
+    c->json = NULL;
+    return EO__RUN_COMPUTE;
+}
+
 /* A split request between its reading on the HTTP thread and its solving, there or on the
  * compute pool (docs/SERVICE.md "Heavy requests"). */
 typedef struct split_work {
@@ -506,12 +520,7 @@ static eo__run h_splits(eo__call *c, eo__answer *a)
         split_work_free(sw);
         return EO__RUN_DONE;
     }
-    c->work = sw;
-    c->work_free = split_work_free;
-    c->compute = split_compute;
-    json_decref(c->json); /* decoded (the request owns its strings): no tree waits in the queue */
-    c->json = NULL;
-    return EO__RUN_COMPUTE;
+    return to_compute(c, sw, split_work_free, split_compute);
 }
 
 /* An autobalance request between its reading here and its solving on the compute pool. */
@@ -613,12 +622,7 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
         ab_work_free(w);
         return EO__RUN_DONE;
     }
-    c->work = w;
-    c->work_free = ab_work_free;
-    c->compute = ab_compute;
-    json_decref(c->json); /* decoded (the request owns its strings): no tree waits in the queue */
-    c->json = NULL;
-    return EO__RUN_COMPUTE;
+    return to_compute(c, w, ab_work_free, ab_compute);
 }
 
 /* POST /v1/pools/{pool}/triggers (docs/BALANCER.md "Scramble triggers"): a game state -> the

@@ -195,8 +195,7 @@ static int is_plain(const eo_balance_player *pl, size_t n, const eo_balance_requ
     return 1;
 }
 
-/* The side a party (or player) is pinned to by locks and protection: 0 none, -1 a conflict. */
-static int pinned(const eo_balance_player *p, int allow_protected)
+int eo_balance_player_pin(const eo_balance_player *p, int allow_protected)
 {
     int s = p->lock;
     if (p->protect && !allow_protected && p->team != EO_BALANCE_NONE) {
@@ -327,7 +326,7 @@ static int build_items(eo__bal *b, const eo_balance_player *pl, int allow_protec
                 continue;
             b->item_of[j] = t;
             b->mem[nm++] = j;
-            int s = pinned(&pl[j], allow_protected);
+            int s = eo_balance_player_pin(&pl[j], allow_protected);
             if (s < 0 || (s && pin && s != pin)) {
                 if (bad_party)
                     *bad_party = pl[i].party;
