@@ -149,6 +149,35 @@ json_t *eo_refit_answer_to_json(size_t players, size_t records, int64_t upto);
 /** {"error":{"code","message"[,"field"]}}: every error body of the service; "field" only when
  *  @p field is a non-empty string. */
 json_t *eo_error_to_json(const char *code, const char *message, const char *field);
+/** {"status": @p status}: /healthz and /readyz. */
+json_t *eo_status_to_json(const char *status);
+/** {@p key: @p items} (its reference taken; NULL gives NULL): a list answer. */
+json_t *eo_list_to_json(const char *key, json_t *items);
+/** {"name","model","params":{…every parameter…}}: a pool. */
+json_t *eo_pool_to_json(const char *name, const eo_pool_config *cfg);
+/** {"name","at","players"}: an ended season in a list. */
+json_t *eo_season_to_json(const char *name, int64_t at, int64_t players);
+/** {"season","at","offset","standings": @p rows} (the reference taken; NULL gives NULL). */
+json_t *eo_standings_to_json(const char *season, int64_t at, int64_t offset, json_t *rows);
+/** {"job","pool","state":"running"}: a refit started. */
+json_t *eo_refit_started_to_json(int64_t job, const char *pool);
+/** A refit job as GET …/refit shows it (the service's job table fills it). */
+typedef struct eo_refit_job_view {
+    int64_t id;
+    const char *pool;
+    enum { EO_REFIT_RUNNING, EO_REFIT_DONE, EO_REFIT_FAILED } state;
+    const char *phase;          /**< running: "reading", "fitting" or "applying" */
+    eo_fit_sweep_stats st;      /**< the sweeps so far (running) or in all (done) */
+    uint32_t max_sweeps;
+    size_t players, rounds, records;
+    int64_t upto;
+    double seconds;
+    const char *error;          /**< failed: why */
+} eo_refit_job_view;
+/** {"job","pool","state", then by state: "phase","sweep","max_sweeps","change","seconds"
+ *  (running; "change" null before the first sweep); "sweeps","converged","change","objective",
+ *  "players","rounds","upto","records","seconds" (done); "error","seconds" (failed)}. */
+json_t *eo_refit_job_to_json(const eo_refit_job_view *v);
 
 /* ---- The refit record: a logged admin edit carrying fitted states ------------------------ */
 

@@ -82,3 +82,79 @@ json_t *eo_error_to_json(const char *code, const char *message, const char *fiel
     }
     return e != NULL ? json_pack("{s:o}", "error", e) : NULL;
 }
+
+json_t *eo_status_to_json(const char *status)
+{
+    return json_pack("{s:s}", "status", status);
+}
+
+json_t *eo_list_to_json(const char *key, json_t *items)
+{
+    return items != NULL ? json_pack("{s:o}", key, items) : NULL;
+}
+
+json_t *eo_pool_to_json(const char *name, const eo_pool_config *cfg)
+{
+    const char *model = eo_model_name(cfg->model.model);
+    json_t *params = eo_pool_config_to_json(cfg);
+    if (params == NULL)
+        return NULL;
+    return json_pack("{s:s,s:s,s:o}", "name", name, "model", model ? model : "unknown", "params",
+                     params);
+}
+
+json_t *eo_season_to_json(const char *name, int64_t at, int64_t players)
+{
+    return json_pack("{s:s,s:I,s:I}", "name", name, "at", (json_int_t)at, "players",
+                     (json_int_t)players);
+}
+
+json_t *eo_standings_to_json(const char *season, int64_t at, int64_t offset, json_t *rows)
+{
+    return rows != NULL ? json_pack("{s:s,s:I,s:I,s:o}", "season", season, "at", (json_int_t)at,
+                                    "offset", (json_int_t)offset, "standings", rows)
+                        : NULL;
+}
+
+json_t *eo_refit_started_to_json(int64_t job, const char *pool)
+{
+    return json_pack("{s:I,s:s,s:s}", "job", (json_int_t)job, "pool", pool, "state", "running");
+}
+
+/* Sets the members of a refit job's state on @p o; false when out of memory. */
+static bool refit_job_fields(json_t *o, const eo_refit_job_view *v)
+{
+    int bad = 0;
+    if (v->state == EO_REFIT_RUNNING) {
+        bad |= json_object_set_new(o, "phase", json_string(v->phase));
+        bad |= json_object_set_new(o, "sweep", json_integer(v->st.sweep));
+        bad |= json_object_set_new(o, "max_sweeps", json_integer(v->max_sweeps));
+        bad |= json_object_set_new(o, "change",
+                                   v->st.sweep ? json_real(v->st.max_change) : json_null());
+    } else if (v->state == EO_REFIT_DONE) {
+        bad |= json_object_set_new(o, "sweeps", json_integer(v->st.sweep));
+        bad |= json_object_set_new(o, "converged", json_boolean(v->st.converged));
+        bad |= json_object_set_new(o, "change", json_real(v->st.max_change));
+        bad |= json_object_set_new(o, "objective", json_real(v->st.objective));
+        bad |= json_object_set_new(o, "players", json_integer((json_int_t)v->players));
+        bad |= json_object_set_new(o, "rounds", json_integer((json_int_t)v->rounds));
+        bad |= json_object_set_new(o, "upto", json_integer(v->upto));
+        bad |= json_object_set_new(o, "records", json_integer((json_int_t)v->records));
+    } else {
+        bad |= json_object_set_new(o, "error", json_string(v->error));
+    }
+    bad |= json_object_set_new(o, "seconds", json_real(v->seconds));
+    return bad == 0;
+}
+
+json_t *eo_refit_job_to_json(const eo_refit_job_view *v)
+{
+    static const char *const states[] = {"running", "done", "failed"};
+    json_t *o = json_pack("{s:I,s:s,s:s}", "job", (json_int_t)v->id, "pool", v->pool, "state",
+                          states[v->state]);
+    if (o != NULL && !refit_job_fields(o, v)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

@@ -253,16 +253,6 @@ double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t n
     return f;
 }
 
-json_t *eo__pool_json(const eo__pool_facts *pi)
-{
-    const char *model = eo_model_name(pi->cfg.model.model);
-    json_t *params = eo_pool_config_to_json(&pi->cfg);
-    if (!params)
-        return NULL;
-    return json_pack("{s:s,s:s,s:o}", "name", pi->name, "model", model ? model : "unknown",
-                     "params", params);
-}
-
 int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *out)
 {
     const eo_pool *pool = eo_engine_pool(e, name);

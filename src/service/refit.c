@@ -327,37 +327,28 @@ json_t *eo__refit_status(eo__refits *rs, const char *pool)
 {
     json_t *o = NULL;
     pthread_mutex_lock(&rs->mu);
-    for (size_t i = 0; i < rs->n && o == NULL; i++) {
+    for (size_t i = 0; i < rs->n; i++) {
         const eo__refit_job *j = rs->jobs[i];
         if (strcmp(j->pool, pool) != 0)
             continue;
-        o = json_pack("{s:I,s:s,s:s}", "job", (json_int_t)j->id, "pool", j->pool, "state",
-                      j->state == JOB_RUNNING ? "running"
-                      : j->state == JOB_DONE  ? "done"
-                                              : "failed");
-        if (o == NULL)
-            break;
-        if (j->state == JOB_RUNNING) {
-            json_object_set_new(o, "phase", json_string(j->phase));
-            json_object_set_new(o, "sweep", json_integer(j->st.sweep));
-            json_object_set_new(o, "max_sweeps", json_integer(j->fc.max_sweeps));
-            json_object_set_new(o, "change", j->st.sweep ? json_real(j->st.max_change)
-                                                         : json_null());
-            json_object_set_new(o, "seconds", json_real(mono_s() - j->t0));
-        } else if (j->state == JOB_DONE) {
-            json_object_set_new(o, "sweeps", json_integer(j->st.sweep));
-            json_object_set_new(o, "converged", json_boolean(j->st.converged));
-            json_object_set_new(o, "change", json_real(j->st.max_change));
-            json_object_set_new(o, "objective", json_real(j->st.objective));
-            json_object_set_new(o, "players", json_integer((json_int_t)j->players));
-            json_object_set_new(o, "rounds", json_integer((json_int_t)j->rounds));
-            json_object_set_new(o, "upto", json_integer(j->upto));
-            json_object_set_new(o, "records", json_integer((json_int_t)j->records));
-            json_object_set_new(o, "seconds", json_real(j->seconds));
-        } else {
-            json_object_set_new(o, "error", json_string(j->error));
-            json_object_set_new(o, "seconds", json_real(j->seconds));
-        }
+        eo_refit_job_view v = {
+            .id = j->id,
+            .pool = j->pool,
+            .state = j->state == JOB_RUNNING ? EO_REFIT_RUNNING
+                     : j->state == JOB_DONE  ? EO_REFIT_DONE
+                                             : EO_REFIT_FAILED,
+            .phase = j->phase,
+            .st = j->st,
+            .max_sweeps = j->fc.max_sweeps,
+            .players = j->players,
+            .rounds = j->rounds,
+            .records = j->records,
+            .upto = j->upto,
+            .seconds = j->state == JOB_RUNNING ? mono_s() - j->t0 : j->seconds,
+            .error = j->error,
+        };
+        o = eo_refit_job_to_json(&v);
+        break;
     }
     pthread_mutex_unlock(&rs->mu);
     return o;

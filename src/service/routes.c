@@ -663,12 +663,12 @@ static eo__run h_pools_list(eo__call *c, eo__answer *a)
     }
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, eo__pool_json(&v[i])) != 0) {
+        if (json_array_append_new(arr, eo_pool_to_json(v[i].name, &v[i].cfg)) != 0) {
             json_decref(arr);
             arr = NULL;
         }
     free(v);
-    eo__answer_json(a, 200, arr ? json_pack("{s:o}", "pools", arr) : NULL);
+    eo__answer_json(a, 200, eo_list_to_json("pools", arr));
     return EO__RUN_DONE;
 }
 
@@ -676,10 +676,7 @@ static eo__run h_pools_list(eo__call *c, eo__answer *a)
 static int season_one(void *ctx, const char *name, int64_t seq, int64_t at, int64_t players)
 {
     (void)seq;
-    return json_array_append_new(ctx, json_pack("{s:s,s:I,s:I}", "name", name, "at",
-                                                (json_int_t)at, "players", (json_int_t)players))
-               ? EO_ENOMEM
-               : 0;
+    return json_array_append_new(ctx, eo_season_to_json(name, at, players)) ? EO_ENOMEM : 0;
 }
 
 /* GET /v1/pools/{pool}/seasons: the pool's ended seasons, oldest first. */
@@ -696,7 +693,7 @@ static eo__run h_seasons_list(eo__call *c, eo__answer *a)
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
         return EO__RUN_DONE;
     }
-    eo__answer_json(a, 200, json_pack("{s:o}", "seasons", arr));
+    eo__answer_json(a, 200, eo_list_to_json("seasons", arr));
     return EO__RUN_DONE;
 }
 
@@ -770,8 +767,7 @@ static eo__run h_season_get(eo__call *c, eo__answer *a)
         return EO__RUN_DONE;
     }
     eo__answer_json(a, 200,
-                    json_pack("{s:s,s:I,s:I,s:o}", "season", eo__path_param(c->m, "season"), "at",
-                              (json_int_t)at, "offset", (json_int_t)offset, "standings", sc.arr));
+                    eo_standings_to_json(eo__path_param(c->m, "season"), at, offset, sc.arr));
     return EO__RUN_DONE;
 }
 
@@ -896,8 +892,7 @@ static void refit_started(eo__call *c, const eo__pool_facts *pi, int rc, int64_t
     } else if (rc != 0) {
         eo__answer_error(a, 500, "internal", eo_strerror(rc), NULL);
     } else {
-        eo__answer_json(a, 202, json_pack("{s:I,s:s,s:s}", "job", (json_int_t)id, "pool",
-                                          pi->name, "state", "running"));
+        eo__answer_json(a, 202, eo_refit_started_to_json(id, pi->name));
     }
 }
 
@@ -1001,7 +996,7 @@ static eo__run h_readyz(eo__call *c, eo__answer *a)
              disk_short(c->svc, why, sizeof why))
         eo__answer_error(a, 503, "not_ready", why, NULL);
     else
-        eo__answer_json(a, 200, json_pack("{s:s}", "status", "ready"));
+        eo__answer_json(a, 200, eo_status_to_json("ready"));
     return EO__RUN_DONE;
 }
 
@@ -1141,7 +1136,7 @@ static bool is_json_ctype(const char *ct)
 static eo__run h_healthz(eo__call *c, eo__answer *a)
 {
     (void)c;
-    eo__answer_json(a, 200, json_pack("{s:s}", "status", "ok"));
+    eo__answer_json(a, 200, eo_status_to_json("ok"));
     return EO__RUN_DONE;
 }
 

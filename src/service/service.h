@@ -246,8 +246,6 @@ int eo__pools_ratings_set(eo__pools *p, const char *name, const eo__rating_set *
 void eo__pools_ratings_off(eo__pools *p);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_facts **out, size_t *n);
-/* {"name","model","params":{…every parameter…}}; NULL when out of memory. */
-json_t *eo__pool_json(const eo__pool_facts *pi);
 /* Reads an engine pool into @p out (id from the engine's store). 0, EO_ENOTFOUND or EO_EIO. */
 int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *out);
 

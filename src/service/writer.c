@@ -85,7 +85,6 @@ static char *player_view(eo_engine *e, const char *pool, const char *player, int
     return dump(eo_rating_view_to_json(eo_pool_model(p), player, &v, division, true));
 }
 
-
 /* The update of @p w through the engine; its answer text in w->resp when the engine writes it
  * (a round's, logged with it). 0 or the failure's code (w->err filled). */
 static int update(eo__writer *wr, eo__wreq *w)
@@ -95,8 +94,8 @@ static int update(eo__writer *wr, eo__wreq *w)
     int rc = 0;
     switch (w->kind) {
     case EO__W_ROUND:
-        return eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp,
-                                       &w->replayed, &w->err);
+        return eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp, &w->replayed,
+                                       &w->err);
     case EO__W_SET:
         return eo_engine_set_rating(wr->e, w->pool, w->u.edit.player, w->u.edit.rating,
                                     w->u.edit.sigma, w->now, &w->err);
@@ -117,8 +116,7 @@ static int update(eo__writer *wr, eo__wreq *w)
             w->resp = dump(eo_refit_answer_to_json(w->u.refit.n, records, w->u.refit.upto));
         return rc;
     case EO__W_QUALITY:
-    case EO__W_MAPS:
-        return 0;
+    case EO__W_MAPS: return 0;
     }
     return EO_EINTERNAL;
 }
@@ -134,8 +132,9 @@ static char *answer_of(eo__writer *wr, const eo__wreq *w)
     case EO__W_SET:
     case EO__W_RESET: return player_view(wr->e, w->pool, w->u.edit.player, w->now);
     case EO__W_POOL_CREATE:
-        return eo__pool_facts_from_engine(wr->e, w->pool, &pi) == 0 ? dump(eo__pool_json(&pi))
-                                                                    : NULL;
+        return eo__pool_facts_from_engine(wr->e, w->pool, &pi) == 0
+                   ? dump(eo_pool_to_json(pi.name, &pi.cfg))
+                   : NULL;
     case EO__W_QUALITY:
         eo_pool_get_quality(p, w->now, &q);
         return dump(eo_quality_to_json(w->pool, &q));
@@ -246,8 +245,7 @@ static void set_health(eo__writer *wr, int rc, const char *what)
 {
     wr->healthy = rc == 0;
     if (rc != 0)
-        snprintf(wr->why, sizeof wr->why, "%s: %s", what,
-                 eo_store_errmsg(eo_engine_store(wr->e)));
+        snprintf(wr->why, sizeof wr->why, "%s: %s", what, eo_store_errmsg(eo_engine_store(wr->e)));
 }
 
 /* While the store is unhealthy and no work comes, a small write of its own every second tells
@@ -262,8 +260,7 @@ static void wait_or_probe(eo__writer *wr)
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 1;
-    if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 ||
-        wr->stopping)
+    if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 || wr->stopping)
         return;
     pthread_mutex_unlock(&wr->mu);
     int rc = eo_store_probe(eo_engine_store(wr->e)); /* the writer's handle: this thread's */
@@ -394,7 +391,8 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
     wr->accepting = true;
     wr->healthy = !eo_store_readonly(eo_engine_store(e));
     if (!wr->healthy)
-        snprintf(wr->why, sizeof wr->why, "the database file was read-only when the store "
+        snprintf(wr->why, sizeof wr->why,
+                 "the database file was read-only when the store "
                  "opened; make it (and its -wal and -shm files) writable and restart");
     pthread_mutex_init(&wr->mu, NULL);
     pthread_cond_init(&wr->cv, NULL);
