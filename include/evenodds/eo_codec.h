@@ -523,23 +523,35 @@ int eo_season_request_from_json(const json_t *obj, eo_season_request *out, eo_re
 /* ---- Pool configuration (src/codec/pool_json.c) ------------------------------------------ */
 
 /**
- * Maps a pool's model name and parameters object to a configuration: the model's defaults
- * (eo_model_params()), then each given parameter: a number (an integer where the table says
- * so), or for a choice its name as a string. @p params may be NULL (all defaults). The result
- * has passed eo_model_config_check() (derived values resolved: SynElo's "kmax_team" sets
- * "theta"). One name is the pool's, not the model's: "divisions", an array of at most
- * EO_DIVISIONS_MAX objects {"name": 1..31 bytes without control characters, "from": number},
- * strictly ascending in "from". On failure returns EO_EINVAL with @p err (when not NULL): field
- * "model" (unknown model), "params" (not an object) or "params.NAME" (unknown name, wrong type,
- * out of range, or inconsistent with another parameter; "params.divisions[2].from" and so on).
+ * Maps a stored pool's model name and parameters object to a configuration: the defaults of a
+ * parameter the object does not mention (eo_pool_config_default(): the model's table, bias and
+ * presence off, what the pool meant before the parameter existed), then each given parameter:
+ * a number (an integer where the table says so), or for a choice its name as a string.
+ * @p params may be NULL (all defaults). The result has passed eo_model_config_check() (derived
+ * values resolved: SynElo's "kmax_team" sets "theta"). Some names are the pool's, not the
+ * model's: the bias's and presence's (eo_bias.h, eo_presence.h: "presence" is "on" or "off")
+ * and "divisions", an array of at most EO_DIVISIONS_MAX objects {"name": 1..31 bytes without
+ * control characters, "from": number}, strictly ascending in "from". On failure returns
+ * EO_EINVAL with @p err (when not NULL): field "model" (unknown model), "params" (not an
+ * object) or "params.NAME" (unknown name, wrong type, out of range, or inconsistent with
+ * another parameter; "params.divisions[2].from" and so on).
  */
 int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
                              eo_round_error *err);
 
 /**
+ * eo_pool_config_from_json() for a new pool (`POST /v1/pools`): a parameter the request does
+ * not give takes what a new pool gets (eo_pool_config_new(): the map bias and presence on,
+ * each model's new defaults). Same errors.
+ */
+int eo_pool_config_new_from_json(const char *model, const json_t *params, eo_pool_config *out,
+                                 eo_round_error *err);
+
+/**
  * The complete parameters object of @p cfg: every parameter with its value, so that a stored
  * pool does not change when a default changes (SynElo's "kmax_team" is written as 0: "theta"
- * holds its effect), and "divisions" when the pool has any. Integers print as integers, choices as their names, reals with 17
+ * holds its effect), the bias's and presence's when on (absent, eo_pool_config_from_json()
+ * reads them off), and "divisions" when the pool has any. Integers print as integers, choices as their names, reals with 17
  * significant digits (they read back to the same double). Returns a new reference or NULL.
  */
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg);

@@ -17,6 +17,7 @@
 #include "core/models/gauss.h"
 #include "core/numeric.h"
 #include "evenodds/eo_glicko2.h"
+#include "evenodds/eo_synelo.h"
 
 #define LN10 2.302585092994046
 
@@ -96,8 +97,10 @@ static void link_of(eo_fit *f)
     f->probit = gaussian_model(m);
     f->unweighted = m == EO_MODEL_SYNELO;
     f->gamma = m == EO_MODEL_HIVE;
-    if (m == EO_MODEL_SYNELO)
-        f->scale = 1.0 / mc->v[eo_model_param_index(m, "theta")];
+    if (m == EO_MODEL_SYNELO) /* Θ 0: each round's own (coefs()) */
+        f->scale = mc->v[eo_model_param_index(m, "theta")] > 0.0
+                       ? 1.0 / mc->v[eo_model_param_index(m, "theta")]
+                       : 0.0;
     else if (m == EO_MODEL_ELO)
         f->scale = LN10 / mc->v[eo_model_param_index(m, "scale")];
     else if (m == EO_MODEL_GLICKO2)
@@ -298,9 +301,11 @@ static void coefs(const eo_fit *f, const double *w, size_t na, size_t nb, fit_ro
         fr->ca = fr->cb = fr->cf = c > 0.0 ? 1.0 / c : 0.0;
         break;
     }
-    default: /* SynElo: team sums, every member in full */
-        fr->ca = fr->cb = f->scale;
+    default: { /* SynElo: team sums, every member in full, Θ given or the round's own */
+        const eo_synelo_params sp = {.theta = 0.0};
+        fr->ca = fr->cb = f->scale > 0.0 ? f->scale : 1.0 / eo_synelo_theta_of(&sp, na, nb);
         break;
+    }
     }
 }
 

@@ -16,6 +16,7 @@ struct eo_pool {
     eo_pool_config cfg;
     eo_model_ctx *model;
     eo_bias *bias; /* NULL when the pool's bias is off */
+    eo_presence presence; /* the running estimate of π (read only when presence is on) */
     eo__roundlen lengths; /* median round length (only when eo_model_wants_pool_length()) */
     size_t stride;
     eo__strmap *ids;
@@ -51,6 +52,18 @@ void eo_pool_config_default(eo_pool_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     eo_model_config_default(EO_MODEL_SYNELO, &cfg->model);
     eo_bias_config_default(&cfg->bias);
+    eo_presence_config_default(&cfg->presence);
+}
+
+int eo_pool_config_new(eo_model m, eo_pool_config *cfg)
+{
+    if (cfg == NULL)
+        return EO_EINVAL;
+    eo_pool_config_default(cfg);
+    int rc = eo_model_config_new(m, &cfg->model);
+    cfg->bias.by = EO_BIAS_MAP;
+    cfg->presence.on = true;
+    return rc;
 }
 
 const char *eo_pool_division(const eo_pool_config *cfg, double display)
@@ -78,7 +91,8 @@ static bool divisions_ok(const eo_pool_config *cfg)
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
 {
     if (cfg == NULL || out == NULL || !divisions_ok(cfg) ||
-        eo_bias_config_check(&cfg->bias, NULL) != 0)
+        eo_bias_config_check(&cfg->bias, NULL) != 0 ||
+        eo_presence_config_check(&cfg->presence, NULL) != 0)
         return EO_EINVAL;
     eo_pool *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -213,22 +227,48 @@ static void drop_players_from(eo_pool *pool, size_t n)
  * information a single round carries, and the rounding error about 1e-16/h. */
 #define FIELD_STEP 1e-3
 
-/* P(A) at field 0 and dP/dfield there, from the round-start team aggregates of the
- * participants in pool->part (A's then B's) at time @p at. */
-static void field_slope(const eo_pool *pool, size_t na, size_t nb, int64_t at, double *p0,
-                        double *g)
+/* A member's weight in the team aggregates: his partial-play weight @p w, or 1 for a model
+ * that rates every member in full (SynElo), so that the aggregates' P(A) is the one the round
+ * is rated with. Pools with presence off keep the weights they always summed (their bias
+ * estimates stay as they were logged). */
+static inline double agg_weight(const eo_pool *pool, double w)
 {
-    eo_team_agg t[2];
-    memset(t, 0, sizeof t);
+    return pool->cfg.presence.on && !eo_model_uses_weights(pool->model) ? 1.0 : w;
+}
+
+/* The round-start team aggregates of the participants in pool->part (A's then B's) at time
+ * @p at. */
+static void round_aggs(const eo_pool *pool, size_t na, size_t nb, int64_t at, eo_team_agg t[2])
+{
+    memset(t, 0, 2 * sizeof *t);
     for (size_t i = 0; i < na + nb; i++) {
         eo_strength s;
         eo_model_strength(pool->model, pool->part[i].st, at, &s);
-        eo_team_agg_add(&t[i >= na], &s, pool->part[i].w);
+        eo_team_agg_add(&t[i >= na], &s, agg_weight(pool, pool->part[i].w));
     }
-    *p0 = eo_model_predict(pool->model, &t[0], &t[1], 0.0);
-    double hi = eo_model_predict(pool->model, &t[0], &t[1], FIELD_STEP);
-    double lo = eo_model_predict(pool->model, &t[0], &t[1], -FIELD_STEP);
+}
+
+/* P(A) of teams @p t at field @p base and dP/dfield there: what one round teaches an
+ * estimate of a field term (the map bias's, presence's) beside the rest of the field. */
+static void field_slope(const eo_pool *pool, const eo_team_agg t[2], double base, double *p0,
+                        double *g)
+{
+    *p0 = eo_model_predict(pool->model, &t[0], &t[1], base);
+    double hi = eo_model_predict(pool->model, &t[0], &t[1], base + FIELD_STEP);
+    double lo = eo_model_predict(pool->model, &t[0], &t[1], base - FIELD_STEP);
     *g = (hi - lo) / (2.0 * FIELD_STEP);
+}
+
+/* The presence part of the field of teams whose counts and weights @p a, @p b carry: the
+ * level field into *level, and level + the presence term returned (0 when presence is off). */
+static double presence_part(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
+                            double *level)
+{
+    *level = 0.0;
+    if (!pool->cfg.presence.on)
+        return 0.0;
+    *level = eo_model_level_field(pool->model, a, b);
+    return *level + eo_presence_field(&pool->cfg.presence, &pool->presence, a->w - b->w);
 }
 
 static bool finite_update(const eo_model_update *u)
@@ -285,14 +325,29 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
                   eo_bias_key_of(&pool->cfg.bias, map, na, nb, mode, &key) == 0;
     size_t slot = 0, keys_before = eo_bias_count(pool->bias);
     double field = 0.0, p0 = 0.5, g = 0.0;
+    /* Presence: the teams' counts and weights, the level and presence field, and when the
+     * presences differ what the round teaches π (P0 and slope with the rest of the field). */
+    eo_team_agg cw[2] = {{(double)na, 0.0, 0.0, 0.0, 0.0}, {(double)nb, 0.0, 0.0, 0.0, 0.0}};
+    for (size_t i = 0; pool->cfg.presence.on && i < n; i++)
+        cw[i >= na].w += pool->part[i].w;
+    double level = 0.0, pres = presence_part(pool, &cw[0], &cw[1], &level);
+    double delta = cw[0].w - cw[1].w, pp0 = 0.5, pg = 0.0;
+    bool learn = pool->cfg.presence.on && delta != 0.0;
+    eo_team_agg t[2];
+    if (biased || learn)
+        round_aggs(pool, na, nb, ended_at, t);
     int rc;
     if (biased) {
         rc = eo_bias_slot(pool->bias, &key, &slot);
         if (rc != 0)
             return rc;
         field = eo_bias_field(pool->bias, slot);
-        field_slope(pool, na, nb, ended_at, &p0, &g);
+        field_slope(pool, t, pres, &p0, &g);
     }
+    if (learn)
+        field_slope(pool, t, level + field, &pp0, &pg);
+    if (pool->cfg.presence.on)
+        field += pres;
     double p_a;
     rc = eo_model_rate_info(pool->model, pool->part, na, pool->part + na, nb, info, winner,
                             field, ended_at, &p_a, upd);
@@ -307,6 +362,8 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
     }
     if (biased)
         (void)eo_bias_observe(pool->bias, slot, p0, g, winner); /* slot and winner are valid */
+    if (learn)
+        (void)eo_presence_observe(&pool->presence, delta, pp0, pg, winner);
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     double d = p_a - 0.5 * o_half;
     pool->brier_sum += d * d;
@@ -515,8 +572,9 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
     eo_model_player_init(pool->model, fresh);
     int64_t at = r->ended_at != 0 ? r->ended_at : r->started_at;
     double median = eo__roundlen_median(&pool->lengths);
-    eo_team_agg t[2];
+    eo_team_agg t[2], cw[2]; /* the model's aggregates; counts and weights for presence */
     memset(t, 0, sizeof t);
+    memset(cw, 0, sizeof cw);
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; side++) {
         for (size_t i = 0; i < r->n[side]; i++) {
@@ -528,14 +586,19 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
             int64_t k = find(pool, m->id, NULL, NULL);
             eo_strength s;
             eo_model_strength(pool->model, k >= 0 ? state_of(pool, (size_t)k) : fresh, at, &s);
-            eo_team_agg_add(&t[side], &s, eo_model_member_weight(pool->model, r, m, median));
+            double w = eo_model_member_weight(pool->model, r, m, median);
+            eo_team_agg_add(&t[side], &s, eo_model_uses_weights(pool->model) ? w : 1.0);
+            cw[side].n += 1.0;
+            cw[side].w += w;
         }
     }
     eo_model_player_free(pool->model, fresh);
     if (rc != 0)
         return rc;
-    double field = 0.0;
+    double field = 0.0, level;
     (void)eo_pool_bias_field(pool, r->map, r->n[0], r->n[1], r->mode, &field);
+    if (pool->cfg.presence.on)
+        field += presence_part(pool, &cw[0], &cw[1], &level);
     *p_a = eo_model_predict(pool->model, &t[0], &t[1], field);
     return 0;
 }
@@ -590,6 +653,21 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h)
     if (pool == NULL || h >= eo__strmap_size(pool->ids))
         return NULL;
     return eo__strmap_key(pool->ids, h);
+}
+
+const eo_presence *eo_pool_presence(const eo_pool *pool)
+{
+    return pool != NULL && pool->cfg.presence.on ? &pool->presence : NULL;
+}
+
+int eo_pool_presence_field(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
+                           double *field)
+{
+    if (pool == NULL || a == NULL || b == NULL || field == NULL)
+        return EO_EINVAL;
+    double level;
+    *field = presence_part(pool, a, b, &level);
+    return 0;
 }
 
 const eo_bias *eo_pool_bias(const eo_pool *pool)

@@ -1104,7 +1104,7 @@ static eo__run h_pools_create(eo__call *c, eo__answer *a)
     eo_pool_config *cfg = malloc(sizeof *cfg);
     eo_round_error cerr;
     memset(&cerr, 0, sizeof cerr);
-    int rc = cfg ? eo_pool_config_from_json(req.model, req.params, cfg, &cerr) : EO_ENOMEM;
+    int rc = cfg ? eo_pool_config_new_from_json(req.model, req.params, cfg, &cerr) : EO_ENOMEM;
     if (rc != 0) {
         free(cfg);
         answer_failure(a, EO_OP_POOL, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINVAL, cerr.field,

@@ -94,6 +94,14 @@ int eo_model_config_default(eo_model m, eo_model_config *c)
     return 0;
 }
 
+int eo_model_config_new(eo_model m, eo_model_config *c)
+{
+    int rc = eo_model_config_default(m, c);
+    if (rc == 0 && ops_of(m)->fresh != NULL)
+        ops_of(m)->fresh(c);
+    return rc;
+}
+
 static int fail(eo_round_error *err, const char *field, const char *fmt, const char *arg)
 {
     if (err != NULL) {
@@ -268,6 +276,12 @@ double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_
                         double field)
 {
     return ctx->ops->predict(ctx->impl, a, b, isfinite(field) ? field : 0.0);
+}
+
+double eo_model_level_field(const eo_model_ctx *ctx, const eo_team_agg *a,
+                            const eo_team_agg *b)
+{
+    return ctx->ops->level != NULL ? ctx->ops->level(ctx->impl, a, b) : 0.0;
 }
 
 double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const uint16_t *a,
@@ -463,6 +477,11 @@ void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rati
 bool eo_model_integer_display(const eo_model_ctx *ctx)
 {
     return ctx->ops->integer_display;
+}
+
+bool eo_model_uses_weights(const eo_model_ctx *ctx)
+{
+    return !ctx->ops->unweighted;
 }
 
 bool eo_model_has_deviation(const eo_model_ctx *ctx)
