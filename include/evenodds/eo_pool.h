@@ -205,12 +205,13 @@ const eo_presence *eo_pool_presence(const eo_pool *pool);
 
 /**
  * The presence part of the field of proposed teams @p a and @p b (eo_team_agg of their
- * members, weights and counts as a round would have them): eo_model_level_field() plus the
- * presence term of Σ_A w − Σ_B w, as eo_pool_apply() would add it now; 0 when presence is
- * off. Teams of equal counts and equal weights get exactly 0. Returns 0 or EO_EINVAL.
+ * members' strengths, every member at weight 1, so presence_A − presence_B = n_A − n_B) beside
+ * the rest of the field @p base (the map's bias; 0 for none): eo_model_level_field() plus the
+ * presence term as eo_pool_apply() would add it now (docs/MODELS.md "Presence"); 0 when
+ * presence is off. Teams of equal sizes get exactly 0. Returns 0 or EO_EINVAL.
  */
 int eo_pool_presence_field(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
-                           double *field);
+                           double base, double *field);
 
 /** The pool's bias table (read only), or NULL when its bias is off. */
 const eo_bias *eo_pool_bias(const eo_pool *pool);

@@ -4,14 +4,17 @@
  * worth to a team, as a term of its own beside the ratings. A pool with presence on measures
  * every team's strength relative to the model's start level (eo_model_level_field(), so that
  * a member who is absent, or present for a share of the round, adds nothing by his rating's
- * level alone) and adds the field term π·(presence_A − presence_B), presence = Σ w (each
- * member's partial-play weight), π in the model's field units (a logit for SynElo, Elo,
- * Glicko-2 and hive; μ for TrueSkill and Weng-Lin) estimated from the pool's own rounds.
+ * level alone) and moves A's logit by π·Δ, Δ = presence_A − presence_B, presence = Σ w (each
+ * member's partial-play weight), π in logits for every model, estimated from the pool's own
+ * rounds. For the logistic models (SynElo, Elo, Glicko-2, hive) that is the field term π·Δ;
+ * for TrueSkill and Weng-Lin, whose field is a performance offset, the field that moves the
+ * logit by π·Δ to first order, π·Δ·P0(1 − P0)/g (P0 and g below), so one player is worth the
+ * same odds whatever the teams' size.
  *
  * The estimate is one Fisher-scoring step from π = 0 with a Gaussian prior, as the map bias's
- * (eo_bias.h). For every round with Δ = presence_A − presence_B ≠ 0, with P0 the model's P(A)
- * without the term, g = dP/dfield there and S the outcome (1, ½, 0):
- *     U += g·Δ·(S − P0) / (P0·(1 − P0)),   I += (g·Δ)² / (P0·(1 − P0)),   n += 1,
+ * (eo_bias.h). For every round with Δ ≠ 0, with P0 the model's P(A) without the term (the rest
+ * of the field in), g = dP/dfield there and S the outcome (1, ½, 0):
+ *     U += Δ·(S − P0),   I += Δ²·P0·(1 − P0),   n += 1,
  *     κ = prior·I/n (the prior is worth @c prior average rounds of unequal presence),
  *     π = U / (I + κ),   uncertainty = 1 / √(I + κ).
  * Continuous in the outcomes and in Δ (a round with Δ → 0 teaches → nothing), antisymmetric
@@ -72,26 +75,27 @@ int eo_presence_config_check(const eo_presence_config *c, eo_round_error *err);
 /** The running estimate of a pool: sums in round order. A zeroed value has seen nothing. */
 typedef struct eo_presence {
     uint64_t rounds; /**< rounds with Δ ≠ 0 observed */
-    double u;        /**< Σ g·Δ·(S − P0) / (P0·(1 − P0)) */
-    double info;     /**< Σ (g·Δ)² / (P0·(1 − P0)) */
+    double u;        /**< Σ Δ·(S − P0) */
+    double info;     /**< Σ Δ²·P0·(1 − P0) */
 } eo_presence;
 
 /**
  * Adds one round: @p delta = presence_A − presence_B, @p p0 the model's P(A) without the
- * presence term, @p g = dP/dfield there (>= 0), @p winner. A round with Δ = 0 (or not finite),
- * a foregone P0 (0 or 1) or a g that is not finite and >= 0 teaches nothing and is not
- * counted. Returns 0 or EO_EINVAL (NULL @p e or a bad winner; nothing changed).
+ * presence term, @p g = dP/dfield there, @p winner. A round with Δ = 0 (or not finite), a
+ * foregone P0 (0 or 1) or a P that does not move with the field (g not finite and > 0)
+ * teaches nothing and is not counted. Returns 0 or EO_EINVAL (NULL @p e or a bad winner;
+ * nothing changed).
  */
 int eo_presence_observe(eo_presence *e, double delta, double p0, double g, eo_winner winner);
 
 /**
- * π, the worth of one unit of presence (one player for a whole round) in field units:
+ * π, the worth of one unit of presence (one player for a whole round) in logits:
  * U / (I + κ), 0 before any informative round; @p sd (may be NULL) gets 1/√(I + κ) (+∞
  * without information). Not scaled by the strength.
  */
 double eo_presence_value(const eo_presence_config *c, const eo_presence *e, double *sd);
 
-/** The field term of a presence difference @p delta: strength · π · Δ (0 when off). */
+/** The logit shift of a presence difference @p delta: strength · π · Δ (0 when off). */
 double eo_presence_field(const eo_presence_config *c, const eo_presence *e, double delta);
 
 #ifdef __cplusplus

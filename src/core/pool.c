@@ -259,16 +259,29 @@ static void field_slope(const eo_pool *pool, const eo_team_agg t[2], double base
     *g = (hi - lo) / (2.0 * FIELD_STEP);
 }
 
-/* The presence part of the field of teams whose counts and weights @p a, @p b carry: the
- * level field into *level, and level + the presence term returned (0 when presence is off). */
-static double presence_part(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
-                            double *level)
+/* Presence's part of a round's field (docs/MODELS.md "Presence"): with @p t the teams'
+ * aggregates as the model rates them, @p cw their counts and summed partial-play weights and
+ * @p base the rest of the field (the map bias), the level field into *level and, when the
+ * presences differ, P(A) at base + level into *p0 and dP/dfield there into *g (what the round
+ * teaches π). Returns level plus the presence term: the field that moves A's logit by
+ * strength·π·Δ to first order, π·Δ·P0(1 − P0)/g (exactly π·Δ for the logistic models, whose
+ * slope is P0(1 − P0)); 0 when presence is off. */
+static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const eo_team_agg cw[2],
+                            double base, double *level, double *p0, double *g)
 {
     *level = 0.0;
+    *p0 = 0.5;
+    *g = 0.0;
     if (!pool->cfg.presence.on)
         return 0.0;
-    *level = eo_model_level_field(pool->model, a, b);
-    return *level + eo_presence_field(&pool->cfg.presence, &pool->presence, a->w - b->w);
+    *level = eo_model_level_field(pool->model, &cw[0], &cw[1]);
+    double delta = cw[0].w - cw[1].w;
+    if (delta == 0.0)
+        return *level;
+    field_slope(pool, t, base + *level, p0, g);
+    double v = *p0 * (1.0 - *p0), logit = eo_presence_field(&pool->cfg.presence, &pool->presence,
+                                                            delta);
+    return *level + (*g > 0.0 && v > 0.0 && logit != 0.0 ? logit * (v / *g) : 0.0);
 }
 
 static bool finite_update(const eo_model_update *u)
@@ -325,14 +338,12 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
                   eo_bias_key_of(&pool->cfg.bias, map, na, nb, mode, &key) == 0;
     size_t slot = 0, keys_before = eo_bias_count(pool->bias);
     double field = 0.0, p0 = 0.5, g = 0.0;
-    /* Presence: the teams' counts and weights, the level and presence field, and when the
-     * presences differ what the round teaches π (P0 and slope with the rest of the field). */
+    /* Presence: the teams' counts and weights; the aggregates (for a slope) when a field term
+     * is learnt from the round: the map bias's, or presence's when the presences differ. */
     eo_team_agg cw[2] = {{(double)na, 0.0, 0.0, 0.0, 0.0}, {(double)nb, 0.0, 0.0, 0.0, 0.0}};
     for (size_t i = 0; pool->cfg.presence.on && i < n; i++)
         cw[i >= na].w += pool->part[i].w;
-    double level = 0.0, pres = presence_part(pool, &cw[0], &cw[1], &level);
-    double delta = cw[0].w - cw[1].w, pp0 = 0.5, pg = 0.0;
-    bool learn = pool->cfg.presence.on && delta != 0.0;
+    bool learn = pool->cfg.presence.on && cw[0].w != cw[1].w;
     eo_team_agg t[2];
     if (biased || learn)
         round_aggs(pool, na, nb, ended_at, t);
@@ -342,10 +353,10 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
         if (rc != 0)
             return rc;
         field = eo_bias_field(pool->bias, slot);
-        field_slope(pool, t, pres, &p0, &g);
     }
-    if (learn)
-        field_slope(pool, t, level + field, &pp0, &pg);
+    double level, pp0, pg, pres = presence_part(pool, t, cw, field, &level, &pp0, &pg);
+    if (biased)
+        field_slope(pool, t, pres, &p0, &g);
     if (pool->cfg.presence.on)
         field += pres;
     double p_a;
@@ -363,7 +374,7 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
     if (biased)
         (void)eo_bias_observe(pool->bias, slot, p0, g, winner); /* slot and winner are valid */
     if (learn)
-        (void)eo_presence_observe(&pool->presence, delta, pp0, pg, winner);
+        (void)eo_presence_observe(&pool->presence, cw[0].w - cw[1].w, pp0, pg, winner);
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     double d = p_a - 0.5 * o_half;
     pool->brier_sum += d * d;
@@ -595,10 +606,10 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
     eo_model_player_free(pool->model, fresh);
     if (rc != 0)
         return rc;
-    double field = 0.0, level;
+    double field = 0.0, level, p0, g;
     (void)eo_pool_bias_field(pool, r->map, r->n[0], r->n[1], r->mode, &field);
     if (pool->cfg.presence.on)
-        field += presence_part(pool, &cw[0], &cw[1], &level);
+        field += presence_part(pool, t, cw, field, &level, &p0, &g);
     *p_a = eo_model_predict(pool->model, &t[0], &t[1], field);
     return 0;
 }
@@ -661,12 +672,14 @@ const eo_presence *eo_pool_presence(const eo_pool *pool)
 }
 
 int eo_pool_presence_field(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
-                           double *field)
+                           double base, double *field)
 {
     if (pool == NULL || a == NULL || b == NULL || field == NULL)
         return EO_EINVAL;
-    double level;
-    *field = presence_part(pool, a, b, &level);
+    eo_team_agg t[2] = {*a, *b};
+    eo_team_agg cw[2] = {{a->n, a->n, 0.0, 0.0, 0.0}, {b->n, b->n, 0.0, 0.0, 0.0}};
+    double level, p0, g;
+    *field = presence_part(pool, t, cw, isfinite(base) ? base : 0.0, &level, &p0, &g);
     return 0;
 }
 

@@ -99,20 +99,20 @@ int eo_presence_observe(eo_presence *e, double delta, double p0, double g, eo_wi
     if (e == NULL || (winner != EO_WIN_A && winner != EO_WIN_B && winner != EO_DRAW))
         return EO_EINVAL;
     double v = p0 * (1.0 - p0);
-    /* Equal presence, a foregone round or a flat P says nothing about π. */
+    /* Equal presence, a foregone round or a P the field does not move says nothing about π
+     * (and could not be given its term). */
     if (delta == 0.0 || !isfinite(delta) || !(p0 > 0.0 && p0 < 1.0) || !(v > 0.0) ||
-        !(g >= 0.0) || !isfinite(g))
+        !(g > 0.0) || !isfinite(g))
         return 0;
     double s = winner == EO_WIN_A ? 1.0 : winner == EO_WIN_B ? 0.0 : 0.5;
-    double gd = g * delta;
     e->rounds++;
-    e->u += gd * (s - p0) / v;
-    e->info += gd * gd / v;
+    e->u += delta * (s - p0);
+    e->info += delta * delta * v;
     return 0;
 }
 
 /* κ = prior·I/n makes the prior worth `prior` average informative rounds, so it needs no
- * scale per model or per size of Δ: the units come in through g·Δ (as the map bias's). */
+ * scale per size of Δ (as the map bias's). */
 double eo_presence_value(const eo_presence_config *c, const eo_presence *e, double *sd)
 {
     if (c == NULL || e == NULL || e->rounds == 0 || !(e->info > 0.0)) {
