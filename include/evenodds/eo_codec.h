@@ -541,7 +541,7 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
 
 /**
  * eo_pool_config_from_json() for a new pool (`POST /v1/pools`): a parameter the request does
- * not give takes what a new pool gets (eo_pool_config_new(): the map bias and presence on,
+ * not give takes a new pool's defaults (eo_pool_config_new(): the map bias and presence on,
  * each model's new defaults). Same errors.
  */
 int eo_pool_config_new_from_json(const char *model, const json_t *params, eo_pool_config *out,

@@ -102,10 +102,10 @@ typedef struct eo_model_config {
 int eo_model_config_default(eo_model m, eo_model_config *c);
 
 /**
- * Fills @p c with what a new pool of model @p m gets (nothing given): the table's defaults with
- * the values that predict better out of the box wherever they differ (docs/MODELS.md, each
- * model's parameter table, column "new pools"): SynElo's Θ from each round's team size, the
- * hive step normalised for the round's size, ... The CLI and `POST /v1/pools` start from it.
+ * Fills @p c with a new pool's defaults for model @p m (nothing given): the table's defaults with
+ * the values that predict better out of the box wherever they differ (docs/MODELS.md,
+ * "Defaults of new pools"): SynElo's Θ from each round's team size, the hive step normalised
+ * for the round's size, ... The CLI and `POST /v1/pools` start from it.
  * Returns 0 or EO_EINVAL.
  */
 int eo_model_config_new(eo_model m, eo_model_config *c);

@@ -59,7 +59,7 @@ const char *eo_pool_division(const eo_pool_config *cfg, double display);
 void eo_pool_config_default(eo_pool_config *cfg);
 
 /**
- * What a new pool of model @p m gets (docs/MODELS.md, "Defaults of new pools"): the model's
+ * A new pool's defaults for model @p m (docs/MODELS.md, "Defaults of new pools"): the model's
  * eo_model_config_new(), no divisions, the map bias on ("map", default prior and strength)
  * and presence on. The CLI and `POST /v1/pools` start from it; every value is stored with the
  * pool, so a later change of these defaults never alters an existing pool. Returns 0 or

@@ -61,13 +61,13 @@ typedef struct eo_opt_model {
  * too many --param. */
 int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_model *m);
 
-/* Builds the configuration from what eo_opt_model_arg() collected: what a new pool's model
- * gets (eo_model_config_new()), then each parameter in order, then eo_model_config_check().
+/* Builds the configuration from what eo_opt_model_arg() collected: a new pool's model
+ * defaults (eo_model_config_new()), then each parameter in order, then eo_model_config_check().
  * Errors name the option and the parameter ("evenodds CMD: --param beta: …"); returns 0 or
  * -1. */
 int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out);
 
-/* The same for the commands that build a pool: what a new pool gets (eo_pool_config_new():
+/* The same for the commands that build a pool: a new pool's defaults (eo_pool_config_new():
  * the map bias and presence on), its divisions kept from @p out; the pool's bias parameters
  * ("bias", "bias_prior", "bias_strength", eo_bias.h) go to out->bias, its presence parameters
  * ("presence", "presence_prior", "presence_strength", eo_presence.h) to out->presence, the

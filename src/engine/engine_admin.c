@@ -58,7 +58,7 @@ int eo_engine_pool_create(eo_engine *e, const char *name, const char *model, con
     const char *rule = NULL;
     if (eo_pool_name_check(name, name != NULL ? strlen(name) : 0, &rule) != 0)
         return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, "name", "%s", rule);
-    if (eo_pool_config_new_from_json(model != NULL ? model : "synelo", params, &cfg, &rerr) != 0)
+    if (eo_pool_config_from_json(model != NULL ? model : "synelo", params, &cfg, &rerr) != 0)
         return eo_engine_fail(err, EO_OP_POOL, EO_EINVAL, rerr.field, "%s", rerr.message);
     return eo_engine_pool_create_config(e, name, &cfg, now, err);
 }

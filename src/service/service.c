@@ -96,8 +96,10 @@ static int open_engine(struct eo_service *svc, eo_engine **out, char *err, size_
     rc = publish_all(svc, *out, err, errlen);
     if (rc == 0 && svc->cfg.default_pool && !eo_engine_pool(*out, svc->cfg.default_pool)) {
         memset(&eerr, 0, sizeof eerr);
-        rc = eo_engine_pool_create(*out, svc->cfg.default_pool, "synelo", NULL,
-                                   (int64_t)time(NULL), &eerr);
+        eo_pool_config cfg; /* a new pool's defaults (docs/MODELS.md, "Defaults of new pools") */
+        eo_pool_config_new(EO_MODEL_SYNELO, &cfg);
+        rc = eo_engine_pool_create_config(*out, svc->cfg.default_pool, &cfg, (int64_t)time(NULL),
+                                          &eerr);
         if (rc != 0) {
             snprintf(err, errlen, "cannot create the pool '%s': %s", svc->cfg.default_pool,
                      eerr.message);

@@ -398,10 +398,14 @@ static void test_maps(void **state)
     (void)state;
     e2e_server s;
     start(&s, NULL);
-    create_pool(&s, "plain");
+    /* Θ 2400 as pools had before new pools took each round's own (docs/MODELS.md, "Defaults
+     * of new pools"); "plain" without the map bias, which new pools have on. */
+    json_decref(expect(&s, "POST", "/v1/pools", s.admin_key,
+                       "{\"name\":\"plain\",\"model\":\"synelo\",\"params\":"
+                       "{\"kmax_team\":12,\"bias\":\"off\"}}", 201));
     json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key,
                        "{\"name\":\"biased\",\"model\":\"synelo\",\"params\":"
-                       "{\"bias\":\"map\",\"bias_prior\":0}}", 201);
+                       "{\"bias\":\"map\",\"bias_prior\":0,\"theta\":2400}}", 201);
     json_t *params = json_object_get(j, "params");
     assert_string_equal(json_string_value(json_object_get(params, "bias")), "map");
     assert_true(jnum(params, "bias_prior") == 0.0 && jnum(params, "bias_strength") == 1.0);
@@ -490,6 +494,7 @@ static void test_seasons(void **state)
     start(&s, NULL);
     json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key,
                        "{\"name\":\"ladder\",\"model\":\"synelo\",\"params\":{\"t_shadow\":1,"
+                       "\"theta\":2400," /* as before new pools took each round's own */
                        "\"divisions\":[{\"name\":\"Bronze\",\"from\":0},{\"name\":\"Silver\","
                        "\"from\":1000},{\"name\":\"Gold\",\"from\":1030}]}}", 201);
     assert_int_equal(json_array_size(json_object_get(json_object_get(j, "params"), "divisions")),

@@ -13,7 +13,7 @@
 /* 2·ln 2 to the nearest double: a^(−x) = 2^(−2x/r) = e^(−(x/r)·2 ln 2). */
 #define HIVE_2LN2 1.386294361119890618
 
-/* What a new pool gets (eo_model_config_new()): α for a 12v12 round (24 players), normalised
+/* A new pool's defaults (eo_model_config_new()): α for a 12v12 round (24 players), normalised
  * for the round's size (docs/MODELS.md, "NS2 hive", says how they were chosen). */
 #define HIVE_NEW_ALPHA 12.0
 #define HIVE_NEW_ALPHA_SIZE 24.0
