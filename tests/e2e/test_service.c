@@ -494,7 +494,8 @@ static void test_seasons(void **state)
     start(&s, NULL);
     json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key,
                        "{\"name\":\"ladder\",\"model\":\"synelo\",\"params\":{\"t_shadow\":1,"
-                       "\"theta\":2400," /* as before new pools took each round's own */
+                       "\"theta\":2400,\"bias\":\"off\"," /* as pools were before new pools'
+                                                       * defaults (docs/MODELS.md) */
                        "\"divisions\":[{\"name\":\"Bronze\",\"from\":0},{\"name\":\"Silver\","
                        "\"from\":1000},{\"name\":\"Gold\",\"from\":1030}]}}", 201);
     assert_int_equal(json_array_size(json_object_get(json_object_get(j, "params"), "divisions")),

@@ -267,15 +267,15 @@ static void newcomers_even(void **state)
     for (int m = 0; m < EO_MODEL_COUNT; m++) {
         eo_pool *p = new_pool((eo_model)m, true);
         double pa;
-        assert_int_equal(eo_pool_predict(p, &r, &pa), 0);
-        assert_near(pa, 0.5, 1e-12);
-        assert_int_equal(eo_pool_apply(p, &r, &res, NULL), 0);
-        assert_near(res.p_a, 0.5, 1e-12);
         eo_round half;
         eo_member hm[2];
         make_round(&half, hm, 1, 1, 0.25, EO_WIN_A, 4); /* newcomers p5 (a quarter) v p6 */
         assert_int_equal(eo_pool_predict(p, &half, &pa), 0);
         assert_near(pa, 0.5, 1e-12);
+        assert_int_equal(eo_pool_predict(p, &r, &pa), 0);
+        assert_near(pa, 0.5, 1e-12);
+        assert_int_equal(eo_pool_apply(p, &r, &res, NULL), 0);
+        assert_near(res.p_a, 0.5, 1e-12);
         eo_pool_destroy(p);
     }
 }
@@ -463,7 +463,7 @@ static void pathology_team_one_short(void **state)
         assert_true(ll <= 0.60);
         best = fmin(best, ll);
     }
-    assert_true(best <= oracle * 1.08);
+    assert_true(best <= oracle * 1.05);
     eo_pool_config o = old_config(EO_MODEL_TRUESKILL);
     double old = held_out(&w, 3000, &o, NULL);
     print_message("one short, trueskill old defaults: %.4f\n", old);
