@@ -1688,6 +1688,59 @@ static void test_pool_config(void **state)
     expect_config_error("synelo", many, "params.divisions");
 }
 
+/* Presence, and the two readings of an object: a stored pool's (a parameter it does not
+ * mention has the table's default, bias and presence off: what it meant before they existed)
+ * and a new pool's (eo_pool_config_new(): map bias and presence on, the models' new values);
+ * a new pool as stored reads back as itself. */
+static void test_pool_config_presence(void **state)
+{
+    (void)state;
+    eo_pool_config stored, fresh, back;
+    eo_round_error e;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(config_decode("synelo", "{}", &stored, &e), 0);
+    assert_false(stored.presence.on);
+    assert_int_equal(stored.bias.by, EO_BIAS_OFF);
+    int theta = eo_model_param_index(EO_MODEL_SYNELO, "theta");
+    assert_true(stored.model.v[theta] == 2400.0);
+    json_error_t jerr;
+    json_t *empty = json_loads("{}", 0, &jerr);
+    assert_int_equal(eo_pool_config_new_from_json("synelo", empty, &fresh, &e), 0);
+    assert_true(fresh.presence.on);
+    assert_int_equal(fresh.bias.by, EO_BIAS_MAP);
+    assert_true(fresh.model.v[theta] == 0.0);
+    json_t *out = eo_pool_config_to_json(&fresh);
+    assert_string_equal(json_string_value(json_object_get(out, "presence")), "on");
+    assert_true(json_number_value(json_object_get(out, "presence_prior")) == 20.0);
+    assert_true(json_number_value(json_object_get(out, "theta")) == 0.0);
+    assert_int_equal(eo_pool_config_from_json("synelo", out, &back, &e), 0);
+    json_decref(out);
+    assert_true(back.presence.on && back.bias.by == EO_BIAS_MAP);
+    assert_memory_equal(back.model.v, fresh.model.v, sizeof fresh.model.v);
+    /* Given values win over either reading's defaults; off is written nowhere. */
+    json_t *p = json_loads("{\"presence\":\"off\",\"bias\":\"off\",\"team\":\"mean\"}", 0,
+                           &jerr);
+    assert_int_equal(eo_pool_config_new_from_json("elo", p, &fresh, &e), 0);
+    json_decref(p);
+    assert_false(fresh.presence.on);
+    out = eo_pool_config_to_json(&fresh);
+    assert_null(json_object_get(out, "presence"));
+    assert_null(json_object_get(out, "presence_prior"));
+    json_decref(out);
+    assert_int_equal(config_decode("hive", "{\"presence\":\"on\",\"presence_prior\":5,"
+                                   "\"presence_strength\":0.5}", &stored, &e), 0);
+    assert_true(stored.presence.on && stored.presence.prior == 5.0 &&
+                stored.presence.strength == 0.5);
+    expect_config_error("synelo", "{\"presence\":true}", "params.presence");
+    expect_config_error("synelo", "{\"presence\":\"yes\"}", "params.presence");
+    expect_config_error("synelo", "{\"presence_prior\":-1}", "params.presence_prior");
+    expect_config_error("synelo", "{\"presence_strength\":\"1\"}", "params.presence_strength");
+    expect_config_error("hive", "{\"alpha_size\":0.5}", "params.alpha_size");
+    assert_int_equal(eo_pool_config_new_from_json("nosuch", empty, &fresh, &e), EO_EINVAL);
+    assert_string_equal(e.field, "model");
+    json_decref(empty);
+}
+
 /* ---- balancer split requests (issue 3 §4) ------------------------------------------------ */
 
 static void test_split_balance_request(void **state)
@@ -2598,6 +2651,7 @@ int main(void)
         cmocka_unit_test(test_request_parse_depth),
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
+        cmocka_unit_test(test_pool_config_presence),
         cmocka_unit_test(test_season_request),
         cmocka_unit_test(test_splits_encode_equals_jansson),
         cmocka_unit_test(test_splits_encode_cases),
