@@ -17,6 +17,7 @@ struct eo_pool {
     eo_model_ctx *model;
     eo_bias *bias; /* NULL when the pool's bias is off */
     eo_presence presence; /* the running estimate of π (read only when presence is on) */
+    bool agg_unit;        /* team aggregates at weight 1 (agg_weight()) */
     eo__roundlen lengths; /* median round length (only when eo_model_wants_pool_length()) */
     size_t stride;
     eo__strmap *ids;
@@ -105,6 +106,7 @@ int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
     p->cfg = *cfg;
     p->cfg.model = *eo_model_ctx_config(p->model);
     p->stride = eo_model_state_size(p->model);
+    p->agg_unit = cfg->presence.on && !eo_model_uses_weights(p->model);
     eo_model_range_of(p->model, &p->range);
     p->ids = eo__strmap_create();
     if (p->ids == NULL ||
@@ -233,7 +235,7 @@ static void drop_players_from(eo_pool *pool, size_t n)
  * estimates stay as they were logged). */
 static inline double agg_weight(const eo_pool *pool, double w)
 {
-    return pool->cfg.presence.on && !eo_model_uses_weights(pool->model) ? 1.0 : w;
+    return pool->agg_unit ? 1.0 : w;
 }
 
 /* The round-start team aggregates of the participants in pool->part (A's then B's) at time

@@ -17,9 +17,8 @@ void eo_presence_config_default(eo_presence_config *c)
 
 bool eo_presence_param_name(const char *name)
 {
-    return name != NULL &&
-           (strcmp(name, "presence") == 0 || strcmp(name, "presence_prior") == 0 ||
-            strcmp(name, "presence_strength") == 0);
+    return name != NULL && (strcmp(name, "presence") == 0 || strcmp(name, "presence_prior") == 0 ||
+                            strcmp(name, "presence_strength") == 0);
 }
 
 static int fail(eo_round_error *err, const char *field, const char *msg)
@@ -101,8 +100,8 @@ int eo_presence_observe(eo_presence *e, double delta, double p0, double g, eo_wi
     double v = p0 * (1.0 - p0);
     /* Equal presence, a foregone round or a P the field does not move says nothing about π
      * (and could not be given its term). */
-    if (delta == 0.0 || !isfinite(delta) || !(p0 > 0.0 && p0 < 1.0) || !(v > 0.0) ||
-        !(g > 0.0) || !isfinite(g))
+    if (delta == 0.0 || !isfinite(delta) || !(p0 > 0.0 && p0 < 1.0) || !(v > 0.0) || !(g > 0.0) ||
+        !isfinite(g))
         return 0;
     double s = winner == EO_WIN_A ? 1.0 : winner == EO_WIN_B ? 0.0 : 0.5;
     e->rounds++;

@@ -106,8 +106,8 @@ static void symmetry(void **state)
     uint32_t x = 12345;
     for (int i = 0; i < 500; i++) {
         x = x * 1103515245u + 12345u;
-        double delta = (double)((int)(x >> 28) - 8) / 8.0;         /* −1 .. 7/8, 0 included */
-        double p0 = (double)(1 + (x >> 8) % 63) / 64.0;            /* 1/64 .. 63/64 */
+        double delta = (double)((int)(x >> 28) - 8) / 8.0; /* −1 .. 7/8, 0 included */
+        double p0 = (double)(1 + (x >> 8) % 63) / 64.0;    /* 1/64 .. 63/64 */
         eo_winner w = (x >> 4) % 3 == 0 ? EO_WIN_A : (x >> 4) % 3 == 1 ? EO_WIN_B : EO_DRAW;
         eo_winner mw = w == EO_WIN_A ? EO_WIN_B : w == EO_WIN_B ? EO_WIN_A : EO_DRAW;
         observe(&e, delta, p0, w);
@@ -164,8 +164,7 @@ static void parameters(void **state)
     assert_string_equal(err.field, "presence_prior");
     assert_int_equal(eo_presence_config_set(&c, "presence_strength", "x", &err), EO_EINVAL);
     assert_string_equal(err.field, "presence_strength");
-    assert_int_equal(eo_presence_config_set_number(&c, "presence_strength", NAN, &err),
-                     EO_EINVAL);
+    assert_int_equal(eo_presence_config_set_number(&c, "presence_strength", NAN, &err), EO_EINVAL);
     assert_int_equal(eo_presence_config_set_number(&c, "presence", 0.0, &err), 0);
     assert_false(c.on);
     assert_int_equal(eo_presence_config_set(&c, "beta", "1", &err), EO_ENOTFOUND);
@@ -183,8 +182,8 @@ static const char *const ids[] = {"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"
 
 /* A round of @p na against @p nb players from ids[] (A first), member 0 of A present for
  * @p time (1: whole). */
-static void make_round(eo_round *r, eo_member *m, size_t na, size_t nb, double time,
-                       eo_winner w, size_t shift)
+static void make_round(eo_round *r, eo_member *m, size_t na, size_t nb, double time, eo_winner w,
+                       size_t shift)
 {
     memset(r, 0, sizeof *r);
     memset(m, 0, (na + nb) * sizeof *m);
