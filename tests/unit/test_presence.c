@@ -367,20 +367,21 @@ static eo_sim_config world(uint64_t seed, uint32_t players, uint32_t k)
     return w;
 }
 
-static eo_pool_config new_config(eo_model m)
+/* The held-out log loss of a new pool of model @p m in world @p w (@p rounds rounds) into
+ * *now, and of a pool with its table's defaults (what pools had before new pools' defaults),
+ * with @p old_team ("sum", or NULL) as Elo's team, into *old; printed as @p what. */
+static void new_and_old(const char *what, const eo_sim_config *w, uint64_t rounds, eo_model m,
+                        const char *old_team, double *now, double *old)
 {
-    eo_pool_config c;
-    assert_int_equal(eo_pool_config_new(m, &c), 0);
-    return c;
-}
-
-/* The pool of a model with its table's defaults: what pools had before these defaults. */
-static eo_pool_config old_config(eo_model m)
-{
-    eo_pool_config c;
-    eo_pool_config_default(&c);
-    assert_int_equal(eo_model_config_default(m, &c.model), 0);
-    return c;
+    eo_pool_config n, o;
+    assert_int_equal(eo_pool_config_new(m, &n), 0);
+    eo_pool_config_default(&o);
+    assert_int_equal(eo_model_config_default(m, &o.model), 0);
+    if (old_team != NULL)
+        assert_int_equal(eo_model_config_set(&o.model, "team", old_team, NULL), 0);
+    *now = held_out(w, rounds, &n, NULL);
+    *old = held_out(w, rounds, &o, NULL);
+    print_message("%s, %s: %.4f (old defaults %.4f)\n", what, eo_model_name(m), *now, *old);
 }
 
 /* TrueSkill and Weng-Lin where partial-play times carry no information (30 % of members
@@ -394,10 +395,8 @@ static void pathology_uninformative_times(void **state)
     w.times_ignored = true;
     eo_model models[] = {EO_MODEL_TRUESKILL, EO_MODEL_WENGLIN};
     for (size_t i = 0; i < 2; i++) {
-        eo_pool_config n = new_config(models[i]), o = old_config(models[i]);
-        double ll = held_out(&w, 3000, &n, NULL), old = held_out(&w, 3000, &o, NULL);
-        print_message("uninformative times, %s: %.4f (old defaults %.4f)\n",
-                      eo_model_name(models[i]), ll, old);
+        double ll, old;
+        new_and_old("uninformative times", &w, 3000, models[i], NULL, &ll, &old);
         assert_true(ll <= 0.60);
         assert_true(old > 0.69);
     }
@@ -411,10 +410,8 @@ static void pathology_elo_sum_unequal(void **state)
     eo_sim_config w = world(32, 60, 4);
     w.short_permille = 400;
     w.presence = 0.8;
-    eo_pool_config n = new_config(EO_MODEL_ELO), o = old_config(EO_MODEL_ELO);
-    assert_int_equal(eo_model_config_set(&o.model, "team", "sum", NULL), 0);
-    double ll = held_out(&w, 3000, &n, NULL), old = held_out(&w, 3000, &o, NULL);
-    print_message("elo, team sum, unequal teams: %.4f (old defaults %.4f)\n", ll, old);
+    double ll, old;
+    new_and_old("team sum, unequal teams", &w, 3000, EO_MODEL_ELO, "sum", &ll, &old);
     assert_true(ll <= 0.60);
     assert_true(old > 0.80);
 }
@@ -424,9 +421,8 @@ static void pathology_hive_small_teams(void **state)
 {
     (void)state;
     eo_sim_config w = world(33, 40, 2);
-    eo_pool_config n = new_config(EO_MODEL_HIVE), o = old_config(EO_MODEL_HIVE);
-    double ll = held_out(&w, 4000, &n, NULL), old = held_out(&w, 4000, &o, NULL);
-    print_message("hive, 2v2: %.4f (old defaults %.4f)\n", ll, old);
+    double ll, old;
+    new_and_old("2v2", &w, 4000, EO_MODEL_HIVE, NULL, &ll, &old);
     assert_true(ll <= 0.66);
     assert_true(old > 0.70);
 }
@@ -437,9 +433,8 @@ static void pathology_synelo_theta(void **state)
 {
     (void)state;
     eo_sim_config w = world(34, 60, 4);
-    eo_pool_config n = new_config(EO_MODEL_SYNELO), o = old_config(EO_MODEL_SYNELO);
-    double ll = held_out(&w, 3000, &n, NULL), old = held_out(&w, 3000, &o, NULL);
-    print_message("synelo, 4v4: %.4f (old defaults %.4f)\n", ll, old);
+    double ll, old;
+    new_and_old("4v4", &w, 3000, EO_MODEL_SYNELO, NULL, &ll, &old);
     assert_true(ll <= 0.60);
     assert_true(ll < old);
 }
@@ -455,7 +450,8 @@ static void pathology_team_one_short(void **state)
     w.presence = 0.8;
     double best = INFINITY, oracle = 0.0;
     for (int m = 0; m < EO_MODEL_COUNT; m++) {
-        eo_pool_config n = new_config((eo_model)m);
+        eo_pool_config n;
+        assert_int_equal(eo_pool_config_new((eo_model)m, &n), 0);
         double ll = held_out(&w, 3000, &n, &oracle);
         print_message("one short, %s: %.4f (oracle %.4f)\n", eo_model_name((eo_model)m), ll,
                       oracle);
@@ -463,9 +459,8 @@ static void pathology_team_one_short(void **state)
         best = fmin(best, ll);
     }
     assert_true(best <= oracle * 1.05);
-    eo_pool_config o = old_config(EO_MODEL_TRUESKILL);
-    double old = held_out(&w, 3000, &o, NULL);
-    print_message("one short, trueskill old defaults: %.4f\n", old);
+    double ts, old;
+    new_and_old("one short", &w, 3000, EO_MODEL_TRUESKILL, NULL, &ts, &old);
     assert_true(old > 0.62);
 }
 
