@@ -593,6 +593,11 @@ typedef struct eo_autobalance_request {
     const eo_model_ctx *model; /**< set by eo_app_autobalance(): the predictor's
                                     model (borrowed) */
     int64_t unit;           /**< set by eo_app_autobalance(): eo_model_split_unit() */
+    bool relative;          /**< set by the caller (decoded false): the predictor measures
+                                 teams relative to the model's start level
+                                 (eo_model_level_field()), as a pool with presence on does, so
+                                 an unequal team's extra members are not worth their start
+                                 rating; docs/MODELS.md "Presence" */
 } eo_autobalance_request;
 
 /**

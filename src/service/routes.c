@@ -617,6 +617,7 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
         ab_work_free(w);
         return EO__RUN_DONE;
     }
+    w->req.relative = pi.cfg.presence.on;
     w->now = wall_now();
     if (ab_ratings(c, &pi, &w->req, w->now, a) != 0) {
         ab_work_free(w);

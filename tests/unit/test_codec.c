@@ -2240,6 +2240,43 @@ static void test_autobalance_request(void **state)
     eo_model_release(m);
 }
 
+/* Relative levels in the predictor (a pool with presence on): with Elo's team "sum", three
+ * newcomers against two read as P(A) = σ(1500·ln 10/400) ≈ 1, a strength gap; relative to the
+ * start level they are even. */
+static void test_autobalance_relative(void **state)
+{
+    (void)state;
+    eo_model_config cfg;
+    assert_int_equal(eo_model_config_default(EO_MODEL_ELO, &cfg), 0);
+    assert_int_equal(eo_model_config_set(&cfg, "team", "sum", NULL), 0);
+    eo_model_ctx *m = NULL;
+    assert_int_equal(eo_model_prepare(&cfg, &m, NULL), 0);
+    const char *text = "{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1500},"
+                       "{\"id\":\"b\",\"team\":\"A\",\"rating\":1500},"
+                       "{\"id\":\"c\",\"team\":\"A\",\"rating\":1500},"
+                       "{\"id\":\"d\",\"team\":\"B\",\"rating\":1500},"
+                       "{\"id\":\"e\",\"team\":\"B\",\"rating\":1500}]}";
+    for (int relative = 0; relative < 2; relative++) {
+        eo_autobalance_request req;
+        eo_round_error err;
+        assert_int_equal(ab_decode(text, &req, &err), 0);
+        assert_false(req.relative); /* decoded off: the caller says */
+        req.relative = relative;
+        assert_int_equal(eo_app_autobalance_resolve(&req, m, &err), 0);
+        eo_ab_result res;
+        assert_int_equal(eo_autobalance_check(&req.policy, &req.state, &res), 0);
+        if (relative) {
+            assert_true(fabs(res.p_before - 0.5) < 1e-12);
+            assert_int_equal(res.rule, EO_AB_RULE_NONE);
+        } else {
+            assert_true(res.p_before > 0.9998);
+            assert_int_equal(res.rule, EO_AB_RULE_STRENGTH_GAP);
+        }
+        eo_autobalance_request_free(&req);
+    }
+    eo_model_release(m);
+}
+
 static const bad_case bad_autobalance[] = {
     {"[]", EO_EINVAL, "", "expected a JSON object"},
     {"{}", EO_EINVAL, "players", "required field missing"},
@@ -2652,6 +2689,7 @@ int main(void)
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
         cmocka_unit_test(test_pool_config_presence),
+        cmocka_unit_test(test_autobalance_relative),
         cmocka_unit_test(test_season_request),
         cmocka_unit_test(test_splits_encode_equals_jansson),
         cmocka_unit_test(test_splits_encode_cases),
