@@ -598,6 +598,9 @@ typedef struct eo_autobalance_request {
                                  (eo_model_level_field()), as a pool with presence on does, so
                                  an unequal team's extra members are not worth their start
                                  rating; docs/MODELS.md "Presence" */
+    double presence;        /**< set by the caller (decoded 0), with @c relative: logits a
+                                 player more is worth (the pool's strength·π), added for
+                                 teams of unequal sizes (eo_model_logit_field()) */
 } eo_autobalance_request;
 
 /**

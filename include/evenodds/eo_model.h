@@ -219,6 +219,24 @@ double eo_model_level_field(const eo_model_ctx *ctx, const eo_team_agg *a,
                             const eo_team_agg *b);
 
 /**
+ * P(A) of teams @p a and @p b at field @p base into *p0 and dP/dfield there into *g (a
+ * symmetric difference of ±10⁻³ field units): what one round teaches an estimate of a field
+ * term beside the rest of the field (the map bias's, presence's; docs/MODELS.md). Pure.
+ */
+void eo_model_field_slope(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                          double base, double *p0, double *g);
+
+/**
+ * The field that, added to @p base, moves A's logit by @p logit to first order:
+ * logit·P0(1 − P0)/g with P0 and g of eo_model_field_slope() (exactly @p logit for the
+ * logistic models, whose slope is P0(1 − P0); for TrueSkill and Weng-Lin a performance offset
+ * that grows with the round's spread), 0 where P does not move with the field. @p p0 and @p g
+ * (may be NULL) receive the slope's values. Presence's term (eo_presence.h). Pure.
+ */
+double eo_model_logit_field(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                            double base, double logit, double *p0, double *g);
+
+/**
  * Match quality of teams @p a and @p b in [0, 1] (1: the fairest match). Gaussian models
  * (TrueSkill, Weng-Lin) give TrueSkill's two-team quality (the draw probability relative to
  * equal teams); the others 1 − |2·P(A) − 1| from eo_model_predict().

@@ -224,11 +224,6 @@ static void drop_players_from(eo_pool *pool, size_t n)
     eo__strmap_truncate(pool->ids, n);
 }
 
-/* Step of the symmetric difference for dP/dfield, in field units. Both kinds of units (a logit,
- * a few μ) make P smooth at this scale: the truncation error is O(h²) relative, far below the
- * information a single round carries, and the rounding error about 1e-16/h. */
-#define FIELD_STEP 1e-3
-
 /* A member's weight in the team aggregates: his partial-play weight @p w, or 1 for a model
  * that rates every member in full (SynElo), so that the aggregates' P(A) is the one the round
  * is rated with. Pools with presence off keep the weights they always summed (their bias
@@ -250,24 +245,12 @@ static void round_aggs(const eo_pool *pool, size_t na, size_t nb, int64_t at, eo
     }
 }
 
-/* P(A) of teams @p t at field @p base and dP/dfield there: what one round teaches an
- * estimate of a field term (the map bias's, presence's) beside the rest of the field. */
-static void field_slope(const eo_pool *pool, const eo_team_agg t[2], double base, double *p0,
-                        double *g)
-{
-    *p0 = eo_model_predict(pool->model, &t[0], &t[1], base);
-    double hi = eo_model_predict(pool->model, &t[0], &t[1], base + FIELD_STEP);
-    double lo = eo_model_predict(pool->model, &t[0], &t[1], base - FIELD_STEP);
-    *g = (hi - lo) / (2.0 * FIELD_STEP);
-}
-
 /* Presence's part of a round's field (docs/MODELS.md "Presence"): with @p t the teams'
  * aggregates as the model rates them, @p cw their counts and summed partial-play weights and
  * @p base the rest of the field (the map bias), the level field into *level and, when the
  * presences differ, P(A) at base + level into *p0 and dP/dfield there into *g (what the round
- * teaches π). Returns level plus the presence term: the field that moves A's logit by
- * strength·π·Δ to first order, π·Δ·P0(1 − P0)/g (exactly π·Δ for the logistic models, whose
- * slope is P0(1 − P0)); 0 when presence is off. */
+ * teaches π). Returns level plus the presence term, the field that moves A's logit by
+ * strength·π·Δ (eo_model_logit_field()); 0 when presence is off. */
 static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const eo_team_agg cw[2],
                             double base, double *level, double *p0, double *g)
 {
@@ -280,10 +263,8 @@ static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const e
     double delta = cw[0].w - cw[1].w;
     if (delta == 0.0)
         return *level;
-    field_slope(pool, t, base + *level, p0, g);
-    double v = *p0 * (1.0 - *p0), logit = eo_presence_field(&pool->cfg.presence, &pool->presence,
-                                                            delta);
-    return *level + (*g > 0.0 && v > 0.0 && logit != 0.0 ? logit * (v / *g) : 0.0);
+    double logit = eo_presence_field(&pool->cfg.presence, &pool->presence, delta);
+    return *level + eo_model_logit_field(pool->model, &t[0], &t[1], base + *level, logit, p0, g);
 }
 
 static bool finite_update(const eo_model_update *u)
@@ -358,7 +339,7 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
     }
     double level, pp0, pg, pres = presence_part(pool, t, cw, field, &level, &pp0, &pg);
     if (biased)
-        field_slope(pool, t, pres, &p0, &g);
+        eo_model_field_slope(pool->model, &t[0], &t[1], pres, &p0, &g);
     if (pool->cfg.presence.on)
         field += pres;
     double p_a;

@@ -618,6 +618,7 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
         return EO__RUN_DONE;
     }
     w->req.relative = pi.cfg.presence.on;
+    w->req.presence = eo__pools_presence(&c->svc->pools, pi.name);
     w->now = wall_now();
     if (ab_ratings(c, &pi, &w->req, w->now, a) != 0) {
         ab_work_free(w);

@@ -227,10 +227,14 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_facts *out);
 /* Inserts a pool (preparing its model) unless its name is there already (then nothing
  * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
 int eo__pools_put(eo__pools *p, const eo__pool_facts *in);
-/* Publishes the field terms of @p pool's map bias (the writer's in-memory pool, after a
- * commit) for pool @p name, replacing the previous ones; a pool with bias off publishes
- * nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the previous ones stay). */
+/* Publishes the field terms of @p pool's map bias and its presence π (the writer's in-memory
+ * pool, after a commit) for pool @p name, replacing the previous ones; a pool with bias and
+ * presence off publishes nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the
+ * previous ones stay). */
 int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool);
+/* The presence term of pool @p name as last published: strength·π, logits per unit of
+ * presence (docs/MODELS.md "Presence"); 0 when off, unpublished or unknown. */
+double eo__pools_presence(eo__pools *p, const char *name);
 /* The field term a round on @p map (NULL: none) with teams of @p na and @p nb in @p mode
  * would get in pool @p name, as last published (eo_pool_bias_field()'s answer then); 0 when
  * the pool has no bias, no published entry for the key, or is unknown. */

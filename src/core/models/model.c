@@ -284,6 +284,33 @@ double eo_model_level_field(const eo_model_ctx *ctx, const eo_team_agg *a,
     return ctx->ops->level != NULL ? ctx->ops->level(ctx->impl, a, b) : 0.0;
 }
 
+/* Step of the symmetric difference for dP/dfield, in field units. Both kinds of units (a logit,
+ * a few μ) make P smooth at this scale: the truncation error is O(h²) relative, far below the
+ * information a single round carries, and the rounding error about 1e-16/h. */
+#define FIELD_STEP 1e-3
+
+void eo_model_field_slope(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                          double base, double *p0, double *g)
+{
+    *p0 = eo_model_predict(ctx, a, b, base);
+    double hi = eo_model_predict(ctx, a, b, base + FIELD_STEP);
+    double lo = eo_model_predict(ctx, a, b, base - FIELD_STEP);
+    *g = (hi - lo) / (2.0 * FIELD_STEP);
+}
+
+double eo_model_logit_field(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                            double base, double logit, double *p0, double *g)
+{
+    double p, slope;
+    eo_model_field_slope(ctx, a, b, base, &p, &slope);
+    if (p0 != NULL)
+        *p0 = p;
+    if (g != NULL)
+        *g = slope;
+    double v = p * (1.0 - p);
+    return slope > 0.0 && v > 0.0 && logit != 0.0 ? logit * (v / slope) : 0.0;
+}
+
 double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const uint16_t *a,
                             size_t na, const uint16_t *b, size_t nb, double field)
 {
