@@ -551,7 +551,8 @@ int eo_pool_config_new_from_json(const char *model, const json_t *params, eo_poo
  * The complete parameters object of @p cfg: every parameter with its value, so that a stored
  * pool does not change when a default changes (SynElo's "kmax_team" is written as 0: "theta"
  * holds its effect), the bias's and presence's when on (absent, eo_pool_config_from_json()
- * reads them off), and "divisions" when the pool has any. Integers print as integers, choices as their names, reals with 17
+ * reads them off), and "divisions" when the pool has any. Integers print as integers, choices
+ * as their names, reals with 17
  * significant digits (they read back to the same double). Returns a new reference or NULL.
  */
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg);

@@ -116,7 +116,8 @@ int eo_engine_rollback(eo_engine *e);
  * (eo_pool_config_from_json(): a parameter not given has its table's default, the bias and
  * presence off), so a configuration written by eo_pool_config_to_json() creates the same pool;
  * a new pool's defaults (`POST /v1/pools`, `serve`'s default pool) are resolved before, with
- * eo_pool_config_new_from_json() and eo_engine_pool_create_config(). @p model NULL means "synelo". @p name must pass
+ * eo_pool_config_new_from_json() and eo_engine_pool_create_config(). @p model NULL means
+ * "synelo". @p name must pass
  * eo_pool_name_check() (else 400, field "name", the rule as message); pools created before
  * that rule keep their names and work as any other. The pool is stored with every parameter's
  * value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409 "pool_exists"), EO_EINVAL (400

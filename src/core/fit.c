@@ -466,9 +466,8 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
         f->kp[kidx].info_sum += play_info(f, fr->cf);
         f->kp[kidx].plays++;
     }
-    if (fr->cp != 0.0) { /* π's unit is a logit: its information at P = ½ is Δ²/4 */
-        f->kp[PRESENCE_KEY].info_sum += 0.25 * (fr->cp * fr->cp) /
-                                        (f->probit ? PROBIT_PER_LOGIT * PROBIT_PER_LOGIT : 1.0);
+    if (fr->cp != 0.0) { /* in logits: Δ²/4 for either link */
+        f->kp[PRESENCE_KEY].info_sum += play_info(f, fr->cp);
         f->kp[PRESENCE_KEY].plays++;
     }
     eo__roundlen_add(&f->lengths, r);
