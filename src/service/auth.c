@@ -64,3 +64,32 @@ eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing)
         return EO__ROLE_SERVER;
     return EO__ROLE_NONE;
 }
+
+int eo__auth_bearer(const char *header, char *out, size_t cap)
+{
+    if (header == NULL)
+        return -1;
+    while (*header == ' ' || *header == '\t')
+        header++;
+    if (strncasecmp(header, "Bearer ", 7) != 0)
+        return -1;
+    header += 7;
+    while (*header == ' ')
+        header++;
+    size_t n = strlen(header);
+    while (n > 0 && (header[n - 1] == ' ' || header[n - 1] == '\t'))
+        n--;
+    if (n == 0 || n >= cap)
+        return -1;
+    memcpy(out, header, n);
+    out[n] = '\0';
+    return 0;
+}
+
+bool eo__ct_equal(const char *a, const char *b, size_t n)
+{
+    volatile unsigned acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc |= (unsigned)((unsigned char)a[i] ^ (unsigned char)b[i]);
+    return acc == 0;
+}

@@ -11,6 +11,7 @@
 #include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_split.h"
+#include "service/mm.h"
 #include "service/service.h"
 
 static int hexval(char c)
@@ -1163,6 +1164,25 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/maps", EO__ROLE_SERVER, EO__BODY_NONE, h_maps},
     {"GET", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_NONE, h_refit_get},
     {"POST", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, h_refit_post},
+    /* matchmaking (mm_routes.c; docs/MATCHMAKING.md) */
+    {"GET", "/v1/queues", EO__ROLE_ADMIN, EO__BODY_NONE, eo__h_queue_list},
+    {"POST", "/v1/queues", EO__ROLE_ADMIN, EO__BODY_JSON, eo__h_queue_create},
+    {"GET", "/v1/queues/{queue}", EO__ROLE_SERVER, EO__BODY_NONE, eo__h_queue_get},
+    {"PATCH", "/v1/queues/{queue}", EO__ROLE_ADMIN, EO__BODY_JSON, eo__h_queue_patch},
+    {"DELETE", "/v1/queues/{queue}", EO__ROLE_ADMIN, EO__BODY_NONE, eo__h_queue_delete},
+    {"POST", "/v1/queues/{queue}/tickets", EO__ROLE_SERVER, EO__BODY_JSON, eo__h_ticket_create},
+    {"GET", "/v1/tickets/{ticket}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_ticket_get},
+    {"DELETE", "/v1/tickets/{ticket}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_ticket_delete},
+    {"POST", "/v1/tickets/{ticket}/ready", EO__ROLE_TOKEN, EO__BODY_JSON, eo__h_ticket_ready},
+    {"POST", "/v1/instances", EO__ROLE_SERVER, EO__BODY_JSON, eo__h_instance_register},
+    {"GET", "/v1/instances/{instance}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_instance_get},
+    {"DELETE", "/v1/instances/{instance}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_instance_delete},
+    {"POST", "/v1/instances/{instance}/heartbeat", EO__ROLE_TOKEN, EO__BODY_NONE,
+     eo__h_instance_heartbeat},
+    {"GET", "/v1/sessions/{session}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_session_get},
+    {"POST", "/v1/sessions/{session}/backfill", EO__ROLE_TOKEN, EO__BODY_JSON,
+     eo__h_session_backfill},
+    {"POST", "/v1/sessions/{session}/close", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_session_close},
 };
 
 const size_t eo__route_count = sizeof eo__routes / sizeof eo__routes[0];
@@ -1185,10 +1205,15 @@ int eo__route_check(eo__call *c, eo__answer *a)
         return 1;
     }
     const eo__route *r = &eo__routes[m->route];
+    c->role = EO__ROLE_NONE;
     if (r->role != EO__ROLE_NONE) {
         bool missing;
         eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
-        if (role == EO__ROLE_NONE) {
+        c->role = role;
+        /* On a route that takes a client's own token, a bearer that is no key goes on to the
+         * handler, which compares it with the ticket's or instance's. */
+        bool token = role == EO__ROLE_NONE && r->role == EO__ROLE_TOKEN && !missing;
+        if (role == EO__ROLE_NONE && !token) {
             /* RFC 6750 §3: the scheme, and the error when a key was given but is not ours. */
             a->www_auth = missing ? "Bearer realm=\"evenodds\""
                                   : "Bearer realm=\"evenodds\", error=\"invalid_token\"";
@@ -1196,7 +1221,7 @@ int eo__route_check(eo__call *c, eo__answer *a)
                              missing ? "missing Authorization: Bearer key" : "invalid key", NULL);
             return 1;
         }
-        if (role < r->role) {
+        if (!token && role < r->role) {
             eo__answer_error(a, 403, "forbidden", "this route needs the admin key", NULL);
             return 1;
         }

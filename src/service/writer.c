@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "evenodds/eo_codec.h"
+#include "service/mm.h"
 #include "service/service.h"
 
 struct eo__writer {
@@ -26,6 +27,7 @@ struct eo__writer {
     char why[256];
     int drain_rc; /* the first failed commit of the batches taken once stopping was set */
     eo_engine *e;
+    eo__mm *mm; /* matchmaking over the same engine (mm.h) */
     eo__pools *pools;
     eo__metrics *m;
     const eo__logger *lg;
@@ -116,7 +118,8 @@ static int update(eo__writer *wr, eo__wreq *w)
             w->resp = dump(eo_refit_answer_to_json(w->u.refit.n, records, w->u.refit.upto));
         return rc;
     case EO__W_QUALITY:
-    case EO__W_MAPS: return 0;
+    case EO__W_MAPS:
+    case EO__W_MM: return 0;
     }
     return EO_EINTERNAL;
 }
@@ -148,6 +151,10 @@ static void apply(eo__writer *wr, eo__wreq *w)
     memset(&w->err, 0, sizeof w->err);
     w->resp = NULL;
     w->replayed = 0;
+    if (w->kind == EO__W_MM) {
+        eo__mm_apply(wr->mm, w->u.mm, eo__mm_now_ms(), &w->status, &w->resp, &w->err);
+        return;
+    }
     w->status = w->kind == EO__W_POOL_CREATE || w->kind == EO__W_SEASON ? 201 : 200;
     int rc = 0;
     if ((w->kind == EO__W_QUALITY || w->kind == EO__W_MAPS) && !eo_engine_pool(wr->e, w->pool))
@@ -237,6 +244,7 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
             eo__pools_put(wr->pools, &pi);
     }
     publish_ratings(wr);
+    eo__mm_publish(wr->mm);
 }
 
 /* Records the store's health after a write (under mu): @p rc 0 heals it, else @p what with
@@ -283,13 +291,20 @@ bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
     return ok;
 }
 
-/* Whether the batch changed the store: an update that succeeded and was not a replay. */
+/* Whether the batch changed the store: an update that succeeded and was not a replay (of
+ * matchmaking requests, those that made something: the ticker's passes and the polls often
+ * write nothing). */
 static bool wrote(eo__wreq **batch, size_t k)
 {
-    for (size_t i = 0; i < k; i++)
-        if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
-            batch[i]->status < 400 && !batch[i]->replayed)
+    for (size_t i = 0; i < k; i++) {
+        if (batch[i]->kind == EO__W_MM) {
+            if (batch[i]->status == 201)
+                return true;
+        } else if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
+                   batch[i]->status < 400 && !batch[i]->replayed) {
             return true;
+        }
+    }
     return false;
 }
 
@@ -318,6 +333,7 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
         eo__log_int(&l, "batch", (long long)k);
         eo__log_str(&l, "error", eo_store_errmsg(eo_engine_store(wr->e)));
         eo__log_end(wr->lg, EO_LOG_ERROR, &l);
+        (void)eo__mm_reload(wr->mm); /* its memory ran ahead of the store too */
     } else {
         for (size_t i = 0; i < k; i++)
             if (batch[i]->kind == EO__W_ROUND && batch[i]->status == 200 && !batch[i]->replayed)
@@ -369,8 +385,9 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__logger *lg,
-                     size_t queue_max, size_t batch_max, eo__writer **out)
+int eo__writer_start(eo_engine *e, eo__mm *mm, eo__pools *pools, eo__metrics *m,
+                     const eo__logger *lg, size_t queue_max, size_t batch_max,
+                     eo__writer **out)
 {
     eo__writer *wr = calloc(1, sizeof *wr);
     if (!wr || batch_max == 0 || !(wr->batch = calloc(batch_max, sizeof *wr->batch))) {
@@ -381,6 +398,7 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
         return EO_ENOMEM;
     }
     wr->e = e;
+    wr->mm = mm;
     eo_engine_track_written(e, true); /* publish_ratings() reads it after each commit */
     eo_engine_isolate(e, true);       /* one request's failure is its own, not its batch's */
     wr->pools = pools;

@@ -1,0 +1,349 @@
+/* Game-server instances and their sessions, applied by the writer (mm.h; docs/MATCHMAKING.md
+ * "Instances", "Sessions", "Backfill"). An instance acts with the token its registration gave
+ * (or an operator with the admin key): a token of another instance is refused naming the
+ * instance or session it is not. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/mm.h"
+#include "service/service.h"
+
+#define REFUSED 1
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static int refuse(eo_engine_error *err, int status, const char *code, const char *field,
+                  const char *fmt, ...)
+{
+    err->status = status;
+    snprintf(err->code, sizeof err->code, "%s", code);
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return REFUSED;
+}
+
+static bool token_is(const eo__mm_req *q, const char *token)
+{
+    return strlen(q->token) == EO__MM_TOKEN_LEN && token[0] != '\0' &&
+           eo__ct_equal(q->token, token, EO__MM_TOKEN_LEN);
+}
+
+typedef struct owner_ctx {
+    const eo__mm_req *q;
+    mm_instance *found;
+} owner_ctx;
+
+static int token_owner(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    owner_ctx *c = ctx;
+    mm_instance *in = val;
+    if (token_is(c->q, in->token)) {
+        c->found = in;
+        return 1;
+    }
+    return 0;
+}
+
+/* The instance whose token the request carries, or NULL. */
+static mm_instance *by_token(eo__mm *mm, const eo__mm_req *q)
+{
+    owner_ctx c = {q, NULL};
+    if (q->by == EO__MM_BY_TOKEN)
+        eo__smap_each(mm->instances, token_owner, &c);
+    return c.found;
+}
+
+/* Whether the caller may act as instance @p in (NULL: unknown): the admin key, the server key
+ * when @p server_may, or @p in's own token. */
+static int caller_is(eo__mm *mm, const eo__mm_req *q, mm_instance *in, bool server_may,
+                     const char *field, eo_engine_error *err)
+{
+    if (q->by == EO__MM_BY_ADMIN || (q->by == EO__MM_BY_SERVER && server_may))
+        return 0;
+    if (q->by == EO__MM_BY_SERVER)
+        return refuse(err, 403, "forbidden", "",
+                      "an instance acts with its own token (from POST /v1/instances)");
+    if (in != NULL && token_is(q, in->token))
+        return 0;
+    if (by_token(mm, q) != NULL)
+        return refuse(err, 403, "forbidden", field, "this token belongs to another instance");
+    return refuse(err, 401, "unauthorized", "", "invalid key or instance token");
+}
+
+/* ---- documents ------------------------------------------------------------------------------- */
+
+static json_t *session_json(const mm_session *s, const char *status)
+{
+    eo_mm_seat *seats = calloc(s->nseats ? s->nseats : 1, sizeof *seats);
+    if (seats == NULL)
+        return NULL;
+    eo_mm_match_view mv;
+    eo_session_view v;
+    eo__mm_session_view(s, seats, &mv, &v, status);
+    json_t *o = eo_session_view_to_json(&v);
+    free(seats);
+    return o;
+}
+
+typedef struct sessions_ctx {
+    const mm_instance *in;
+    const mm_session *s[1024];
+    size_t n;
+} sessions_ctx;
+
+static int collect_sessions(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    sessions_ctx *c = ctx;
+    const mm_session *s = val;
+    if (s->inst == c->in && c->n < sizeof c->s / sizeof c->s[0])
+        c->s[c->n++] = s;
+    return 0;
+}
+
+static int by_created(const void *a, const void *b)
+{
+    const mm_session *x = *(const mm_session *const *)a, *y = *(const mm_session *const *)b;
+    if (x->created_ms != y->created_ms)
+        return x->created_ms < y->created_ms ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/* The instance's document: its registration, state and open sessions (oldest first, at most
+ * 1024) with every seat's join secret: what it polls. */
+static json_t *instance_json(eo__mm *mm, mm_instance *in)
+{
+    sessions_ctx *c = calloc(1, sizeof *c);
+    json_t *o = c ? eo_instance_request_to_json(&in->reg) : NULL;
+    json_t *arr = o ? json_array() : NULL;
+    if (arr == NULL) {
+        json_decref(o);
+        free(c);
+        return NULL;
+    }
+    c->in = in;
+    eo__smap_each(mm->sessions, collect_sessions, c);
+    qsort(c->s, c->n, sizeof c->s[0], by_created);
+    for (size_t i = 0; arr != NULL && i < c->n; i++)
+        if (json_array_append_new(arr, session_json(c->s[i], "open")) != 0) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    free(c);
+    if (arr == NULL || json_object_set_new(o, "sessions", arr) != 0 ||
+        json_object_set_new(o, "status", json_string(eo__mm_instance_state(in->state))) != 0 ||
+        json_object_set_new(o, "open", json_integer(in->open)) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* ---- instances ------------------------------------------------------------------------------- */
+
+/* The queues an instance names exist, and its region is one of each queue's (when it has). */
+static int check_queues(eo__mm *mm, const eo_instance_request *r, eo_engine_error *err)
+{
+    for (size_t i = 0; i < r->nqueues; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "queues[%zu]", i);
+        const mm_queue *q = eo__mm_queue(mm, r->queues[i]);
+        if (q == NULL)
+            return refuse(err, 400, "unknown_queue", field, "no queue of that name");
+        bool ok = q->cfg.match.nregions == 0;
+        for (int x = 0; !ok && x < q->cfg.match.nregions; x++)
+            ok = strcmp(q->cfg.regions[x], r->region) == 0;
+        if (!ok)
+            return refuse(err, 400, "unknown_region", "region",
+                          "queue %.64s has regions and this is not one of them", q->cfg.name);
+    }
+    return 0;
+}
+
+static json_t *registered(const mm_instance *in)
+{
+    return json_pack("{s:s,s:s,s:s}", "instance", in->reg.id, "token", in->token, "status",
+                     eo__mm_instance_state(in->state));
+}
+
+static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
+                             json_t **doc, eo_engine_error *err)
+{
+    const eo_instance_request *r = q->u.instance;
+    int rc = check_queues(mm, r, err);
+    if (rc != 0)
+        return rc;
+    json_t *o = eo_instance_request_to_json(r);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (text == NULL)
+        return EO_ENOMEM;
+    mm_instance *in = eo__smap_get(mm->instances, r->id);
+    bool same = in != NULL && strcmp(in->request, text) == 0;
+    if (in != NULL && !same && in->state != MM_I_LOST && in->open > 0) {
+        free(text);
+        return refuse(err, 409, "instance_conflict", "id",
+                      "an instance of this id runs sessions with another registration");
+    }
+    *status = in == NULL ? 201 : 200;
+    if (in == NULL) {
+        if ((in = calloc(1, sizeof *in)) == NULL ||
+            eo__smap_put(mm->instances, r->id, in) != 0) {
+            free(in);
+            free(text);
+            return EO_ENOMEM;
+        }
+        eo__mm_random_hex(in->token);
+        in->created_ms = now_ms;
+    }
+    free(in->request);
+    in->request = text;
+    in->reg = *r;
+    in->state = MM_I_LIVE;
+    in->seen_ms = now_ms;
+    rc = same ? 0 : eo__mm_instance_store(mm, in, now_ms);
+    *doc = rc ? NULL : registered(in);
+    return rc ? rc : *doc ? 0 : EO_ENOMEM;
+}
+
+static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
+                       json_t **doc, eo_engine_error *err)
+{
+    mm_instance *in = eo__smap_get(mm->instances, q->name);
+    int rc = caller_is(mm, q, in, q->op == EO__MM_INSTANCE_GET, "instance", err);
+    if (rc != 0)
+        return rc;
+    if (in == NULL)
+        return refuse(err, 404, "unknown_instance", "instance", "no instance of that id");
+    if (q->op == EO__MM_INSTANCE_HEARTBEAT) {
+        if (in->state == MM_I_LOST)
+            return refuse(err, 410, "instance_lost", "instance",
+                          "missed heartbeats ended its sessions; register again");
+        in->seen_ms = now_ms;
+    } else if (q->op == EO__MM_INSTANCE_DELETE && in->state == MM_I_LIVE) {
+        in->state = MM_I_DRAINING; /* its sessions run to their end; no new one */
+        if ((rc = eo__mm_instance_store(mm, in, now_ms)) != 0)
+            return rc;
+    }
+    *status = 200;
+    *doc = instance_json(mm, in);
+    return *doc ? 0 : EO_ENOMEM;
+}
+
+/* ---- sessions -------------------------------------------------------------------------------- */
+
+/* The mean rating of the session's players now, for a backfill request without one. */
+static double session_mean(eo__mm *mm, const mm_session *s, uint8_t team, int64_t now_ms)
+{
+    const eo_pool *pool = eo_engine_pool(mm->e, s->pool);
+    double sum = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; pool != NULL && i < s->nseats; i++) {
+        if (s->seats[i].team != team)
+            continue;
+        eo_rating_view v;
+        (void)eo_pool_lookup(pool, s->seats[i].player, now_ms / 1000, &v);
+        sum += v.mu;
+        n++;
+    }
+    if (n == 0 && pool != NULL) {
+        eo_rating_view v;
+        eo_pool_new_player_view(pool, now_ms / 1000, &v);
+        return v.mu;
+    }
+    return n ? sum / (double)n : 0.0;
+}
+
+static int session_backfill(eo__mm *mm, const eo__mm_req *q, mm_session *s, int64_t now_ms,
+                            eo_engine_error *err)
+{
+    const eo_backfill_request *b = &q->u.backfill;
+    if (b->slots > s->team_size)
+        return refuse(err, 400, "invalid_request", "slots",
+                      "more players than a team of this session (%d)", s->team_size);
+    if (eo__mm_queue(mm, s->queue) == NULL)
+        return refuse(err, 409, "queue_gone", "session",
+                      "the session's queue was deleted: nobody can be found for it");
+    s->bf_team = b->team;
+    s->bf_slots = b->slots;
+    s->bf_rating = b->has_rating ? b->rating : session_mean(mm, s, b->team, now_ms);
+    s->bf_ms = now_ms;
+    return eo__mm_session_store(mm, s, "open", now_ms);
+}
+
+/* A finished session (only in the store): its document for a read, a repeat of its close. */
+static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, json_t **doc,
+                            eo_engine_error *err)
+{
+    eo_mm_row row;
+    int rc = eo_store_mm_get(mm->st, EO_MM_SESSION, q->name, &row);
+    if (rc == EO_ENOTFOUND && q->by != EO__MM_BY_TOKEN)
+        return refuse(err, 404, "unknown_session", "session", "no session of that id");
+    if (rc == EO_ENOTFOUND)
+        return refuse(err, 401, "unauthorized", "", "invalid key or instance token");
+    if (rc != 0)
+        return rc;
+    rc = caller_is(mm, q, eo__smap_get(mm->instances, row.owner),
+                   q->op == EO__MM_SESSION_GET, "session", err);
+    if (rc == 0 && q->op == EO__MM_SESSION_BACKFILL)
+        rc = refuse(err, 409, "session_closed", "session", "the session is %s", row.status);
+    if (rc == 0) {
+        *status = 200;
+        *doc = json_loads(row.doc, 0, NULL);
+        rc = *doc ? 0 : EO_ENOMEM;
+    }
+    eo_mm_row_free(&row);
+    return rc;
+}
+
+static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
+                      json_t **doc, eo_engine_error *err)
+{
+    mm_session *s = eo__smap_get(mm->sessions, q->name);
+    if (s == NULL)
+        return session_finished(mm, q, status, doc, err);
+    int rc = caller_is(mm, q, s->inst, q->op == EO__MM_SESSION_GET, "session", err);
+    if (rc != 0)
+        return rc;
+    const char *state = "open";
+    if (q->op == EO__MM_SESSION_BACKFILL) {
+        rc = session_backfill(mm, q, s, now_ms, err);
+    } else if (q->op == EO__MM_SESSION_CLOSE) {
+        state = "closed";
+        s->bf_team = -1;
+        rc = eo__mm_session_store(mm, s, state, now_ms);
+    }
+    if (rc != 0)
+        return rc;
+    *status = 200;
+    *doc = session_json(s, state);
+    if (q->op == EO__MM_SESSION_CLOSE) {
+        s->inst->open--;
+        eo__smap_del(mm->sessions, s->id);
+        eo__mm_session_free(s);
+    }
+    return *doc ? 0 : EO_ENOMEM;
+}
+
+int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
+                       json_t **doc, eo_engine_error *err)
+{
+    switch (q->op) {
+    case EO__MM_INSTANCE_REGISTER:
+        return instance_register(mm, q, now_ms, status, doc, err);
+    case EO__MM_INSTANCE_HEARTBEAT:
+    case EO__MM_INSTANCE_GET:
+    case EO__MM_INSTANCE_DELETE: return instance_op(mm, q, now_ms, status, doc, err);
+    case EO__MM_SESSION_GET:
+    case EO__MM_SESSION_BACKFILL:
+    case EO__MM_SESSION_CLOSE: return session_op(mm, q, now_ms, status, doc, err);
+    default: return EO_EINTERNAL;
+    }
+}
