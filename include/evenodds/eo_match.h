@@ -14,16 +14,20 @@
  *    cannot form a match this pass stays waiting, and the next seed tries;
  *  - the widening schedule (eo_match_step) gives, for a wait, the skill window, the latency
  *    limit, the largest |P(A) − 0.5|, the least match quality (Gaussian models) and the least
- *    team size; a match uses the seed's (its longest wait) for the window, |P(A) − 0.5|, quality
- *    and team size, and every ticket's own for its latency;
+ *    team size; a group is gathered with the seed's window and team size, judged with the
+ *    |P(A) − 0.5| and quality of the step of its longest wait (its oldest ticket, which may be
+ *    older than the seed when that one found no match as a seed), and every ticket's latency
+ *    with its own step's limit;
  *  - a ticket's rating is the mean of its players' means; a ticket is in a seed's window when
  *    |rating − seed's rating| <= window + both tickets' allowances, a ticket's allowance being
  *    sigma_z times its players' root mean variance, plus calib_window when one of its players is
  *    calibrating (fewer than calib_rounds rated rounds, or a deviation of at least calib_sigma):
  *    uncertain players reach further (seed 002, "Calibration");
- *  - the group is the tickets nearest the seed's rating that fill two teams; the region is the
- *    one every ticket reaches within its limit with the least worst latency; the map is drawn
- *    from the queue's maps by a hash of the seed ticket's key and the config's seed;
+ *  - the group is the tickets nearest the seed's rating that fill two teams (when parties make
+ *    the nearest unfit, the first combination that fits in order of distance, then age, within
+ *    a bounded search); the region is the one every ticket reaches within its limit with the
+ *    least worst latency; the map is drawn from the queue's maps by a hash of the seed
+ *    ticket's key and the config's seed;
  *  - P(A) and quality are the model's (eo_model_predict(), eo_model_quality()) with the map's
  *    field, every calibrating player's variance capped at calib_sigma², so that a newcomer's
  *    uncertainty is never the reason a match fails to form.

@@ -1,0 +1,188 @@
+/* A gathered group becomes a match: the map, the balancer's teams, the model's P(A) and
+ * quality against the seed's step, the region (docs/MATCHMAKING.md, "The matcher"). */
+#include <math.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "match_internal.h"
+
+#define NMAX (2 * EO_MATCH_TEAM_MAX)
+
+/* A group's players as the balancer and the model take them. */
+typedef struct roster {
+    int n;
+    eo_strength s[NMAX];
+    eo_balance_player bp[NMAX];
+    int owner[NMAX];    /* position of the player's ticket in the group */
+    uint8_t side[NMAX]; /* per ticket position: EO_BALANCE_A or EO_BALANCE_B */
+    int map;            /* index drawn for the seed, -1: none */
+    double field;       /* the map's, model units */
+    int exact;
+} roster;
+
+static bool calibrating(const eo_match_config *c, const eo_match_player *pl)
+{
+    return pl->rounds < c->calib_rounds || (c->calib_sigma > 0.0 && pl->sigma >= c->calib_sigma);
+}
+
+/* splitmix64's finaliser: the map draw, a fixed function of the seed and the ticket's key. */
+static uint64_t mix(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
+static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
+{
+    const eo_match_config *c = p->c;
+    ro->n = 0;
+    for (int i = 0; i < g->count; i++) {
+        const eo_match_ticket *t = &p->in[g->t[i]];
+        for (size_t j = 0; j < t->nplayers; j++) {
+            const eo_match_player *pl = &t->players[j];
+            double sd = pl->sigma;
+            /* A newcomer's uncertainty never fails a match (seed 002, "Calibration"). */
+            if (c->calib_sigma > 0.0 && sd > c->calib_sigma && calibrating(c, pl))
+                sd = c->calib_sigma;
+            int x = ro->n++;
+            ro->s[x] = (eo_strength){.mu = pl->mu, .var = sd * sd};
+            memset(&ro->bp[x], 0, sizeof ro->bp[x]);
+            ro->bp[x].rating = eo_model_split_rating(p->model, pl->mu);
+            ro->bp[x].party = t->nplayers >= 2 ? (uint32_t)i + 1 : 0;
+            ro->owner[x] = i;
+        }
+    }
+    ro->map = -1;
+    ro->field = 0.0;
+    if (c->nmaps > 0) {
+        ro->map = (int)(mix(c->seed ^ mix(p->in[g->t[0]].key)) % (uint64_t)c->nmaps);
+        ro->field = c->map_field[ro->map];
+    }
+}
+
+/* One a side (k = 1, below the balancer's sizes): the side that leaves the least |D|, the
+ * seed on A on a tie. */
+static void sides_1v1(roster *ro, int64_t field)
+{
+    int64_t d = ro->bp[0].rating - ro->bp[1].rating;
+    int64_t keep = d + field, swap = -d + field;
+    bool sw = (swap < 0 ? -swap : swap) < (keep < 0 ? -keep : keep);
+    ro->side[0] = sw ? EO_BALANCE_B : EO_BALANCE_A;
+    ro->side[1] = sw ? EO_BALANCE_A : EO_BALANCE_B;
+    ro->exact = 1;
+}
+
+/* The balancer's teams of k from the 2k players, parties whole. 1: done, 0: none found. */
+static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, uint64_t seed)
+{
+    eo_balance_request req;
+    memset(&req, 0, sizeof req);
+    req.mode = EO_BALANCE_SCRAMBLE;
+    req.k_min = req.k_max = k;
+    req.field = field;
+    req.work_limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
+    req.seed = seed;
+    eo_balance_result *res = NULL;
+    int rc = eo_balance_solve(ro->bp, (size_t)ro->n, &req, &res, NULL);
+    if (rc != 0)
+        return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
+    const eo_balance_split *x = &res->split[0];
+    int ok = res->count == 1 && x->err == 0 && x->k == k;
+    if (ok) {
+        for (int i = 0; i < k; i++) {
+            ro->side[ro->owner[x->a[i]]] = EO_BALANCE_A;
+            ro->side[ro->owner[x->b[i]]] = EO_BALANCE_B;
+        }
+        ro->exact = x->exact;
+    }
+    eo_balance_free(res);
+    return ok;
+}
+
+/* The region every ticket reaches within its limit with the least worst latency (lowest
+ * index on a tie); -1 without regions. */
+static int best_region(const eo__mpass *p, const eo__mgroup *g)
+{
+    int best = -1;
+    double best_worst = 0.0;
+    for (int r = 0; r < p->c->nregions; r++) {
+        double worst = 0.0;
+        int i = 0;
+        for (; i < g->count && eo__match_reaches(p, g->t[i], r); i++) {
+            double l = p->lat ? p->lat[(size_t)g->t[i] * (size_t)p->c->nregions + (size_t)r] : 0;
+            worst = l > worst ? l : worst;
+        }
+        if (i == g->count && (best < 0 || worst < best_worst))
+            best = r, best_worst = worst;
+    }
+    return best;
+}
+
+static int record(eo__mpass *p, const eo__mgroup *g, const roster *ro, eo_match *m)
+{
+    eo_match_entry *e = eo__grow(p->ent, &p->cap_ent, p->nent + (size_t)g->count, sizeof *e);
+    if (e == NULL)
+        return EO_ENOMEM;
+    p->ent = e;
+    eo_match *mt = eo__grow(p->mt, &p->cap_mt, p->nmt + 1, sizeof *mt);
+    if (mt == NULL)
+        return EO_ENOMEM;
+    p->mt = mt;
+    m->first = p->nent;
+    m->count = (size_t)g->count;
+    for (uint8_t side = EO_BALANCE_A; side <= EO_BALANCE_B; side++)
+        for (int i = 0; i < g->count; i++)
+            if (ro->side[i] == side)
+                p->ent[p->nent++] = (eo_match_entry){.ticket = g->t[i], .team = side};
+    for (int i = 0; i < g->count; i++)
+        eo__match_take(p, g->t[i]);
+    p->mt[p->nmt++] = *m;
+    return 1;
+}
+
+int eo__match_form(eo__mpass *p, const eo__mgroup *g)
+{
+    roster ro;
+    load(p, g, &ro);
+    int k = g->k;
+    double var_sum = 0.0;
+    for (int i = 0; i < ro.n; i++)
+        var_sum += ro.s[i].var;
+    int64_t field =
+        eo_model_field_units(p->model, ro.field, k, var_sum, eo_model_split_unit(p->model));
+    if (k == 1) {
+        sides_1v1(&ro, field);
+    } else {
+        int rc = sides_balanced(p, &ro, k, field, p->c->seed ^ p->in[g->t[0]].key);
+        if (rc <= 0) {
+            p->rejected += rc == 0;
+            return rc;
+        }
+    }
+    eo_team_agg a = {0}, b = {0};
+    double lo = ro.s[0].mu, hi = ro.s[0].mu;
+    for (int i = 0; i < ro.n; i++) {
+        eo_team_agg_add(ro.side[ro.owner[i]] == EO_BALANCE_A ? &a : &b, &ro.s[i], 1.0);
+        lo = ro.s[i].mu < lo ? ro.s[i].mu : lo;
+        hi = ro.s[i].mu > hi ? ro.s[i].mu : hi;
+    }
+    eo_match m = {.team_size = k, .exact = ro.exact, .spread = hi - lo};
+    m.p_a = eo_model_predict(p->model, &a, &b, ro.field);
+    m.quality = eo_model_quality(p->model, &a, &b, ro.field);
+    /* Judged by the step of the group's longest wait (docs/MATCHMAKING.md, "The matcher"). */
+    uint32_t old = g->t[0];
+    for (int i = 1; i < g->count; i++)
+        old = eo__match_older(p, g->t[i], old) ? g->t[i] : old;
+    eo_match_step st;
+    eo_match_step_at(p->c, p->tk[old].wait, &st);
+    if (fabs(m.p_a - 0.5) > st.p_max || (p->gaussian && m.quality < st.quality_min)) {
+        p->rejected++;
+        return 0;
+    }
+    m.region = best_region(p, g);
+    m.map = ro.map;
+    m.oldest = p->in[old].created_at;
+    return record(p, g, &ro, &m);
+}
