@@ -24,6 +24,10 @@
 #include "evenodds/eo_store.h"
 #include "service/service.h"
 
+/* How the coordinator's documents are written: compact, reals with 15 significant digits (a
+ * request's 0.1 reads back as 0.1, not 0.10000000000000001). */
+#define EO__MM_JSON (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
 /* Hex characters of a ticket or instance token, and of a join secret (16 random bytes each). */
 #define EO__MM_TOKEN_LEN 32
 

@@ -53,7 +53,7 @@ static bool token_is(const eo__mm_req *q, const char *token)
 static int queue_row(eo__mm *mm, const mm_queue *q, const char *status, int64_t now_ms)
 {
     json_t *o = eo_queue_config_to_json(&q->cfg);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *text = o ? json_dumps(o, EO__MM_JSON) : NULL;
     json_decref(o);
     if (text == NULL)
         return EO_ENOMEM;
@@ -395,7 +395,7 @@ void eo__mm_apply(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status, 
         }
     }
     if (rc == 0)
-        *resp = json_dumps(a.doc, JSON_COMPACT);
+        *resp = json_dumps(a.doc, EO__MM_JSON);
     json_decref(a.doc);
     if (rc == 0 && *resp == NULL)
         rc = EO_ENOMEM;

@@ -181,7 +181,7 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     if (rc != 0)
         return rc;
     json_t *o = eo_instance_request_to_json(r);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *text = o ? json_dumps(o, EO__MM_JSON) : NULL;
     json_decref(o);
     if (text == NULL)
         return EO_ENOMEM;

@@ -235,7 +235,7 @@ static int ticket_write(eo__mm *mm, mm_ticket *t, const char *status, const char
         v.ready_deadline = m->deadline_ms;
     }
     json_t *doc = eo_ticket_view_to_json(&v);
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
     json_decref(doc);
     free(seats);
     if (text == NULL)
@@ -274,7 +274,7 @@ static int assigned_write(eo__mm *mm, const mm_ticket *t, const mm_session *s, i
                         .updated_at = now_ms, .match = &mv, .session = s->id,
                         .instance = s->inst->reg.id, .address = s->inst->reg.address};
     json_t *doc = eo_ticket_view_to_json(&v);
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
     json_decref(doc);
     free(seats);
     int rc = text ? eo_store_mm_set(mm->st, EO_MM_TICKET, t->id, "assigned", false, text, now_ms)
@@ -358,7 +358,7 @@ int eo__mm_session_store(eo__mm *mm, mm_session *s, const char *status, int64_t 
     s->updated_ms = now_ms;
     eo__mm_session_view(s, seats, &mv, &v, status);
     json_t *doc = eo_session_view_to_json(&v);
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
     json_decref(doc);
     free(seats);
     if (text == NULL)
@@ -388,7 +388,7 @@ int eo__mm_instance_store(eo__mm *mm, mm_instance *in, int64_t now_ms)
         json_decref(doc);
         doc = NULL;
     }
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
     json_decref(doc);
     if (text == NULL)
         return EO_ENOMEM;

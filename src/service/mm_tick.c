@@ -12,6 +12,9 @@
 /* Least pause between two ticks, ms: a queue due again at once (a slow pass) still leaves the
  * writer to the requests waiting. */
 #define TICK_MIN_GAP_MS 5
+/* Longest sleep before the next due time is read again: a queue made or changed meanwhile may
+ * be due sooner than what was read (reading is an atomic load; nothing else is done). */
+#define TICK_LOOK_MS 50
 
 struct eo__mm_ticker {
     struct eo_service *svc;
@@ -47,10 +50,18 @@ static void *ticker_main(void *arg)
 {
     eo__mm_ticker *t = arg;
     pthread_mutex_lock(&t->mu);
+    int64_t soonest = eo__mm_now_ms() + TICK_MIN_GAP_MS;
     for (;;) {
         int64_t due = eo__mm_next_due(t->svc->mm);
-        int64_t soonest = eo__mm_now_ms() + TICK_MIN_GAP_MS;
-        if (!sleep_until(t, due > soonest ? due : soonest))
+        if (due < soonest)
+            due = soonest;
+        int64_t now = eo__mm_now_ms();
+        if (due > now + TICK_LOOK_MS) {
+            if (!sleep_until(t, now + TICK_LOOK_MS))
+                break;
+            continue;
+        }
+        if (!sleep_until(t, due))
             break;
         memset(&t->w, 0, sizeof t->w);
         t->w.kind = EO__W_MM;
@@ -66,6 +77,7 @@ static void *ticker_main(void *arg)
             pthread_cond_wait(&t->cv, &t->mu);
         free(t->w.resp);
         t->w.resp = NULL;
+        soonest = eo__mm_now_ms() + TICK_MIN_GAP_MS;
         if (!queued && !sleep_until(t, eo__mm_now_ms() + 100)) /* its queue is full */
             break;
     }
