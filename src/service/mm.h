@@ -108,7 +108,7 @@ int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg,
 void eo__mm_close(eo__mm *mm);
 /* Drops the memory state and loads it again from the store as committed (after a failed commit,
  * or inside the transaction after a rollback to a savepoint). 0 or a code (then the state is
- * empty and eo__mm_broken() says so). Writer only. */
+ * empty and eo__mm_broken() says so). Writer only. NULL: 0. */
 int eo__mm_reload(eo__mm *mm);
 /* Whether the last reload failed (the service then answers every matchmaking request 500). */
 bool eo__mm_broken(const eo__mm *mm);
@@ -117,7 +117,8 @@ bool eo__mm_broken(const eo__mm *mm);
  * text in *resp (malloc'd) or the failure in @p err. @p now_ms the writer's clock. */
 void eo__mm_apply(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, char **resp,
                   eo_engine_error *err);
-/* After a commit: publishes the queues the batch changed to the HTTP threads. Writer only. */
+/* After a commit: publishes the queues the batch changed to the HTTP threads. Writer only.
+ * NULL is a no-op. */
 void eo__mm_publish(eo__mm *mm);
 /* When the next pass (or heartbeat check) is due, Unix ms; any thread. */
 int64_t eo__mm_next_due(eo__mm *mm);

@@ -269,6 +269,8 @@ int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg,
 
 int eo__mm_reload(eo__mm *mm)
 {
+    if (mm == NULL)
+        return 0;
     char err[256];
     /* After a failed commit the store has no transaction; after a rollback to a savepoint the
      * batch's is still open. */

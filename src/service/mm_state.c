@@ -474,6 +474,8 @@ void eo__mm_match_free(mm_match *m)
 
 void eo__mm_publish(eo__mm *mm)
 {
+    if (mm == NULL)
+        return;
     bool any = false;
     size_t live = 0;
     for (size_t i = 0; i < mm->nqueues; i++) {
