@@ -193,6 +193,8 @@ struct eo_client {
 
 /* Monotonic milliseconds. */
 int64_t eo__client_mono_ms(void);
+/* libcurl's global set-up, once per process (the report worker's and the instance's). */
+void eo__client_curl_once(void);
 
 /* Queues a log line for the game thread (mu must be held). printf-style, truncated. */
 void eo__client_log_locked(eo_client *c, eo_client_log_level lvl, const char *fmt, ...)
