@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "e2e.h"
+#include "evenodds/eo_instance.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -658,6 +659,105 @@ static void test_backfill(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- the library's instance side ------------------------------------------------------------ */
+
+/* Waits (at most 10 s) for an event of @p type from @p in; its copy in *ev. */
+static void wait_event(eo_instance *in, eo_instance_event_type type, eo_instance_event *ev)
+{
+    for (int i = 0; i < 2000; i++) {
+        while (eo_instance_poll(in, ev) == 1)
+            if (ev->type == type)
+                return;
+        sleep_ms(5);
+    }
+    fail_msg("no instance event %d", (int)type);
+}
+
+static eo_instance *library_instance(const e2e_server *s, long heartbeat_ms)
+{
+    eo_instance_config cfg;
+    eo_instance_config_init(&cfg);
+    cfg.url = s->url;
+    cfg.key = s->server_key;
+    cfg.id = "lib-1";
+    cfg.queues[0] = "q";
+    cfg.nqueues = 1;
+    cfg.address = "10.1.1.1:27015";
+    cfg.heartbeat_ms = heartbeat_ms;
+    cfg.retry_min_ms = 50;
+    cfg.retry_max_ms = 200;
+    eo_instance *in = NULL;
+    char err[128];
+    assert_int_equal(eo_instance_create(&cfg, &in, err, sizeof err), 0);
+    return in;
+}
+
+/* Register, sessions by heartbeat, secrets checked locally, backfill, close; the service lost
+ * the instance (a heartbeat timeout shorter than its heartbeats) and it registers again. */
+static void test_library_instance(void **state)
+{
+    (void)state;
+    e2e_server s;
+    const char *extra[] = {"--mm-heartbeat-timeout", "1500", NULL};
+    start(&s, extra);
+    make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20}");
+    eo_instance *in = library_instance(&s, 100);
+    eo_instance_event ev;
+    wait_event(in, EO_INSTANCE_EV_REGISTERED, &ev);
+    assert_int_equal(eo_instance_flush(in, 5000), 0);
+    const char *ids[4] = {"la", "lb", "lc", "ld"};
+    for (int i = 0; i < 4; i++) {
+        char players[64];
+        one_player(players, sizeof players, ids[i]);
+        add_ticket(&s, "q", ids[i], players, NULL);
+    }
+    json_t *o = wait_status(&s, "la", "assigned");
+    const json_t *as = json_object_get(o, "assignment");
+    char secret[64], session[64];
+    snprintf(secret, sizeof secret, "%s",
+             str(json_array_get(json_object_get(as, "players"), 0), "secret"));
+    snprintf(session, sizeof session, "%s", str(as, "session"));
+    json_decref(o);
+    wait_event(in, EO_INSTANCE_EV_SESSION, &ev);
+    assert_string_equal(ev.session, session);
+    eo_instance_session info;
+    assert_int_equal(eo_instance_session_get(in, session, &info), 0);
+    assert_int_equal(info.nseats, 4);
+    assert_string_equal(info.pool, "default");
+    eo_track_team team;
+    char got[EO_INSTANCE_SESSION_MAX + 1];
+    assert_int_equal(eo_instance_check_secret(in, "la", secret, &team, got), 0);
+    assert_string_equal(got, session);
+    assert_true(team == EO_TRACK_A || team == EO_TRACK_B);
+    assert_int_equal(eo_instance_check_secret(in, "lb", secret, &team, NULL), EO_EINVAL);
+    assert_int_equal(eo_instance_check_secret(in, "nobody", secret, &team, NULL), EO_ENOTFOUND);
+    /* backfill: one more for team A, filled by the next ticket */
+    assert_int_equal(eo_instance_backfill(in, session, EO_TRACK_A, 1), 0);
+    assert_int_equal(eo_instance_flush(in, 5000), 0);
+    add_ticket(&s, "q", "le", "[{\"id\":\"le\"}]", NULL);
+    wait_event(in, EO_INSTANCE_EV_SEATS, &ev);
+    assert_int_equal(ev.first, 4);
+    assert_int_equal(ev.n, 1);
+    assert_int_equal(eo_instance_session_get(in, session, &info), 0);
+    assert_string_equal(info.seats[4].player, "le");
+    assert_int_equal(info.seats[4].team, EO_TRACK_A);
+    /* close: acknowledged; its secrets are no longer taken */
+    assert_int_equal(eo_instance_close_session(in, session), 0);
+    wait_event(in, EO_INSTANCE_EV_CLOSED, &ev);
+    assert_int_equal(eo_instance_check_secret(in, "la", secret, &team, NULL), EO_ENOTFOUND);
+    assert_int_equal(eo_instance_close_session(in, session), EO_ENOTFOUND);
+    eo_instance_destroy(in);
+    /* heartbeats slower than the service's timeout: lost, then registered again */
+    in = library_instance(&s, 2500);
+    wait_event(in, EO_INSTANCE_EV_REGISTERED, &ev);
+    wait_event(in, EO_INSTANCE_EV_REGISTERED, &ev);
+    o = instance_doc(&s, "lib-1", s.admin_key, false);
+    assert_string_equal(str(o, "status"), "live");
+    json_decref(o);
+    eo_instance_destroy(in);
+    e2e_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_ready_check),
         cmocka_unit_test(test_backfill),
+        cmocka_unit_test(test_library_instance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
