@@ -183,6 +183,7 @@ struct mm_queue {
     bool unsorted;      /* a ticket came back from a dissolved match: sort before the pass */
     eo__smap *players;  /* player id -> his queued or matched ticket */
     mm_match *pending;  /* matches waiting, oldest first */
+    mm_match *pending_last;
     int64_t next_ms;    /* the next pass */
     bool changed;       /* to publish */
     bool deleted;
@@ -236,6 +237,9 @@ struct eo__mm {
     eo__smap *sessions;  /* id -> open session */
     uint64_t next_key;
     uint64_t seed;
+    size_t backfills; /* open sessions with a backfill request (none: the passes skip them) */
+    unsigned char rnd[4096]; /* kernel randomness not yet used (eo__mm_random_hex()) */
+    size_t rnd_left;
     int64_t next_prune_ms;
     bool broken;
     /* what the HTTP threads read */
@@ -250,8 +254,11 @@ struct eo__mm {
 int eo__mm_state_clear(eo__mm *mm);
 mm_queue *eo__mm_queue(eo__mm *mm, const char *name);
 int eo__mm_queue_add(eo__mm *mm, const eo_queue_config *cfg, mm_queue **out);
-/* A fresh random token or secret of EO__MM_TOKEN_LEN hex characters. */
-void eo__mm_random_hex(char *out);
+/* A fresh random token or secret of EO__MM_TOKEN_LEN hex characters (16 bytes of the kernel's
+ * random source, read 4 KiB at a time). Writer only. */
+void eo__mm_random_hex(eo__mm *mm, char *out);
+/* Sets or clears (@p team -1) session @p s's backfill request, keeping mm->backfills. */
+void eo__mm_set_backfill(eo__mm *mm, mm_session *s, int team);
 /* A live ticket of queue @p q from its decoded request (@p request its canonical text), its
  * players rated by the pool's model at @p created_ms; in no index yet, id and token unset. */
 int eo__mm_ticket_make(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, const char *request,

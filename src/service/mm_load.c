@@ -105,7 +105,7 @@ static uint8_t team_of(const json_t *o)
 }
 
 /* A session's seats and backfill from its document. */
-static int session_parts(mm_session *s, const json_t *doc)
+static int session_parts(eo__mm *mm, mm_session *s, const json_t *doc)
 {
     const json_t *players = json_object_get(doc, "players");
     size_t n = json_array_size(players);
@@ -125,7 +125,7 @@ static int session_parts(mm_session *s, const json_t *doc)
     const json_t *bf = json_object_get(doc, "backfill");
     s->bf_team = -1;
     if (json_is_object(bf)) {
-        s->bf_team = team_of(bf);
+        eo__mm_set_backfill(mm, s, team_of(bf));
         s->bf_slots = (int)int_of(bf, "slots");
         s->bf_rating = json_number_value(json_object_get(bf, "rating"));
         s->bf_ms = int_of(bf, "asked_at");
@@ -159,7 +159,7 @@ static int load_session(void *ctx, const eo_mm_row *row)
     s->formed_ms = int_of(m, "formed_at");
     s->created_ms = row->created_at;
     s->updated_ms = row->updated_at;
-    int rc = session_parts(s, doc);
+    int rc = session_parts(c->mm, s, doc);
     json_decref(doc);
     if (rc == 0)
         rc = eo__smap_put(c->mm->sessions, s->id, s);

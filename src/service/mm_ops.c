@@ -234,7 +234,7 @@ static int ticket_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer
         snprintf(id, sizeof id, "%s", t->id);
     } else {
         id[0] = 't';
-        eo__mm_random_hex(id + 1);
+        eo__mm_random_hex(mm, id + 1);
     }
     mm_ticket *made = NULL;
     int rc = eo__mm_ticket_create(mm, q, t, r->ticket_text, id, now_ms, &made);

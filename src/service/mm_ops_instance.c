@@ -200,7 +200,7 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
             free(text);
             return EO_ENOMEM;
         }
-        eo__mm_random_hex(in->token);
+        eo__mm_random_hex(mm, in->token);
         in->created_ms = now_ms;
     }
     free(in->request);
@@ -271,7 +271,7 @@ static int session_backfill(eo__mm *mm, const eo__mm_req *q, mm_session *s, int6
     if (eo__mm_queue(mm, s->queue) == NULL)
         return refuse(err, 409, "queue_gone", "session",
                       "the session's queue was deleted: nobody can be found for it");
-    s->bf_team = b->team;
+    eo__mm_set_backfill(mm, s, b->team);
     s->bf_slots = b->slots;
     s->bf_rating = b->has_rating ? b->rating : session_mean(mm, s, b->team, now_ms);
     s->bf_ms = now_ms;
@@ -317,7 +317,7 @@ static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *stat
         rc = session_backfill(mm, q, s, now_ms, err);
     } else if (q->op == EO__MM_SESSION_CLOSE) {
         state = "closed";
-        s->bf_team = -1;
+        eo__mm_set_backfill(mm, s, -1);
         rc = eo__mm_session_store(mm, s, state, now_ms);
     }
     if (rc != 0)

@@ -15,13 +15,27 @@
 
 /* ---- dissolving and allocating matches ----------------------------------------------------- */
 
+/* Matches wait in a list, oldest first; they leave it mostly from its head. */
 static void pending_remove(mm_queue *q, mm_match *m)
 {
-    for (mm_match **p = &q->pending; *p != NULL; p = &(*p)->next)
+    mm_match *prev = NULL;
+    for (mm_match **p = &q->pending; *p != NULL; prev = *p, p = &(*p)->next)
         if (*p == m) {
             *p = m->next;
+            if (q->pending_last == m)
+                q->pending_last = prev;
             return;
         }
+}
+
+static void pending_append(mm_queue *q, mm_match *m)
+{
+    m->next = NULL;
+    if (q->pending_last != NULL)
+        q->pending_last->next = m;
+    else
+        q->pending = m;
+    q->pending_last = m;
 }
 
 int eo__mm_dissolve(eo__mm *mm, mm_match *m, const bool *cancel, const char *reason,
@@ -115,7 +129,7 @@ static int pick(void *ctx, const char *key, void *val)
 }
 
 /* A session for match @p m on instance @p in, every seat with a fresh join secret. */
-static mm_session *session_make(const mm_match *m, mm_instance *in, int64_t now_ms)
+static mm_session *session_make(eo__mm *mm, const mm_match *m, mm_instance *in, int64_t now_ms)
 {
     mm_session *s = calloc(1, sizeof *s);
     if (s == NULL || (s->seats = calloc(m->nseats ? m->nseats : 1, sizeof *s->seats)) == NULL) {
@@ -124,7 +138,7 @@ static mm_session *session_make(const mm_match *m, mm_instance *in, int64_t now_
     }
     const eo_queue_config *qc = &m->q->cfg;
     s->id[0] = 's';
-    eo__mm_random_hex(s->id + 1);
+    eo__mm_random_hex(mm, s->id + 1);
     s->inst = in;
     snprintf(s->queue, sizeof s->queue, "%s", qc->name);
     snprintf(s->pool, sizeof s->pool, "%s", qc->pool);
@@ -144,7 +158,7 @@ static mm_session *session_make(const mm_match *m, mm_instance *in, int64_t now_
             snprintf(seat->player, sizeof seat->player, "%s", m->tickets[i]->players[j]);
             snprintf(seat->ticket, sizeof seat->ticket, "%s", m->tickets[i]->id);
             seat->team = m->team[i];
-            eo__mm_random_hex(seat->secret);
+            eo__mm_random_hex(mm, seat->secret);
         }
     return s;
 }
@@ -161,7 +175,7 @@ int eo__mm_allocate(eo__mm *mm, mm_match *m, int64_t now_ms)
     eo__smap_each(mm->instances, pick, &c);
     if (c.best == NULL)
         return 0; /* the match waits for an instance */
-    mm_session *s = session_make(m, c.best, now_ms);
+    mm_session *s = session_make(mm, m, c.best, now_ms);
     if (s == NULL || eo__smap_put(mm->sessions, s->id, s) != 0) {
         eo__mm_session_free(s);
         return EO_ENOMEM;
@@ -257,12 +271,12 @@ static int apply_fill(eo__mm *mm, const eo_match_result *res, const eo_match_fil
             snprintf(seat->player, sizeof seat->player, "%s", t->players[j]);
             snprintf(seat->ticket, sizeof seat->ticket, "%s", t->id);
             seat->team = res->entries[e].team;
-            eo__mm_random_hex(seat->secret);
+            eo__mm_random_hex(mm, seat->secret);
         }
     }
     s->bf_slots -= f->players;
     if (s->bf_slots <= 0)
-        s->bf_team = -1;
+        eo__mm_set_backfill(mm, s, -1);
     int rc = eo__mm_session_store(mm, s, "open", now_ms);
     for (size_t e = f->first; rc == 0 && e < f->first + f->count; e++)
         rc = eo__mm_ticket_assign(mm, q->wait[res->entries[e].ticket], s, now_ms);
@@ -270,7 +284,7 @@ static int apply_fill(eo__mm *mm, const eo_match_result *res, const eo_match_fil
 }
 
 /* Match @p x of @p res as a pending match of @p q (its tickets leave the waiting list). */
-static int make_match(mm_queue *q, const eo_match_result *res, const eo_match *x,
+static int make_match(eo__mm *mm, mm_queue *q, const eo_match_result *res, const eo_match *x,
                       int64_t now_ms, mm_match **out)
 {
     mm_match *m = calloc(1, sizeof *m);
@@ -280,7 +294,7 @@ static int make_match(mm_queue *q, const eo_match_result *res, const eo_match *x
         return EO_ENOMEM;
     }
     m->id[0] = 'm';
-    eo__mm_random_hex(m->id + 1);
+    eo__mm_random_hex(mm, m->id + 1);
     m->q = q;
     m->nt = x->count;
     for (size_t i = 0; i < x->count; i++) {
@@ -306,10 +320,7 @@ static int make_match(mm_queue *q, const eo_match_result *res, const eo_match *x
         m->tickets[i]->state = MM_T_MATCHED;
         m->tickets[i]->match = m;
     }
-    mm_match **p = &q->pending;
-    while (*p != NULL)
-        p = &(*p)->next;
-    *p = m;
+    pending_append(q, m);
     *out = m;
     return 0;
 }
@@ -344,7 +355,7 @@ static int apply_result(eo__mm *mm, mm_queue *q, const eo_match_result *res, bf_
         rc = apply_fill(mm, res, &res->fills[i], bf->s[res->fills[i].backfill], now_ms);
     for (size_t i = 0; rc == 0 && i < res->nmatches; i++) {
         mm_match *m = NULL;
-        rc = make_match(q, res, &res->matches[i], now_ms, &m);
+        rc = make_match(mm, q, res, &res->matches[i], now_ms, &m);
         if (rc == 0 && m->deadline_ms == 0)
             rc = eo__mm_allocate(mm, m, now_ms);
         if (rc == 0) /* waiting (ready check or no instance free): the tickets say matched */
@@ -362,7 +373,7 @@ static int run_pass(eo__mm *mm, mm_queue *q, int64_t now_ms)
     eo_match_config cfg;
     bf_ctx bf = {.q = q};
     int rc = pass_input(mm, q, &tickets, &cfg);
-    if (rc == 0)
+    if (rc == 0 && mm->backfills > 0)
         eo__smap_each(mm->sessions, collect_backfill, &bf);
     rc = rc ? rc : bf.err;
     eo_match_result *res = NULL;
@@ -390,14 +401,35 @@ static int run_pass(eo__mm *mm, mm_queue *q, int64_t now_ms)
     return rc;
 }
 
+typedef struct free_ctx {
+    const mm_queue *q;
+    bool any;
+} free_ctx;
+
+static int any_free(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    free_ctx *c = ctx;
+    const mm_instance *in = val;
+    c->any |= in->state == MM_I_LIVE && in->open < in->reg.capacity && serves(in, c->q->cfg.name);
+    return c->any;
+}
+
 /* Matches that wait for an instance (ready check done), oldest first, while instances are free. */
 static int allocate_waiting(eo__mm *mm, mm_queue *q, int64_t now_ms)
 {
+    free_ctx f = {q, false};
+    if (q->pending != NULL)
+        eo__smap_each(mm->instances, any_free, &f);
+    if (!f.any)
+        return 0;
     int rc = 0;
     for (mm_match *m = q->pending, *next; rc == 0 && m != NULL; m = next) {
         next = m->next;
-        if (m->deadline_ms == 0)
-            rc = eo__mm_allocate(mm, m, now_ms) < 0 ? -1 : 0;
+        if (m->deadline_ms == 0) {
+            int r = eo__mm_allocate(mm, m, now_ms);
+            rc = r < 0 ? r : 0;
+        }
     }
     return rc;
 }
@@ -453,6 +485,7 @@ static int heartbeats(eo__mm *mm, int64_t now_ms)
     if (c.n > 0)
         eo__smap_each(mm->sessions, find_sessions, &c);
     for (size_t i = 0; rc == 0 && i < c.ns; i++) {
+        eo__mm_set_backfill(mm, c.ended[i], -1);
         rc = eo__mm_session_store(mm, c.ended[i], "lost", now_ms);
         eo__smap_del(mm->sessions, c.ended[i]->id);
         eo__mm_session_free(c.ended[i]);

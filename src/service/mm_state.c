@@ -21,26 +21,42 @@ int64_t eo__mm_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void eo__mm_random_hex(char *out)
+void eo__mm_random_hex(eo__mm *mm, char *out)
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char b[EO__MM_TOKEN_LEN / 2];
-    size_t got = 0;
-    while (got < sizeof b) {
-        ssize_t n = getrandom(b + got, sizeof b - got, 0);
-        if (n > 0)
-            got += (size_t)n;
-        else if (errno != EINTR) /* no kernel source: still unpredictable to a client */
-            for (; got < sizeof b; got += 8) {
-                uint64_t s = eo__seed_fresh(b);
-                memcpy(b + got, &s, sizeof b - got < 8 ? sizeof b - got : 8);
+    const size_t need = EO__MM_TOKEN_LEN / 2;
+    if (mm->rnd_left < need) { /* a fresh buffer: the few bytes left over are dropped */
+        size_t got = 0;
+        while (got < sizeof mm->rnd) {
+            ssize_t n = getrandom(mm->rnd + got, sizeof mm->rnd - got, 0);
+            if (n > 0) {
+                got += (size_t)n;
+            } else if (errno != EINTR) { /* no kernel source: still unpredictable to a client */
+                uint64_t x = eo__seed_fresh(out);
+                size_t k = sizeof mm->rnd - got < sizeof x ? sizeof mm->rnd - got : sizeof x;
+                memcpy(mm->rnd + got, &x, k);
+                got += k;
             }
+        }
+        mm->rnd_left = sizeof mm->rnd;
     }
-    for (size_t i = 0; i < sizeof b; i++) {
+    unsigned char *b = mm->rnd + sizeof mm->rnd - mm->rnd_left;
+    for (size_t i = 0; i < need; i++) {
         out[2 * i] = hex[b[i] >> 4];
         out[2 * i + 1] = hex[b[i] & 15];
     }
+    memset(b, 0, need); /* a secret handed out does not stay behind in the buffer */
+    mm->rnd_left -= need;
     out[EO__MM_TOKEN_LEN] = '\0';
+}
+
+void eo__mm_set_backfill(eo__mm *mm, mm_session *s, int team)
+{
+    if (s->bf_team < 0 && team >= 0)
+        mm->backfills++;
+    else if (s->bf_team >= 0 && team < 0)
+        mm->backfills--;
+    s->bf_team = team;
 }
 
 /* ---- queues ------------------------------------------------------------------------------ */
@@ -312,7 +328,7 @@ int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r,
     if (rc != 0)
         return rc;
     snprintf(t->id, sizeof t->id, "%s", id);
-    eo__mm_random_hex(t->token);
+    eo__mm_random_hex(mm, t->token);
     rc = eo__mm_ticket_enter(mm, t);
     if (rc == 0)
         rc = ticket_write(mm, t, "queued", NULL, true, now_ms, true);
@@ -459,6 +475,7 @@ int eo__mm_state_clear(eo__mm *mm)
         queue_free(mm->queues[i]);
     }
     mm->nqueues = 0;
+    mm->backfills = 0;
     mm->tickets = eo__smap_new(mm->seed);
     mm->sessions = eo__smap_new(mm->seed);
     mm->instances = eo__smap_new(mm->seed);
