@@ -23,6 +23,9 @@
  *    sigma_z times its players' root mean variance, plus calib_window when one of its players is
  *    calibrating (fewer than calib_rounds rated rounds, or a deviation of at least calib_sigma):
  *    uncertain players reach further (seed 002, "Calibration");
+ *  - teams: the least |ΣA − ΣB + field| on the model's split ratings (the balancer's primary
+ *    objective, parties whole), proven by an exact search within work_limit, else the best
+ *    that search or the balancer found;
  *  - the group is the tickets nearest the seed's rating that fill two teams (when parties make
  *    the nearest unfit, the first combination that fits in order of distance, then age, within
  *    a bounded search); the region is the one every ticket reaches within its limit with the
@@ -102,13 +105,16 @@ typedef struct eo_match_config {
                                 deviation in P(A) and quality */
     double calib_window;   /**< >= 0: extra allowance of a ticket with a calibrating player */
     uint64_t seed;         /**< the map draw's seed (the service may vary it per pass) */
-    /** Search nodes of the balancer's exact solver per match (eo_balance_request.work_limit);
-     *  past them local search answers (the match's @c exact is 0). 0 = EO_MATCH_WORK_LIMIT. */
+    /** Search nodes per match of the teams' exact search: first the matcher's own (tickets as
+     *  items, docs/MATCHMAKING.md "Teams"), then, when that did not prove its answer best, the
+     *  balancer's (eo_balance_request.work_limit, past which its local search answers); the
+     *  better of the two is kept, and the match's @c exact says whether it is proven.
+     *  0 = EO_MATCH_WORK_LIMIT. */
     uint64_t work_limit;
 } eo_match_config;
 
-/** Default balancer nodes per match: a few milliseconds at worst, microseconds typically. */
-#define EO_MATCH_WORK_LIMIT ((uint64_t)200000)
+/** Default search nodes per match: under a millisecond at worst, microseconds typically. */
+#define EO_MATCH_WORK_LIMIT ((uint64_t)20000)
 
 /**
  * Fills @p c with a queue of @p team_size players per team and the defaults of
