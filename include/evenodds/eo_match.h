@@ -118,15 +118,26 @@ typedef struct eo_match_config {
 
 /**
  * Fills @p c with a queue of @p team_size players per team and the defaults of
- * docs/MATCHMAKING.md ("Choosing windows and quality"), which assume a model whose means are on
- * the Elo-like scale of SynElo, Elo and Glicko-2 (windows in rating points): no regions, no
+ * docs/MATCHMAKING.md ("Choosing windows and quality"), windows on the Elo scale: no regions, no
  * maps, the schedule 0 s: window 50, |P − 0.5| <= 0.10; 20 s: 100, 0.15; 40 s: 200, 0.20; 60 s:
  * 400, 0.25; 120 s: 800, 0.30 (held steps, latency unlimited, quality 0.5 then down to 0.3 for
  * the Gaussian models, full teams); sigma_z 1, calib_rounds 10, calib_sigma 0, calib_window 200.
- * Queues on TrueSkill or Weng-Lin (μ about 25) should scale the windows (eo_match_config_scale()).
+ * The windows are on the Elo scale: a pool on another scale scales them with
+ * eo_match_config_scale(c, eo_match_model_scale(model, team_size)).
  * Returns 0 or EO_EINVAL (@p team_size out of range).
  */
 int eo_match_config_default(int team_size, eo_match_config *c);
+
+/**
+ * The factor that moves windows written on the Elo scale (a difference of 400 / ln 10 ≈ 173.7
+ * between the two teams' mean ratings is one logit of P(A)) to @p model's mean units for teams
+ * of @p team_size: the difference between team means that gives @p model's P(A) = σ(1) with
+ * no variance, no field, divided by 400 / ln 10. For eo_match_config_scale(): SynElo's default
+ * Θ = 2400 on team sums gives 2400 / (6 · 173.7) ≈ 2.3 at 6v6; TrueSkill's μ scale about 0.01.
+ * Returns a finite factor > 0, or 0 when @p model has no such difference below 10^12 (or the
+ * arguments are bad). Pure.
+ */
+double eo_match_model_scale(const eo_model_ctx *model, int team_size);
 
 /**
  * Multiplies what is in the model's mean units, every step's window, calib_window and
