@@ -35,18 +35,21 @@ static const char mmsim_usage[] =
     "  --party-max N       largest party, 2 or 3 (default 3)\n"
     "  --swing X           arrivals from (1-X) to (1+X) times the mean over the day (default 0.5)\n"
     "  --population N      players in the world (default 3000; at least 4 x online)\n"
-    "  --skill-sd SD       true skills normal(0, SD) (default 100)\n"
+    "  --newcomers X       share of the population new to the pool (default 0.1)\n"
+    "  --history N         rated matches per other player before the day (default 200)\n"
+    "  --skill-sd SD       true skills normal(0, SD) (default 60)\n"
     "  --scale S           skill points per logit of P_true (default 173.72 = 400/ln 10)\n"
     "  --regions N         regions, 1..8 (default 3)\n"
-    "  --instances N       game-server instances per region (default 6)\n"
+    "  --instances N       game-server instances per region (default 16)\n"
     "  --patience S        mean seconds a group waits before leaving (default 300)\n"
     "  --continue X        chance a group queues again after a match (default 0.7)\n"
     "  --match-min S, --match-max S\n"
-    "                      match length uniform in [min, max] seconds (default 600, 1200)\n"
+    "                      match length uniform in [min, max] seconds (default 300, 900)\n"
     "  --interval S        seconds between passes (default 1)\n"
     "  --warmup S          seconds simulated before the figures start (default 86400)\n"
     "  --duration S        seconds with figures (default 86400)\n"
-    "  --window-scale F    ours: every skill window and calib_window times F (default 1)\n"
+    "  --window-scale F    ours: every skill window and calib_window times F (default 1; the\n"
+    "                      windows are on the Elo scale, converted to the model)\n"
     "  --fixed-latency MS  fixed: the latency limit (default 150; 0: none)\n";
 
 typedef struct mm_opts {
@@ -73,6 +76,8 @@ static const num_opt num_opts[] = {
     {"--party-max", 2, 3, 1, OFF(c.party_max)},
     {"--swing", 0, 0.99, 0, OFF(c.day_swing)},
     {"--population", 4, 10000000, 3, OFF(c.population)},
+    {"--newcomers", 0, 0.99, 0, OFF(c.newcomers)},
+    {"--history", 0, 100000, 3, OFF(c.history)},
     {"--skill-sd", 1e-6, 1e6, 0, OFF(c.skill_sd)},
     {"--scale", 1e-6, 1e9, 0, OFF(c.scale)},
     {"--regions", 1, EO_MMSIM_REGIONS_MAX, 1, OFF(c.regions)},

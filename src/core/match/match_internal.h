@@ -92,7 +92,8 @@ int eo__match_form(eo__mpass *p, const eo__mgroup *g);
 /* Teams of @p k for @p m tickets of values @p v (each >= 0: Σ of its players' split ratings
  * minus the group's least, so both teams' shifts cancel) and sizes @p size, with the least
  * |ΣA − ΣB + field| found within @p limit search nodes: @p side[i] gets ticket i's side.
- * 1: proven best, 0: the best found before the limit, -1: no split (parties that fit none). */
+ * 1: proven best, 0: the best found before the limit, -1: none found (none exists, or the
+ * greedy pass dead-ended and the limit came first). */
 int eo__match_sides(const int64_t *v, const int *size, int m, int k, int64_t field, uint64_t limit,
                     uint8_t *side);
 
