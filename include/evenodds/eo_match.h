@@ -23,6 +23,9 @@
  *    sigma_z times its players' root mean variance, plus calib_window when one of its players is
  *    calibrating (fewer than calib_rounds rated rounds, or a deviation of at least calib_sigma):
  *    uncertain players reach further (seed 002, "Calibration");
+ *  - teams: the least |ΣA − ΣB + field| on the model's split ratings (the balancer's primary
+ *    objective, parties whole), proven by an exact search within work_limit, else the best
+ *    that search or the balancer found;
  *  - the group is the tickets nearest the seed's rating that fill two teams (when parties make
  *    the nearest unfit, the first combination that fits in order of distance, then age, within
  *    a bounded search); the region is the one every ticket reaches within its limit with the
@@ -102,25 +105,39 @@ typedef struct eo_match_config {
                                 deviation in P(A) and quality */
     double calib_window;   /**< >= 0: extra allowance of a ticket with a calibrating player */
     uint64_t seed;         /**< the map draw's seed (the service may vary it per pass) */
-    /** Search nodes of the balancer's exact solver per match (eo_balance_request.work_limit);
-     *  past them local search answers (the match's @c exact is 0). 0 = EO_MATCH_WORK_LIMIT. */
+    /** Search nodes per match of the teams' exact search: first the matcher's own (tickets as
+     *  items, docs/MATCHMAKING.md "Teams"), then, when that did not prove its answer best, the
+     *  balancer's (eo_balance_request.work_limit, past which its local search answers); the
+     *  better of the two is kept, and the match's @c exact says whether it is proven.
+     *  0 = EO_MATCH_WORK_LIMIT. */
     uint64_t work_limit;
 } eo_match_config;
 
-/** Default balancer nodes per match: a few milliseconds at worst, microseconds typically. */
-#define EO_MATCH_WORK_LIMIT ((uint64_t)200000)
+/** Default search nodes per match: under a millisecond at worst, microseconds typically. */
+#define EO_MATCH_WORK_LIMIT ((uint64_t)20000)
 
 /**
  * Fills @p c with a queue of @p team_size players per team and the defaults of
- * docs/MATCHMAKING.md ("Choosing windows and quality"), which assume a model whose means are on
- * the Elo-like scale of SynElo, Elo and Glicko-2 (windows in rating points): no regions, no
+ * docs/MATCHMAKING.md ("Choosing windows and quality"), windows on the Elo scale: no regions, no
  * maps, the schedule 0 s: window 50, |P − 0.5| <= 0.10; 20 s: 100, 0.15; 40 s: 200, 0.20; 60 s:
  * 400, 0.25; 120 s: 800, 0.30 (held steps, latency unlimited, quality 0.5 then down to 0.3 for
  * the Gaussian models, full teams); sigma_z 1, calib_rounds 10, calib_sigma 0, calib_window 200.
- * Queues on TrueSkill or Weng-Lin (μ about 25) should scale the windows (eo_match_config_scale()).
+ * The windows are on the Elo scale: a pool on another scale scales them with
+ * eo_match_config_scale(c, eo_match_model_scale(model, team_size)).
  * Returns 0 or EO_EINVAL (@p team_size out of range).
  */
 int eo_match_config_default(int team_size, eo_match_config *c);
+
+/**
+ * The factor that moves windows written on the Elo scale (a difference of 400 / ln 10 ≈ 173.7
+ * between the two teams' mean ratings is one logit of P(A)) to @p model's mean units for teams
+ * of @p team_size: the difference between team means that gives @p model's P(A) = σ(1) with
+ * no variance, no field, divided by 400 / ln 10. For eo_match_config_scale(): SynElo's default
+ * Θ = 2400 on team sums gives 2400 / (6 · 173.7) ≈ 2.3 at 6v6; TrueSkill's μ scale about 0.01.
+ * Returns a finite factor > 0, or 0 when @p model has no such difference below 10^12 (or the
+ * arguments are bad). Pure.
+ */
+double eo_match_model_scale(const eo_model_ctx *model, int team_size);
 
 /**
  * Multiplies what is in the model's mean units, every step's window, calib_window and

@@ -90,16 +90,16 @@ static eo__run simple(eo__call *c, eo__answer *a, eo__mm_op op, const char *para
 
 /* ---- queues ------------------------------------------------------------------------------ */
 
-/* The defaults of a new queue: eo_match_config_default()'s windows are in Elo-like rating
- * points; TrueSkill and Weng-Lin means are about 25 (docs/MATCHMAKING.md "Choosing windows and
- * quality"). */
+/* The defaults of a new queue: eo_match_config_default()'s windows are on the Elo scale, moved
+ * to the pool model's mean units for this team size (docs/MATCHMAKING.md "Choosing windows and
+ * quality"); a model without such a scale keeps them. */
 static int queue_defaults(const eo__pool_facts *pi, const char *name, int team_size,
                           eo_queue_config *cfg)
 {
     int rc = eo_queue_config_init(name, pi->name, team_size, cfg);
-    eo_model m = pi->cfg.model.model;
-    if (rc == 0 && (m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN))
-        rc = eo_match_config_scale(&cfg->match, 25.0 / 1500.0);
+    double f = rc == 0 ? eo_match_model_scale(pi->model, team_size) : 0.0;
+    if (f > 0.0)
+        rc = eo_match_config_scale(&cfg->match, f);
     return rc;
 }
 

@@ -17,6 +17,8 @@
 
 #include "evenodds/eo_match.h"
 #include "models.h"
+/* the teams' search, checked against brute force */
+#include "core/match/match_internal.h"
 
 #define T0 INT64_C(1763800000)
 
@@ -719,6 +721,96 @@ static void test_maps(void **state)
     eo_model_release(m);
 }
 
+/* ---- teams ------------------------------------------------------------------------------- */
+
+/* The least |D| over every assignment of the tickets to two teams of k, by brute force. */
+static int64_t brute_dev(const int64_t *v, const int *size, int m, int k, int64_t field)
+{
+    int64_t best = INT64_MAX;
+    for (uint32_t mask = 0; mask < (1u << m); mask++) {
+        int na = 0;
+        int64_t d = field;
+        for (int i = 0; i < m; i++) {
+            bool a = mask >> i & 1;
+            na += a ? size[i] : 0;
+            d += a ? v[i] : -v[i];
+        }
+        if (na == k && (d < 0 ? -d : d) < best)
+            best = d < 0 ? -d : d;
+    }
+    return best;
+}
+
+/* The matcher's team search (sides.c) on random groups of tickets (parties of 1-3, values
+ * spread narrow to wide, a field or none): every answer has k a side, the |D| it claims, and
+ * when it says "proven" the brute-force optimum; with a budget of 2 nodes what it answers is
+ * still a valid split. */
+static void test_sides_exact(void **state)
+{
+    (void)state;
+    uint64_t s = 99;
+    int proven = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        int k = 1 + (int)(rng(&s) % 6), m = 0, players = 0;
+        int64_t v[12];
+        int size[12];
+        int64_t spread = (int64_t[]){3, 50, 1000}[rep % 3];
+        while (players < 2 * k) {
+            int sz = unif(&s) < 0.7 ? 1 : 2 + (int)(rng(&s) % 2);
+            sz = sz > k || players + sz > 2 * k ? 1 : sz;
+            v[m] = 0;
+            for (int j = 0; j < sz; j++)
+                v[m] += (int64_t)(rng(&s) % (uint64_t)spread);
+            size[m++] = sz;
+            players += sz;
+        }
+        int64_t field = rep % 2 ? (int64_t)(rng(&s) % 41) - 20 : 0;
+        int64_t best = brute_dev(v, size, m, k, field);
+        if (best == INT64_MAX)
+            continue; /* parties that fit no split: the gather never sends these */
+        for (int budget = 0; budget < 2; budget++) {
+            uint8_t side[12];
+            int rc = eo__match_sides(v, size, m, k, field, budget ? 2 : 20000, side);
+            assert_true(rc == 0 || rc == 1 || (budget && rc == -1));
+            if (rc < 0)
+                continue; /* nothing found in 2 nodes: the caller asks the balancer */
+            int na = 0, nb = 0;
+            int64_t d = field;
+            for (int i = 0; i < m; i++) {
+                assert_true(side[i] == EO_BALANCE_A || side[i] == EO_BALANCE_B);
+                *(side[i] == EO_BALANCE_A ? &na : &nb) += size[i];
+                d += side[i] == EO_BALANCE_A ? v[i] : -v[i];
+            }
+            assert_int_equal(na, k);
+            assert_int_equal(nb, k);
+            if (rc == 1) {
+                assert_int_equal(d < 0 ? -d : d, best);
+                proven += budget == 0;
+            }
+        }
+    }
+    assert_true(proven > 2500); /* within its budget the search proves nearly everything */
+}
+
+/* eo_match_model_scale(): Elo with team means is the Elo scale itself; SynElo's Θ = 2400 on
+ * team sums gives 2400 / k per player of mean difference; TrueSkill's is far smaller. */
+static void test_model_scale(void **state)
+{
+    (void)state;
+    eo_model_ctx *elo = test_model_named("elo"), *syn = test_model_named("synelo");
+    eo_model_ctx *ts = test_model_named("trueskill");
+    assert_true(fabs(eo_match_model_scale(elo, 6) - 1.0) < 1e-9);
+    assert_true(fabs(eo_match_model_scale(syn, 6) - 2400.0 / 6 / (400 / log(10))) < 1e-9);
+    assert_true(fabs(eo_match_model_scale(syn, 12) - 2400.0 / 12 / (400 / log(10))) < 1e-9);
+    double t = eo_match_model_scale(ts, 6);
+    assert_true(t > 0.001 && t < 0.1);
+    assert_true(eo_match_model_scale(NULL, 6) == 0.0);
+    assert_true(eo_match_model_scale(elo, 0) == 0.0);
+    eo_model_release(elo);
+    eo_model_release(syn);
+    eo_model_release(ts);
+}
+
 /* ---- bad input ---------------------------------------------------------------------------- */
 
 static void test_bad_input(void **state)
@@ -790,6 +882,8 @@ int main(void)
         cmocka_unit_test(test_team_min),
         cmocka_unit_test(test_backfill),
         cmocka_unit_test(test_maps),
+        cmocka_unit_test(test_sides_exact),
+        cmocka_unit_test(test_model_scale),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,9 +10,9 @@
 /* The default schedule: windows in rating points (Elo-like scales), |P - 0.5| and quality
  * relaxing as the wait grows. */
 static const eo_match_step default_steps[] = {
-    {0, 50.0, 0.0, 0.10, 0.50, 0},    {20, 100.0, 0.0, 0.15, 0.45, 0},
-    {40, 200.0, 0.0, 0.20, 0.40, 0},  {60, 400.0, 0.0, 0.25, 0.35, 0},
-    {120, 800.0, 0.0, 0.30, 0.30, 0},
+    {0, 100.0, 0.0, 0.10, 0.50, 0},   {10, 200.0, 0.0, 0.15, 0.45, 0},
+    {20, 400.0, 0.0, 0.20, 0.40, 0},  {30, 800.0, 0.0, 0.25, 0.35, 0},
+    {45, 1600.0, 0.0, 0.30, 0.30, 0},
 };
 
 int eo_match_config_default(int team_size, eo_match_config *c)
@@ -134,4 +134,37 @@ void eo_match_step_at(const eo_match_config *c, int64_t wait, eo_match_step *out
     /* 0 is "no limit": interpolating towards or from it would invent a limit. */
     if (out->latency_ms > 0.0 && n->latency_ms > 0.0)
         out->latency_ms = lerp(out->latency_ms, n->latency_ms, t);
+}
+
+/* P(A) of two teams of k whose means differ by @p d, no variance, no field. */
+static double p_at(const eo_model_ctx *m, int k, double d)
+{
+    eo_team_agg a = {0}, b = {0};
+    eo_strength sa = {d, 0.0}, sb = {0.0, 0.0};
+    for (int i = 0; i < k; i++) {
+        eo_team_agg_add(&a, &sa, 1.0);
+        eo_team_agg_add(&b, &sb, 1.0);
+    }
+    return eo_model_predict(m, &a, &b, 0.0);
+}
+
+double eo_match_model_scale(const eo_model_ctx *model, int team_size)
+{
+    if (model == NULL || team_size < 1 || team_size > EO_MATCH_TEAM_MAX)
+        return 0.0;
+    const double target = 0.7310585786300049; /* σ(1) */
+    double lo = 0.0, hi = 1e-6;
+    while (p_at(model, team_size, hi) < target) {
+        lo = hi;
+        hi *= 2.0;
+        if (hi > 1e12)
+            return 0.0;
+    }
+    for (int i = 0; i < 200 && lo < hi; i++) {
+        double mid = lo + (hi - lo) / 2.0;
+        if (mid <= lo || mid >= hi)
+            break;
+        *(p_at(model, team_size, mid) < target ? &lo : &hi) = mid;
+    }
+    return hi / (400.0 / 2.302585092994046);
 }

@@ -134,27 +134,27 @@ static void around(const eo__mpass *p, double r, uint32_t *lo, uint32_t *hi)
     size_t a = 0, b = p->n;
     while (a < b) {
         size_t m = a + (b - a) / 2;
-        if (p->tk[p->by_r[m]].r < r)
+        if (p->tk[m].r < r)
             a = m + 1;
         else
             b = m;
     }
     *lo = *hi = EO__MNONE;
     for (size_t i = a; i < p->n && *hi == EO__MNONE; i++)
-        if (!p->tk[p->by_r[i]].taken)
-            *hi = p->by_r[i];
+        if (!p->taken[i])
+            *hi = (uint32_t)i;
     for (size_t i = a; i > 0 && *lo == EO__MNONE; i--)
-        if (!p->tk[p->by_r[i - 1]].taken)
-            *lo = p->by_r[i - 1];
+        if (!p->taken[i - 1])
+            *lo = (uint32_t)(i - 1);
 }
 
-static int push_entry(eo__mpass *p, size_t ticket, uint8_t team)
+static int push_entry(eo__mpass *p, uint32_t t, uint8_t team)
 {
     eo_match_entry *e = eo__grow(p->ent, &p->cap_ent, p->nent + 1, sizeof *e);
     if (e == NULL)
         return EO_ENOMEM;
     p->ent = e;
-    p->ent[p->nent++] = (eo_match_entry){.ticket = ticket, .team = team};
+    p->ent[p->nent++] = (eo_match_entry){.ticket = p->tk[t].idx, .team = team};
     return 0;
 }
 

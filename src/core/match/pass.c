@@ -12,12 +12,12 @@
 
 bool eo__match_older(const eo__mpass *p, uint32_t a, uint32_t b)
 {
-    const eo_match_ticket *x = &p->in[a], *y = &p->in[b];
+    const eo__mtk *x = &p->tk[a], *y = &p->tk[b];
     if (x->created_at != y->created_at)
         return x->created_at < y->created_at;
     if (x->key != y->key)
         return x->key < y->key;
-    return a < b;
+    return x->idx < y->idx;
 }
 
 bool eo__match_reaches(const eo__mpass *p, uint32_t t, int region)
@@ -36,7 +36,7 @@ void eo__match_take(eo__mpass *p, uint32_t t)
     if (k->next != EO__MNONE)
         p->tk[k->next].prev = k->prev;
     k->prev = k->next = EO__MNONE;
-    k->taken = true;
+    p->taken[t] = 1;
 }
 
 static int check_ticket(const eo_match_config *c, const eo_match_ticket *t, size_t i,
@@ -121,36 +121,83 @@ static void read_latency(const eo__mpass *p, const eo_match_ticket *t, float *ou
     }
 }
 
-static void read_ticket(eo__mpass *p, uint32_t i)
+/* A ticket's rating: the mean of its players' means. */
+static double rating(const eo_match_ticket *t)
+{
+    double mu = 0.0;
+    for (size_t j = 0; j < t->nplayers; j++)
+        mu += t->players[j].mu;
+    return mu / (double)t->nplayers;
+}
+
+/* Reads the caller's ticket @p i, of rating @p r, into @p k and its latencies into @p lat. */
+static void read_ticket(const eo__mpass *p, uint32_t i, double r, eo__mtk *k, float *lat)
 {
     const eo_match_config *c = p->c;
     const eo_match_ticket *t = &p->in[i];
-    double mu = 0.0, var = 0.0;
+    double var = 0.0;
     bool calib = false;
     for (size_t j = 0; j < t->nplayers; j++) {
         const eo_match_player *pl = &t->players[j];
-        mu += pl->mu;
         var += pl->sigma * pl->sigma;
         calib |=
             pl->rounds < c->calib_rounds || (c->calib_sigma > 0.0 && pl->sigma >= c->calib_sigma);
     }
-    double np = (double)t->nplayers;
-    eo__mtk *k = &p->tk[i];
-    k->r = mu / np;
-    k->allow = c->sigma_z * sqrt(var / np) + (calib ? c->calib_window : 0.0);
+    k->r = r;
+    k->allow = c->sigma_z * sqrt(var / (double)t->nplayers) + (calib ? c->calib_window : 0.0);
+    k->created_at = t->created_at;
+    k->key = t->key;
+    k->idx = i;
     k->wait = p->now - t->created_at;
     eo_match_step st;
     eo_match_step_at(c, k->wait, &st);
     k->lat_max = st.latency_ms;
     k->size = (uint32_t)t->nplayers;
-    k->taken = false;
-    if (p->lat != NULL)
-        read_latency(p, t, p->lat + (size_t)i * (size_t)c->nregions);
+    if (lat != NULL)
+        read_latency(p, t, lat);
 }
 
-/* Sort keys: rating (or 0 for the age order), then age, key and index. */
+/* The tickets, read in the caller's order (its memory is laid out so), then placed in rating
+ * order (p->tk, p->lat); @p by_age gets their positions oldest first. */
+static int read_tickets(eo__mpass *p, uint32_t *by_age)
+{
+    size_t n = p->n ? p->n : 1, nr = (size_t)p->c->nregions;
+    double *r = malloc(n * sizeof *r);
+    uint32_t *by_r = malloc(n * sizeof *by_r);
+    eo__mtk *in = malloc(n * sizeof *in);
+    float *lat = nr ? malloc(n * nr * sizeof *lat) : NULL;
+    int rc = EO_ENOMEM;
+    if (r != NULL && by_r != NULL && in != NULL && (nr == 0 || lat != NULL)) {
+        for (uint32_t i = 0; i < (uint32_t)p->n; i++) {
+            r[i] = rating(&p->in[i]);
+            read_ticket(p, i, r[i], &in[i], lat ? lat + i * nr : NULL);
+        }
+        rc = eo__match_orders(p, r, by_r, by_age);
+    }
+    if (rc == 0) {
+        uint32_t *rank = (uint32_t *)(void *)r; /* r is done with: rank[i] = position of i */
+        for (uint32_t pos = 0; pos < (uint32_t)p->n; pos++) {
+            eo__mtk *k = &p->tk[pos];
+            *k = in[by_r[pos]];
+            k->prev = pos > 0 ? pos - 1 : EO__MNONE;
+            k->next = pos + 1 < p->n ? pos + 1 : EO__MNONE;
+            if (nr)
+                memcpy(p->lat + pos * nr, lat + by_r[pos] * nr, nr * sizeof *lat);
+            p->allow_max = k->allow > p->allow_max ? k->allow : p->allow_max;
+            rank[by_r[pos]] = pos;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            by_age[i] = rank[by_age[i]];
+    }
+    free(r);
+    free(by_r);
+    free(in);
+    free(lat);
+    return rc;
+}
+
+/* Sort keys of backfill requests: age, key and index. */
 typedef struct sortkey {
-    double r;
     int64_t at;
     uint64_t key;
     uint32_t i;
@@ -159,35 +206,11 @@ typedef struct sortkey {
 static int cmp_key(const void *x, const void *y)
 {
     const sortkey *a = x, *b = y;
-    if (a->r != b->r)
-        return a->r < b->r ? -1 : 1;
     if (a->at != b->at)
         return a->at < b->at ? -1 : 1;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
     return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* by_r (rating order, linked as the waiting list) and @p by_age. */
-static int orders(eo__mpass *p, uint32_t *by_age)
-{
-    sortkey *s = malloc((p->n ? p->n : 1) * sizeof *s);
-    if (s == NULL)
-        return EO_ENOMEM;
-    for (uint32_t pass = 0; pass < 2; pass++) {
-        for (uint32_t i = 0; i < (uint32_t)p->n; i++)
-            s[i] = (sortkey){pass == 0 ? p->tk[i].r : 0.0, p->in[i].created_at, p->in[i].key, i};
-        qsort(s, p->n, sizeof *s, cmp_key);
-        uint32_t *dst = pass == 0 ? p->by_r : by_age;
-        for (size_t i = 0; i < p->n; i++)
-            dst[i] = s[i].i;
-    }
-    free(s);
-    for (size_t i = 0; i < p->n; i++) {
-        p->tk[p->by_r[i]].prev = i > 0 ? p->by_r[i - 1] : EO__MNONE;
-        p->tk[p->by_r[i]].next = i + 1 < p->n ? p->by_r[i + 1] : EO__MNONE;
-    }
-    return 0;
 }
 
 /* Backfill requests oldest first (created_at, key, index). */
@@ -199,7 +222,7 @@ static int serve_backfill(eo__mpass *p, const eo_match_backfill *bf, size_t nbf)
     if (s == NULL)
         return EO_ENOMEM;
     for (size_t i = 0; i < nbf; i++)
-        s[i] = (sortkey){0.0, bf[i].created_at, bf[i].key, (uint32_t)i};
+        s[i] = (sortkey){bf[i].created_at, bf[i].key, (uint32_t)i};
     qsort(s, nbf, sizeof *s, cmp_key);
     int rc = 0;
     for (size_t i = 0; i < nbf && rc == 0; i++)
@@ -286,7 +309,7 @@ static int pack(const eo__mpass *p, eo_match_result **out)
         memcpy(r->entries, p->ent, p->nent * sizeof *p->ent);
     size_t placed = 0;
     for (size_t i = 0; i < p->n; i++)
-        placed += p->tk[i].taken;
+        placed += p->taken[i];
     r->waiting = p->n - placed;
     r->rejected = p->rejected;
     *out = r;
@@ -297,22 +320,22 @@ static int run(eo__mpass *p, const eo_match_backfill *bf, size_t nbf, eo_match_r
 {
     size_t n = p->n ? p->n : 1;
     p->tk = malloc(n * sizeof *p->tk);
-    p->by_r = malloc(n * sizeof *p->by_r);
+    p->taken = calloc(n, 1);
     uint32_t *by_age = malloc(n * sizeof *by_age);
     if (p->c->nregions > 0)
         p->lat = malloc(n * (size_t)p->c->nregions * sizeof *p->lat);
+    size_t nfu = (size_t)p->c->nmaps * (size_t)(p->c->team_size + 1);
+    p->fu = malloc((nfu ? nfu : 1) * sizeof *p->fu);
+    for (size_t i = 0; p->fu != NULL && i < nfu; i++)
+        p->fu[i] = INT64_MIN;
     int rc = EO_ENOMEM;
-    if (p->tk == NULL || p->by_r == NULL || by_age == NULL ||
+    if (p->tk == NULL || p->taken == NULL || by_age == NULL || p->fu == NULL ||
         (p->c->nregions > 0 && p->lat == NULL))
         goto done;
-    for (uint32_t i = 0; i < (uint32_t)p->n; i++) {
-        read_ticket(p, i);
-        p->allow_max = p->tk[i].allow > p->allow_max ? p->tk[i].allow : p->allow_max;
-    }
-    if ((rc = orders(p, by_age)) != 0 || (rc = serve_backfill(p, bf, nbf)) != 0)
+    if ((rc = read_tickets(p, by_age)) != 0 || (rc = serve_backfill(p, bf, nbf)) != 0)
         goto done;
     for (size_t i = 0; i < p->n && rc == 0; i++)
-        if (!p->tk[by_age[i]].taken)
+        if (!p->taken[by_age[i]])
             rc = try_seed(p, by_age[i]);
     if (rc == 0)
         rc = pack(p, out);
@@ -342,8 +365,9 @@ int eo_match_pass(const eo_match_config *c, const eo_model_ctx *model,
     p.gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
     rc = run(&p, backfill, nbackfill, out);
     free(p.tk);
-    free(p.by_r);
+    free(p.taken);
     free(p.lat);
+    free(p.fu);
     free(p.ent);
     free(p.mt);
     free(p.fl);

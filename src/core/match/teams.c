@@ -39,7 +39,7 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
     const eo_match_config *c = p->c;
     ro->n = 0;
     for (int i = 0; i < g->count; i++) {
-        const eo_match_ticket *t = &p->in[g->t[i]];
+        const eo_match_ticket *t = eo__match_in(p, g->t[i]);
         for (size_t j = 0; j < t->nplayers; j++) {
             const eo_match_player *pl = &t->players[j];
             double sd = pl->sigma;
@@ -57,29 +57,18 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
     ro->map = -1;
     ro->field = 0.0;
     if (c->nmaps > 0) {
-        ro->map = (int)(mix(c->seed ^ mix(p->in[g->t[0]].key)) % (uint64_t)c->nmaps);
+        ro->map = (int)(mix(c->seed ^ mix(p->tk[g->t[0]].key)) % (uint64_t)c->nmaps);
         ro->field = c->map_field[ro->map];
     }
 }
 
-/* One a side (k = 1, below the balancer's sizes): the side that leaves the least |D|, the
- * seed on A on a tie. */
-static void sides_1v1(roster *ro, int64_t field)
-{
-    int64_t d = ro->bp[0].rating - ro->bp[1].rating;
-    int64_t keep = d + field, swap = -d + field;
-    bool sw = (swap < 0 ? -swap : swap) < (keep < 0 ? -keep : keep);
-    ro->side[0] = sw ? EO_BALANCE_B : EO_BALANCE_A;
-    ro->side[1] = sw ? EO_BALANCE_A : EO_BALANCE_B;
-    ro->exact = 1;
-}
-
-/* The balancer's teams of k from the 2k players, parties whole. 1: done, 0: none found. */
+/* The balancer's teams of k from the 2k players, parties whole, within the same node budget
+ * (its exact search, then its local search). 1: done, 0: none found. */
 static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, uint64_t seed)
 {
     eo_balance_request req;
     memset(&req, 0, sizeof req);
-    req.mode = EO_BALANCE_SCRAMBLE;
+    req.mode = EO_BALANCE_REBALANCE; /* no current teams: |D| alone decides */
     req.k_min = req.k_max = k;
     req.field = field;
     req.work_limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
@@ -99,6 +88,62 @@ static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, 
     }
     eo_balance_free(res);
     return ok;
+}
+
+/* The map's field in split units for teams of k (eo_model_field_units()), kept per map and
+ * size for groups without variance (every group of SynElo, Elo and hive), whose value depends
+ * on nothing else. */
+static int64_t field_units(const eo__mpass *p, const roster *ro, int k, double var_sum)
+{
+    if (ro->map < 0)
+        return 0;
+    int64_t unit = eo_model_split_unit(p->model);
+    if (var_sum != 0.0)
+        return eo_model_field_units(p->model, ro->field, k, var_sum, unit);
+    int64_t *f = &p->fu[(size_t)ro->map * (size_t)(p->c->team_size + 1) + (size_t)k];
+    if (*f == INT64_MIN)
+        *f = eo_model_field_units(p->model, ro->field, k, 0.0, unit);
+    return *f;
+}
+
+static int64_t dev_of(const roster *ro, const uint8_t *side, int64_t field)
+{
+    int64_t d = field;
+    for (int i = 0; i < ro->n; i++)
+        d += side[ro->owner[i]] == EO_BALANCE_A ? ro->bp[i].rating : -ro->bp[i].rating;
+    return d < 0 ? -d : d;
+}
+
+/* Teams of k, parties whole, with the least |ΣA − ΣB + field|: the matcher's own search
+ * (sides.c) when it proves its answer within the node budget, else the balancer's answer or
+ * the search's, whichever is better. 1: done, 0: no split found, or an error. */
+static int make_sides(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64_t field)
+{
+    int64_t least = ro->bp[0].rating, v[NMAX] = {0};
+    int size[NMAX];
+    for (int i = 1; i < ro->n; i++)
+        least = ro->bp[i].rating < least ? ro->bp[i].rating : least;
+    for (int i = 0; i < g->count; i++)
+        size[i] = (int)p->tk[g->t[i]].size;
+    for (int i = 0; i < ro->n; i++)
+        v[ro->owner[i]] += ro->bp[i].rating - least;
+    uint8_t mine[NMAX];
+    uint64_t limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
+    int rc = eo__match_sides(v, size, g->count, g->k, field, limit, mine);
+    if (rc == 1) {
+        memcpy(ro->side, mine, (size_t)g->count);
+        ro->exact = 1;
+        return 1;
+    }
+    int b = sides_balanced(p, ro, g->k, field, p->c->seed ^ p->tk[g->t[0]].key);
+    if (b < 0)
+        return b;
+    if (rc == 0 && (b == 0 || dev_of(ro, mine, field) < dev_of(ro, ro->side, field))) {
+        memcpy(ro->side, mine, (size_t)g->count);
+        ro->exact = 0;
+        return 1;
+    }
+    return b;
 }
 
 /* The region every ticket reaches within its limit with the least worst latency (lowest
@@ -135,7 +180,7 @@ static int record(eo__mpass *p, const eo__mgroup *g, const roster *ro, eo_match 
     for (uint8_t side = EO_BALANCE_A; side <= EO_BALANCE_B; side++)
         for (int i = 0; i < g->count; i++)
             if (ro->side[i] == side)
-                p->ent[p->nent++] = (eo_match_entry){.ticket = g->t[i], .team = side};
+                p->ent[p->nent++] = (eo_match_entry){.ticket = p->tk[g->t[i]].idx, .team = side};
     for (int i = 0; i < g->count; i++)
         eo__match_take(p, g->t[i]);
     p->mt[p->nmt++] = *m;
@@ -150,16 +195,11 @@ int eo__match_form(eo__mpass *p, const eo__mgroup *g)
     double var_sum = 0.0;
     for (int i = 0; i < ro.n; i++)
         var_sum += ro.s[i].var;
-    int64_t field =
-        eo_model_field_units(p->model, ro.field, k, var_sum, eo_model_split_unit(p->model));
-    if (k == 1) {
-        sides_1v1(&ro, field);
-    } else {
-        int rc = sides_balanced(p, &ro, k, field, p->c->seed ^ p->in[g->t[0]].key);
-        if (rc <= 0) {
-            p->rejected += rc == 0;
-            return rc;
-        }
+    int64_t field = field_units(p, &ro, k, var_sum);
+    int rc = make_sides(p, g, &ro, field);
+    if (rc <= 0) {
+        p->rejected += rc == 0;
+        return rc;
     }
     eo_team_agg a = {0}, b = {0};
     double lo = ro.s[0].mu, hi = ro.s[0].mu;
@@ -170,7 +210,10 @@ int eo__match_form(eo__mpass *p, const eo__mgroup *g)
     }
     eo_match m = {.team_size = k, .exact = ro.exact, .spread = hi - lo};
     m.p_a = eo_model_predict(p->model, &a, &b, ro.field);
-    m.quality = eo_model_quality(p->model, &a, &b, ro.field);
+    /* The other models' quality is 1 - |2 P(A) - 1| (eo_model_quality()'s contract): not
+     * worth a second prediction per match. */
+    m.quality =
+        p->gaussian ? eo_model_quality(p->model, &a, &b, ro.field) : 1.0 - fabs(2.0 * m.p_a - 1.0);
     /* Judged by the step of the group's longest wait (docs/MATCHMAKING.md, "The matcher"). */
     uint32_t old = g->t[0];
     for (int i = 1; i < g->count; i++)
@@ -183,6 +226,6 @@ int eo__match_form(eo__mpass *p, const eo__mgroup *g)
     }
     m.region = best_region(p, g);
     m.map = ro.map;
-    m.oldest = p->in[old].created_at;
+    m.oldest = p->tk[old].created_at;
     return record(p, g, &ro, &m);
 }
