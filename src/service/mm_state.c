@@ -503,10 +503,11 @@ void eo__mm_publish(eo__mm *mm)
     for (size_t i = 0; i < mm->nqueues; i++)
         if (!mm->queues[i]->deleted && mm->queues[i]->next_ms < due)
             due = mm->queues[i]->next_ms;
-    /* instances are watched at least once a second, queues or not */
+    /* instances' heartbeats are watched once a second; without any, only the pruning is due */
     int64_t now = eo__mm_now_ms();
-    if (due > now + 1000)
-        due = now + 1000;
+    int64_t watch = eo__smap_size(mm->instances) > 0 ? 1000 : 60000;
+    if (due > now + watch)
+        due = now + watch;
     atomic_store(&mm->next_due, due);
     if (!any)
         return;

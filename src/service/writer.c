@@ -25,6 +25,7 @@ struct eo__writer {
      * when the file opened read-only, until a commit or a probe succeeds (writer_main). */
     bool healthy;
     char why[256];
+    double probe_at; /* now_s() of the next probe while unhealthy */
     int drain_rc; /* the first failed commit of the batches taken once stopping was set */
     eo_engine *e;
     eo__mm *mm; /* matchmaking over the same engine (mm.h) */
@@ -251,34 +252,54 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
  * the store's message is the reason. */
 static void set_health(eo__writer *wr, int rc, const char *what)
 {
+    if (rc != 0 && wr->healthy) /* the first probe a second after the failure */
+        wr->probe_at = now_s() + 1.0;
     wr->healthy = rc == 0;
     if (rc != 0)
         snprintf(wr->why, sizeof wr->why, "%s: %s", what, eo_store_errmsg(eo_engine_store(wr->e)));
 }
 
-/* While the store is unhealthy and no work comes, a small write of its own every second tells
- * when it recovers (a disk with room again, a file system writable again). Called with mu held;
- * returns with it held. */
-static void wait_or_probe(eo__writer *wr)
+/* The writer's own small write (eo_store_probe()), with mu held; its result heals the store's
+ * health or keeps the reason. */
+static void probe(eo__writer *wr)
 {
-    if (wr->healthy) {
-        pthread_cond_wait(&wr->cv, &wr->mu);
-        return;
-    }
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 1;
-    if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 || wr->stopping)
-        return;
     pthread_mutex_unlock(&wr->mu);
     int rc = eo_store_probe(eo_engine_store(wr->e)); /* the writer's handle: this thread's */
     pthread_mutex_lock(&wr->mu);
+    wr->probe_at = now_s() + 1.0;
     if (rc == 0) {
         wr->healthy = true;
         eo__log_msg(wr->lg, EO_LOG_INFO, "the store takes writes again");
     } else {
         set_health(wr, rc, "the store cannot take writes");
     }
+}
+
+/* While the store is unhealthy, a small write of its own every second tells when it recovers (a
+ * disk with room again, a file system writable again): when no work comes, and also between
+ * batches that write nothing (the matchmaking ticker's passes keep the writer busy). Called with
+ * mu held; returns with it held. */
+static void wait_or_probe(eo__writer *wr)
+{
+    if (wr->healthy) {
+        pthread_cond_wait(&wr->cv, &wr->mu);
+        return;
+    }
+    double left = wr->probe_at - now_s();
+    if (left > 0.0) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)left;
+        until.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 ||
+            wr->stopping)
+            return;
+    }
+    probe(wr);
 }
 
 bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
@@ -361,6 +382,8 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&wr->mu);
         while (wr->n == 0 && !wr->stopping)
             wait_or_probe(wr);
+        if (!wr->healthy && !wr->stopping && now_s() >= wr->probe_at)
+            probe(wr);
         if (wr->n == 0) {
             pthread_mutex_unlock(&wr->mu);
             break;
