@@ -13,39 +13,6 @@
 #include "client/client_internal.h"
 #include "client/instance_internal.h"
 
-/* Largest answer read (an instance's document with its sessions). */
-#define ANSWER_MAX ((size_t)4 << 20)
-
-typedef struct answer {
-    char *p;
-    size_t len, cap;
-    bool too_big;
-} answer;
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
-{
-    answer *a = arg;
-    size_t n = size * nmemb;
-    if (a->len + n > ANSWER_MAX) {
-        a->too_big = true;
-        return 0;
-    }
-    if (a->len + n + 1 > a->cap) {
-        size_t cap = a->cap ? a->cap : 4096;
-        while (cap < a->len + n + 1)
-            cap *= 2;
-        char *p = realloc(a->p, cap);
-        if (p == NULL)
-            return 0;
-        a->p = p;
-        a->cap = cap;
-    }
-    memcpy(a->p + a->len, data, n);
-    a->len += n;
-    a->p[a->len] = '\0';
-    return n;
-}
-
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
     (void)dt, (void)dn, (void)ut, (void)un;
@@ -55,7 +22,7 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 
 /* One POST with bearer @p bearer. The HTTP status, or 0 when the service was not reached. */
 static long post(eo_instance *in, CURL *h, const char *path, const char *bearer,
-                 const char *body, answer *a)
+                 const char *body, eo__answer_buf *a)
 {
     char url[1024], auth[600];
     snprintf(url, sizeof url, "%s%s", in->url, path);
@@ -67,7 +34,7 @@ static long post(eo_instance *in, CURL *h, const char *path, const char *bearer,
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, eo__client_on_data);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
     a->len = 0;
     a->too_big = false;
@@ -223,7 +190,7 @@ static void unregister(eo_instance *in, const char *why)
     eo__inst_log(in, EO_CLIENT_LOG_WARN, "registering again: %s", why);
 }
 
-static void do_register(eo_instance *in, CURL *h, answer *a)
+static void do_register(eo_instance *in, CURL *h, eo__answer_buf *a)
 {
     pthread_mutex_unlock(&in->mu);
     long st = post(in, h, "/v1/instances", in->key, in->reg_body, a);
@@ -249,7 +216,7 @@ static void do_register(eo_instance *in, CURL *h, answer *a)
     json_decref(o);
 }
 
-static void do_heartbeat(eo_instance *in, CURL *h, answer *a)
+static void do_heartbeat(eo_instance *in, CURL *h, eo__answer_buf *a)
 {
     char path[512], token[EO__INST_SECRET_LEN + 1];
     snprintf(path, sizeof path, "/v1/instances/%s/heartbeat", in->id_esc);
@@ -275,7 +242,7 @@ static void do_heartbeat(eo_instance *in, CURL *h, answer *a)
     }
 }
 
-static void do_command(eo_instance *in, CURL *h, answer *a)
+static void do_command(eo_instance *in, CURL *h, eo__answer_buf *a)
 {
     eo__inst_cmd c = *in->head;
     char path[512], token[EO__INST_SECRET_LEN + 1];
@@ -340,7 +307,7 @@ void *eo__inst_worker(void *arg)
 {
     eo_instance *in = arg;
     CURL *h = handle(in);
-    answer a = {0};
+    eo__answer_buf a = {0};
     pthread_mutex_lock(&in->mu);
     if (h == NULL)
         eo__inst_log(in, EO_CLIENT_LOG_ERROR, "libcurl could not start: not registered");

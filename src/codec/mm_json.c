@@ -2,7 +2,6 @@
  * tickets, instance registrations, backfill and ready-check requests are decoded here on the
  * HTTP thread, and the ticket and session documents written here (docs/MATCHMAKING.md). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,52 +9,10 @@
 #include "codec/codec_util.h"
 #include "evenodds/eo_codec.h"
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static int fail(eo_request_error *err, int rc, const char *code, const char *field,
-                const char *fmt, ...)
-{
-    if (err != NULL) {
-        err->status = rc == EO_ENOMEM ? 500 : 400;
-        snprintf(err->code, sizeof err->code, "%s", code);
-        snprintf(err->field, sizeof err->field, "%s", field);
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        eo__utf8_fix(err->message);
-    }
-    return rc;
-}
-
 /* A round error from the shared helpers, as a request error. */
 static int from_round_error(eo_request_error *err, const eo_round_error *e)
 {
-    return fail(err, EO_EINVAL, "invalid_request", e->field, "%s", e->message);
-}
-
-/* Rejects keys other than @p keys[0..n); the field shows a bounded, printable prefix. */
-static int only_keys(const json_t *obj, const char *path, const char *const *keys, size_t n,
-                     eo_request_error *err)
-{
-    const char *key;
-    const json_t *v;
-    json_object_foreach ((json_t *)obj, key, v) {
-        size_t i = 0;
-        while (i < n && strcmp(key, keys[i]) != 0)
-            i++;
-        if (i < n)
-            continue;
-        char name[48], field[64];
-        size_t j = 0;
-        for (; j < 40 && key[j] != '\0'; j++)
-            name[j] = (key[j] >= 0x20 && key[j] < 0x7F) ? key[j] : '?';
-        name[j] = '\0';
-        eo__json_path(field, sizeof field, path, name);
-        return fail(err, EO_EINVAL, "invalid_request", field, "unknown field");
-    }
-    return 0;
+    return eo__request_fail(err, EO_EINVAL, "invalid_request", e->field, "%s", e->message);
 }
 
 /* The id at member @p key of @p obj into @p dst (EO_ID_MAX + 1 bytes). Absent: EO_ENOTFOUND
@@ -68,7 +25,7 @@ static int id_member(const json_t *obj, const char *path, const char *key, bool 
     const json_t *v = json_object_get(obj, key);
     if (v == NULL)
         return optional ? EO_ENOTFOUND
-                        : fail(err, EO_EINVAL, "invalid_request", field, "required field missing");
+                        : eo__request_fail(err, EO_EINVAL, "invalid_request", field, "required field missing");
     eo_round_error e;
     const char *s;
     size_t len;
@@ -110,15 +67,15 @@ int eo_queue_head_from_json(const json_t *obj, char *name, char *pool, int *team
                             eo_request_error *err)
 {
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
     int rc = id_member(obj, "", "name", false, name, err);
     const char *rule = NULL;
     if (rc == 0 && eo_pool_name_check(name, strlen(name), &rule) != 0)
-        rc = fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
     if (rc == 0)
         rc = id_member(obj, "", "pool", false, pool, err);
     if (rc == 0 && json_object_get(obj, "team_size") == NULL)
-        rc = fail(err, EO_EINVAL, "invalid_request", "team_size", "required field missing");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "team_size", "required field missing");
     if (rc == 0)
         rc = team_size_member(obj, team_size, err);
     return rc;
@@ -132,7 +89,7 @@ static int id_list(const json_t *obj, const char *key, size_t max, char (*names)
     if (arr == NULL)
         return 0;
     if (!json_is_array(arr) || json_array_size(arr) > max)
-        return fail(err, EO_EINVAL, "invalid_request", key, "expected an array of at most %zu ids",
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", key, "expected an array of at most %zu ids",
                     max);
     size_t i;
     const json_t *v;
@@ -146,7 +103,7 @@ static int id_list(const json_t *obj, const char *key, size_t max, char (*names)
             return from_round_error(err, &e);
         for (size_t j = 0; j < i; j++)
             if (strcmp(names[j], s) == 0)
-                return fail(err, EO_EINVAL, "invalid_request", field, "given twice");
+                return eo__request_fail(err, EO_EINVAL, "invalid_request", field, "given twice");
         memcpy(names[i], s, len + 1);
     }
     *n = (int)json_array_size(arr);
@@ -160,14 +117,14 @@ static int step_from_json(const json_t *o, size_t i, eo_match_step *st, eo_reque
     char path[32];
     snprintf(path, sizeof path, "steps[%zu]", i);
     if (!json_is_object(o))
-        return fail(err, EO_EINVAL, "invalid_request", path, "expected an object");
-    int rc = only_keys(o, path, keys, sizeof keys / sizeof keys[0], err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", path, "expected an object");
+    int rc = eo__only_keys(o, path, keys, sizeof keys / sizeof keys[0], err);
     if (rc != 0)
         return rc;
     if (json_object_get(o, "after") == NULL) {
         char field[64];
         eo__json_path(field, sizeof field, path, "after");
-        return fail(err, EO_EINVAL, "invalid_request", field, "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", field, "required field missing");
     }
     int64_t after = 0, team_min = st->team_min;
     eo_round_error e;
@@ -193,7 +150,7 @@ static int steps_from_json(const json_t *obj, eo_match_config *m, eo_request_err
         return 0;
     if (!json_is_array(arr) || json_array_size(arr) < 1 ||
         json_array_size(arr) > EO_MATCH_STEPS_MAX)
-        return fail(err, EO_EINVAL, "invalid_request", "steps",
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "steps",
                     "expected an array of 1 to %d steps", EO_MATCH_STEPS_MAX);
     eo_match_step prev = m->steps[0], steps[EO_MATCH_STEPS_MAX];
     size_t i;
@@ -216,7 +173,7 @@ static int patch_fixed(const json_t *obj, eo_request_error *err)
     static const char *const fixed[] = {"name", "pool", "team_size", "regions"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (json_object_get(obj, fixed[i]) != NULL)
-            return fail(err, EO_EINVAL, "invalid_request", fixed[i],
+            return eo__request_fail(err, EO_EINVAL, "invalid_request", fixed[i],
                         "cannot change (tickets were read against it): make a new queue");
     return 0;
 }
@@ -264,14 +221,14 @@ int eo_queue_request_apply(const json_t *obj, bool patch, eo_queue_config *cfg,
         "steps",        "linear",      "sigma_z",      "calib_rounds", "calib_sigma",
         "calib_window", "interval_ms", "ticket_ttl_s", "ready_check_s"};
     if (cfg == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
     eo_queue_config *t = malloc(sizeof *t);
     if (t == NULL)
-        return fail(err, EO_ENOMEM, "internal", "", "out of memory");
+        return eo__request_fail(err, EO_ENOMEM, "internal", "", "out of memory");
     *t = *cfg;
-    int rc = only_keys(obj, "", keys, sizeof keys / sizeof keys[0], err);
+    int rc = eo__only_keys(obj, "", keys, sizeof keys / sizeof keys[0], err);
     if (rc == 0)
         rc = patch ? patch_fixed(obj, err) : head_again(obj, t, err);
     if (rc == 0)
@@ -348,7 +305,7 @@ static int latency_from_json(const json_t *lat, const char *path, const eo_queue
     char field[64];
     eo__json_path(field, sizeof field, path, "latency");
     if (!json_is_object(lat))
-        return fail(err, EO_EINVAL, "invalid_request", field, "expected an object of ms by region");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", field, "expected an object of ms by region");
     for (int r = 0; r < EO_MATCH_REGIONS_MAX; r++)
         out->latency[i][r] = -1.0;
     const char *key;
@@ -358,10 +315,10 @@ static int latency_from_json(const json_t *lat, const char *path, const eo_queue
         eo__json_path(rf, sizeof rf, field, key);
         int r = region_index(q, key);
         if (r < 0)
-            return fail(err, EO_EINVAL, "unknown_region", rf, "the queue has no such region");
+            return eo__request_fail(err, EO_EINVAL, "unknown_region", rf, "the queue has no such region");
         double ms = json_is_number(v) ? json_number_value(v) : -1.0;
         if (!(ms >= 0.0 && ms <= EO_TICKET_LATENCY_MAX_MS))
-            return fail(err, EO_EINVAL, "invalid_request", rf, "expected ms in [0, %d]",
+            return eo__request_fail(err, EO_EINVAL, "invalid_request", rf, "expected ms in [0, %d]",
                         EO_TICKET_LATENCY_MAX_MS);
         out->latency[i][r] = ms;
     }
@@ -376,15 +333,15 @@ static int ticket_player(const json_t *p, size_t i, const eo_queue_config *q,
     char path[32];
     snprintf(path, sizeof path, "players[%zu]", i);
     if (!json_is_object(p))
-        return fail(err, EO_EINVAL, "invalid_request", path, "expected an object");
-    int rc = only_keys(p, path, keys, 2, err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", path, "expected an object");
+    int rc = eo__only_keys(p, path, keys, 2, err);
     if (rc == 0)
         rc = id_member(p, path, "id", false, out->players[i], err);
     for (size_t j = 0; rc == 0 && j < i; j++)
         if (strcmp(out->players[j], out->players[i]) == 0) {
             char field[64];
             eo__json_path(field, sizeof field, path, "id");
-            rc = fail(err, EO_EINVAL, "invalid_request", field, "player given twice");
+            rc = eo__request_fail(err, EO_EINVAL, "invalid_request", field, "player given twice");
         }
     const json_t *lat = json_object_get(p, "latency");
     if (rc == 0 && lat != NULL)
@@ -397,20 +354,20 @@ int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q,
 {
     static const char *const keys[] = {"id", "players"};
     if (out == NULL || q == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, "", keys, 2, err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, 2, err);
     if (rc == 0 && (rc = id_member(obj, "", "id", true, out->id, err)) == EO_ENOTFOUND)
         rc = 0;
     const json_t *players = json_object_get(obj, "players");
     if (rc == 0 && players == NULL)
-        rc = fail(err, EO_EINVAL, "invalid_request", "players", "required field missing");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "players", "required field missing");
     if (rc == 0 && (!json_is_array(players) || json_array_size(players) == 0))
-        rc = fail(err, EO_EINVAL, "invalid_request", "players", "expected a non-empty array");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "players", "expected a non-empty array");
     if (rc == 0 && json_array_size(players) > (size_t)q->match.team_size)
-        rc = fail(err, EO_EINVAL, "party_too_large", "players",
+        rc = eo__request_fail(err, EO_EINVAL, "party_too_large", "players",
                   "a party of %zu players is larger than the queue's team of %d",
                   json_array_size(players), q->match.team_size);
     size_t i;
@@ -458,14 +415,14 @@ static int address_member(const json_t *obj, char *dst, eo_request_error *err)
 {
     const json_t *v = json_object_get(obj, "address");
     if (v == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "address", "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "address", "required field missing");
     const char *s = json_is_string(v) ? json_string_value(v) : NULL;
     size_t len = s ? json_string_length(v) : 0;
     bool ok = s != NULL && len > 0 && len <= EO_INSTANCE_ADDRESS_MAX && strlen(s) == len;
     for (size_t i = 0; ok && i < len; i++)
         ok = s[i] > 0x20 && s[i] < 0x7F;
     if (!ok)
-        return fail(err, EO_EINVAL, "invalid_request", "address",
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "address",
                     "expected 1 to %d bytes of printable ASCII without spaces (HOST:PORT)",
                     EO_INSTANCE_ADDRESS_MAX);
     memcpy(dst, s, len + 1);
@@ -477,20 +434,20 @@ int eo_instance_request_from_json(const json_t *obj, eo_instance_request *out,
 {
     static const char *const keys[] = {"id", "queues", "address", "region", "capacity"};
     if (out == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, "", keys, sizeof keys / sizeof keys[0], err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, sizeof keys / sizeof keys[0], err);
     if (rc == 0)
         rc = id_member(obj, "", "id", false, out->id, err);
     int nq = 0;
     if (rc == 0 && json_object_get(obj, "queues") == NULL)
-        rc = fail(err, EO_EINVAL, "invalid_request", "queues", "required field missing");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "queues", "required field missing");
     if (rc == 0)
         rc = id_list(obj, "queues", EO_INSTANCE_QUEUES_MAX, out->queues, &nq, err);
     if (rc == 0 && nq == 0)
-        rc = fail(err, EO_EINVAL, "invalid_request", "queues", "expected at least one queue");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "queues", "expected at least one queue");
     if (rc == 0)
         rc = address_member(obj, out->address, err);
     if (rc == 0 && (rc = id_member(obj, "", "region", true, out->region, err)) == EO_ENOTFOUND)
@@ -526,7 +483,7 @@ static int team_member(const json_t *obj, uint8_t *team, eo_request_error *err)
     const json_t *v = json_object_get(obj, "team");
     const char *s = json_is_string(v) ? json_string_value(v) : "";
     if (strcmp(s, "A") != 0 && strcmp(s, "B") != 0)
-        return fail(err, EO_EINVAL, "invalid_request", "team",
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "team",
                     v ? "expected \"A\" or \"B\"" : "required field missing");
     *team = s[0] == 'A' ? EO_BALANCE_A : EO_BALANCE_B;
     return 0;
@@ -537,15 +494,15 @@ int eo_backfill_request_from_json(const json_t *obj, eo_backfill_request *out,
 {
     static const char *const keys[] = {"team", "slots", "rating"};
     if (out == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, "", keys, 3, err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, 3, err);
     if (rc == 0)
         rc = team_member(obj, &out->team, err);
     if (rc == 0 && json_object_get(obj, "slots") == NULL)
-        rc = fail(err, EO_EINVAL, "invalid_request", "slots", "required field missing");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "slots", "required field missing");
     int64_t slots = 0;
     eo_round_error e;
     if (rc == 0 && eo__get_int(obj, "", "slots", 1, EO_MATCH_TEAM_MAX, &slots, NULL, &e) != 0)
@@ -563,15 +520,15 @@ int eo_ready_request_from_json(const json_t *obj, eo_ready_request *out, eo_requ
 {
     static const char *const keys[] = {"player", "accept"};
     if (out == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, "", keys, 2, err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, 2, err);
     if (rc == 0 && (rc = id_member(obj, "", "player", true, out->player, err)) == EO_ENOTFOUND)
         rc = 0;
     if (rc == 0 && !json_is_boolean(json_object_get(obj, "accept")))
-        rc = fail(err, EO_EINVAL, "invalid_request", "accept",
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "accept",
                   json_object_get(obj, "accept") ? "expected true or false"
                                                  : "required field missing");
     if (rc == 0)

@@ -250,6 +250,20 @@ struct eo__mm {
 };
 
 /* mm_state.c */
+/* What an op returns when it refused the request (the answer in its error): it changed
+ * nothing. */
+#define EO__MM_REFUSED 1
+/* Fills @p err with @p status, @p code, @p field (NULL: none) and the message; returns
+ * EO__MM_REFUSED. */
+int eo__mm_refuse(eo_engine_error *err, int status, const char *code, const char *field,
+                  const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Whether the request's bearer is @p token (a ticket's or instance's; "" never matches), in
+ * constant time. */
+bool eo__mm_token_is(const eo__mm_req *q, const char *token);
 /* Frees every object and starts empty indexes. 0 or EO_ENOMEM. */
 int eo__mm_state_clear(eo__mm *mm);
 mm_queue *eo__mm_queue(eo__mm *mm, const char *name);

@@ -2,7 +2,6 @@
  * before it changes anything, so a refused request changes nothing; a store failure undoes the
  * request to its savepoint and reloads the state (docs/MATCHMAKING.md, docs/SERVICE.md "Poison
  * isolation"). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,24 +9,7 @@
 #include "service/mm.h"
 #include "service/service.h"
 
-/* A refusal: the request changed nothing. */
-#define REFUSED 1
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static int refuse(eo_engine_error *err, int status, const char *code, const char *field,
-                  const char *fmt, ...)
-{
-    err->status = status;
-    snprintf(err->code, sizeof err->code, "%s", code);
-    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return REFUSED;
-}
 
 /* What an op answers: the status and a document (stolen), or a refusal in err. */
 typedef struct answer {
@@ -42,11 +24,6 @@ static int give(answer *a, int status, json_t *doc)
     return doc ? 0 : EO_ENOMEM;
 }
 
-static bool token_is(const eo__mm_req *q, const char *token)
-{
-    return strlen(q->token) == EO__MM_TOKEN_LEN && token[0] != '\0' &&
-           eo__ct_equal(q->token, token, EO__MM_TOKEN_LEN);
-}
 
 /* ---- queues ------------------------------------------------------------------------------ */
 
@@ -70,7 +47,7 @@ static mm_queue *need_queue(eo__mm *mm, const char *name, eo_engine_error *err)
 {
     mm_queue *q = eo__mm_queue(mm, name);
     if (q == NULL)
-        refuse(err, 404, "unknown_queue", "queue", "no queue of that name");
+        eo__mm_refuse(err, 404, "unknown_queue", "queue", "no queue of that name");
     return q;
 }
 
@@ -79,9 +56,9 @@ static int queue_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
 {
     const eo_queue_config *cfg = r->u.queue;
     if (eo__mm_queue(mm, cfg->name) != NULL)
-        return refuse(err, 409, "queue_exists", "name", "a queue of that name exists");
+        return eo__mm_refuse(err, 409, "queue_exists", "name", "a queue of that name exists");
     if (eo_engine_pool(mm->e, cfg->pool) == NULL)
-        return refuse(err, 400, "unknown_pool", "pool", "no pool of that name");
+        return eo__mm_refuse(err, 400, "unknown_pool", "pool", "no pool of that name");
     mm_queue *q = NULL;
     int rc = eo__mm_queue_add(mm, cfg, &q);
     if (rc == 0) {
@@ -96,14 +73,14 @@ static int queue_patch(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer *
 {
     mm_queue *q = need_queue(mm, r->name, err);
     if (q == NULL)
-        return REFUSED;
+        return EO__MM_REFUSED;
     eo_queue_config cfg = q->cfg;
     eo_request_error rerr;
     int rc = eo_queue_request_apply(r->body, true, &cfg, &rerr);
     if (rc == EO_ENOMEM)
         return rc;
     if (rc != 0)
-        return refuse(err, rerr.status, rerr.code, rerr.field, "%s", rerr.message);
+        return eo__mm_refuse(err, rerr.status, rerr.code, rerr.field, "%s", rerr.message);
     q->cfg = cfg;
     q->changed = true;
     if (q->next_ms > now_ms + cfg.interval_ms)
@@ -135,7 +112,7 @@ static int queue_delete(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
 {
     mm_queue *q = need_queue(mm, r->name, err);
     if (q == NULL)
-        return REFUSED;
+        return EO__MM_REFUSED;
     int64_t n = 0;
     int rc = cancel_all(mm, q, "the queue was deleted", now_ms, &n);
     q->deleted = true;
@@ -150,7 +127,7 @@ static int queue_delete(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
 static int queue_get(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_error *err)
 {
     mm_queue *q = need_queue(mm, r->name, err);
-    return q ? give(a, 200, eo__mm_queue_json(q)) : REFUSED;
+    return q ? give(a, 200, eo__mm_queue_json(q)) : EO__MM_REFUSED;
 }
 
 static int queue_list(eo__mm *mm, answer *a)
@@ -189,7 +166,7 @@ static int ticket_again(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_er
     mm_ticket *t = eo__smap_get(mm->tickets, id);
     if (t != NULL) {
         if (strcmp(t->q->cfg.name, r->name) != 0 || strcmp(t->request, r->ticket_text) != 0)
-            return refuse(err, 409, "ticket_conflict", "id",
+            return eo__mm_refuse(err, 409, "ticket_conflict", "id",
                           "a ticket with this id exists with other content");
         return give(a, 200, ticket_created(t->id, t->token,
                                            t->state == MM_T_QUEUED ? "queued" : "matched"));
@@ -202,7 +179,7 @@ static int ticket_again(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_er
         return rc;
     bool same = strcmp(row.owner, r->name) == 0 && strcmp(row.request, r->ticket_text) == 0;
     rc = same ? give(a, 200, ticket_created(id, row.token, row.status))
-              : refuse(err, 409, "ticket_conflict", "id",
+              : eo__mm_refuse(err, 409, "ticket_conflict", "id",
                        "a ticket with this id exists with other content");
     eo_mm_row_free(&row);
     return rc;
@@ -213,7 +190,7 @@ static int ticket_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer
 {
     mm_queue *q = need_queue(mm, r->name, err);
     if (q == NULL)
-        return REFUSED;
+        return EO__MM_REFUSED;
     const eo_ticket_request *t = r->u.ticket;
     if (t->id[0] != '\0') {
         int rc = ticket_again(mm, r, a, err);
@@ -225,7 +202,7 @@ static int ticket_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer
         if (other != NULL) {
             char field[64];
             snprintf(field, sizeof field, "players[%zu].id", i);
-            return refuse(err, 409, "player_queued", field,
+            return eo__mm_refuse(err, 409, "player_queued", field,
                           "this player is in ticket %.64s of this queue already", other->id);
         }
     }
@@ -257,13 +234,13 @@ static int ticket_auth(eo__mm *mm, const eo__mm_req *r, mm_ticket **live, eo_mm_
     } else if (rc != EO_ENOTFOUND) {
         return rc;
     }
-    if (r->by == EO__MM_BY_TOKEN && !token_is(r, token)) {
+    if (r->by == EO__MM_BY_TOKEN && !eo__mm_token_is(r, token)) {
         if (rc == 0 && *live == NULL)
             eo_mm_row_free(row);
-        return refuse(err, 401, "unauthorized", "", "invalid key or ticket token");
+        return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or ticket token");
     }
     if (rc == EO_ENOTFOUND)
-        return refuse(err, 404, "unknown_ticket", "ticket", "no ticket of that id");
+        return eo__mm_refuse(err, 404, "unknown_ticket", "ticket", "no ticket of that id");
     return 0;
 }
 
@@ -277,7 +254,7 @@ static int ticket_cancel(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer
         return rc;
     if (t == NULL) { /* finished: a repeat of a cancel is answered again */
         bool assigned = strcmp(row.status, "assigned") == 0;
-        rc = assigned ? refuse(err, 409, "ticket_assigned", "ticket",
+        rc = assigned ? eo__mm_refuse(err, 409, "ticket_assigned", "ticket",
                                "the ticket has a session already; it cannot be cancelled")
                       : give(a, 200, json_pack("{s:s,s:s}", "ticket", row.name, "status",
                                                row.status));
@@ -310,7 +287,7 @@ static int ticket_ready(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
     if (t == NULL || t->state != MM_T_MATCHED || t->match->deadline_ms == 0) {
         if (t == NULL)
             eo_mm_row_free(&row);
-        return refuse(err, 409, "no_ready_check", "ticket", "the ticket has no ready check open");
+        return eo__mm_refuse(err, 409, "no_ready_check", "ticket", "the ticket has no ready check open");
     }
     const eo_ready_request *rr = &r->u.ready;
     mm_match *m = t->match;
@@ -325,7 +302,7 @@ static int ticket_ready(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
                 m->accepted[seat + j] = true;
         }
     if (!found)
-        return refuse(err, 400, "invalid_request", "player", "not a player of this ticket");
+        return eo__mm_refuse(err, 400, "invalid_request", "player", "not a player of this ticket");
     char id[EO_ID_MAX + 1];
     snprintf(id, sizeof id, "%s", t->id);
     if (!rr->accept) {

@@ -2,7 +2,6 @@
  * "Instances", "Sessions", "Backfill"). An instance acts with the token its registration gave
  * (or an operator with the admin key): a token of another instance is refused naming the
  * instance or session it is not. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,29 +9,8 @@
 #include "service/mm.h"
 #include "service/service.h"
 
-#define REFUSED 1
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static int refuse(eo_engine_error *err, int status, const char *code, const char *field,
-                  const char *fmt, ...)
-{
-    err->status = status;
-    snprintf(err->code, sizeof err->code, "%s", code);
-    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return REFUSED;
-}
 
-static bool token_is(const eo__mm_req *q, const char *token)
-{
-    return strlen(q->token) == EO__MM_TOKEN_LEN && token[0] != '\0' &&
-           eo__ct_equal(q->token, token, EO__MM_TOKEN_LEN);
-}
 
 typedef struct owner_ctx {
     const eo__mm_req *q;
@@ -44,7 +22,7 @@ static int token_owner(void *ctx, const char *key, void *val)
     (void)key;
     owner_ctx *c = ctx;
     mm_instance *in = val;
-    if (token_is(c->q, in->token)) {
+    if (eo__mm_token_is(c->q, in->token)) {
         c->found = in;
         return 1;
     }
@@ -68,13 +46,13 @@ static int caller_is(eo__mm *mm, const eo__mm_req *q, mm_instance *in, bool serv
     if (q->by == EO__MM_BY_ADMIN || (q->by == EO__MM_BY_SERVER && server_may))
         return 0;
     if (q->by == EO__MM_BY_SERVER)
-        return refuse(err, 403, "forbidden", "",
+        return eo__mm_refuse(err, 403, "forbidden", "",
                       "an instance acts with its own token (from POST /v1/instances)");
-    if (in != NULL && token_is(q, in->token))
+    if (in != NULL && eo__mm_token_is(q, in->token))
         return 0;
     if (by_token(mm, q) != NULL)
-        return refuse(err, 403, "forbidden", field, "this token belongs to another instance");
-    return refuse(err, 401, "unauthorized", "", "invalid key or instance token");
+        return eo__mm_refuse(err, 403, "forbidden", field, "this token belongs to another instance");
+    return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
 }
 
 /* ---- documents ------------------------------------------------------------------------------- */
@@ -156,12 +134,12 @@ static int check_queues(eo__mm *mm, const eo_instance_request *r, eo_engine_erro
         snprintf(field, sizeof field, "queues[%zu]", i);
         const mm_queue *q = eo__mm_queue(mm, r->queues[i]);
         if (q == NULL)
-            return refuse(err, 400, "unknown_queue", field, "no queue of that name");
+            return eo__mm_refuse(err, 400, "unknown_queue", field, "no queue of that name");
         bool ok = q->cfg.match.nregions == 0;
         for (int x = 0; !ok && x < q->cfg.match.nregions; x++)
             ok = strcmp(q->cfg.regions[x], r->region) == 0;
         if (!ok)
-            return refuse(err, 400, "unknown_region", "region",
+            return eo__mm_refuse(err, 400, "unknown_region", "region",
                           "queue %.64s has regions and this is not one of them", q->cfg.name);
     }
     return 0;
@@ -189,7 +167,7 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     bool same = in != NULL && strcmp(in->request, text) == 0;
     if (in != NULL && !same && in->state != MM_I_LOST && in->open > 0) {
         free(text);
-        return refuse(err, 409, "instance_conflict", "id",
+        return eo__mm_refuse(err, 409, "instance_conflict", "id",
                       "an instance of this id runs sessions with another registration");
     }
     *status = in == NULL ? 201 : 200;
@@ -221,10 +199,10 @@ static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *sta
     if (rc != 0)
         return rc;
     if (in == NULL)
-        return refuse(err, 404, "unknown_instance", "instance", "no instance of that id");
+        return eo__mm_refuse(err, 404, "unknown_instance", "instance", "no instance of that id");
     if (q->op == EO__MM_INSTANCE_HEARTBEAT) {
         if (in->state == MM_I_LOST)
-            return refuse(err, 410, "instance_lost", "instance",
+            return eo__mm_refuse(err, 410, "instance_lost", "instance",
                           "missed heartbeats ended its sessions; register again");
         in->seen_ms = now_ms;
     } else if (q->op == EO__MM_INSTANCE_DELETE && in->state == MM_I_LIVE) {
@@ -266,10 +244,10 @@ static int session_backfill(eo__mm *mm, const eo__mm_req *q, mm_session *s, int6
 {
     const eo_backfill_request *b = &q->u.backfill;
     if (b->slots > s->team_size)
-        return refuse(err, 400, "invalid_request", "slots",
+        return eo__mm_refuse(err, 400, "invalid_request", "slots",
                       "more players than a team of this session (%d)", s->team_size);
     if (eo__mm_queue(mm, s->queue) == NULL)
-        return refuse(err, 409, "queue_gone", "session",
+        return eo__mm_refuse(err, 409, "queue_gone", "session",
                       "the session's queue was deleted: nobody can be found for it");
     eo__mm_set_backfill(mm, s, b->team);
     s->bf_slots = b->slots;
@@ -285,15 +263,15 @@ static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, json_t
     eo_mm_row row;
     int rc = eo_store_mm_get(mm->st, EO_MM_SESSION, q->name, &row);
     if (rc == EO_ENOTFOUND && q->by != EO__MM_BY_TOKEN)
-        return refuse(err, 404, "unknown_session", "session", "no session of that id");
+        return eo__mm_refuse(err, 404, "unknown_session", "session", "no session of that id");
     if (rc == EO_ENOTFOUND)
-        return refuse(err, 401, "unauthorized", "", "invalid key or instance token");
+        return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
     if (rc != 0)
         return rc;
     rc = caller_is(mm, q, eo__smap_get(mm->instances, row.owner),
                    q->op == EO__MM_SESSION_GET, "session", err);
     if (rc == 0 && q->op == EO__MM_SESSION_BACKFILL)
-        rc = refuse(err, 409, "session_closed", "session", "the session is %s", row.status);
+        rc = eo__mm_refuse(err, 409, "session_closed", "session", "the session is %s", row.status);
     if (rc == 0) {
         *status = 200;
         *doc = json_loads(row.doc, 0, NULL);

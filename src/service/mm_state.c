@@ -3,6 +3,7 @@
  * the queue configurations published to the HTTP threads. Writer thread only, but for
  * eo__mm_queue_get() and eo__mm_next_due(). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,25 @@ void eo__mm_set_backfill(eo__mm *mm, mm_session *s, int team)
     else if (s->bf_team >= 0 && team < 0)
         mm->backfills--;
     s->bf_team = team;
+}
+
+int eo__mm_refuse(eo_engine_error *err, int status, const char *code, const char *field,
+                  const char *fmt, ...)
+{
+    err->status = status;
+    snprintf(err->code, sizeof err->code, "%s", code);
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return EO__MM_REFUSED;
+}
+
+bool eo__mm_token_is(const eo__mm_req *q, const char *token)
+{
+    return strlen(q->token) == EO__MM_TOKEN_LEN && token[0] != '\0' &&
+           eo__ct_equal(q->token, token, EO__MM_TOKEN_LEN);
 }
 
 /* ---- queues ------------------------------------------------------------------------------ */
@@ -140,6 +160,16 @@ void eo__mm_wait_compact(mm_queue *q)
 
 /* ---- tickets ----------------------------------------------------------------------------- */
 
+/* Frees what a ticket owns and the ticket. */
+static void ticket_release(mm_ticket *t)
+{
+    free(t->players);
+    free(t->mp);
+    free(t->lat);
+    free(t->request);
+    free(t);
+}
+
 void eo__mm_ticket_free(eo__mm *mm, mm_ticket *t)
 {
     if (t == NULL)
@@ -150,11 +180,7 @@ void eo__mm_ticket_free(eo__mm *mm, mm_ticket *t)
             eo__smap_del(t->q->players, t->players[i]);
     if (eo__smap_get(mm->tickets, t->id) == t)
         eo__smap_del(mm->tickets, t->id);
-    free(t->players);
-    free(t->mp);
-    free(t->lat);
-    free(t->request);
-    free(t);
+    ticket_release(t);
 }
 
 int eo__mm_ticket_make(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, const char *request,
@@ -166,12 +192,8 @@ int eo__mm_ticket_make(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, cons
         (t->mp = calloc(r->nplayers, sizeof *t->mp)) == NULL ||
         (nr > 0 && (t->lat = calloc(r->nplayers * nr, sizeof *t->lat)) == NULL) ||
         (t->request = strdup(request)) == NULL) {
-        if (t != NULL) {
-            free(t->players);
-            free(t->mp);
-            free(t->lat);
-        }
-        free(t);
+        if (t != NULL)
+            ticket_release(t);
         return EO_ENOMEM;
     }
     t->q = q;
@@ -437,12 +459,7 @@ static int session_free_cb(void *ctx, const char *key, void *val)
 static int ticket_free_cb(void *ctx, const char *key, void *val)
 {
     (void)ctx, (void)key;
-    mm_ticket *t = val;
-    free(t->players);
-    free(t->mp);
-    free(t->lat);
-    free(t->request);
-    free(t);
+    ticket_release(val);
     return 0;
 }
 
