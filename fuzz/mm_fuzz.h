@@ -14,8 +14,8 @@ static inline json_t *mm_fuzz_parse(const uint8_t *data, size_t size)
 {
     json_t *obj = NULL;
     eo_request_error err;
-    if (eo_request_parse((const char *)data, size, EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX,
-                         &obj, &err) != 0) {
+    if (eo_request_parse((const char *)data, size, EO_REQUEST_BODY_MAX, EO_REQUEST_DEPTH_MAX, &obj,
+                         &err) != 0) {
         if (err.status < 400 || err.code[0] == '\0')
             abort();
         return NULL;
@@ -26,8 +26,7 @@ static inline json_t *mm_fuzz_parse(const uint8_t *data, size_t size)
 /* A refusal names a field or the whole body, with a 4xx and a message. */
 static inline void mm_fuzz_refusal(const eo_request_error *err)
 {
-    if (err->status < 400 || err->status > 499 || err->code[0] == '\0' ||
-        err->message[0] == '\0')
+    if (err->status < 400 || err->status > 499 || err->code[0] == '\0' || err->message[0] == '\0')
         abort();
 }
 

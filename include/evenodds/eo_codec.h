@@ -747,8 +747,8 @@ typedef struct eo_ticket_request {
  * "players[1].latency.REGION"), a player twice ("players[2].id"), anything else malformed
  * ("invalid_request"). Unknown fields are rejected.
  */
-int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q,
-                                eo_ticket_request *out, eo_request_error *err);
+int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q, eo_ticket_request *out,
+                                eo_request_error *err);
 
 /** The canonical text of a ticket's content (players and latencies, without the id): what an
  *  idempotent repeat is compared with, and what the store keeps. *out malloc'd. 0 or
@@ -845,8 +845,8 @@ typedef struct eo_session_view {
     const char *status; /**< open, closed, lost */
     const eo_mm_match_view *match;
     int64_t created_at, updated_at; /**< Unix ms */
-    int backfill_team;  /**< the team a backfill request waits for (-1: none) */
-    int backfill_slots; /**< its slots left */
+    int backfill_team;              /**< the team a backfill request waits for (-1: none) */
+    int backfill_slots;             /**< its slots left */
     double backfill_rating;
     int64_t backfill_at; /**< when it was asked, Unix ms */
 } eo_session_view;

@@ -41,19 +41,19 @@ extern "C" {
 /** Configuration. Fill with eo_instance_config_init(), then set at least url, key, id, queues
  *  and address. */
 typedef struct eo_instance_config {
-    const char *url;     /**< the service, "http://HOST:PORT" (required) */
-    const char *key;     /**< the server key, to register (required; never logged) */
-    const char *id;      /**< this instance's id (required; an id of at most 128 bytes) */
+    const char *url; /**< the service, "http://HOST:PORT" (required) */
+    const char *key; /**< the server key, to register (required; never logged) */
+    const char *id;  /**< this instance's id (required; an id of at most 128 bytes) */
     const char *queues[EO_INSTANCE_QUEUES]; /**< the queues it serves (required, nqueues) */
     size_t nqueues;
-    const char *address; /**< where players join, "HOST:PORT" (required) */
-    const char *region;  /**< its region (required when a queue has regions), or NULL */
-    int capacity;        /**< sessions at once (default 1) */
-    long heartbeat_ms;   /**< default 1000; the service's timeout is 10 s by default */
-    long connect_timeout_ms; /**< default 2000 */
-    long request_timeout_ms; /**< default 5000 */
+    const char *address;             /**< where players join, "HOST:PORT" (required) */
+    const char *region;              /**< its region (required when a queue has regions), or NULL */
+    int capacity;                    /**< sessions at once (default 1) */
+    long heartbeat_ms;               /**< default 1000; the service's timeout is 10 s by default */
+    long connect_timeout_ms;         /**< default 2000 */
+    long request_timeout_ms;         /**< default 5000 */
     long retry_min_ms, retry_max_ms; /**< backoff after a failure (500, 30000) */
-    eo_client_log_fn log;    /**< log lines, called from eo_instance_poll() (may be NULL) */
+    eo_client_log_fn log;            /**< log lines, called from eo_instance_poll() (may be NULL) */
     void *log_ctx;
 } eo_instance_config;
 
@@ -63,8 +63,7 @@ typedef struct eo_instance eo_instance;
 
 /** Checks @p cfg, copies it and starts the worker (which registers at once). 0, or EO_EINVAL /
  *  EO_ENOMEM with a message in @p err naming the setting. */
-int eo_instance_create(const eo_instance_config *cfg, eo_instance **out, char *err,
-                       size_t errlen);
+int eo_instance_create(const eo_instance_config *cfg, eo_instance **out, char *err, size_t errlen);
 
 /** Stops the worker (an unsent close is not waited for: eo_instance_flush() first) and frees.
  *  The instance is not drained: the service loses it after its heartbeat timeout. */
@@ -86,10 +85,10 @@ typedef enum eo_instance_event_type {
 typedef struct eo_instance_event {
     eo_instance_event_type type;
     char session[EO_INSTANCE_SESSION_MAX + 1];
-    size_t first, n;                /**< SEATS */
-    int status;                     /**< REFUSED: the HTTP status */
-    eo_client_log_level level;      /**< LOG */
-    char msg[256];                  /**< LOG, REFUSED */
+    size_t first, n;           /**< SEATS */
+    int status;                /**< REFUSED: the HTTP status */
+    eo_client_log_level level; /**< LOG */
+    char msg[256];             /**< LOG, REFUSED */
 } eo_instance_event;
 
 /** Takes the next event: 1 with *ev filled, 0 when none. Never blocks. */
@@ -107,9 +106,9 @@ typedef struct eo_instance_session {
     char id[EO_INSTANCE_SESSION_MAX + 1];
     char pool[EO_ID_MAX + 1]; /**< where its rounds go */
     char queue[EO_ID_MAX + 1];
-    char map[EO_ID_MAX + 1];  /**< "" when the queue has no maps */
+    char map[EO_ID_MAX + 1]; /**< "" when the queue has no maps */
     char region[EO_ID_MAX + 1];
-    double p_a, quality;      /**< the pool model's prediction for the teams */
+    double p_a, quality; /**< the pool model's prediction for the teams */
     int team_size;
     size_t nseats;
     eo_instance_seat seats[EO_INSTANCE_SEATS_MAX];
@@ -119,8 +118,7 @@ typedef struct eo_instance_session {
 int eo_instance_session_get(eo_instance *in, const char *id, eo_instance_session *out);
 
 /** The open sessions' ids (at most @p cap into @p ids), as last polled: how many there are. */
-size_t eo_instance_sessions(eo_instance *in, char (*ids)[EO_INSTANCE_SESSION_MAX + 1],
-                            size_t cap);
+size_t eo_instance_sessions(eo_instance *in, char (*ids)[EO_INSTANCE_SESSION_MAX + 1], size_t cap);
 
 /**
  * A player joins with @p secret: 0 when he has a seat with that secret in an open session of

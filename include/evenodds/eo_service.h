@@ -94,8 +94,8 @@ typedef struct eo_service_config {
     unsigned mm_heartbeat_ms;
     /** Finished tickets, sessions and instances stay readable this many seconds (86400). */
     unsigned mm_keep_s;
-    int log_level;             /**< EO_LOG_* (EO_LOG_INFO) */
-    FILE *log;                 /**< logfmt sink (NULL: no logs) */
+    int log_level; /**< EO_LOG_* (EO_LOG_INFO) */
+    FILE *log;     /**< logfmt sink (NULL: no logs) */
 } eo_service_config;
 
 /** Fills @p cfg with the defaults above (db and listen NULL, log NULL). */

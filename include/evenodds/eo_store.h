@@ -273,8 +273,8 @@ int eo_store_mm_put(eo_store *s, eo_mm_kind kind, const eo_mm_row *row);
 
 /** Sets the state of an object: its status, liveness, document and update time. 0,
  *  EO_ENOTFOUND (no object of that kind and name), EO_EINVAL or EO_EIO. */
-int eo_store_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status,
-                    bool live, const char *doc, int64_t updated_at);
+int eo_store_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                    const char *doc, int64_t updated_at);
 
 /** Reads an object (request and doc malloc'd into @p out). 0, EO_ENOTFOUND, EO_ENOMEM or
  *  EO_EIO. */

@@ -37,8 +37,9 @@ static int check_config(const eo_instance_config *cfg, char *err, size_t errlen)
     if (cfg->key == NULL || cfg->key[0] == '\0')
         return bad(err, errlen, "key: required (the server key)");
     if (cfg->id == NULL || eo_id_check(cfg->id, strlen(cfg->id)) != 0)
-        return bad(err, errlen, "id: required, 1 to 128 bytes of UTF-8 without control "
-                                "characters");
+        return bad(err, errlen,
+                   "id: required, 1 to 128 bytes of UTF-8 without control "
+                   "characters");
     if (cfg->nqueues < 1 || cfg->nqueues > EO_INSTANCE_QUEUES)
         return bad(err, errlen, "queues: 1 to 16 queue names");
     for (size_t i = 0; i < cfg->nqueues; i++)
@@ -48,8 +49,9 @@ static int check_config(const eo_instance_config *cfg, char *err, size_t errlen)
         return bad(err, errlen, "address: required, HOST:PORT");
     if (cfg->capacity < 1 || cfg->heartbeat_ms < 10 || cfg->retry_min_ms < 1 ||
         cfg->retry_max_ms < cfg->retry_min_ms)
-        return bad(err, errlen, "capacity >= 1, heartbeat_ms >= 10, 1 <= retry_min_ms <= "
-                                "retry_max_ms");
+        return bad(err, errlen,
+                   "capacity >= 1, heartbeat_ms >= 10, 1 <= retry_min_ms <= "
+                   "retry_max_ms");
     return 0;
 }
 
@@ -59,8 +61,8 @@ static char *registration(const eo_instance *in)
     json_t *q = json_array();
     for (size_t i = 0; q != NULL && i < in->cfg.nqueues; i++)
         json_array_append_new(q, json_string(in->queues[i]));
-    json_t *o = json_pack("{s:s,s:o,s:s,s:i}", "id", in->id, "queues", q, "address",
-                          in->address, "capacity", in->cfg.capacity);
+    json_t *o = json_pack("{s:s,s:o,s:s,s:i}", "id", in->id, "queues", q, "address", in->address,
+                          "capacity", in->cfg.capacity);
     if (o != NULL && in->region != NULL)
         json_object_set_new(o, "region", json_string(in->region));
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -127,8 +129,7 @@ void eo_instance_destroy(eo_instance *in)
     free(in);
 }
 
-int eo_instance_create(const eo_instance_config *cfg, eo_instance **out, char *err,
-                       size_t errlen)
+int eo_instance_create(const eo_instance_config *cfg, eo_instance **out, char *err, size_t errlen)
 {
     if (cfg == NULL || out == NULL)
         return bad(err, errlen, "no configuration");
@@ -147,8 +148,7 @@ int eo_instance_create(const eo_instance_config *cfg, eo_instance **out, char *e
     pthread_cond_init(&in->wake, &ca);
     pthread_cond_init(&in->idle, &ca);
     pthread_condattr_destroy(&ca);
-    if (copy_config(in, cfg) != 0 ||
-        pthread_create(&in->thread, NULL, eo__inst_worker, in) != 0) {
+    if (copy_config(in, cfg) != 0 || pthread_create(&in->thread, NULL, eo__inst_worker, in) != 0) {
         eo_instance_destroy(in);
         if (err != NULL && errlen > 0)
             snprintf(err, errlen, "out of memory");
@@ -230,8 +230,7 @@ int eo_instance_session_get(eo_instance *in, const char *id, eo_instance_session
     return s ? 0 : EO_ENOTFOUND;
 }
 
-size_t eo_instance_sessions(eo_instance *in, char (*ids)[EO_INSTANCE_SESSION_MAX + 1],
-                            size_t cap)
+size_t eo_instance_sessions(eo_instance *in, char (*ids)[EO_INSTANCE_SESSION_MAX + 1], size_t cap)
 {
     if (in == NULL)
         return 0;
@@ -304,8 +303,8 @@ static int queue_cmd(eo_instance *in, const char *session, bool close, const cha
 
 int eo_instance_backfill(eo_instance *in, const char *session, eo_track_team team, int slots)
 {
-    if (in == NULL || session == NULL || (team != EO_TRACK_A && team != EO_TRACK_B) ||
-        slots < 1 || slots > 32)
+    if (in == NULL || session == NULL || (team != EO_TRACK_A && team != EO_TRACK_B) || slots < 1 ||
+        slots > 32)
         return EO_EINVAL;
     char body[96];
     snprintf(body, sizeof body, "{\"team\":\"%s\",\"slots\":%d}", team == EO_TRACK_A ? "A" : "B",
@@ -336,8 +335,7 @@ int eo_instance_flush(eo_instance *in, long timeout_ms)
     int rc = 0;
     while (!eo__inst_idle(in)) {
         pthread_cond_signal(&in->wake);
-        if (pthread_cond_timedwait(&in->idle, &in->mu, &ts) != 0 &&
-            eo__client_mono_ms() >= until) {
+        if (pthread_cond_timedwait(&in->idle, &in->mu, &ts) != 0 && eo__client_mono_ms() >= until) {
             rc = EO_EBUSY;
             break;
         }

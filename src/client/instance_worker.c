@@ -21,8 +21,8 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 }
 
 /* One POST with bearer @p bearer. The HTTP status, or 0 when the service was not reached. */
-static long post(eo_instance *in, CURL *h, const char *path, const char *bearer,
-                 const char *body, eo__answer_buf *a)
+static long post(eo_instance *in, CURL *h, const char *path, const char *bearer, const char *body,
+                 eo__answer_buf *a)
 {
     char url[1024], auth[600];
     snprintf(url, sizeof url, "%s%s", in->url, path);
@@ -101,9 +101,7 @@ static bool parse_session(const json_t *o, eo__inst_session *s)
     s->pub.team_size = (int)json_integer_value(json_object_get(m, "team_size"));
     size_t i;
     const json_t *p;
-    json_array_foreach (players, i, p)
-        if (!parse_seat(p, s))
-            return false;
+    json_array_foreach(players, i, p) if (!parse_seat(p, s)) return false;
     return true;
 }
 
@@ -271,9 +269,7 @@ static void do_command(eo_instance *in, CURL *h, eo__answer_buf *a)
     memset(&ev, 0, sizeof ev);
     snprintf(ev.session, sizeof ev.session, "%s", c.session);
     ev.status = (int)st;
-    ev.type = st == 200 && c.close ? EO_INSTANCE_EV_CLOSED
-              : st == 200          ? 0
-                                   : EO_INSTANCE_EV_REFUSED;
+    ev.type = st == 200 && c.close ? EO_INSTANCE_EV_CLOSED : st == 200 ? 0 : EO_INSTANCE_EV_REFUSED;
     if (st != 200)
         snprintf(ev.msg, sizeof ev.msg, "%.200s", a->p ? a->p : "");
     if (ev.type != 0)

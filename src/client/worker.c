@@ -17,7 +17,6 @@
 
 #include "client/client_internal.h"
 
-
 int64_t eo__client_mono_ms(void)
 {
     struct timespec ts;
@@ -112,8 +111,8 @@ static int on_close(void *arg, curl_socket_t fd)
 
 /* One request. *status is the HTTP status, or 0 when the service was not reached (then
  * @p why says how). The answer body lands in @p a (empty when there is none). */
-static void request(eo_client *c, CURL *h, const char *method, const char *path,
-                    const char *body, long *status, eo__answer_buf *a, char *why, size_t whylen)
+static void request(eo_client *c, CURL *h, const char *method, const char *path, const char *body,
+                    long *status, eo__answer_buf *a, char *why, size_t whylen)
 {
     char url[1024];
     snprintf(url, sizeof url, "%s%s", c->url, path);

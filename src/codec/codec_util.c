@@ -159,7 +159,8 @@ int eo__only_keys(const json_t *obj, const char *path, const char *const *keys, 
 {
     const char *key;
     const json_t *v;
-    json_object_foreach ((json_t *)obj, key, v) {
+    json_object_foreach((json_t *)obj, key, v)
+    {
         size_t i = 0;
         while (i < n && strcmp(key, keys[i]) != 0)
             i++;

@@ -17,15 +17,16 @@ static int from_round_error(eo_request_error *err, const eo_round_error *e)
 
 /* The id at member @p key of @p obj into @p dst (EO_ID_MAX + 1 bytes). Absent: EO_ENOTFOUND
  * when @p optional (dst untouched), else an error. */
-static int id_member(const json_t *obj, const char *path, const char *key, bool optional,
-                     char *dst, eo_request_error *err)
+static int id_member(const json_t *obj, const char *path, const char *key, bool optional, char *dst,
+                     eo_request_error *err)
 {
     char field[64];
     eo__json_path(field, sizeof field, path, key);
     const json_t *v = json_object_get(obj, key);
     if (v == NULL)
         return optional ? EO_ENOTFOUND
-                        : eo__request_fail(err, EO_EINVAL, "invalid_request", field, "required field missing");
+                        : eo__request_fail(err, EO_EINVAL, "invalid_request", field,
+                                           "required field missing");
     eo_round_error e;
     const char *s;
     size_t len;
@@ -75,7 +76,8 @@ int eo_queue_head_from_json(const json_t *obj, char *name, char *pool, int *team
     if (rc == 0)
         rc = id_member(obj, "", "pool", false, pool, err);
     if (rc == 0 && json_object_get(obj, "team_size") == NULL)
-        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "team_size", "required field missing");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "team_size",
+                              "required field missing");
     if (rc == 0)
         rc = team_size_member(obj, team_size, err);
     return rc;
@@ -89,11 +91,12 @@ static int id_list(const json_t *obj, const char *key, size_t max, char (*names)
     if (arr == NULL)
         return 0;
     if (!json_is_array(arr) || json_array_size(arr) > max)
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", key, "expected an array of at most %zu ids",
-                    max);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", key,
+                                "expected an array of at most %zu ids", max);
     size_t i;
     const json_t *v;
-    json_array_foreach (arr, i, v) {
+    json_array_foreach(arr, i, v)
+    {
         char field[64];
         snprintf(field, sizeof field, "%s[%zu]", key, i);
         eo_round_error e;
@@ -112,7 +115,7 @@ static int id_list(const json_t *obj, const char *key, size_t max, char (*names)
 
 static int step_from_json(const json_t *o, size_t i, eo_match_step *st, eo_request_error *err)
 {
-    static const char *const keys[] = {"after",  "window",      "latency_ms",
+    static const char *const keys[] = {"after", "window",      "latency_ms",
                                        "p_max", "quality_min", "team_min"};
     char path[32];
     snprintf(path, sizeof path, "steps[%zu]", i);
@@ -130,8 +133,7 @@ static int step_from_json(const json_t *o, size_t i, eo_match_step *st, eo_reque
     eo_round_error e;
     if (eo__get_int(o, path, "after", 0, EO_QUEUE_TTL_MAX_S, &after, NULL, &e) != 0 ||
         eo__get_num(o, path, "window", 0, 1e9, &st->window, &e) != 0 ||
-        eo__get_num(o, path, "latency_ms", 0, EO_TICKET_LATENCY_MAX_MS, &st->latency_ms, &e) !=
-            0 ||
+        eo__get_num(o, path, "latency_ms", 0, EO_TICKET_LATENCY_MAX_MS, &st->latency_ms, &e) != 0 ||
         eo__get_num(o, path, "p_max", 0, 0.5, &st->p_max, &e) != 0 ||
         eo__get_num(o, path, "quality_min", 0, 1, &st->quality_min, &e) != 0 ||
         eo__get_int(o, path, "team_min", 0, EO_MATCH_TEAM_MAX, &team_min, NULL, &e) != 0)
@@ -151,11 +153,12 @@ static int steps_from_json(const json_t *obj, eo_match_config *m, eo_request_err
     if (!json_is_array(arr) || json_array_size(arr) < 1 ||
         json_array_size(arr) > EO_MATCH_STEPS_MAX)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "steps",
-                    "expected an array of 1 to %d steps", EO_MATCH_STEPS_MAX);
+                                "expected an array of 1 to %d steps", EO_MATCH_STEPS_MAX);
     eo_match_step prev = m->steps[0], steps[EO_MATCH_STEPS_MAX];
     size_t i;
     const json_t *v;
-    json_array_foreach (arr, i, v) {
+    json_array_foreach(arr, i, v)
+    {
         steps[i] = prev;
         int rc = step_from_json(v, i, &steps[i], err);
         if (rc != 0)
@@ -173,8 +176,9 @@ static int patch_fixed(const json_t *obj, eo_request_error *err)
     static const char *const fixed[] = {"name", "pool", "team_size", "regions"};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (json_object_get(obj, fixed[i]) != NULL)
-            return eo__request_fail(err, EO_EINVAL, "invalid_request", fixed[i],
-                        "cannot change (tickets were read against it): make a new queue");
+            return eo__request_fail(
+                err, EO_EINVAL, "invalid_request", fixed[i],
+                "cannot change (tickets were read against it): make a new queue");
     return 0;
 }
 
@@ -217,7 +221,7 @@ int eo_queue_request_apply(const json_t *obj, bool patch, eo_queue_config *cfg,
                            eo_request_error *err)
 {
     static const char *const keys[] = {
-        "name",         "pool",        "team_size",    "regions",     "maps",
+        "name",         "pool",        "team_size",    "regions",      "maps",
         "steps",        "linear",      "sigma_z",      "calib_rounds", "calib_sigma",
         "calib_window", "interval_ms", "ticket_ttl_s", "ready_check_s"};
     if (cfg == NULL)
@@ -264,8 +268,8 @@ static json_t *steps_json(const eo_match_config *m)
     json_t *a = json_array();
     for (int i = 0; a != NULL && i < m->nsteps; i++) {
         const eo_match_step *s = &m->steps[i];
-        json_t *o = json_pack("{s:I,s:f,s:f,s:f,s:f,s:i}", "after", (json_int_t)s->after,
-                              "window", s->window, "latency_ms", s->latency_ms, "p_max", s->p_max,
+        json_t *o = json_pack("{s:I,s:f,s:f,s:f,s:f,s:i}", "after", (json_int_t)s->after, "window",
+                              s->window, "latency_ms", s->latency_ms, "p_max", s->p_max,
                               "quality_min", s->quality_min, "team_min", s->team_min);
         if (json_array_append_new(a, o) != 0) {
             json_decref(a);
@@ -278,14 +282,13 @@ static json_t *steps_json(const eo_match_config *m)
 json_t *eo_queue_config_to_json(const eo_queue_config *c)
 {
     const eo_match_config *m = &c->match;
-    return json_pack("{s:s,s:s,s:i,s:o,s:o,s:o,s:b,s:f,s:I,s:f,s:f,s:I,s:I,s:I}", "name",
-                     c->name, "pool", c->pool, "team_size", m->team_size, "regions",
-                     names_json(c->regions, m->nregions), "maps", names_json(c->maps, m->nmaps),
-                     "steps", steps_json(m), "linear", m->linear, "sigma_z", m->sigma_z,
-                     "calib_rounds", (json_int_t)m->calib_rounds, "calib_sigma", m->calib_sigma,
-                     "calib_window", m->calib_window, "interval_ms", (json_int_t)c->interval_ms,
-                     "ticket_ttl_s", (json_int_t)c->ticket_ttl_s, "ready_check_s",
-                     (json_int_t)c->ready_check_s);
+    return json_pack(
+        "{s:s,s:s,s:i,s:o,s:o,s:o,s:b,s:f,s:I,s:f,s:f,s:I,s:I,s:I}", "name", c->name, "pool",
+        c->pool, "team_size", m->team_size, "regions", names_json(c->regions, m->nregions), "maps",
+        names_json(c->maps, m->nmaps), "steps", steps_json(m), "linear", m->linear, "sigma_z",
+        m->sigma_z, "calib_rounds", (json_int_t)m->calib_rounds, "calib_sigma", m->calib_sigma,
+        "calib_window", m->calib_window, "interval_ms", (json_int_t)c->interval_ms, "ticket_ttl_s",
+        (json_int_t)c->ticket_ttl_s, "ready_check_s", (json_int_t)c->ready_check_s);
 }
 
 /* ---- tickets ----------------------------------------------------------------------------- */
@@ -305,21 +308,24 @@ static int latency_from_json(const json_t *lat, const char *path, const eo_queue
     char field[64];
     eo__json_path(field, sizeof field, path, "latency");
     if (!json_is_object(lat))
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", field, "expected an object of ms by region");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", field,
+                                "expected an object of ms by region");
     for (int r = 0; r < EO_MATCH_REGIONS_MAX; r++)
         out->latency[i][r] = -1.0;
     const char *key;
     const json_t *v;
-    json_object_foreach ((json_t *)lat, key, v) {
+    json_object_foreach((json_t *)lat, key, v)
+    {
         char rf[64];
         eo__json_path(rf, sizeof rf, field, key);
         int r = region_index(q, key);
         if (r < 0)
-            return eo__request_fail(err, EO_EINVAL, "unknown_region", rf, "the queue has no such region");
+            return eo__request_fail(err, EO_EINVAL, "unknown_region", rf,
+                                    "the queue has no such region");
         double ms = json_is_number(v) ? json_number_value(v) : -1.0;
         if (!(ms >= 0.0 && ms <= EO_TICKET_LATENCY_MAX_MS))
             return eo__request_fail(err, EO_EINVAL, "invalid_request", rf, "expected ms in [0, %d]",
-                        EO_TICKET_LATENCY_MAX_MS);
+                                    EO_TICKET_LATENCY_MAX_MS);
         out->latency[i][r] = ms;
     }
     out->has_latency[i] = true;
@@ -349,8 +355,8 @@ static int ticket_player(const json_t *p, size_t i, const eo_queue_config *q,
     return rc;
 }
 
-int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q,
-                                eo_ticket_request *out, eo_request_error *err)
+int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q, eo_ticket_request *out,
+                                eo_request_error *err)
 {
     static const char *const keys[] = {"id", "players"};
     if (out == NULL || q == NULL)
@@ -363,17 +369,20 @@ int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q,
         rc = 0;
     const json_t *players = json_object_get(obj, "players");
     if (rc == 0 && players == NULL)
-        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "players", "required field missing");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "players",
+                              "required field missing");
     if (rc == 0 && (!json_is_array(players) || json_array_size(players) == 0))
-        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "players", "expected a non-empty array");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "players",
+                              "expected a non-empty array");
     if (rc == 0 && json_array_size(players) > (size_t)q->match.team_size)
         rc = eo__request_fail(err, EO_EINVAL, "party_too_large", "players",
-                  "a party of %zu players is larger than the queue's team of %d",
-                  json_array_size(players), q->match.team_size);
+                              "a party of %zu players is larger than the queue's team of %d",
+                              json_array_size(players), q->match.team_size);
     size_t i;
     const json_t *p;
     if (rc == 0)
-        json_array_foreach (players, i, p) {
+        json_array_foreach(players, i, p)
+        {
             if ((rc = ticket_player(p, i, q, out, err)) != 0)
                 break;
         }
@@ -396,8 +405,8 @@ int eo_ticket_request_text(const eo_ticket_request *r, const eo_queue_config *q,
                 json_decref(lat);
                 lat = NULL;
             }
-        if (p == NULL || (r->has_latency[i] && (lat == NULL ||
-                                                json_object_set_new(p, "latency", lat) != 0)) ||
+        if (p == NULL ||
+            (r->has_latency[i] && (lat == NULL || json_object_set_new(p, "latency", lat) != 0)) ||
             json_array_append_new(arr, p) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -415,16 +424,18 @@ static int address_member(const json_t *obj, char *dst, eo_request_error *err)
 {
     const json_t *v = json_object_get(obj, "address");
     if (v == NULL)
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "address", "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "address",
+                                "required field missing");
     const char *s = json_is_string(v) ? json_string_value(v) : NULL;
     size_t len = s ? json_string_length(v) : 0;
     bool ok = s != NULL && len > 0 && len <= EO_INSTANCE_ADDRESS_MAX && strlen(s) == len;
     for (size_t i = 0; ok && i < len; i++)
         ok = s[i] > 0x20 && s[i] < 0x7F;
     if (!ok)
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "address",
-                    "expected 1 to %d bytes of printable ASCII without spaces (HOST:PORT)",
-                    EO_INSTANCE_ADDRESS_MAX);
+        return eo__request_fail(
+            err, EO_EINVAL, "invalid_request", "address",
+            "expected 1 to %d bytes of printable ASCII without spaces (HOST:PORT)",
+            EO_INSTANCE_ADDRESS_MAX);
     memcpy(dst, s, len + 1);
     return 0;
 }
@@ -443,11 +454,13 @@ int eo_instance_request_from_json(const json_t *obj, eo_instance_request *out,
         rc = id_member(obj, "", "id", false, out->id, err);
     int nq = 0;
     if (rc == 0 && json_object_get(obj, "queues") == NULL)
-        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "queues", "required field missing");
+        rc =
+            eo__request_fail(err, EO_EINVAL, "invalid_request", "queues", "required field missing");
     if (rc == 0)
         rc = id_list(obj, "queues", EO_INSTANCE_QUEUES_MAX, out->queues, &nq, err);
     if (rc == 0 && nq == 0)
-        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "queues", "expected at least one queue");
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "queues",
+                              "expected at least one queue");
     if (rc == 0)
         rc = address_member(obj, out->address, err);
     if (rc == 0 && (rc = id_member(obj, "", "region", true, out->region, err)) == EO_ENOTFOUND)
@@ -467,8 +480,8 @@ int eo_instance_request_from_json(const json_t *obj, eo_instance_request *out,
 json_t *eo_instance_request_to_json(const eo_instance_request *r)
 {
     json_t *o = json_pack("{s:s,s:o,s:s,s:I}", "id", r->id, "queues",
-                          names_json(r->queues, (int)r->nqueues), "address", r->address,
-                          "capacity", (json_int_t)r->capacity);
+                          names_json(r->queues, (int)r->nqueues), "address", r->address, "capacity",
+                          (json_int_t)r->capacity);
     if (o != NULL && r->region[0] != '\0' &&
         json_object_set_new(o, "region", json_string(r->region)) != 0) {
         json_decref(o);
@@ -484,7 +497,7 @@ static int team_member(const json_t *obj, uint8_t *team, eo_request_error *err)
     const char *s = json_is_string(v) ? json_string_value(v) : "";
     if (strcmp(s, "A") != 0 && strcmp(s, "B") != 0)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "team",
-                    v ? "expected \"A\" or \"B\"" : "required field missing");
+                                v ? "expected \"A\" or \"B\"" : "required field missing");
     *team = s[0] == 'A' ? EO_BALANCE_A : EO_BALANCE_B;
     return 0;
 }
@@ -529,8 +542,8 @@ int eo_ready_request_from_json(const json_t *obj, eo_ready_request *out, eo_requ
         rc = 0;
     if (rc == 0 && !json_is_boolean(json_object_get(obj, "accept")))
         rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "accept",
-                  json_object_get(obj, "accept") ? "expected true or false"
-                                                 : "required field missing");
+                              json_object_get(obj, "accept") ? "expected true or false"
+                                                             : "required field missing");
     if (rc == 0)
         out->accept = json_is_true(json_object_get(obj, "accept"));
     else
@@ -552,11 +565,11 @@ static bool set_opt(json_t *o, const char *key, json_t *v, bool want)
 
 static json_t *seat_json(const eo_mm_seat *s, bool with_ticket)
 {
-    json_t *o = json_pack("{s:s,s:s}", "id", s->player, "team",
-                          s->team == EO_BALANCE_A ? "A" : "B");
-    if (o != NULL && (!set_opt(o, "ticket", json_string(s->ticket), with_ticket) ||
-                      !set_opt(o, "secret", json_string(s->secret ? s->secret : ""),
-                               s->secret != NULL))) {
+    json_t *o =
+        json_pack("{s:s,s:s}", "id", s->player, "team", s->team == EO_BALANCE_A ? "A" : "B");
+    if (o != NULL &&
+        (!set_opt(o, "ticket", json_string(s->ticket), with_ticket) ||
+         !set_opt(o, "secret", json_string(s->secret ? s->secret : ""), s->secret != NULL))) {
         json_decref(o);
         return NULL;
     }
@@ -573,12 +586,12 @@ static json_t *match_json(const eo_mm_match_view *m)
             json_decref(a);
             a = NULL;
         }
-    json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:i,s:I}", "id", m->id, "queue", m->queue,
-                          "A", a, "B", b, "p_a", m->p_a, "quality", m->quality, "team_size",
+    json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:i,s:I}", "id", m->id, "queue", m->queue, "A",
+                          a, "B", b, "p_a", m->p_a, "quality", m->quality, "team_size",
                           m->team_size, "formed_at", (json_int_t)m->formed_at);
-    if (o != NULL && (json_object_set_new(o, "map", m->map ? json_string(m->map) : json_null()) ||
-                      json_object_set_new(o, "region",
-                                          m->region ? json_string(m->region) : json_null()))) {
+    if (o != NULL &&
+        (json_object_set_new(o, "map", m->map ? json_string(m->map) : json_null()) ||
+         json_object_set_new(o, "region", m->region ? json_string(m->region) : json_null()))) {
         json_decref(o);
         return NULL;
     }
@@ -594,8 +607,8 @@ static json_t *own_seats(const eo_ticket_view *v, bool with_accept)
         if (strcmp(m->seats[i].ticket, v->id) != 0)
             continue;
         json_t *s = seat_json(&m->seats[i], false);
-        if (s == NULL || !set_opt(s, "accepted", json_boolean(v->accepted && v->accepted[i]),
-                                  with_accept) ||
+        if (s == NULL ||
+            !set_opt(s, "accepted", json_boolean(v->accepted && v->accepted[i]), with_accept) ||
             json_array_append_new(arr, s) != 0) {
             json_decref(arr);
             arr = NULL;
@@ -633,12 +646,12 @@ json_t *eo_ticket_view_to_json(const eo_ticket_view *v)
             json_decref(players);
             players = NULL;
         }
-    json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:I,s:I}", "ticket", v->id, "queue", v->queue,
-                          "status", v->status, "players", players, "created_at",
-                          (json_int_t)v->created_at, "updated_at", (json_int_t)v->updated_at);
-    if (o != NULL && (!set_opt(o, "reason", json_string(v->reason ? v->reason : ""),
-                               v->reason != NULL) ||
-                      !ticket_match_parts(o, v))) {
+    json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:I,s:I}", "ticket", v->id, "queue", v->queue, "status",
+                          v->status, "players", players, "created_at", (json_int_t)v->created_at,
+                          "updated_at", (json_int_t)v->updated_at);
+    if (o != NULL &&
+        (!set_opt(o, "reason", json_string(v->reason ? v->reason : ""), v->reason != NULL) ||
+         !ticket_match_parts(o, v))) {
         json_decref(o);
         return NULL;
     }
@@ -655,15 +668,15 @@ json_t *eo_session_view_to_json(const eo_session_view *v)
             seats = NULL;
         }
     json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:I}", "session", v->id, "instance",
-                          v->instance, "address", v->address, "pool", v->pool, "status",
-                          v->status, "match", match_json(m), "players", seats, "created_at",
+                          v->instance, "address", v->address, "pool", v->pool, "status", v->status,
+                          "match", match_json(m), "players", seats, "created_at",
                           (json_int_t)v->created_at, "updated_at", (json_int_t)v->updated_at);
-    json_t *bf = v->backfill_team < 0 ? json_null()
-                                      : json_pack("{s:s,s:i,s:f,s:I}", "team",
-                                                  v->backfill_team == EO_BALANCE_A ? "A" : "B",
-                                                  "slots", v->backfill_slots, "rating",
-                                                  v->backfill_rating, "asked_at",
-                                                  (json_int_t)v->backfill_at);
+    json_t *bf =
+        v->backfill_team < 0
+            ? json_null()
+            : json_pack("{s:s,s:i,s:f,s:I}", "team", v->backfill_team == EO_BALANCE_A ? "A" : "B",
+                        "slots", v->backfill_slots, "rating", v->backfill_rating, "asked_at",
+                        (json_int_t)v->backfill_at);
     if (o != NULL && !set_opt(o, "backfill", bf, true)) {
         json_decref(o);
         return NULL;

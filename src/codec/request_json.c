@@ -59,30 +59,32 @@ int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth
     *out = NULL;
     if (len > max_len)
         return eo__request_fail(err, EO_ELIMIT, "body_too_large", "", "body larger than %zu bytes",
-                    max_len);
+                                max_len);
     if (body == NULL || len == 0)
         return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "empty body");
     size_t at = 0;
     switch (scan(body, len, max_depth, &at)) {
     case SCAN_OK: break;
-    case SCAN_NUL: return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
+    case SCAN_NUL:
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
     case SCAN_DEEP:
         return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
-                    "nested deeper than %d levels (at offset %zu)", max_depth, at);
+                                "nested deeper than %d levels (at offset %zu)", max_depth, at);
     case SCAN_CONTAINERS:
         return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
-                    "more than %d objects and arrays (at offset %zu)",
-                    EO_REQUEST_CONTAINERS_MAX, at);
+                                "more than %d objects and arrays (at offset %zu)",
+                                EO_REQUEST_CONTAINERS_MAX, at);
     case SCAN_VALUES:
-        return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "more than %d values (at offset %zu)",
-                    EO_REQUEST_VALUES_MAX, at);
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
+                                "more than %d values (at offset %zu)", EO_REQUEST_VALUES_MAX, at);
     }
     json_error_t jerr;
     /* Any JSON value parses, so that a valid non-object is told so (invalid_request). */
     json_t *v = json_loadb(body, len, EO_JSON_DECODE_FLAGS | JSON_DECODE_ANY, &jerr);
     if (v == NULL)
-        return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "invalid JSON at line %d, column %d: %s",
-                    jerr.line, jerr.column, jerr.text);
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
+                                "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column,
+                                jerr.text);
     if (!json_is_object(v)) {
         json_decref(v);
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
@@ -117,8 +119,8 @@ static int pool_model(const json_t *obj, char *out, size_t cap, eo_request_error
     if (!json_is_string(v) || eo_model_parse(json_string_value(v), &m) != 0) {
         char known[EO_MODEL_NAMES_MAX];
         eo_model_names(known, sizeof known);
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "model", "unknown model (known: %s)",
-                    known);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "model",
+                                "unknown model (known: %s)", known);
     }
     snprintf(out, cap, "%s", json_string_value(v));
     return 0;
@@ -143,7 +145,8 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
     if (rc == 0) {
         json_t *params = json_object_get(obj, "params");
         if (params != NULL && !json_is_object(params))
-            rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "params", "expected an object");
+            rc =
+                eo__request_fail(err, EO_EINVAL, "invalid_request", "params", "expected an object");
         else
             out->params = params;
     }
@@ -160,7 +163,7 @@ static int number_field(const json_t *v, const char *name, double *out, eo_reque
     double x = json_number_value(v);
     if (!(x >= -1e9 && x <= 1e9))
         return eo__request_fail(err, EO_EINVAL, "invalid_request", name,
-                    "out of range: expected a number in [-1e9, 1e9]");
+                                "out of range: expected a number in [-1e9, 1e9]");
     *out = x;
     return 0;
 }
@@ -178,7 +181,8 @@ int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma
         return rc;
     const json_t *v = json_object_get(obj, "rating");
     if (v == NULL)
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "rating", "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "rating",
+                                "required field missing");
     double r = 0.0, sd = -1.0;
     rc = number_field(v, "rating", &r, err);
     const json_t *sv = json_object_get(obj, "sigma");
@@ -206,17 +210,20 @@ int eo_season_request_from_json(const json_t *obj, eo_season_request *out, eo_re
         return rc;
     const json_t *name = json_object_get(obj, "name");
     if (name == NULL)
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "name", "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "name",
+                                "required field missing");
     size_t len = json_is_string(name) ? json_string_length(name) : 0;
     const char *text = json_is_string(name) ? json_string_value(name) : "";
     if (len == 0 || len > EO_ID_MAX || strlen(text) != len || eo_id_check(text, len) != 0)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "name",
-                    "expected 1 to %d bytes of UTF-8 without control characters", EO_ID_MAX);
+                                "expected 1 to %d bytes of UTF-8 without control characters",
+                                EO_ID_MAX);
     double f = 0.5, sd = -1.0;
     const json_t *fv = json_object_get(obj, "f");
     const json_t *sv = json_object_get(obj, "s");
     if (fv != NULL && ((rc = number_field(fv, "f", &f, err)) != 0 || !(f >= 0.0 && f <= 1.0)))
-        return rc ? rc : eo__request_fail(err, EO_EINVAL, "invalid_request", "f", "must be in [0, 1]");
+        return rc ? rc
+                  : eo__request_fail(err, EO_EINVAL, "invalid_request", "f", "must be in [0, 1]");
     if (sv != NULL && ((rc = number_field(sv, "s", &sd, err)) != 0 || sd < 0.0))
         return rc ? rc : eo__request_fail(err, EO_EINVAL, "invalid_request", "s", "must be >= 0");
     memcpy(out->name, text, len + 1);

@@ -245,8 +245,9 @@ int main(int argc, char **argv)
     }
     if (o.queue != NULL) { /* queue-fed servers: their own loop and summary (queued.c) */
         if (!o.quiet)
-            fprintf(stderr, "gamesim: %lld queue-fed server(s) x %lld sessions of queue %s, "
-                            "population %lld, service %s\n",
+            fprintf(stderr,
+                    "gamesim: %lld queue-fed server(s) x %lld sessions of queue %s, "
+                    "population %lld, service %s\n",
                     (long long)o.servers, (long long)o.rounds, o.queue, (long long)o.population,
                     o.url);
         status = gs_queued_run(&run);

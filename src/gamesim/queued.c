@@ -45,8 +45,8 @@ typedef struct q_server {
     bool seated[EO_INSTANCE_SEATS_MAX];
     size_t who[EO_INSTANCE_SEATS_MAX];
     size_t joined;
-    bool forged;                 /* this session's forged secret was tried */
-    q_join *pending;             /* players arrived, not yet let in */
+    bool forged;     /* this session's forged secret was tried */
+    q_join *pending; /* players arrived, not yet let in */
     size_t npending, cappending;
     int64_t sessions;
 } q_server;
@@ -138,8 +138,7 @@ static void lobby_file(q_run *q)
     snprintf(t->id, sizeof t->id, "%s-t%llu", q->run->o->prefix,
              (unsigned long long)q->tickets + 1);
     snprintf(body, sizeof body, "{\"id\":\"%s\",\"players\":[{\"id\":\"%s\"}%s%s%s]}", t->id,
-             ids[0], t->n > 1 ? ",{\"id\":\"" : "", t->n > 1 ? ids[1] : "",
-             t->n > 1 ? "\"}" : "");
+             ids[0], t->n > 1 ? ",{\"id\":\"" : "", t->n > 1 ? ids[1] : "", t->n > 1 ? "\"}" : "");
     snprintf(path, sizeof path, "/v1/queues/%s/tickets", q->run->o->queue);
     long st;
     json_t *o = lobby_call(q, "POST", path, q->run->o->key, body, &st);
@@ -189,9 +188,9 @@ static void lobby_assigned(q_run *q, q_ticket *t, const json_t *doc)
         gs_world_player_id(&q->run->world, t->who[i], id, sizeof id);
         size_t k;
         const json_t *p;
-        json_array_foreach (seats, k, p)
-            if (strcmp(json_string_value(json_object_get(p, "id")), id) == 0)
-                arrive(sv, t->who[i], json_string_value(json_object_get(p, "secret")));
+        json_array_foreach(seats, k,
+                           p) if (strcmp(json_string_value(json_object_get(p, "id")), id) == 0)
+            arrive(sv, t->who[i], json_string_value(json_object_get(p, "secret")));
     }
     double *v = eo__grow(q->waits, &q->capwaits, q->nwaits + 1, sizeof *v);
     if (v != NULL) {
@@ -232,7 +231,8 @@ static void lobby_poll(q_run *q)
     q->nt = k;
 }
 
-/* ---- the servers ------------------------------------------------------------------------------ */
+/* ---- the servers ------------------------------------------------------------------------------
+ */
 
 /* Plays the session's rounds (everyone seated), closes it and sends the players home. */
 static void play(q_run *q, q_server *sv)
@@ -255,7 +255,8 @@ static void play(q_run *q, q_server *sv)
         (void)GS_CALL(eo_client_round_start, s->c, s->now);
         s->now += (double)q->run->o->round_seconds;
         eo_winner win = gs_rng_unit(&s->rng) < p_true ? EO_WIN_A : EO_WIN_B;
-        if (GS_CALL(eo_client_round_end, s->c, win, &info, s->now, s->last_id, sizeof s->last_id) != 0)
+        if (GS_CALL(eo_client_round_end, s->c, win, &info, s->now, s->last_id, sizeof s->last_id) !=
+            0)
             gs_call_failed(s, "eo_client_round_end", sv->session, gs_t.rc);
         s->n.rounds_ended++;
         s->n.wins[win]++;
@@ -286,8 +287,8 @@ static void let_in(q_run *q, q_server *sv)
         gs_world_player_id(&q->run->world, j->who, id, sizeof id);
         eo_track_team team;
         if (!sv->forged) { /* someone tries a made-up secret first: it must be refused */
-            int rc = GS_CALL(eo_instance_check_secret, sv->in, id, "0123456789abcdef0123456789abcdef",
-                             &team, session);
+            int rc = GS_CALL(eo_instance_check_secret, sv->in, id,
+                             "0123456789abcdef0123456789abcdef", &team, session);
             q->secrets_refused += rc == EO_EINVAL;
             sv->forged = true;
         }
@@ -403,20 +404,18 @@ static json_t *queued_summary(q_run *q, bool interrupted, bool *ok)
     *ok = !interrupted && sessions == want && acked == made && refused == 0 && queued == 0 &&
           errors == 0 && q->secrets_refused == sessions && q->lost == 0;
     const char *max_fn = gs_t.max_fn ? gs_t.max_fn : "";
-    return json_pack("{s:b,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:I,"
-                     "s:s,s:I,s:I,s:f,s:b}",
-                     "ok", *ok, "mode", "queue", "queue", q->run->o->queue, "servers",
-                     (json_int_t)q->nsv, "sessions", (json_int_t)sessions, "rounds_made",
-                     (json_int_t)made, "reports_acked", (json_int_t)acked, "reports_refused",
-                     (json_int_t)refused, "queued_left", (json_int_t)queued, "tickets",
-                     (json_int_t)q->tickets, "parties", (json_int_t)q->parties, "joins",
-                     (json_int_t)q->joins, "secrets_refused", (json_int_t)q->secrets_refused,
-                     "sessions_lost", (json_int_t)q->lost, "call_errors", (json_int_t)errors,
-                     "wait_p50_s", p50, "wait_max_s", pmax, "max_call_us",
-                     (json_int_t)(gs_t.max_ns / 1000), "max_call", max_fn, "calls",
-                     (json_int_t)gs_t.calls, "calls_over_1ms", (json_int_t)gs_t.over_1ms,
-                     "seconds", (double)(gs_mono_ms() - q->run->start_ms) / 1000.0,
-                     "interrupted", interrupted);
+    return json_pack(
+        "{s:b,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:I,"
+        "s:s,s:I,s:I,s:f,s:b}",
+        "ok", *ok, "mode", "queue", "queue", q->run->o->queue, "servers", (json_int_t)q->nsv,
+        "sessions", (json_int_t)sessions, "rounds_made", (json_int_t)made, "reports_acked",
+        (json_int_t)acked, "reports_refused", (json_int_t)refused, "queued_left",
+        (json_int_t)queued, "tickets", (json_int_t)q->tickets, "parties", (json_int_t)q->parties,
+        "joins", (json_int_t)q->joins, "secrets_refused", (json_int_t)q->secrets_refused,
+        "sessions_lost", (json_int_t)q->lost, "call_errors", (json_int_t)errors, "wait_p50_s", p50,
+        "wait_max_s", pmax, "max_call_us", (json_int_t)(gs_t.max_ns / 1000), "max_call", max_fn,
+        "calls", (json_int_t)gs_t.calls, "calls_over_1ms", (json_int_t)gs_t.over_1ms, "seconds",
+        (double)(gs_mono_ms() - q->run->start_ms) / 1000.0, "interrupted", interrupted);
 }
 
 /* Tickets the lobby keeps in the queue: two full matches per server, so a pass finds one. */
@@ -430,8 +429,7 @@ static void run_loop(q_run *q)
     int64_t next_poll = 0;
     bool done = false;
     while (!done && !*q->run->stop) {
-        while (q->waiting < lobby_target(q) && q->run->world.noffline > 0 &&
-               q->lobby_errors < 100)
+        while (q->waiting < lobby_target(q) && q->run->world.noffline > 0 && q->lobby_errors < 100)
             lobby_file(q);
         if (gs_mono_ms() >= next_poll) {
             lobby_poll(q);
@@ -475,9 +473,8 @@ int gs_queued_run(gs_run *run)
     }
     bool ok = false;
     json_t *sum = queued_summary(&q, interrupted, &ok);
-    char *text = sum ? json_dumps(sum, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                           JSON_REAL_PRECISION(6))
-                     : NULL;
+    char *text =
+        sum ? json_dumps(sum, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(sum);
     if (text != NULL) {
         puts(text);

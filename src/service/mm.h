@@ -102,8 +102,8 @@ typedef struct eo__mm_config {
 /* Loads the live objects from @p st (the writer's store; a transaction of its own): matches
  * that waited for a ready check or an instance go back to their queue, instances get a whole
  * heartbeat timeout from now. 0, EO_EIO or EO_ENOMEM with a message in @p err. */
-int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg,
-                char *err, size_t errlen, eo__mm **out);
+int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg, char *err,
+                size_t errlen, eo__mm **out);
 /* Frees everything. NULL is a no-op. */
 void eo__mm_close(eo__mm *mm);
 /* Drops the memory state and loads it again from the store as committed (after a failed commit,
@@ -150,8 +150,8 @@ struct mm_ticket {
     mm_queue *q;
     int state;
     int64_t created_ms;
-    uint64_t key;        /* arrival order, for the matcher's ties */
-    size_t n;            /* players */
+    uint64_t key; /* arrival order, for the matcher's ties */
+    size_t n;     /* players */
     char (*players)[EO_ID_MAX + 1];
     eo_match_player *mp; /* n, their latency pointing into lat */
     double *lat;         /* n * the queue's regions */
@@ -180,12 +180,12 @@ struct mm_queue {
     eo_queue_config cfg;
     mm_ticket **wait; /* waiting tickets in order of arrival; NULL slots are gone ones */
     size_t nwait, capwait;
-    bool unsorted;      /* a ticket came back from a dissolved match: sort before the pass */
-    eo__smap *players;  /* player id -> his queued or matched ticket */
-    mm_match *pending;  /* matches waiting, oldest first */
+    bool unsorted;     /* a ticket came back from a dissolved match: sort before the pass */
+    eo__smap *players; /* player id -> his queued or matched ticket */
+    mm_match *pending; /* matches waiting, oldest first */
     mm_match *pending_last;
-    int64_t next_ms;    /* the next pass */
-    bool changed;       /* to publish */
+    int64_t next_ms; /* the next pass */
+    bool changed;    /* to publish */
     bool deleted;
     uint64_t matches, tickets_in; /* counters for GET */
 };
@@ -280,8 +280,8 @@ int eo__mm_ticket_make(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, cons
 /* Enters a made ticket into the indexes and its queue's waiting list. 0 or EO_ENOMEM. */
 int eo__mm_ticket_enter(eo__mm *mm, mm_ticket *t);
 /* Makes, enters and stores a new queued ticket @p id with a fresh token. */
-int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r,
-                         const char *request, const char *id, int64_t now_ms, mm_ticket **out);
+int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, const char *request,
+                         const char *id, int64_t now_ms, mm_ticket **out);
 void eo__mm_match_free(mm_match *m);
 /* A ticket's document written to the store (status @p status, live while queued or matched). */
 int eo__mm_ticket_store(eo__mm *mm, mm_ticket *t, const char *status, const char *reason,

@@ -20,7 +20,8 @@ typedef struct load_ctx {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int load_fail(load_ctx *c, int rc, const char *fmt, ...)
+static int
+load_fail(load_ctx *c, int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -115,7 +116,8 @@ static int session_parts(eo__mm *mm, mm_session *s, const json_t *doc)
     s->capseats = n ? n : 1;
     size_t i;
     const json_t *p;
-    json_array_foreach (players, i, p) {
+    json_array_foreach(players, i, p)
+    {
         mm_seat *seat = &s->seats[s->nseats++];
         str_of(p, "id", seat->player, sizeof seat->player);
         str_of(p, "ticket", seat->ticket, sizeof seat->ticket);
@@ -143,8 +145,10 @@ static int load_session(void *ctx, const eo_mm_row *row)
     if (doc == NULL || s == NULL || in == NULL || !json_is_object(m)) {
         json_decref(doc);
         free(s);
-        return load_fail(c, EO_EIO, "session '%s' in the store: its document or instance is "
-                         "missing", row->name);
+        return load_fail(c, EO_EIO,
+                         "session '%s' in the store: its document or instance is "
+                         "missing",
+                         row->name);
     }
     snprintf(s->id, sizeof s->id, "%.33s", row->name);
     s->inst = in;
@@ -183,8 +187,7 @@ static int load_ticket(void *ctx, const eo_mm_row *row)
     eo_request_error err = {0};
     int rc = o && r ? 0 : EO_ENOMEM;
     if (rc == 0 && q == NULL)
-        rc = load_fail(c, EO_EIO, "ticket '%s' in the store: no queue '%s'", row->name,
-                       row->owner);
+        rc = load_fail(c, EO_EIO, "ticket '%s' in the store: no queue '%s'", row->name, row->owner);
     if (rc == 0 && eo_ticket_request_from_json(o, &q->cfg, r, &err) != 0)
         rc = load_fail(c, EO_EIO, "ticket '%s' in the store: %s: %s", row->name, err.field,
                        err.message);
@@ -244,8 +247,8 @@ static int load(eo__mm *mm, bool own_txn, char *err, size_t errlen)
     return rc;
 }
 
-int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg,
-                char *err, size_t errlen, eo__mm **out)
+int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg, char *err,
+                size_t errlen, eo__mm **out)
 {
     eo__mm *mm = calloc(1, sizeof *mm);
     if (mm == NULL) {

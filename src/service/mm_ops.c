@@ -9,8 +9,6 @@
 #include "service/mm.h"
 #include "service/service.h"
 
-
-
 /* What an op answers: the status and a document (stolen), or a refusal in err. */
 typedef struct answer {
     int status;
@@ -24,7 +22,6 @@ static int give(answer *a, int status, json_t *doc)
     return doc ? 0 : EO_ENOMEM;
 }
 
-
 /* ---- queues ------------------------------------------------------------------------------ */
 
 static int queue_row(eo__mm *mm, const mm_queue *q, const char *status, int64_t now_ms)
@@ -34,7 +31,10 @@ static int queue_row(eo__mm *mm, const mm_queue *q, const char *status, int64_t 
     json_decref(o);
     if (text == NULL)
         return EO_ENOMEM;
-    eo_mm_row row = {.live = !q->deleted, .request = text, .doc = text, .created_at = now_ms,
+    eo_mm_row row = {.live = !q->deleted,
+                     .request = text,
+                     .doc = text,
+                     .created_at = now_ms,
                      .updated_at = now_ms};
     snprintf(row.name, sizeof row.name, "%s", q->cfg.name);
     snprintf(row.status, sizeof row.status, "%s", status);
@@ -120,8 +120,9 @@ static int queue_delete(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
     if (rc == 0)
         rc = queue_row(mm, q, "deleted", now_ms);
     return rc ? rc
-              : give(a, 200, json_pack("{s:s,s:s,s:I}", "queue", q->cfg.name, "status",
-                                       "deleted", "cancelled", (json_int_t)n));
+              : give(a, 200,
+                     json_pack("{s:s,s:s,s:I}", "queue", q->cfg.name, "status", "deleted",
+                               "cancelled", (json_int_t)n));
 }
 
 static int queue_get(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_error *err)
@@ -167,9 +168,10 @@ static int ticket_again(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_er
     if (t != NULL) {
         if (strcmp(t->q->cfg.name, r->name) != 0 || strcmp(t->request, r->ticket_text) != 0)
             return eo__mm_refuse(err, 409, "ticket_conflict", "id",
-                          "a ticket with this id exists with other content");
-        return give(a, 200, ticket_created(t->id, t->token,
-                                           t->state == MM_T_QUEUED ? "queued" : "matched"));
+                                 "a ticket with this id exists with other content");
+        return give(
+            a, 200,
+            ticket_created(t->id, t->token, t->state == MM_T_QUEUED ? "queued" : "matched"));
     }
     eo_mm_row row;
     int rc = eo_store_mm_get(mm->st, EO_MM_TICKET, id, &row);
@@ -180,7 +182,7 @@ static int ticket_again(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_er
     bool same = strcmp(row.owner, r->name) == 0 && strcmp(row.request, r->ticket_text) == 0;
     rc = same ? give(a, 200, ticket_created(id, row.token, row.status))
               : eo__mm_refuse(err, 409, "ticket_conflict", "id",
-                       "a ticket with this id exists with other content");
+                              "a ticket with this id exists with other content");
     eo_mm_row_free(&row);
     return rc;
 }
@@ -203,7 +205,7 @@ static int ticket_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer
             char field[64];
             snprintf(field, sizeof field, "players[%zu].id", i);
             return eo__mm_refuse(err, 409, "player_queued", field,
-                          "this player is in ticket %.64s of this queue already", other->id);
+                                 "this player is in ticket %.64s of this queue already", other->id);
         }
     }
     char id[EO_ID_MAX + 1];
@@ -254,10 +256,10 @@ static int ticket_cancel(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer
         return rc;
     if (t == NULL) { /* finished: a repeat of a cancel is answered again */
         bool assigned = strcmp(row.status, "assigned") == 0;
-        rc = assigned ? eo__mm_refuse(err, 409, "ticket_assigned", "ticket",
-                               "the ticket has a session already; it cannot be cancelled")
-                      : give(a, 200, json_pack("{s:s,s:s}", "ticket", row.name, "status",
-                                               row.status));
+        rc = assigned
+                 ? eo__mm_refuse(err, 409, "ticket_assigned", "ticket",
+                                 "the ticket has a session already; it cannot be cancelled")
+                 : give(a, 200, json_pack("{s:s,s:s}", "ticket", row.name, "status", row.status));
         eo_mm_row_free(&row);
         return rc;
     }
@@ -287,7 +289,8 @@ static int ticket_ready(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
     if (t == NULL || t->state != MM_T_MATCHED || t->match->deadline_ms == 0) {
         if (t == NULL)
             eo_mm_row_free(&row);
-        return eo__mm_refuse(err, 409, "no_ready_check", "ticket", "the ticket has no ready check open");
+        return eo__mm_refuse(err, 409, "no_ready_check", "ticket",
+                             "the ticket has no ready check open");
     }
     const eo_ready_request *rr = &r->u.ready;
     mm_match *m = t->match;
@@ -322,15 +325,16 @@ static int ticket_ready(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
     for (size_t i = 0; alloc == 0 && rc == 0 && i < m->nt; i++)
         rc = eo__mm_ticket_store(mm, m->tickets[i], "matched", NULL, now_ms);
     return rc ? rc
-              : give(a, 200, json_pack("{s:s,s:s}", "ticket", id, "status",
-                                       alloc ? "assigned" : "matched"));
+              : give(
+                    a, 200,
+                    json_pack("{s:s,s:s}", "ticket", id, "status", alloc ? "assigned" : "matched"));
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 /* mm_ops_instance.c */
-int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status,
-                       json_t **doc, eo_engine_error *err);
+int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status, json_t **doc,
+                       eo_engine_error *err);
 
 static int dispatch(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer *a,
                     eo_engine_error *err)

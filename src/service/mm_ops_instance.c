@@ -9,9 +9,6 @@
 #include "service/mm.h"
 #include "service/service.h"
 
-
-
-
 typedef struct owner_ctx {
     const eo__mm_req *q;
     mm_instance *found;
@@ -47,11 +44,12 @@ static int caller_is(eo__mm *mm, const eo__mm_req *q, mm_instance *in, bool serv
         return 0;
     if (q->by == EO__MM_BY_SERVER)
         return eo__mm_refuse(err, 403, "forbidden", "",
-                      "an instance acts with its own token (from POST /v1/instances)");
+                             "an instance acts with its own token (from POST /v1/instances)");
     if (in != NULL && eo__mm_token_is(q, in->token))
         return 0;
     if (by_token(mm, q) != NULL)
-        return eo__mm_refuse(err, 403, "forbidden", field, "this token belongs to another instance");
+        return eo__mm_refuse(err, 403, "forbidden", field,
+                             "this token belongs to another instance");
     return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
 }
 
@@ -140,7 +138,8 @@ static int check_queues(eo__mm *mm, const eo_instance_request *r, eo_engine_erro
             ok = strcmp(q->cfg.regions[x], r->region) == 0;
         if (!ok)
             return eo__mm_refuse(err, 400, "unknown_region", "region",
-                          "queue %.64s has regions and this is not one of them", q->cfg.name);
+                                 "queue %.64s has regions and this is not one of them",
+                                 q->cfg.name);
     }
     return 0;
 }
@@ -168,12 +167,11 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     if (in != NULL && !same && in->state != MM_I_LOST && in->open > 0) {
         free(text);
         return eo__mm_refuse(err, 409, "instance_conflict", "id",
-                      "an instance of this id runs sessions with another registration");
+                             "an instance of this id runs sessions with another registration");
     }
     *status = in == NULL ? 201 : 200;
     if (in == NULL) {
-        if ((in = calloc(1, sizeof *in)) == NULL ||
-            eo__smap_put(mm->instances, r->id, in) != 0) {
+        if ((in = calloc(1, sizeof *in)) == NULL || eo__smap_put(mm->instances, r->id, in) != 0) {
             free(in);
             free(text);
             return EO_ENOMEM;
@@ -191,8 +189,8 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     return rc ? rc : *doc ? 0 : EO_ENOMEM;
 }
 
-static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
-                       json_t **doc, eo_engine_error *err)
+static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, json_t **doc,
+                       eo_engine_error *err)
 {
     mm_instance *in = eo__smap_get(mm->instances, q->name);
     int rc = caller_is(mm, q, in, q->op == EO__MM_INSTANCE_GET, "instance", err);
@@ -203,7 +201,7 @@ static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *sta
     if (q->op == EO__MM_INSTANCE_HEARTBEAT) {
         if (in->state == MM_I_LOST)
             return eo__mm_refuse(err, 410, "instance_lost", "instance",
-                          "missed heartbeats ended its sessions; register again");
+                                 "missed heartbeats ended its sessions; register again");
         in->seen_ms = now_ms;
     } else if (q->op == EO__MM_INSTANCE_DELETE && in->state == MM_I_LIVE) {
         in->state = MM_I_DRAINING; /* its sessions run to their end; no new one */
@@ -245,10 +243,10 @@ static int session_backfill(eo__mm *mm, const eo__mm_req *q, mm_session *s, int6
     const eo_backfill_request *b = &q->u.backfill;
     if (b->slots > s->team_size)
         return eo__mm_refuse(err, 400, "invalid_request", "slots",
-                      "more players than a team of this session (%d)", s->team_size);
+                             "more players than a team of this session (%d)", s->team_size);
     if (eo__mm_queue(mm, s->queue) == NULL)
         return eo__mm_refuse(err, 409, "queue_gone", "session",
-                      "the session's queue was deleted: nobody can be found for it");
+                             "the session's queue was deleted: nobody can be found for it");
     eo__mm_set_backfill(mm, s, b->team);
     s->bf_slots = b->slots;
     s->bf_rating = b->has_rating ? b->rating : session_mean(mm, s, b->team, now_ms);
@@ -268,8 +266,8 @@ static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, json_t
         return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
     if (rc != 0)
         return rc;
-    rc = caller_is(mm, q, eo__smap_get(mm->instances, row.owner),
-                   q->op == EO__MM_SESSION_GET, "session", err);
+    rc = caller_is(mm, q, eo__smap_get(mm->instances, row.owner), q->op == EO__MM_SESSION_GET,
+                   "session", err);
     if (rc == 0 && q->op == EO__MM_SESSION_BACKFILL)
         rc = eo__mm_refuse(err, 409, "session_closed", "session", "the session is %s", row.status);
     if (rc == 0) {
@@ -281,8 +279,8 @@ static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, json_t
     return rc;
 }
 
-static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
-                      json_t **doc, eo_engine_error *err)
+static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, json_t **doc,
+                      eo_engine_error *err)
 {
     mm_session *s = eo__smap_get(mm->sessions, q->name);
     if (s == NULL)
@@ -310,12 +308,11 @@ static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *stat
     return *doc ? 0 : EO_ENOMEM;
 }
 
-int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
-                       json_t **doc, eo_engine_error *err)
+int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, json_t **doc,
+                       eo_engine_error *err)
 {
     switch (q->op) {
-    case EO__MM_INSTANCE_REGISTER:
-        return instance_register(mm, q, now_ms, status, doc, err);
+    case EO__MM_INSTANCE_REGISTER: return instance_register(mm, q, now_ms, status, doc, err);
     case EO__MM_INSTANCE_HEARTBEAT:
     case EO__MM_INSTANCE_GET:
     case EO__MM_INSTANCE_DELETE: return instance_op(mm, q, now_ms, status, doc, err);

@@ -38,8 +38,7 @@ static void pending_append(mm_queue *q, mm_match *m)
     q->pending_last = m;
 }
 
-int eo__mm_dissolve(eo__mm *mm, mm_match *m, const bool *cancel, const char *reason,
-                    int64_t now_ms)
+int eo__mm_dissolve(eo__mm *mm, mm_match *m, const bool *cancel, const char *reason, int64_t now_ms)
 {
     int rc = 0;
     pending_remove(m->q, m);
@@ -119,8 +118,9 @@ static int pick(void *ctx, const char *key, void *val)
     }
     double load = (double)in->open / (double)in->reg.capacity;
     if (c->best == NULL || lat < c->best_lat ||
-        (lat == c->best_lat && (load < c->best_load ||
-                                (load == c->best_load && strcmp(in->reg.id, c->best->reg.id) < 0)))) {
+        (lat == c->best_lat &&
+         (load < c->best_load ||
+          (load == c->best_load && strcmp(in->reg.id, c->best->reg.id) < 0)))) {
         c->best = in;
         c->best_lat = lat;
         c->best_load = load;
@@ -245,19 +245,19 @@ static int collect_backfill(void *ctx, const char *key, void *val)
         return c->err = EO_ENOMEM;
     c->b = b;
     c->s[c->n] = s;
-    c->b[c->n++] = (eo_match_backfill){.key = (uint64_t)c->n,
-                                       .team = (uint8_t)s->bf_team,
-                                       .slots = s->bf_slots,
-                                       .rating = s->bf_rating,
-                                       .region = s->region[0] ? region_of(&c->q->cfg, s->region)
-                                                              : -1,
-                                       .created_at = s->bf_ms / 1000};
+    c->b[c->n++] =
+        (eo_match_backfill){.key = (uint64_t)c->n,
+                            .team = (uint8_t)s->bf_team,
+                            .slots = s->bf_slots,
+                            .rating = s->bf_rating,
+                            .region = s->region[0] ? region_of(&c->q->cfg, s->region) : -1,
+                            .created_at = s->bf_ms / 1000};
     return 0;
 }
 
 /* Seats the tickets of fill @p f in its session, which learns them at its next poll. */
-static int apply_fill(eo__mm *mm, const eo_match_result *res, const eo_match_fill *f,
-                      mm_session *s, int64_t now_ms)
+static int apply_fill(eo__mm *mm, const eo_match_result *res, const eo_match_fill *f, mm_session *s,
+                      int64_t now_ms)
 {
     mm_queue *q = eo__mm_queue(mm, s->queue);
     for (size_t e = f->first; e < f->first + f->count; e++) {

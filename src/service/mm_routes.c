@@ -37,8 +37,8 @@ static void answer_request_error(eo__answer *a, const eo_request_error *e)
 static int parse(eo__call *c, eo__answer *a)
 {
     eo_request_error rerr;
-    if (eo_request_parse(c->body, c->body_len, c->svc->cfg.body_max, EO_REQUEST_DEPTH_MAX,
-                         &c->json, &rerr) != 0) {
+    if (eo_request_parse(c->body, c->body_len, c->svc->cfg.body_max, EO_REQUEST_DEPTH_MAX, &c->json,
+                         &rerr) != 0) {
         answer_request_error(a, &rerr);
         return -1;
     }

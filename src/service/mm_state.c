@@ -250,24 +250,36 @@ static const char *opt_name(const eo_queue_config *c, bool map, int i)
 }
 
 /* Writes the document of ticket @p t (matched or queued: live) to the store. */
-static int ticket_write(eo__mm *mm, mm_ticket *t, const char *status, const char *reason,
-                        bool live, int64_t now_ms, bool insert)
+static int ticket_write(eo__mm *mm, mm_ticket *t, const char *status, const char *reason, bool live,
+                        int64_t now_ms, bool insert)
 {
     eo_mm_seat *seats = NULL;
     eo_mm_match_view mv;
     const char *players[EO_MATCH_TEAM_MAX];
     for (size_t i = 0; i < t->n; i++)
         players[i] = t->players[i];
-    eo_ticket_view v = {.id = t->id, .queue = t->q->cfg.name, .status = status, .reason = reason,
-                        .players = players, .nplayers = t->n, .created_at = t->created_ms,
+    eo_ticket_view v = {.id = t->id,
+                        .queue = t->q->cfg.name,
+                        .status = status,
+                        .reason = reason,
+                        .players = players,
+                        .nplayers = t->n,
+                        .created_at = t->created_ms,
                         .updated_at = now_ms};
     const mm_match *m = live ? t->match : NULL;
     if (m != NULL) {
         if (match_seats(m, &seats) != 0)
             return EO_ENOMEM;
-        mv = (eo_mm_match_view){m->id,        m->q->cfg.name, opt_name(&m->q->cfg, true, m->map),
-                                opt_name(&m->q->cfg, false, m->region), m->p_a, m->quality,
-                                m->team_size, seats, m->nseats, m->formed_ms};
+        mv = (eo_mm_match_view){m->id,
+                                m->q->cfg.name,
+                                opt_name(&m->q->cfg, true, m->map),
+                                opt_name(&m->q->cfg, false, m->region),
+                                m->p_a,
+                                m->quality,
+                                m->team_size,
+                                seats,
+                                m->nseats,
+                                m->formed_ms};
         v.match = &mv;
         v.accepted = m->deadline_ms > 0 ? m->accepted : NULL;
         v.ready_deadline = m->deadline_ms;
@@ -280,8 +292,11 @@ static int ticket_write(eo__mm *mm, mm_ticket *t, const char *status, const char
         return EO_ENOMEM;
     int rc;
     if (insert) {
-        eo_mm_row row = {.live = live, .request = t->request, .doc = text,
-                         .created_at = t->created_ms, .updated_at = now_ms};
+        eo_mm_row row = {.live = live,
+                         .request = t->request,
+                         .doc = text,
+                         .created_at = t->created_ms,
+                         .updated_at = now_ms};
         snprintf(row.name, sizeof row.name, "%s", t->id);
         snprintf(row.owner, sizeof row.owner, "%s", t->q->cfg.name);
         snprintf(row.status, sizeof row.status, "%s", status);
@@ -307,10 +322,17 @@ static int assigned_write(eo__mm *mm, const mm_ticket *t, const mm_session *s, i
     const char *players[EO_MATCH_TEAM_MAX];
     for (size_t i = 0; i < t->n; i++)
         players[i] = t->players[i];
-    eo_ticket_view v = {.id = t->id, .queue = t->q->cfg.name, .status = "assigned",
-                        .players = players, .nplayers = t->n, .created_at = t->created_ms,
-                        .updated_at = now_ms, .match = &mv, .session = s->id,
-                        .instance = s->inst->reg.id, .address = s->inst->reg.address};
+    eo_ticket_view v = {.id = t->id,
+                        .queue = t->q->cfg.name,
+                        .status = "assigned",
+                        .players = players,
+                        .nplayers = t->n,
+                        .created_at = t->created_ms,
+                        .updated_at = now_ms,
+                        .match = &mv,
+                        .session = s->id,
+                        .instance = s->inst->reg.id,
+                        .address = s->inst->reg.address};
     json_t *doc = eo_ticket_view_to_json(&v);
     char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
     json_decref(doc);
@@ -342,8 +364,8 @@ int eo__mm_ticket_finish(eo__mm *mm, mm_ticket *t, const char *status, const cha
     return rc;
 }
 
-int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r,
-                         const char *request, const char *id, int64_t now_ms, mm_ticket **out)
+int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, const char *request,
+                         const char *id, int64_t now_ms, mm_ticket **out)
 {
     mm_ticket *t = NULL;
     int rc = eo__mm_ticket_make(mm, q, r, request, now_ms, &t);
@@ -376,14 +398,19 @@ void eo__mm_session_view(const mm_session *s, eo_mm_seat *seats, eo_mm_match_vie
     for (size_t i = 0; i < s->nseats; i++)
         seats[i] = (eo_mm_seat){s->seats[i].player, s->seats[i].ticket, s->seats[i].team,
                                 s->seats[i].secret};
-    *mv = (eo_mm_match_view){s->match_id,  s->queue,     s->map[0] ? s->map : NULL,
-                             s->region[0] ? s->region : NULL, s->p_a, s->quality,
-                             s->team_size, seats,      s->nseats,
+    *mv = (eo_mm_match_view){s->match_id,
+                             s->queue,
+                             s->map[0] ? s->map : NULL,
+                             s->region[0] ? s->region : NULL,
+                             s->p_a,
+                             s->quality,
+                             s->team_size,
+                             seats,
+                             s->nseats,
                              s->formed_ms};
-    *v = (eo_session_view){s->id,         s->inst->reg.id, s->inst->reg.address,
-                           s->pool,       status,          mv,
-                           s->created_ms, s->updated_ms,   s->bf_team,
-                           s->bf_slots,   s->bf_rating,    s->bf_ms};
+    *v = (eo_session_view){
+        s->id,         s->inst->reg.id, s->inst->reg.address, s->pool,     status,       mv,
+        s->created_ms, s->updated_ms,   s->bf_team,           s->bf_slots, s->bf_rating, s->bf_ms};
 }
 
 int eo__mm_session_store(eo__mm *mm, mm_session *s, const char *status, int64_t now_ms)
@@ -401,8 +428,11 @@ int eo__mm_session_store(eo__mm *mm, mm_session *s, const char *status, int64_t 
     free(seats);
     if (text == NULL)
         return EO_ENOMEM;
-    eo_mm_row row = {.live = strcmp(status, "open") == 0, .request = (char *)"", .doc = text,
-                     .created_at = s->created_ms, .updated_at = now_ms};
+    eo_mm_row row = {.live = strcmp(status, "open") == 0,
+                     .request = (char *)"",
+                     .doc = text,
+                     .created_at = s->created_ms,
+                     .updated_at = now_ms};
     snprintf(row.name, sizeof row.name, "%s", s->id);
     snprintf(row.owner, sizeof row.owner, "%s", s->inst->reg.id);
     snprintf(row.status, sizeof row.status, "%s", status);
@@ -421,8 +451,8 @@ void eo__mm_session_free(mm_session *s)
 int eo__mm_instance_store(eo__mm *mm, mm_instance *in, int64_t now_ms)
 {
     json_t *doc = eo_instance_request_to_json(&in->reg);
-    if (doc != NULL && json_object_set_new(doc, "status",
-                                           json_string(eo__mm_instance_state(in->state))) != 0) {
+    if (doc != NULL &&
+        json_object_set_new(doc, "status", json_string(eo__mm_instance_state(in->state))) != 0) {
         json_decref(doc);
         doc = NULL;
     }
@@ -430,8 +460,11 @@ int eo__mm_instance_store(eo__mm *mm, mm_instance *in, int64_t now_ms)
     json_decref(doc);
     if (text == NULL)
         return EO_ENOMEM;
-    eo_mm_row row = {.live = in->state != MM_I_LOST, .request = in->request, .doc = text,
-                     .created_at = in->created_ms, .updated_at = now_ms};
+    eo_mm_row row = {.live = in->state != MM_I_LOST,
+                     .request = in->request,
+                     .doc = text,
+                     .created_at = in->created_ms,
+                     .updated_at = now_ms};
     snprintf(row.name, sizeof row.name, "%s", in->reg.id);
     snprintf(row.status, sizeof row.status, "%s", eo__mm_instance_state(in->state));
     snprintf(row.token, sizeof row.token, "%s", in->token);
@@ -504,7 +537,8 @@ void eo__mm_match_free(mm_match *m)
     match_free(m);
 }
 
-/* ---- publishing ------------------------------------------------------------------------------- */
+/* ---- publishing -------------------------------------------------------------------------------
+ */
 
 void eo__mm_publish(eo__mm *mm)
 {

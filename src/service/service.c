@@ -211,8 +211,8 @@ static struct eo_service *make_service(const eo_service_config *cfg, const eo_se
 /* The writer over @p e (taken), the compute pool and the HTTP daemon. */
 static int start_threads(struct eo_service *svc, eo_engine *e, char *err, size_t errlen)
 {
-    int rc = eo__writer_start(e, svc->mm, &svc->pools, &svc->metrics, &svc->log,
-                              svc->cfg.queue_max, svc->cfg.batch_max, &svc->writer);
+    int rc = eo__writer_start(e, svc->mm, &svc->pools, &svc->metrics, &svc->log, svc->cfg.queue_max,
+                              svc->cfg.batch_max, &svc->writer);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the writer: %s", eo_strerror(rc));
         return rc;

@@ -306,7 +306,7 @@ struct eo__wreq {
             size_t n;
             int64_t upto;              /* the last log seq the fit read */
         } refit;
-        const struct eo__mm_req *mm;   /* EO__W_MM */
+        const struct eo__mm_req *mm; /* EO__W_MM */
     } u;
     /* answer, final when done() runs */
     int status;      /* HTTP status */
@@ -325,8 +325,7 @@ typedef struct eo__writer eo__writer;
 /* Takes over @p e (closed by eo__writer_stop, also on failure); applies matchmaking requests
  * to @p mm (over the same engine; the caller frees it after eo__writer_stop()). */
 int eo__writer_start(eo_engine *e, struct eo__mm *mm, eo__pools *pools, eo__metrics *m,
-                     const eo__logger *lg, size_t queue_max, size_t batch_max,
-                     eo__writer **out);
+                     const eo__logger *lg, size_t queue_max, size_t batch_max, eo__writer **out);
 /* Queues @p w. 0, or EO_EBUSY when the queue is full or the writer stops (nothing queued). */
 int eo__writer_submit(eo__writer *wr, eo__wreq *w);
 /* True while the writer thread runs and accepts work. */
@@ -400,8 +399,8 @@ struct eo_service {
     eo__compute *compute;
     eo__guard *guard;
     eo__refits refits;
-    struct eo__mm *mm;               /* matchmaking (mm.h), the writer's */
-    struct eo__mm_ticker *ticker;    /* queues the periodic passes */
+    struct eo__mm *mm;            /* matchmaking (mm.h), the writer's */
+    struct eo__mm_ticker *ticker; /* queues the periodic passes */
     struct MHD_Daemon *mhd;
     uint16_t port;
     atomic_bool draining; /* set first by eo__http_stop: requests that begin later get no update */

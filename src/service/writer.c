@@ -409,8 +409,7 @@ static void *writer_main(void *arg)
 }
 
 int eo__writer_start(eo_engine *e, eo__mm *mm, eo__pools *pools, eo__metrics *m,
-                     const eo__logger *lg, size_t queue_max, size_t batch_max,
-                     eo__writer **out)
+                     const eo__logger *lg, size_t queue_max, size_t batch_max, eo__writer **out)
 {
     eo__writer *wr = calloc(1, sizeof *wr);
     if (!wr || batch_max == 0 || !(wr->batch = calloc(batch_max, sizeof *wr->batch))) {

@@ -972,8 +972,8 @@ static int sq_mm_put(eo_store *s, eo_mm_kind kind, const eo_mm_row *row)
     return rc;
 }
 
-static int sq_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status,
-                     bool live, const char *doc, int64_t updated_at)
+static int sq_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                     const char *doc, int64_t updated_at)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;

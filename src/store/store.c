@@ -307,8 +307,8 @@ int eo_store_mm_put(eo_store *s, eo_mm_kind kind, const eo_mm_row *row)
     return s->ops->mm_put(s, kind, row);
 }
 
-int eo_store_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status,
-                    bool live, const char *doc, int64_t updated_at)
+int eo_store_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                    const char *doc, int64_t updated_at)
 {
     if (s == NULL || !mm_kind_ok(kind) || name == NULL || status == NULL || doc == NULL)
         return EO_EINVAL;

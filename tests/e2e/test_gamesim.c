@@ -286,10 +286,10 @@ static void test_gamesim_queue(void **state)
     e2e_resp_free(&r);
     char dir[400];
     e2e_path(&s, "gs-state", dir, sizeof dir);
-    const char *args[] = {"--url",   s.url,    "--keys",         s.config, "--queue",
-                          "q3",      "--servers", "3",           "--rounds", "4",
-                          "--team-size", "3",   "--session-rounds", "2",    "--state-dir",
-                          dir,       "--seed",  "5",             "--quiet", NULL};
+    const char *args[] = {
+        "--url",    s.url, "--keys",      s.config, "--queue",          "q3", "--servers",   "3",
+        "--rounds", "4",   "--team-size", "3",      "--session-rounds", "2",  "--state-dir", dir,
+        "--seed",   "5",   "--quiet",     NULL};
     json_t *sum = NULL;
     char err[8192];
     int code = run_gamesim(&s, args, &sum, err, sizeof err);
@@ -307,8 +307,8 @@ static void test_gamesim_queue(void **state)
     /* the rounds carry their sessions, each closed, on the instance that played it */
     char path[400];
     e2e_path(&s, "export.jsonl", path, sizeof path);
-    const char *exp[] = {"evenodds", "export", "--db", s.db, "--pool", "default", "--out", path,
-                         NULL};
+    const char *exp[] = {"evenodds", "export", "--db", s.db, "--pool",
+                         "default",  "--out",  path,   NULL};
     assert_int_equal(e2e_run(exp, NULL, err, sizeof err), 0);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -387,11 +387,11 @@ static void test_gamesim_usage(void **state)
     assert_int_equal(wait_exit(spawn_gamesim(help, out_path, err_path)), 0);
     char *text = e2e_slurp(out_path, NULL);
     static const char *const opts[] = {
-        "--url",     "--pool",      "--key",         "--keys",          "--servers",
-        "--rounds",  "--players",   "--team-size",   "--mode",          "--round-seconds",
-        "--churn",   "--seed",      "--state-dir",   "--pace-ms",       "--wait-ms",
-        "--queue-slots", "--timeout-ms", "--quiet",  "--verbose",       "--intermission-ms",
-        "--queue",   "--session-rounds", "--party-rate",
+        "--url",         "--pool",           "--key",        "--keys",    "--servers",
+        "--rounds",      "--players",        "--team-size",  "--mode",    "--round-seconds",
+        "--churn",       "--seed",           "--state-dir",  "--pace-ms", "--wait-ms",
+        "--queue-slots", "--timeout-ms",     "--quiet",      "--verbose", "--intermission-ms",
+        "--queue",       "--session-rounds", "--party-rate",
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (strstr(text, opts[i]) == NULL)
@@ -472,10 +472,8 @@ static void test_gamesim_interrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gamesim_run),
-        cmocka_unit_test(test_gamesim_queue),
-        cmocka_unit_test(test_gamesim_usage),
-        cmocka_unit_test(test_gamesim_service_down),
+        cmocka_unit_test(test_gamesim_run),       cmocka_unit_test(test_gamesim_queue),
+        cmocka_unit_test(test_gamesim_usage),     cmocka_unit_test(test_gamesim_service_down),
         cmocka_unit_test(test_gamesim_interrupt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,8 +97,8 @@ static void add_instance(const e2e_server *s, const char *body, char *token)
 
 /* Files ticket @p id for one player @p player (or the players' JSON array @p players when not
  * NULL); its token in @p token. */
-static void add_ticket(const e2e_server *s, const char *queue, const char *id,
-                       const char *players, char *token)
+static void add_ticket(const e2e_server *s, const char *queue, const char *id, const char *players,
+                       char *token)
 {
     char path[160], body[1024];
     snprintf(path, sizeof path, "/v1/queues/%s/tickets", queue);
@@ -136,8 +136,7 @@ static json_t *wait_status(const e2e_server *s, const char *id, const char *want
     return NULL;
 }
 
-static json_t *instance_doc(const e2e_server *s, const char *id, const char *token,
-                            bool heartbeat)
+static json_t *instance_doc(const e2e_server *s, const char *id, const char *token, bool heartbeat)
 {
     char path[160];
     snprintf(path, sizeof path, "/v1/instances/%s%s", id, heartbeat ? "/heartbeat" : "");
@@ -169,8 +168,10 @@ static void test_flow(void **state)
     make_queue(&s, "{\"name\":\"duel\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20,"
                    "\"regions\":[\"eu\",\"us\"],\"maps\":[\"dust\"]}");
     char it[33], tk[4][33], players[128];
-    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"duel\"],\"address\":\"10.0.0.1:27015\","
-                     "\"region\":\"eu\",\"capacity\":1}", it);
+    add_instance(&s,
+                 "{\"id\":\"i1\",\"queues\":[\"duel\"],\"address\":\"10.0.0.1:27015\","
+                 "\"region\":\"eu\",\"capacity\":1}",
+                 it);
     const char *ids[4] = {"a", "b", "c", "d"};
     for (int i = 0; i < 4; i++) {
         char id[16];
@@ -211,8 +212,8 @@ static void test_flow(void **state)
     bool found = false;
     size_t i;
     const json_t *p;
-    json_array_foreach (json_object_get(sess, "players"), i, p)
-        found |= strcmp(str(p, "id"), "a") == 0 && strcmp(str(p, "secret"), secret) == 0;
+    json_array_foreach(json_object_get(sess, "players"), i, p) found |=
+        strcmp(str(p, "id"), "a") == 0 && strcmp(str(p, "secret"), secret) == 0;
     assert_true(found);
     assert_int_equal(json_integer_value(json_object_get(o, "open")), 1);
     json_decref(o);
@@ -287,13 +288,12 @@ static void test_bad_input(void **state)
     refused(&s, "POST", "/v1/instances/i2/heartbeat", s.server_key, NULL, 403, "forbidden", NULL);
     /* an instance for a queue that does not exist, or outside its regions */
     refused(&s, "POST", "/v1/instances", s.server_key,
-            "{\"id\":\"i3\",\"queues\":[\"q\",\"zz\"],\"address\":\"h:3\",\"region\":\"eu\"}",
-            400, "unknown_queue", "queues[1]");
+            "{\"id\":\"i3\",\"queues\":[\"q\",\"zz\"],\"address\":\"h:3\",\"region\":\"eu\"}", 400,
+            "unknown_queue", "queues[1]");
     refused(&s, "POST", "/v1/instances", s.server_key,
             "{\"id\":\"i3\",\"queues\":[\"q\"],\"address\":\"h:3\",\"region\":\"asia\"}", 400,
             "unknown_region", "region");
-    refused(&s, "GET", "/v1/instances/i3", s.admin_key, NULL, 404, "unknown_instance",
-            "instance");
+    refused(&s, "GET", "/v1/instances/i3", s.admin_key, NULL, 404, "unknown_instance", "instance");
     /* a session report or backfill for a session that is not the caller's */
     add_ticket(&s, "q", "t2", "[{\"id\":\"bob\"}]", NULL);
     add_ticket(&s, "q", "t3", "[{\"id\":\"carol\"}]", NULL);
@@ -327,12 +327,12 @@ static void test_bad_input(void **state)
     refused(&s, "POST", "/v1/queues", s.admin_key,
             "{\"name\":\"q2\",\"pool\":\"default\",\"team_size\":40}", 400, "invalid_request",
             "team_size");
-    refused(&s, "POST", "/v1/queues", s.admin_key, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2}",
-            409, "queue_exists", "name");
+    refused(&s, "POST", "/v1/queues", s.admin_key,
+            "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2}", 409, "queue_exists", "name");
     refused(&s, "PATCH", "/v1/queues/q", s.admin_key, "{\"regions\":[\"us\"]}", 400,
             "invalid_request", "regions");
-    refused(&s, "POST", "/v1/queues", s.server_key, "{\"name\":\"q3\",\"pool\":\"default\",\"team_size\":2}",
-            403, "forbidden", NULL);
+    refused(&s, "POST", "/v1/queues", s.server_key,
+            "{\"name\":\"q3\",\"pool\":\"default\",\"team_size\":2}", 403, "forbidden", NULL);
     o = call(&s, "GET", "/v1/queues", s.admin_key, NULL, 200);
     assert_int_equal(json_array_size(json_object_get(o, "queues")), 1);
     json_decref(o);
@@ -378,12 +378,13 @@ static void count_seats(const e2e_server *s, const char *id, const char *token, 
     json_t *o = instance_doc(s, id, token, false);
     size_t i, j;
     const json_t *sess, *p;
-    json_array_foreach (json_object_get(o, "sessions"), i, sess)
-        json_array_foreach (json_object_get(sess, "players"), j, p) {
-            int n = num_of(str(p, "ticket"));
-            assert_true(n < RACE_TICKETS);
-            seats[n]++;
-        }
+    json_array_foreach(json_object_get(o, "sessions"), i, sess)
+        json_array_foreach(json_object_get(sess, "players"), j, p)
+    {
+        int n = num_of(str(p, "ticket"));
+        assert_true(n < RACE_TICKETS);
+        seats[n]++;
+    }
     json_decref(o);
 }
 
@@ -406,8 +407,10 @@ static void test_cancel_during_matching(void **state)
         snprintf(players, sizeof players, "[{\"id\":\"p%d\"}]", i);
         add_ticket(&s, "q", id, players, NULL);
         if (i == RACE_TICKETS / 2)
-            add_instance(&s, "{\"id\":\"big\",\"queues\":[\"q\"],\"address\":\"h:1\","
-                             "\"capacity\":1000}", it);
+            add_instance(&s,
+                         "{\"id\":\"big\",\"queues\":[\"q\"],\"address\":\"h:1\","
+                         "\"capacity\":1000}",
+                         it);
     }
     pthread_join(th, NULL);
     sleep_ms(300); /* a few passes more */
@@ -421,7 +424,7 @@ static void test_cancel_during_matching(void **state)
         const char *st = str(o, "status");
         if (strcmp(st, "cancelled") == 0) {
             cancelled++;
-            assert_int_equal(seats[i], 0);       /* never also in a session */
+            assert_int_equal(seats[i], 0); /* never also in a session */
             assert_int_equal(r.cancel_status[i], 200);
         } else if (strcmp(st, "queued") == 0) { /* fewer than a match left over */
             leftover++;
@@ -441,7 +444,8 @@ static void test_cancel_during_matching(void **state)
     e2e_cleanup(&s);
 }
 
-/* ---- an instance that stops heartbeating ------------------------------------------------------- */
+/* ---- an instance that stops heartbeating -------------------------------------------------------
+ */
 
 static void test_instance_lost(void **state)
 {
@@ -456,8 +460,7 @@ static void test_instance_lost(void **state)
     add_ticket(&s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
     json_t *o = wait_status(&s, "b", "assigned");
     char session[64], path[160];
-    snprintf(session, sizeof session, "%s",
-             str(json_object_get(o, "assignment"), "session"));
+    snprintf(session, sizeof session, "%s", str(json_object_get(o, "assignment"), "session"));
     json_decref(o);
     /* i1 goes silent; i2 keeps heartbeating */
     add_instance(&s, "{\"id\":\"i2\",\"queues\":[\"q\"],\"address\":\"h:2\"}", it2);
@@ -473,8 +476,7 @@ static void test_instance_lost(void **state)
     assert_string_equal(str(o, "status"), "lost");
     assert_int_equal(json_array_size(json_object_get(o, "sessions")), 0);
     json_decref(o);
-    refused(&s, "POST", "/v1/instances/i1/heartbeat", it1, NULL, 410, "instance_lost",
-            "instance");
+    refused(&s, "POST", "/v1/instances/i1/heartbeat", it1, NULL, 410, "instance_lost", "instance");
     /* new matches go to the live one */
     add_ticket(&s, "q", "c", "[{\"id\":\"pc\"}]", NULL);
     add_ticket(&s, "q", "d", "[{\"id\":\"pd\"}]", NULL);
@@ -500,8 +502,7 @@ static void test_restart(void **state)
     make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20,"
                    "\"steps\":[{\"after\":0,\"window\":100000,\"p_max\":0.5,\"quality_min\":0}]}");
     char it[33], tokens[40][33];
-    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":2}",
-                 it);
+    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":2}", it);
     for (int i = 0; i < 40; i++) { /* 2 sessions; 8 tickets matched waiting; the rest queued */
         char id[16], players[64];
         snprintf(id, sizeof id, "k%d", i);
@@ -513,16 +514,15 @@ static void test_restart(void **state)
     sleep_ms(200);
     int status = 0;
     assert_int_equal(e2e_stop(&s, 9, 5000, &status), 0); /* kill -9 */
-    assert_int_equal(e2e_start(&s, (const char *const[]){"--default-pool", "default", NULL}),
-                     0);
+    assert_int_equal(e2e_start(&s, (const char *const[]){"--default-pool", "default", NULL}), 0);
     /* every acknowledged ticket is there, once; its token still works */
     int seats[40] = {0}, assigned = 0;
     json_t *o = instance_doc(&s, "i1", it, true);
     assert_int_equal(json_array_size(json_object_get(o, "sessions")), 2);
     size_t i, j;
     const json_t *sess, *p;
-    json_array_foreach (json_object_get(o, "sessions"), i, sess)
-        json_array_foreach (json_object_get(sess, "players"), j, p)
+    json_array_foreach(json_object_get(o, "sessions"), i, sess)
+        json_array_foreach(json_object_get(sess, "players"), j, p)
             seats[num_of(str(p, "ticket"))]++;
     json_decref(o);
     for (int k = 0; k < 40; k++) {
@@ -550,8 +550,8 @@ static void test_restart(void **state)
     const char *ids[2] = {"i1", "i2"}, *toks[2] = {it, it2};
     for (int n = 0; n < 2; n++) {
         o = instance_doc(&s, ids[n], toks[n], false);
-        json_array_foreach (json_object_get(o, "sessions"), i, sess)
-            json_array_foreach (json_object_get(sess, "players"), j, p)
+        json_array_foreach(json_object_get(o, "sessions"), i, sess)
+            json_array_foreach(json_object_get(sess, "players"), j, p)
                 seats[num_of(str(p, "ticket"))]++;
         json_decref(o);
     }
@@ -560,7 +560,8 @@ static void test_restart(void **state)
     e2e_cleanup(&s);
 }
 
-/* ---- a ready check with a decliner ------------------------------------------------------------ */
+/* ---- a ready check with a decliner ------------------------------------------------------------
+ */
 
 static void test_ready_check(void **state)
 {
@@ -585,8 +586,8 @@ static void test_ready_check(void **state)
                      "{\"player\":\"a\",\"accept\":true}", 200));
     refused(&s, "POST", "/v1/tickets/party/ready", tk[0], "{\"player\":\"zz\",\"accept\":true}",
             400, "invalid_request", "player");
-    refused(&s, "POST", "/v1/tickets/party/ready", tk[1], "{\"accept\":true}", 401,
-            "unauthorized", NULL);
+    refused(&s, "POST", "/v1/tickets/party/ready", tk[1], "{\"accept\":true}", 401, "unauthorized",
+            NULL);
     json_decref(call(&s, "POST", "/v1/tickets/party/ready", tk[0],
                      "{\"player\":\"b\",\"accept\":true}", 200));
     json_decref(call(&s, "POST", "/v1/tickets/c/ready", tk[1], "{\"accept\":true}", 200));
@@ -613,8 +614,8 @@ static void test_ready_check(void **state)
     o = ticket(&s, "e", tk[3]);
     assert_string_equal(str(o, "status"), "assigned");
     json_decref(o);
-    refused(&s, "POST", "/v1/tickets/e/ready", tk[3], "{\"accept\":true}", 409,
-            "no_ready_check", "ticket");
+    refused(&s, "POST", "/v1/tickets/e/ready", tk[3], "{\"accept\":true}", 409, "no_ready_check",
+            "ticket");
     refused(&s, "DELETE", "/v1/tickets/e", tk[3], NULL, 409, "ticket_assigned", "ticket");
     e2e_cleanup(&s);
 }
@@ -628,8 +629,7 @@ static void test_backfill(void **state)
     start(&s, NULL);
     make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20}");
     char it[33];
-    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":1}",
-                 it);
+    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":1}", it);
     const char *ids[4] = {"w", "x", "y", "z"};
     for (int i = 0; i < 4; i++) {
         char players[64];
@@ -648,7 +648,8 @@ static void test_backfill(void **state)
     add_ticket(&s, "q", "late", "[{\"id\":\"late\"}]", NULL);
     o = wait_status(&s, "late", "assigned");
     assert_string_equal(str(json_object_get(o, "assignment"), "session"), session);
-    const json_t *me = json_array_get(json_object_get(json_object_get(o, "assignment"), "players"), 0);
+    const json_t *me =
+        json_array_get(json_object_get(json_object_get(o, "assignment"), "players"), 0);
     assert_string_equal(str(me, "team"), "B");
     json_decref(o);
     o = instance_doc(&s, "i1", it, true);

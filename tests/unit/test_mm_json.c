@@ -257,9 +257,17 @@ static void test_documents(void **state)
                            {"d", "t3", EO_BALANCE_B, "s4"}};
     eo_mm_match_view m = {"m1", "q", "dust", NULL, 0.52, 0.9, 2, seats, 4, 1000};
     const char *players[2] = {"a", "b"};
-    eo_ticket_view v = {.id = "t1", .queue = "q", .status = "assigned", .players = players,
-                        .nplayers = 2, .created_at = 900, .updated_at = 1100, .match = &m,
-                        .session = "s", .instance = "i", .address = "h:1"};
+    eo_ticket_view v = {.id = "t1",
+                        .queue = "q",
+                        .status = "assigned",
+                        .players = players,
+                        .nplayers = 2,
+                        .created_at = 900,
+                        .updated_at = 1100,
+                        .match = &m,
+                        .session = "s",
+                        .instance = "i",
+                        .address = "h:1"};
     json_t *o = eo_ticket_view_to_json(&v);
     assert_non_null(o);
     const json_t *mo = json_object_get(o, "match");
@@ -272,8 +280,8 @@ static void test_documents(void **state)
                             json_array_get(json_object_get(as, "players"), 1), "secret")),
                         "s2");
     json_decref(o);
-    eo_session_view sv = {"s", "i", "h:1", "pool", "open", &m, 1000, 1000, EO_BALANCE_B, 1,
-                          1500.0, 1200};
+    eo_session_view sv = {"s",  "i",  "h:1",        "pool", "open", &m,
+                          1000, 1000, EO_BALANCE_B, 1,      1500.0, 1200};
     o = eo_session_view_to_json(&sv);
     assert_int_equal(json_array_size(json_object_get(o, "players")), 4);
     assert_string_equal(json_string_value(json_object_get(json_object_get(o, "backfill"), "team")),

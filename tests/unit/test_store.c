@@ -993,7 +993,8 @@ static void test_mm_objects(void **state)
 
     /* a state change; an unknown name changes nothing */
     assert_int_equal(eo_store_mm_set(f->s, EO_MM_TICKET, "t1", "assigned", false,
-                                     "{\"status\":\"assigned\"}", 3000), 0);
+                                     "{\"status\":\"assigned\"}", 3000),
+                     0);
     assert_int_equal(eo_store_mm_set(f->s, EO_MM_TICKET, "zz", "assigned", false, "{}", 3000),
                      EO_ENOTFOUND);
     assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "t1", &got), 0);
@@ -1029,15 +1030,25 @@ int main(void)
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup_sqlite, teardown)
     /* The conformance table: a PostgreSQL backend runs the same cases with its own setup. */
     const struct CMUnitTest conformance[] = {
-        CASE(test_schema_version),        CASE(test_pool_create_get),
-        CASE(test_pool_duplicate),        CASE(test_pool_list),
-        CASE(test_log_append_find),       CASE(test_log_same_id_two_pools),
-        CASE(test_log_each_order),        CASE(test_log_bad_entries),
-        CASE(test_players),               CASE(test_players_each),
-        CASE(test_transaction_rollback), CASE(test_savepoints),
-        CASE(test_reader_sees_committed), CASE(test_reader_cannot_write), CASE(test_probe),
-        CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
-        CASE(test_seasons),               CASE(test_mm_objects),
+        CASE(test_schema_version),
+        CASE(test_pool_create_get),
+        CASE(test_pool_duplicate),
+        CASE(test_pool_list),
+        CASE(test_log_append_find),
+        CASE(test_log_same_id_two_pools),
+        CASE(test_log_each_order),
+        CASE(test_log_bad_entries),
+        CASE(test_players),
+        CASE(test_players_each),
+        CASE(test_transaction_rollback),
+        CASE(test_savepoints),
+        CASE(test_reader_sees_committed),
+        CASE(test_reader_cannot_write),
+        CASE(test_probe),
+        CASE(test_reopen_keeps_everything),
+        CASE(test_readonly_missing),
+        CASE(test_seasons),
+        CASE(test_mm_objects),
         cmocka_unit_test(test_bad_arguments),
     };
     const struct CMUnitTest sqlite_only[] = {
