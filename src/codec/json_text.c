@@ -21,8 +21,7 @@ void eo__jt_str(eo__buf *b, const char *s)
         char esc[6] = {'\\', (char)c, 0, 0, 0, 0};
         size_t n = 2;
         switch (c) {
-        case '"':
-        case '\\': break;
+        case '"': case '\\': break;
         case '\b': esc[1] = 'b'; break;
         case '\f': esc[1] = 'f'; break;
         case '\n': esc[1] = 'n'; break;
@@ -110,3 +109,4 @@ void eo__jt_real9(eo__buf *b, double v)
     }
     (void)eo__buf_add(b, t, (size_t)n);
 }
+

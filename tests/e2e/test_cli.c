@@ -1112,11 +1112,9 @@ static void test_mmsim(void **state)
     json_t *pol = json_object_get(j, "policies");
     assert_int_equal(json_array_size(pol), 3);
     const char *names[] = {"ours", "fcfs", "fixed"};
-    const char *keys[] = {"matches",         "wait_p50_s",
-                          "wait_p95_s",      "wait_p99_s",
-                          "abandoned",       "stomps",
-                          "p_true_dev_mean", "rating_spread_mean",
-                          "parties_split",   "instance_utilisation"};
+    const char *keys[] = {"matches", "wait_p50_s", "wait_p95_s", "wait_p99_s", "abandoned",
+                          "stomps", "p_true_dev_mean", "rating_spread_mean", "parties_split",
+                          "instance_utilisation"};
     for (size_t i = 0; i < 3; i++) {
         json_t *p = json_array_get(pol, i);
         assert_string_equal(json_string_value(json_object_get(p, "policy")), names[i]);
