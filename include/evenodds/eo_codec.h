@@ -833,8 +833,9 @@ typedef struct eo_ticket_view {
     const char *address;
 } eo_ticket_view;
 
-/** The ticket's document. NULL when out of memory. */
-json_t *eo_ticket_view_to_json(const eo_ticket_view *v);
+/** The ticket's document as JSON text: *out malloc'd (the caller's), *len (may be NULL) its
+ *  length. 0, EO_ENOMEM, or EO_EINVAL (a P(A) or quality that is not finite). */
+int eo_ticket_view_text(const eo_ticket_view *v, char **out, size_t *len);
 
 /** A session's document (what its instance polls): the match with every seat's secret. */
 typedef struct eo_session_view {
@@ -851,8 +852,8 @@ typedef struct eo_session_view {
     int64_t backfill_at; /**< when it was asked, Unix ms */
 } eo_session_view;
 
-/** The session's document. NULL when out of memory. */
-json_t *eo_session_view_to_json(const eo_session_view *v);
+/** The session's document as JSON text, as eo_ticket_view_text(). */
+int eo_session_view_text(const eo_session_view *v, char **out, size_t *len);
 
 #ifdef __cplusplus
 }

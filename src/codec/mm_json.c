@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codec/codec_util.h"
+#include "codec/json_text.h"
 #include "evenodds/eo_codec.h"
 
 /* A round error from the shared helpers, as a request error. */
@@ -553,133 +554,199 @@ int eo_ready_request_from_json(const json_t *obj, eo_ready_request *out, eo_requ
 
 /* ---- documents --------------------------------------------------------------------------- */
 
-/* Sets @p key of @p o to @p v (stolen; dropped when not @p want); false when out of memory. */
-static bool set_opt(json_t *o, const char *key, json_t *v, bool want)
+/* Written as text straight into a bounded buffer (json_text.h): a ticket's document is written
+ * at every change of its state, on the writer's path, so no jansson tree is built for it. */
+
+/* Largest document: a session of EO_MATCH_TEAM_MAX a side with backfills, ids of 128 bytes
+ * (each escaped at most 6 times), is well under it. */
+#define DOC_MAX ((size_t)1 << 20)
+
+static void key(eo__buf *b, const char *k)
 {
-    if (!want) {
-        json_decref(v);
-        return true;
-    }
-    return v != NULL && json_object_set_new(o, key, v) == 0;
+    eo__buf_str(b, ",\"");
+    eo__buf_str(b, k);
+    eo__buf_str(b, "\":");
 }
 
-static json_t *seat_json(const eo_mm_seat *s, bool with_ticket)
+static void str_member(eo__buf *b, const char *k, const char *v)
 {
-    json_t *o =
-        json_pack("{s:s,s:s}", "id", s->player, "team", s->team == EO_BALANCE_A ? "A" : "B");
-    if (o != NULL &&
-        (!set_opt(o, "ticket", json_string(s->ticket), with_ticket) ||
-         !set_opt(o, "secret", json_string(s->secret ? s->secret : ""), s->secret != NULL))) {
-        json_decref(o);
-        return NULL;
+    key(b, k);
+    if (v != NULL)
+        eo__jt_str(b, v);
+    else
+        eo__buf_str(b, "null");
+}
+
+static void int_member(eo__buf *b, const char *k, long long v)
+{
+    key(b, k);
+    eo__jt_int(b, v);
+}
+
+static const char *team_name(uint8_t team)
+{
+    return team == EO_BALANCE_A ? "A" : "B";
+}
+
+/* A seat {"id","team"[,"ticket"][,"secret"][,"accepted"]}; @p accepted < 0: none. */
+static void seat_text(eo__buf *b, const eo_mm_seat *s, bool with_ticket, int accepted)
+{
+    eo__buf_str(b, "{\"id\":");
+    eo__jt_str(b, s->player);
+    str_member(b, "team", team_name(s->team));
+    if (with_ticket)
+        str_member(b, "ticket", s->ticket);
+    if (s->secret != NULL)
+        str_member(b, "secret", s->secret);
+    if (accepted >= 0) {
+        key(b, "accepted");
+        eo__buf_str(b, accepted ? "true" : "false");
     }
-    return o;
+    eo__buf_str(b, "}");
+}
+
+/* The player ids of team @p team of @p m, as an array. */
+static void team_text(eo__buf *b, const eo_mm_match_view *m, uint8_t team)
+{
+    eo__buf_str(b, "[");
+    bool first = true;
+    for (size_t i = 0; i < m->nseats; i++)
+        if (m->seats[i].team == team) {
+            eo__buf_str(b, first ? "" : ",");
+            eo__jt_str(b, m->seats[i].player);
+            first = false;
+        }
+    eo__buf_str(b, "]");
 }
 
 /* The match: its teams (player ids by team), map, region, P(A) and quality. */
-static json_t *match_json(const eo_mm_match_view *m)
+static void match_text(eo__buf *b, const eo_mm_match_view *m)
 {
-    json_t *a = json_array(), *b = json_array();
-    for (size_t i = 0; a != NULL && b != NULL && i < m->nseats; i++)
-        if (json_array_append_new(m->seats[i].team == EO_BALANCE_A ? a : b,
-                                  json_string(m->seats[i].player)) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
-    json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:f,s:f,s:i,s:I}", "id", m->id, "queue", m->queue, "A",
-                          a, "B", b, "p_a", m->p_a, "quality", m->quality, "team_size",
-                          m->team_size, "formed_at", (json_int_t)m->formed_at);
-    if (o != NULL &&
-        (json_object_set_new(o, "map", m->map ? json_string(m->map) : json_null()) ||
-         json_object_set_new(o, "region", m->region ? json_string(m->region) : json_null()))) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    eo__buf_str(b, "{\"id\":");
+    eo__jt_str(b, m->id);
+    str_member(b, "queue", m->queue);
+    key(b, "A");
+    team_text(b, m, EO_BALANCE_A);
+    key(b, "B");
+    team_text(b, m, EO_BALANCE_B);
+    str_member(b, "map", m->map);
+    str_member(b, "region", m->region);
+    key(b, "p_a");
+    eo__jt_real9(b, m->p_a);
+    key(b, "quality");
+    eo__jt_real9(b, m->quality);
+    int_member(b, "team_size", m->team_size);
+    int_member(b, "formed_at", m->formed_at);
+    eo__buf_str(b, "}");
 }
 
-/* The seats of the ticket's own players (an assignment's, a ready check's). */
-static json_t *own_seats(const eo_ticket_view *v, bool with_accept)
+/* The seats of the ticket's own players (an assignment's; a ready check's with "accepted"). */
+static void own_seats(eo__buf *b, const eo_ticket_view *v, bool with_accept)
 {
-    json_t *arr = json_array();
     const eo_mm_match_view *m = v->match;
-    for (size_t i = 0; arr != NULL && i < m->nseats; i++) {
+    eo__buf_str(b, "[");
+    bool first = true;
+    for (size_t i = 0; i < m->nseats; i++) {
         if (strcmp(m->seats[i].ticket, v->id) != 0)
             continue;
-        json_t *s = seat_json(&m->seats[i], false);
-        if (s == NULL ||
-            !set_opt(s, "accepted", json_boolean(v->accepted && v->accepted[i]), with_accept) ||
-            json_array_append_new(arr, s) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
+        eo__buf_str(b, first ? "" : ",");
+        seat_text(b, &m->seats[i], false, with_accept ? v->accepted && v->accepted[i] : -1);
+        first = false;
     }
-    return arr;
+    eo__buf_str(b, "]");
 }
 
-static bool ticket_match_parts(json_t *o, const eo_ticket_view *v)
+static void ticket_match_parts(eo__buf *b, const eo_ticket_view *v)
 {
     if (v->match == NULL)
-        return true;
-    if (!set_opt(o, "match", match_json(v->match), true))
-        return false;
-    if (v->accepted != NULL && v->session == NULL &&
-        !set_opt(o, "ready_check",
-                 json_pack("{s:I,s:o}", "deadline", (json_int_t)v->ready_deadline, "players",
-                           own_seats(v, true)),
-                 true))
-        return false;
-    if (v->session != NULL &&
-        !set_opt(o, "assignment",
-                 json_pack("{s:s,s:s,s:s,s:o}", "session", v->session, "instance", v->instance,
-                           "address", v->address, "players", own_seats(v, false)),
-                 true))
-        return false;
-    return true;
+        return;
+    key(b, "match");
+    match_text(b, v->match);
+    if (v->accepted != NULL && v->session == NULL) {
+        key(b, "ready_check");
+        eo__buf_str(b, "{\"deadline\":");
+        eo__jt_int(b, v->ready_deadline);
+        key(b, "players");
+        own_seats(b, v, true);
+        eo__buf_str(b, "}");
+    }
+    if (v->session != NULL) {
+        key(b, "assignment");
+        eo__buf_str(b, "{\"session\":");
+        eo__jt_str(b, v->session);
+        str_member(b, "instance", v->instance);
+        str_member(b, "address", v->address);
+        key(b, "players");
+        own_seats(b, v, false);
+        eo__buf_str(b, "}");
+    }
 }
 
-json_t *eo_ticket_view_to_json(const eo_ticket_view *v)
+static int take(eo__buf *b, char **out, size_t *len)
 {
-    json_t *players = json_array();
-    for (size_t i = 0; players != NULL && i < v->nplayers; i++)
-        if (json_array_append_new(players, json_string(v->players[i])) != 0) {
-            json_decref(players);
-            players = NULL;
-        }
-    json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:I,s:I}", "ticket", v->id, "queue", v->queue, "status",
-                          v->status, "players", players, "created_at", (json_int_t)v->created_at,
-                          "updated_at", (json_int_t)v->updated_at);
-    if (o != NULL &&
-        (!set_opt(o, "reason", json_string(v->reason ? v->reason : ""), v->reason != NULL) ||
-         !ticket_match_parts(o, v))) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    int rc = b->err;
+    *out = rc == 0 ? eo__buf_take(b, len) : NULL;
+    eo__buf_free(b);
+    return rc != 0 ? rc : *out != NULL ? 0 : EO_ENOMEM;
 }
 
-json_t *eo_session_view_to_json(const eo_session_view *v)
+int eo_ticket_view_text(const eo_ticket_view *v, char **out, size_t *len)
 {
-    const eo_mm_match_view *m = v->match;
-    json_t *seats = json_array();
-    for (size_t i = 0; seats != NULL && i < m->nseats; i++)
-        if (json_array_append_new(seats, seat_json(&m->seats[i], true)) != 0) {
-            json_decref(seats);
-            seats = NULL;
-        }
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:I}", "session", v->id, "instance",
-                          v->instance, "address", v->address, "pool", v->pool, "status", v->status,
-                          "match", match_json(m), "players", seats, "created_at",
-                          (json_int_t)v->created_at, "updated_at", (json_int_t)v->updated_at);
-    json_t *bf =
-        v->backfill_team < 0
-            ? json_null()
-            : json_pack("{s:s,s:i,s:f,s:I}", "team", v->backfill_team == EO_BALANCE_A ? "A" : "B",
-                        "slots", v->backfill_slots, "rating", v->backfill_rating, "asked_at",
-                        (json_int_t)v->backfill_at);
-    if (o != NULL && !set_opt(o, "backfill", bf, true)) {
-        json_decref(o);
-        return NULL;
+    eo__buf b;
+    eo__buf_init(&b, DOC_MAX);
+    eo__buf_str(&b, "{\"ticket\":");
+    eo__jt_str(&b, v->id);
+    str_member(&b, "queue", v->queue);
+    str_member(&b, "status", v->status);
+    key(&b, "players");
+    eo__buf_str(&b, "[");
+    for (size_t i = 0; i < v->nplayers; i++) {
+        eo__buf_str(&b, i ? "," : "");
+        eo__jt_str(&b, v->players[i]);
     }
-    return o;
+    eo__buf_str(&b, "]");
+    int_member(&b, "created_at", v->created_at);
+    int_member(&b, "updated_at", v->updated_at);
+    if (v->reason != NULL)
+        str_member(&b, "reason", v->reason);
+    ticket_match_parts(&b, v);
+    eo__buf_str(&b, "}");
+    return take(&b, out, len);
+}
+
+int eo_session_view_text(const eo_session_view *v, char **out, size_t *len)
+{
+    eo__buf b;
+    eo__buf_init(&b, DOC_MAX);
+    eo__buf_str(&b, "{\"session\":");
+    eo__jt_str(&b, v->id);
+    str_member(&b, "instance", v->instance);
+    str_member(&b, "address", v->address);
+    str_member(&b, "pool", v->pool);
+    str_member(&b, "status", v->status);
+    key(&b, "match");
+    match_text(&b, v->match);
+    key(&b, "players");
+    eo__buf_str(&b, "[");
+    for (size_t i = 0; i < v->match->nseats; i++) {
+        eo__buf_str(&b, i ? "," : "");
+        seat_text(&b, &v->match->seats[i], true, -1);
+    }
+    eo__buf_str(&b, "]");
+    int_member(&b, "created_at", v->created_at);
+    int_member(&b, "updated_at", v->updated_at);
+    key(&b, "backfill");
+    if (v->backfill_team < 0) {
+        eo__buf_str(&b, "null");
+    } else {
+        eo__buf_str(&b, "{\"team\":");
+        eo__jt_str(&b, team_name((uint8_t)v->backfill_team));
+        int_member(&b, "slots", v->backfill_slots);
+        key(&b, "rating");
+        eo__jt_real(&b, v->backfill_rating);
+        int_member(&b, "asked_at", v->backfill_at);
+        eo__buf_str(&b, "}");
+    }
+    eo__buf_str(&b, "}");
+    return take(&b, out, len);
 }

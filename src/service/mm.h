@@ -311,6 +311,10 @@ void eo__mm_session_view(const mm_session *s, eo_mm_seat *seats, eo_mm_match_vie
 /* The queue document with its figures (waiting, matched, …). NULL when out of memory. */
 json_t *eo__mm_queue_json(const mm_queue *q);
 
+/* mm_ops_instance.c: the instance and session requests; the answer's text in *text. */
+int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
+                       char **text, eo_engine_error *err);
+
 /* mm_pass.c */
 /* Every queue whose pass is due at @p now_ms (and the heartbeats, the ready checks, expiry).
  * 0 or the store's code. */

@@ -9,10 +9,12 @@
 #include "service/mm.h"
 #include "service/service.h"
 
-/* What an op answers: the status and a document (stolen), or a refusal in err. */
+/* What an op answers: the status and a document (stolen), or its text (malloc'd), or a refusal
+ * in err. */
 typedef struct answer {
     int status;
     json_t *doc;
+    char *text;
 } answer;
 
 static int give(answer *a, int status, json_t *doc)
@@ -332,9 +334,6 @@ static int ticket_ready(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
-/* mm_ops_instance.c */
-int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status, json_t **doc,
-                       eo_engine_error *err);
 
 static int dispatch(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer *a,
                     eo_engine_error *err)
@@ -352,7 +351,7 @@ static int dispatch(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer *a,
         int rc = eo__mm_tick(mm, now_ms);
         return rc ? rc : give(a, 200, json_object());
     }
-    default: return eo__mm_instance_op(mm, r, now_ms, &a->status, &a->doc, err);
+    default: return eo__mm_instance_op(mm, r, now_ms, &a->status, &a->text, err);
     }
 }
 
@@ -361,7 +360,7 @@ void eo__mm_apply(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status, 
 {
     memset(err, 0, sizeof *err);
     *resp = NULL;
-    answer a = {0, NULL};
+    answer a = {0, NULL, NULL};
     int rc = mm->broken ? eo__mm_reload(mm) : 0;
     if (rc == 0)
         rc = eo_store_savepoint(mm->st);
@@ -376,7 +375,9 @@ void eo__mm_apply(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status, 
         }
     }
     if (rc == 0)
-        *resp = json_dumps(a.doc, EO__MM_JSON);
+        *resp = a.text ? a.text : json_dumps(a.doc, EO__MM_JSON);
+    else
+        free(a.text);
     json_decref(a.doc);
     if (rc == 0 && *resp == NULL)
         rc = EO_ENOMEM;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "service/mm.h"
 #include "service/service.h"
 
@@ -55,17 +56,18 @@ static int caller_is(eo__mm *mm, const eo__mm_req *q, mm_instance *in, bool serv
 
 /* ---- documents ------------------------------------------------------------------------------- */
 
-static json_t *session_json(const mm_session *s, const char *status)
+/* Session @p s's document (@p status), its text in *out. 0 or a code. */
+static int session_text(const mm_session *s, const char *status, char **out)
 {
     eo_mm_seat *seats = calloc(s->nseats ? s->nseats : 1, sizeof *seats);
     if (seats == NULL)
-        return NULL;
+        return EO_ENOMEM;
     eo_mm_match_view mv;
     eo_session_view v;
     eo__mm_session_view(s, seats, &mv, &v, status);
-    json_t *o = eo_session_view_to_json(&v);
+    int rc = eo_session_view_text(&v, out, NULL);
     free(seats);
-    return o;
+    return rc;
 }
 
 typedef struct sessions_ctx {
@@ -93,33 +95,46 @@ static int by_created(const void *a, const void *b)
 }
 
 /* The instance's document: its registration, state and open sessions (oldest first, at most
- * 1024) with every seat's join secret: what it polls. */
-static json_t *instance_json(eo__mm *mm, mm_instance *in)
+ * 1024) with every seat's join secret: what it polls. Its text in *out. */
+static int instance_text(eo__mm *mm, mm_instance *in, char **out)
 {
-    sessions_ctx *c = calloc(1, sizeof *c);
-    json_t *o = c ? eo_instance_request_to_json(&in->reg) : NULL;
-    json_t *arr = o ? json_array() : NULL;
-    if (arr == NULL) {
+    json_t *o = eo_instance_request_to_json(&in->reg);
+    if (o != NULL &&
+        (json_object_set_new(o, "status", json_string(eo__mm_instance_state(in->state))) != 0 ||
+         json_object_set_new(o, "open", json_integer(in->open)) != 0)) {
         json_decref(o);
-        free(c);
-        return NULL;
+        o = NULL;
+    }
+    char *head = o ? json_dumps(o, EO__MM_JSON) : NULL;
+    json_decref(o);
+    sessions_ctx *c = head ? calloc(1, sizeof *c) : NULL;
+    if (c == NULL) {
+        free(head);
+        return EO_ENOMEM;
     }
     c->in = in;
     eo__smap_each(mm->sessions, collect_sessions, c);
     qsort(c->s, c->n, sizeof c->s[0], by_created);
-    for (size_t i = 0; arr != NULL && i < c->n; i++)
-        if (json_array_append_new(arr, session_json(c->s[i], "open")) != 0) {
-            json_decref(arr);
-            arr = NULL;
-        }
-    free(c);
-    if (arr == NULL || json_object_set_new(o, "sessions", arr) != 0 ||
-        json_object_set_new(o, "status", json_string(eo__mm_instance_state(in->state))) != 0 ||
-        json_object_set_new(o, "open", json_integer(in->open)) != 0) {
-        json_decref(o);
-        return NULL;
+    /* the registration's object with the sessions as its last member */
+    eo__buf b;
+    eo__buf_init(&b, (size_t)64 << 20);
+    eo__buf_add(&b, head, strlen(head) - 1);
+    eo__buf_str(&b, ",\"sessions\":[");
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < c->n; i++) {
+        char *one = NULL;
+        rc = session_text(c->s[i], "open", &one);
+        eo__buf_str(&b, i ? "," : "");
+        eo__buf_str(&b, one ? one : "");
+        free(one);
     }
-    return o;
+    eo__buf_str(&b, "]}");
+    free(head);
+    free(c);
+    rc = rc ? rc : b.err;
+    *out = rc == 0 ? eo__buf_take(&b, NULL) : NULL;
+    eo__buf_free(&b);
+    return rc ? rc : *out ? 0 : EO_ENOMEM;
 }
 
 /* ---- instances ------------------------------------------------------------------------------- */
@@ -151,7 +166,7 @@ static json_t *registered(const mm_instance *in)
 }
 
 static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
-                             json_t **doc, eo_engine_error *err)
+                             char **out, eo_engine_error *err)
 {
     const eo_instance_request *r = q->u.instance;
     int rc = check_queues(mm, r, err);
@@ -185,11 +200,13 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     in->state = MM_I_LIVE;
     in->seen_ms = now_ms;
     rc = same ? 0 : eo__mm_instance_store(mm, in, now_ms);
-    *doc = rc ? NULL : registered(in);
-    return rc ? rc : *doc ? 0 : EO_ENOMEM;
+    o = rc ? NULL : registered(in);
+    *out = o ? json_dumps(o, EO__MM_JSON) : NULL;
+    json_decref(o);
+    return rc ? rc : *out ? 0 : EO_ENOMEM;
 }
 
-static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, json_t **doc,
+static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, char **text,
                        eo_engine_error *err)
 {
     mm_instance *in = eo__smap_get(mm->instances, q->name);
@@ -209,8 +226,7 @@ static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *sta
             return rc;
     }
     *status = 200;
-    *doc = instance_json(mm, in);
-    return *doc ? 0 : EO_ENOMEM;
+    return instance_text(mm, in, text);
 }
 
 /* ---- sessions -------------------------------------------------------------------------------- */
@@ -255,7 +271,7 @@ static int session_backfill(eo__mm *mm, const eo__mm_req *q, mm_session *s, int6
 }
 
 /* A finished session (only in the store): its document for a read, a repeat of its close. */
-static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, json_t **doc,
+static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, char **text,
                             eo_engine_error *err)
 {
     eo_mm_row row;
@@ -272,19 +288,19 @@ static int session_finished(eo__mm *mm, const eo__mm_req *q, int *status, json_t
         rc = eo__mm_refuse(err, 409, "session_closed", "session", "the session is %s", row.status);
     if (rc == 0) {
         *status = 200;
-        *doc = json_loads(row.doc, 0, NULL);
-        rc = *doc ? 0 : EO_ENOMEM;
+        *text = row.doc; /* as stored: the document answered as it was last written */
+        row.doc = NULL;
     }
     eo_mm_row_free(&row);
     return rc;
 }
 
-static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, json_t **doc,
+static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, char **text,
                       eo_engine_error *err)
 {
     mm_session *s = eo__smap_get(mm->sessions, q->name);
     if (s == NULL)
-        return session_finished(mm, q, status, doc, err);
+        return session_finished(mm, q, status, text, err);
     int rc = caller_is(mm, q, s->inst, q->op == EO__MM_SESSION_GET, "session", err);
     if (rc != 0)
         return rc;
@@ -299,26 +315,26 @@ static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *stat
     if (rc != 0)
         return rc;
     *status = 200;
-    *doc = session_json(s, state);
+    rc = session_text(s, state, text);
     if (q->op == EO__MM_SESSION_CLOSE) {
         s->inst->open--;
         eo__smap_del(mm->sessions, s->id);
         eo__mm_session_free(s);
     }
-    return *doc ? 0 : EO_ENOMEM;
+    return rc;
 }
 
-int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, json_t **doc,
+int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, char **text,
                        eo_engine_error *err)
 {
     switch (q->op) {
-    case EO__MM_INSTANCE_REGISTER: return instance_register(mm, q, now_ms, status, doc, err);
+    case EO__MM_INSTANCE_REGISTER: return instance_register(mm, q, now_ms, status, text, err);
     case EO__MM_INSTANCE_HEARTBEAT:
     case EO__MM_INSTANCE_GET:
-    case EO__MM_INSTANCE_DELETE: return instance_op(mm, q, now_ms, status, doc, err);
+    case EO__MM_INSTANCE_DELETE: return instance_op(mm, q, now_ms, status, text, err);
     case EO__MM_SESSION_GET:
     case EO__MM_SESSION_BACKFILL:
-    case EO__MM_SESSION_CLOSE: return session_op(mm, q, now_ms, status, doc, err);
+    case EO__MM_SESSION_CLOSE: return session_op(mm, q, now_ms, status, text, err);
     default: return EO_EINTERNAL;
     }
 }

@@ -284,13 +284,11 @@ static int ticket_write(eo__mm *mm, mm_ticket *t, const char *status, const char
         v.accepted = m->deadline_ms > 0 ? m->accepted : NULL;
         v.ready_deadline = m->deadline_ms;
     }
-    json_t *doc = eo_ticket_view_to_json(&v);
-    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
-    json_decref(doc);
+    char *text = NULL;
+    int rc = eo_ticket_view_text(&v, &text, NULL);
     free(seats);
-    if (text == NULL)
-        return EO_ENOMEM;
-    int rc;
+    if (rc != 0)
+        return rc;
     if (insert) {
         eo_mm_row row = {.live = live,
                          .request = t->request,
@@ -333,12 +331,11 @@ static int assigned_write(eo__mm *mm, const mm_ticket *t, const mm_session *s, i
                         .session = s->id,
                         .instance = s->inst->reg.id,
                         .address = s->inst->reg.address};
-    json_t *doc = eo_ticket_view_to_json(&v);
-    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
-    json_decref(doc);
+    char *text = NULL;
+    int rc = eo_ticket_view_text(&v, &text, NULL);
     free(seats);
-    int rc = text ? eo_store_mm_set(mm->st, EO_MM_TICKET, t->id, "assigned", false, text, now_ms)
-                  : EO_ENOMEM;
+    if (rc == 0)
+        rc = eo_store_mm_set(mm->st, EO_MM_TICKET, t->id, "assigned", false, text, now_ms);
     free(text);
     return rc;
 }
@@ -422,12 +419,11 @@ int eo__mm_session_store(eo__mm *mm, mm_session *s, const char *status, int64_t 
     eo_session_view v;
     s->updated_ms = now_ms;
     eo__mm_session_view(s, seats, &mv, &v, status);
-    json_t *doc = eo_session_view_to_json(&v);
-    char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
-    json_decref(doc);
+    char *text = NULL;
+    int rc = eo_session_view_text(&v, &text, NULL);
     free(seats);
-    if (text == NULL)
-        return EO_ENOMEM;
+    if (rc != 0)
+        return rc;
     eo_mm_row row = {.live = strcmp(status, "open") == 0,
                      .request = (char *)"",
                      .doc = text,
@@ -436,7 +432,7 @@ int eo__mm_session_store(eo__mm *mm, mm_session *s, const char *status, int64_t 
     snprintf(row.name, sizeof row.name, "%s", s->id);
     snprintf(row.owner, sizeof row.owner, "%s", s->inst->reg.id);
     snprintf(row.status, sizeof row.status, "%s", status);
-    int rc = eo_store_mm_put(mm->st, EO_MM_SESSION, &row);
+    rc = eo_store_mm_put(mm->st, EO_MM_SESSION, &row);
     free(text);
     return rc;
 }

@@ -268,8 +268,12 @@ static void test_documents(void **state)
                         .session = "s",
                         .instance = "i",
                         .address = "h:1"};
-    json_t *o = eo_ticket_view_to_json(&v);
-    assert_non_null(o);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(eo_ticket_view_text(&v, &text, &len), 0);
+    assert_int_equal(len, strlen(text));
+    json_t *o = parse(text); /* valid JSON, no duplicate key */
+    free(text);
     const json_t *mo = json_object_get(o, "match");
     assert_int_equal(json_array_size(json_object_get(mo, "A")), 2);
     assert_true(json_is_null(json_object_get(mo, "region")));
@@ -279,10 +283,25 @@ static void test_documents(void **state)
     assert_string_equal(json_string_value(json_object_get(
                             json_array_get(json_object_get(as, "players"), 1), "secret")),
                         "s2");
+    /* an id that needs escaping stays one string; a P(A) that is not finite is refused */
     json_decref(o);
+    v.id = "t\"1\n";
+    v.match = NULL;
+    v.session = NULL;
+    assert_int_equal(eo_ticket_view_text(&v, &text, NULL), 0);
+    o = parse(text);
+    assert_string_equal(json_string_value(json_object_get(o, "ticket")), "t\"1\n");
+    free(text);
+    json_decref(o);
+    m.p_a = NAN;
+    v.match = &m;
+    assert_int_equal(eo_ticket_view_text(&v, &text, NULL), EO_EINVAL);
+    m.p_a = 0.52;
     eo_session_view sv = {"s",  "i",  "h:1",        "pool", "open", &m,
                           1000, 1000, EO_BALANCE_B, 1,      1500.0, 1200};
-    o = eo_session_view_to_json(&sv);
+    assert_int_equal(eo_session_view_text(&sv, &text, NULL), 0);
+    o = parse(text);
+    free(text);
     assert_int_equal(json_array_size(json_object_get(o, "players")), 4);
     assert_string_equal(json_string_value(json_object_get(json_object_get(o, "backfill"), "team")),
                         "B");
