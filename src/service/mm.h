@@ -1,14 +1,16 @@
 /* Matchmaking inside the service (docs/MATCHMAKING.md): queues, tickets, game-server instances
- * and sessions. The writer thread owns every live object in memory (mm_state.c) and changes
- * them only through eo__mm_apply(), inside its batch's transaction, writing each change to the
- * store in the same transaction: an answer leaves only after the commit that stored it, and a
- * failed commit reloads everything from the store (eo__mm_reload()). The periodic pass of each
- * queue (mm_pass.c) runs on the writer too, queued by the ticker thread (eo__mm_ticker_start()),
- * so a cancel and a pass are ordered by the writer's queue: a ticket ends cancelled or assigned,
- * never both. The HTTP threads read the queues' configurations the writer publishes
- * (eo__mm_queue_get()) and poll tickets from the store (their documents). Files: mm_map.c (a
- * string-keyed table), mm_state.c (objects, loading, documents), mm_ops.c (requests),
- * mm_pass.c (the pass, allocation, ready checks, expiry, heartbeats), mm_routes.c (handlers). */
+ * and sessions. The writer thread owns every live object in memory and changes them only
+ * through eo__mm_apply(), inside its batch's transaction, writing each change to the store in
+ * the same transaction: an answer leaves only after the commit that stored it, and a failed
+ * commit reloads everything from the store (eo__mm_reload()). The periodic pass of each queue
+ * runs on the writer too, queued by the ticker thread (eo__mm_ticker_start()), so a cancel and
+ * a pass are ordered by the writer's queue: a ticket ends cancelled or assigned, never both.
+ * The HTTP threads read the queues' configurations the writer publishes (eo__mm_queue_get())
+ * and poll tickets from the store (their documents). Files: mm_map.c (a string-keyed table),
+ * mm_state.c (objects, documents, publishing), mm_load.c (loading from the store), mm_ops.c
+ * (queue and ticket requests), mm_ops_instance.c (instance and session requests), mm_pass.c
+ * (the pass, allocation, ready checks, expiry, heartbeats), mm_tick.c (the ticker),
+ * mm_routes.c (handlers). */
 #ifndef EO_SERVICE_MM_H
 #define EO_SERVICE_MM_H
 

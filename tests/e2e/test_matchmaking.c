@@ -388,6 +388,45 @@ static void count_seats(const e2e_server *s, const char *id, const char *token, 
     json_decref(o);
 }
 
+/* A cancel that lands on a matched ticket (its match waits for an instance) dissolves the
+ * match: the others go back to the queue and match again with a newcomer. */
+static void test_cancel_matched(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20}");
+    const char *ids[5] = {"ma", "mb", "mc", "md", "me"};
+    char tk[5][33];
+    for (int i = 0; i < 4; i++) {
+        char players[64];
+        one_player(players, sizeof players, ids[i]);
+        add_ticket(&s, "q", ids[i], players, tk[i]);
+    }
+    for (int i = 0; i < 4; i++)
+        json_decref(wait_status(&s, ids[i], "matched"));
+    json_t *o = call(&s, "DELETE", "/v1/tickets/mb", tk[1], NULL, 200);
+    assert_string_equal(str(o, "status"), "cancelled");
+    json_decref(o);
+    for (int i = 0; i < 4; i++) {
+        o = ticket(&s, ids[i], s.server_key);
+        assert_string_equal(str(o, "status"), i == 1 ? "cancelled" : "queued");
+        assert_null(json_object_get(o, "match"));
+        json_decref(o);
+    }
+    add_ticket(&s, "q", "me", "[{\"id\":\"me\"}]", tk[4]);
+    json_decref(wait_status(&s, "me", "matched"));
+    char it[33];
+    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", it);
+    for (int i = 0; i < 5; i++)
+        if (i != 1)
+            json_decref(wait_status(&s, ids[i], "assigned"));
+    o = ticket(&s, "mb", tk[1]);
+    assert_string_equal(str(o, "status"), "cancelled");
+    json_decref(o);
+    e2e_cleanup(&s);
+}
+
 static void test_cancel_during_matching(void **state)
 {
     (void)state;
@@ -764,6 +803,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_cancel_matched),
         cmocka_unit_test(test_cancel_during_matching),
         cmocka_unit_test(test_instance_lost),
         cmocka_unit_test(test_restart),
