@@ -16,6 +16,15 @@ static int from_round_error(eo_request_error *err, const eo_round_error *e)
     return eo__request_fail(err, EO_EINVAL, "invalid_request", e->field, "%s", e->message);
 }
 
+/* A request object with only the members @p keys[0..n): 0, or EO_EINVAL naming what is wrong. */
+static int request_object(const json_t *obj, const char *const *keys, size_t n,
+                          eo_request_error *err)
+{
+    if (!json_is_object(obj))
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    return eo__only_keys(obj, "", keys, n, err);
+}
+
 /* The id at member @p key of @p obj into @p dst (EO_ID_MAX + 1 bytes). Absent: EO_ENOTFOUND
  * when @p optional (dst untouched), else an error. */
 static int id_member(const json_t *obj, const char *path, const char *key, bool optional, char *dst,
@@ -363,9 +372,7 @@ int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q, eo_
     if (out == NULL || q == NULL)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
-    if (!json_is_object(obj))
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = eo__only_keys(obj, "", keys, 2, err);
+    int rc = request_object(obj, keys, 2, err);
     if (rc == 0 && (rc = id_member(obj, "", "id", true, out->id, err)) == EO_ENOTFOUND)
         rc = 0;
     const json_t *players = json_object_get(obj, "players");
@@ -448,9 +455,7 @@ int eo_instance_request_from_json(const json_t *obj, eo_instance_request *out,
     if (out == NULL)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
-    if (!json_is_object(obj))
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = eo__only_keys(obj, "", keys, sizeof keys / sizeof keys[0], err);
+    int rc = request_object(obj, keys, sizeof keys / sizeof keys[0], err);
     if (rc == 0)
         rc = id_member(obj, "", "id", false, out->id, err);
     int nq = 0;
@@ -510,9 +515,7 @@ int eo_backfill_request_from_json(const json_t *obj, eo_backfill_request *out,
     if (out == NULL)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
-    if (!json_is_object(obj))
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = eo__only_keys(obj, "", keys, 3, err);
+    int rc = request_object(obj, keys, 3, err);
     if (rc == 0)
         rc = team_member(obj, &out->team, err);
     if (rc == 0 && json_object_get(obj, "slots") == NULL)
@@ -536,9 +539,7 @@ int eo_ready_request_from_json(const json_t *obj, eo_ready_request *out, eo_requ
     if (out == NULL)
         return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
-    if (!json_is_object(obj))
-        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = eo__only_keys(obj, "", keys, 2, err);
+    int rc = request_object(obj, keys, 2, err);
     if (rc == 0 && (rc = id_member(obj, "", "player", true, out->player, err)) == EO_ENOTFOUND)
         rc = 0;
     if (rc == 0 && !json_is_boolean(json_object_get(obj, "accept")))
