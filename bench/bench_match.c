@@ -109,7 +109,7 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
     if (us == NULL || cpu == NULL)
         return -1;
     uint64_t sum = 0;
-    size_t placed = 0, matches = 0, rejected = 0;
+    size_t placed = 0, matches = 0, rejected = 0, inexact = 0;
     for (int i = 0; i < reps; i++) {
         eo_match_result *r = NULL;
         eo_round_error err;
@@ -126,6 +126,8 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
             placed = q.n - r->waiting;
             matches = r->nmatches;
             rejected = r->rejected;
+            for (size_t x = 0; x < r->nmatches; x++)
+                inexact += !r->matches[x].exact;
         } else if (checksum(r) != sum) {
             fprintf(stderr, "bench_match: passes over the same queue differ\n");
             return -1;
@@ -136,10 +138,10 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
     qsort(cpu, (size_t)reps, sizeof *cpu, bench_cmp_double);
     size_t i99 = (size_t)((reps - 1) * 0.99 + 0.5);
     double p50 = us[reps / 2], p99 = us[i99], mx = us[reps - 1];
-    printf("| %zu | %dv%d | %.2f | %.2f | %.2f | %.2f | %.2f | %zu | %zu | %zu | %.0f | %016" PRIx64
-           " |\n",
+    printf("| %zu | %dv%d | %.2f | %.2f | %.2f | %.2f | %.2f | %zu | %zu | %zu | %zu | %.0f | "
+           "%016" PRIx64 " |\n",
            n, team, team, p50 / 1e3, p99 / 1e3, mx / 1e3, cpu[reps / 2] / 1e3, cpu[i99] / 1e3,
-           matches, placed, rejected, (double)placed / (p50 / 1e6), sum);
+           matches, placed, rejected, inexact, (double)placed / (p50 / 1e6), sum);
     fflush(stdout);
     free(us);
     free(cpu);
@@ -195,8 +197,8 @@ int main(int argc, char **argv)
         "placed / wall p50\n\n",
         model, seed);
     printf("| waiting | teams | p50 ms | p99 ms | max ms | cpu p50 ms | cpu p99 ms | matches "
-           "| placed | refused groups | placed/s | checksum |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| placed | refused groups | inexact | placed/s | checksum |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     static const size_t ns[] = {1000, 10000, 100000};
     static const int teams[] = {2, 6, 12};
     for (size_t a = 0; a < 3; a++)
