@@ -50,10 +50,10 @@ extern "C" {
 
 /** Defaults (seconds) and seed 003's alternative delay. */
 #define EO_AB_DEFAULT_LAST_MINUTES 180
-#define EO_AB_DEFAULT_DELAY 10                     /**< seed 000: act within 10 s */
-#define EO_AB_DELAY_SECTORS_EDGE 20                /**< seed 003: wait 20 s */
-#define EO_AB_DEFAULT_COOLDOWN 300                 /**< Valve: protected 300 s after a move */
-#define EO_AB_DEFAULT_P_THRESHOLD 0.10             /**< |P(A) − 0.5| with a predictor */
+#define EO_AB_DEFAULT_DELAY 10            /**< seed 000: act within 10 s */
+#define EO_AB_DELAY_SECTORS_EDGE 20       /**< seed 003: wait 20 s */
+#define EO_AB_DEFAULT_COOLDOWN 300        /**< Valve: protected 300 s after a move */
+#define EO_AB_DEFAULT_P_THRESHOLD 0.10    /**< |P(A) − 0.5| with a predictor */
 #define EO_AB_DEFAULT_WORK_LIMIT UINT64_C(2000000) /**< search nodes per call */
 
 /** A team. */
@@ -85,14 +85,14 @@ typedef double (*eo_ab_predict_fn)(void *ctx, int64_t sum_a, int n_a, int64_t su
 
 /** The operator's policy. Fill with eo_autobalance_policy_default(), then change fields. */
 typedef struct eo_ab_policy {
-    eo_ab_mode mode;           /**< default EO_AB_MODE_NORMAL */
-    bool enabled;              /**< default true */
-    int64_t last_minutes;      /**< s; off when time_left < this (default 180; 0 = never off) */
-    int64_t delay;             /**< s from first detection to acting (default 10; 0 = at once) */
-    int64_t cooldown;          /**< s after a player's last move in which he may not move
-                                    again (default 300; INT64_MAX = once per round, seed 003) */
+    eo_ab_mode mode;          /**< default EO_AB_MODE_NORMAL */
+    bool enabled;             /**< default true */
+    int64_t last_minutes;     /**< s; off when time_left < this (default 180; 0 = never off) */
+    int64_t delay;            /**< s from first detection to acting (default 10; 0 = at once) */
+    int64_t cooldown;         /**< s after a player's last move in which he may not move
+                                   again (default 300; INT64_MAX = once per round, seed 003) */
     eo_ab_size_rule size_rule; /**< default EO_AB_SIZE_GAP */
-    int size_gap_min;          /**< EO_AB_SIZE_GAP only: >= 2 (default 2) */
+    int size_gap_min;         /**< EO_AB_SIZE_GAP only: >= 2 (default 2) */
     /** Strength rule without a predictor: unbalanced when |ΣA − ΣB| >= this (rating units);
      *  0 = no strength rule (default: the scale depends on the model). */
     int64_t strength_threshold;
@@ -101,11 +101,11 @@ typedef struct eo_ab_policy {
     double p_threshold;
     eo_ab_predict_fn predict; /**< may be NULL (default) */
     void *predict_ctx;
-    bool allow_party;    /**< party members may move (default false) */
-    bool dead_only;      /**< only dead players may move (seed 003 moves on death; Valve's
-                              first 15 s); default false: dead is a preference only */
-    bool strength_swaps; /**< the strength rule may swap one player from each team when
-                              no single move fits (default true) */
+    bool allow_party;         /**< party members may move (default false) */
+    bool dead_only;           /**< only dead players may move (seed 003 moves on death; Valve's
+                                   first 15 s); default false: dead is a preference only */
+    bool strength_swaps;      /**< the strength rule may swap one player from each team when
+                                   no single move fits (default true) */
     /** Size moves: among move sets whose resulting |ΣA − ΣB| is within this of the least,
      *  the preferred movers (dead, recent joiners) win. Rating units, >= 0 (default 0: the
      *  least gap first, preference only breaks ties). */
@@ -122,15 +122,15 @@ typedef struct eo_ab_policy {
 
 /** One player on a team. */
 typedef struct eo_ab_player {
-    uint32_t id;        /**< the caller's id (an index into its own table), echoed in moves */
-    eo_ab_team team;    /**< EO_AB_A or EO_AB_B */
-    int64_t rating;     /**< integer rating (the model's mean in split units), |r| <= 2^40 */
-    uint32_t party;     /**< party id, 0 = none */
-    bool is_protected;  /**< the game says: do not move (charged medic, flag carrier ...) */
-    bool dead;          /**< dead now: moved first */
-    int64_t joined_at;  /**< s (Unix) when he joined this round; later = more recent */
-    int64_t last_moved; /**< s when autobalance last moved him, or EO_AB_NEVER */
-    int64_t score;      /**< in-round score (points); read only when has_scores */
+    uint32_t id;          /**< the caller's id (an index into its own table), echoed in moves */
+    eo_ab_team team;      /**< EO_AB_A or EO_AB_B */
+    int64_t rating;       /**< integer rating (the model's mean in split units), |r| <= 2^40 */
+    uint32_t party;       /**< party id, 0 = none */
+    bool is_protected;    /**< the game says: do not move (charged medic, flag carrier ...) */
+    bool dead;            /**< dead now: moved first */
+    int64_t joined_at;    /**< s (Unix) when he joined this round; later = more recent */
+    int64_t last_moved;   /**< s when autobalance last moved him, or EO_AB_NEVER */
+    int64_t score;        /**< in-round score (points); read only when has_scores */
 } eo_ab_player;
 
 /** The situation of one call. */
@@ -148,12 +148,12 @@ typedef struct eo_ab_state {
 
 /** Why teams count as unbalanced. */
 typedef enum {
-    EO_AB_RULE_NONE = 0,    /**< they do not */
-    EO_AB_RULE_SIZE_GAP,    /**< |Δk| >= size_gap_min */
-    EO_AB_RULE_SIZE_2V0,    /**< seed 003: 2 (or more) v 0 */
-    EO_AB_RULE_SIZE_3V1,    /**< seed 003: 3 (or more) v 1 (or less) */
-    EO_AB_RULE_SIZE_4V2,    /**< seed 003: 4 (or more) v 2 (or less) */
-    EO_AB_RULE_STRENGTH_GAP /**< sizes fine; rating-sum gap or |P(A) − 0.5| over threshold */
+    EO_AB_RULE_NONE = 0,     /**< they do not */
+    EO_AB_RULE_SIZE_GAP,     /**< |Δk| >= size_gap_min */
+    EO_AB_RULE_SIZE_2V0,     /**< seed 003: 2 (or more) v 0 */
+    EO_AB_RULE_SIZE_3V1,     /**< seed 003: 3 (or more) v 1 (or less) */
+    EO_AB_RULE_SIZE_4V2,     /**< seed 003: 4 (or more) v 2 (or less) */
+    EO_AB_RULE_STRENGTH_GAP  /**< sizes fine; rating-sum gap or |P(A) − 0.5| over threshold */
 } eo_ab_rule;
 
 /** What the call decided: act (moves given) or the rule that kept autobalance off. */
@@ -178,38 +178,38 @@ typedef enum {
 
 /** One move. */
 typedef struct eo_ab_move {
-    uint16_t index; /**< position in the state's players array */
-    uint32_t id;    /**< that player's id */
+    uint16_t index;      /**< position in the state's players array */
+    uint32_t id;         /**< that player's id */
     eo_ab_team from, to;
     eo_ab_reason reason;
 } eo_ab_move;
 
 /** The answer of eo_autobalance_check(). */
 typedef struct eo_ab_result {
-    eo_ab_rule rule;      /**< why unbalanced, or EO_AB_RULE_NONE */
-    eo_ab_action action;  /**< EO_AB_ACT, or the rule that kept it off */
-    int64_t act_at;       /**< EO_AB_OFF_DELAY: the time acting becomes due; else NEVER */
-    int ka, kb;           /**< team sizes now */
-    int64_t sum_a, sum_b; /**< rating sums now */
-    int needed;           /**< moves the size rule needs (floor(|Δk| / 2)); 0 otherwise.
-                               nmoves may be needed + 1 (odd |Δk|, policy odd_extra) */
-    int short_by;         /**< needed − size moves given when too few players may move */
-    int eligible;         /**< players of the moving team who may move */
-    bool exact;           /**< the moves are the ones the documented rules name (false only
-                               when the work limit cut the joint search) */
+    eo_ab_rule rule;       /**< why unbalanced, or EO_AB_RULE_NONE */
+    eo_ab_action action;   /**< EO_AB_ACT, or the rule that kept it off */
+    int64_t act_at;        /**< EO_AB_OFF_DELAY: the time acting becomes due; else NEVER */
+    int ka, kb;            /**< team sizes now */
+    int64_t sum_a, sum_b;  /**< rating sums now */
+    int needed;            /**< moves the size rule needs (floor(|Δk| / 2)); 0 otherwise.
+                                nmoves may be needed + 1 (odd |Δk|, policy odd_extra) */
+    int short_by;          /**< needed − size moves given when too few players may move */
+    int eligible;          /**< players of the moving team who may move */
+    bool exact;            /**< the moves are the ones the documented rules name (false only
+                                when the work limit cut the joint search) */
     size_t nmoves;
     eo_ab_move moves[EO_AB_MOVES_MAX]; /**< in order: dead first, then recent joiners, ... */
-    int64_t gap_before;                /**< sum_a − sum_b (signed) */
-    int64_t gap_after;                 /**< the same after the moves */
+    int64_t gap_before;    /**< sum_a − sum_b (signed) */
+    int64_t gap_after;     /**< the same after the moves */
     double p_before, p_after; /**< predictor's P(A) before/after, NaN without a predictor */
 } eo_ab_result;
 
 /** The placement of a joining player. */
 typedef struct eo_ab_placement {
-    eo_ab_team team;     /**< A or B; EO_AB_TEAM_NONE when off (the game decides) */
-    eo_ab_action action; /**< EO_AB_ACT, EO_AB_OFF_DISABLED or EO_AB_OFF_MODE */
-    bool by_size;        /**< the size rule left one team only (else: least gap) */
-    int64_t gap_after;   /**< sum_a − sum_b with the joiner placed (0 when off) */
+    eo_ab_team team;       /**< A or B; EO_AB_TEAM_NONE when off (the game decides) */
+    eo_ab_action action;   /**< EO_AB_ACT, EO_AB_OFF_DISABLED or EO_AB_OFF_MODE */
+    bool by_size;          /**< the size rule left one team only (else: least gap) */
+    int64_t gap_after;     /**< sum_a − sum_b with the joiner placed (0 when off) */
 } eo_ab_placement;
 
 /** Sets @p p to the defaults listed on eo_ab_policy. */

@@ -54,33 +54,33 @@ typedef enum {
 
 /** One eligible player. Zero-initialised means: no team, no party, no lock, no preference. */
 typedef struct eo_balance_player {
-    int64_t rating;   /**< integer rating, |rating| <= 2^40 */
-    uint32_t party;   /**< 0 = none; players with the same non-zero id are one party */
-    int32_t priority; /**< higher plays first when someone must sit out (then request order) */
-    uint32_t weight;  /**< weight of the side preference (the pool's denial history: doubled
-                       *   per round denied, halved when met; Shine); 0 is taken as 1 */
-    uint8_t team;     /**< eo_balance_side: current team */
-    uint8_t lock;     /**< eo_balance_side: must play on this side */
-    uint8_t prefer;   /**< eo_balance_side: preferred side */
-    uint8_t protect;  /**< 1: stays on its current team unless the request allows moving it */
-    uint8_t sat_out;  /**< 1: sat out the previous split (bench fairness) */
+    int64_t rating;     /**< integer rating, |rating| <= 2^40 */
+    uint32_t party;     /**< 0 = none; players with the same non-zero id are one party */
+    int32_t priority;   /**< higher plays first when someone must sit out (then request order) */
+    uint32_t weight;    /**< weight of the side preference (the pool's denial history: doubled
+                         *   per round denied, halved when met; Shine); 0 is taken as 1 */
+    uint8_t team;       /**< eo_balance_side: current team */
+    uint8_t lock;       /**< eo_balance_side: must play on this side */
+    uint8_t prefer;     /**< eo_balance_side: preferred side */
+    uint8_t protect;    /**< 1: stays on its current team unless the request allows moving it */
+    uint8_t sat_out;    /**< 1: sat out the previous split (bench fairness) */
 } eo_balance_player;
 
 /** The request. Zero-initialised gives: rebalance, every k, epsilon 0, no field, no limit. */
 typedef struct eo_balance_request {
     eo_balance_mode mode;
-    int k_min, k_max;      /**< team sizes to solve; 0 = 2 and floor(N/2) */
-    int64_t epsilon;       /**< >= 0: tolerance on |D| (rating units) within which the
-                            *   secondary objectives may trade gap away */
-    int64_t field;         /**< side A's map advantage in rating units, |field| <= 2^46 */
-    int allow_party_split; /**< 1: parties may be split (each broken party costs, first) */
-    int allow_protected;   /**< 1: protected players may be moved like the others */
+    int k_min, k_max;         /**< team sizes to solve; 0 = 2 and floor(N/2) */
+    int64_t epsilon;          /**< >= 0: tolerance on |D| (rating units) within which the
+                               *   secondary objectives may trade gap away */
+    int64_t field;            /**< side A's map advantage in rating units, |field| <= 2^46 */
+    int allow_party_split;    /**< 1: parties may be split (each broken party costs, first) */
+    int allow_protected;      /**< 1: protected players may be moved like the others */
     /** Search nodes for the exact solver over the whole call; 0 = no limit. Past it the
      *  remaining team sizes are answered by local search (exact = 0). The caller converts a
      *  time budget into nodes (docs/BALANCER.md gives the rate). */
     uint64_t work_limit;
-    uint64_t seed; /**< local search restarts' random seed */
-    int restarts;  /**< local search starts besides the first; 0 = 4 */
+    uint64_t seed;            /**< local search restarts' random seed */
+    int restarts;             /**< local search starts besides the first; 0 = 4 */
 } eo_balance_request;
 
 /** One player's change of team (from != to). */
@@ -112,11 +112,11 @@ typedef struct eo_balance_split {
     const uint16_t *a, *b, *bench; /**< k, k and nbench indices, ascending */
     size_t nbench;
     int64_t sum_a, sum_b;
-    int64_t gap;                  /**< |sum_a - sum_b| */
-    int64_t dev;                  /**< |sum_a - sum_b + field|: the primary objective */
-    double p_a;                   /**< NaN from the solver: the caller fills in the model's
-                                   *   P(A wins) (eo_app_split(), eo_app.h) */
-    const eo_balance_move *moves; /**< by player index */
+    int64_t gap;                   /**< |sum_a - sum_b| */
+    int64_t dev;                   /**< |sum_a - sum_b + field|: the primary objective */
+    double p_a;                    /**< NaN from the solver: the caller fills in the model's
+                                    *   P(A wins) (eo_app_split(), eo_app.h) */
+    const eo_balance_move *moves;  /**< by player index */
     size_t nmoves;
     eo_balance_terms terms;
     int exact; /**< 1: proven optimal under the rules; 0: local search answered */

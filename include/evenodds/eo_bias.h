@@ -70,7 +70,8 @@ void eo_bias_config_default(eo_bias_config *c);
  * EO_EINVAL for a bad value (@p err, may be NULL: field = the name, message = what is allowed).
  * On error @p c is unchanged.
  */
-int eo_bias_config_set(eo_bias_config *c, const char *name, const char *text, eo_round_error *err);
+int eo_bias_config_set(eo_bias_config *c, const char *name, const char *text,
+                       eo_round_error *err);
 
 /** The same with a number, for "bias_prior" and "bias_strength" ("bias" takes a name only:
  *  EO_EINVAL). */
@@ -105,8 +106,8 @@ typedef struct eo_bias_key {
  * under @p c. Returns 0, or EO_ENOTFOUND when the bias is off or @p map is NULL (such rounds
  * take field 0 and teach nothing).
  */
-int eo_bias_key_of(const eo_bias_config *c, const char *map, size_t na, size_t nb, const char *mode,
-                   eo_bias_key *out);
+int eo_bias_key_of(const eo_bias_config *c, const char *map, size_t na, size_t nb,
+                   const char *mode, eo_bias_key *out);
 
 /** A table of bias estimates. */
 typedef struct eo_bias eo_bias;
@@ -152,14 +153,14 @@ int eo_bias_observe(eo_bias *t, size_t index, double p0, double g, eo_winner win
 /** One entry as the service reports it. Strings point into the table. */
 typedef struct eo_bias_stats {
     const char *map;
-    const char *size; /**< NULL unless the pool keys by size */
-    const char *mode; /**< NULL unless keyed by mode and the rounds had one */
-    uint64_t plays;   /**< rounds seen (draws included) */
+    const char *size;      /**< NULL unless the pool keys by size */
+    const char *mode;      /**< NULL unless keyed by mode and the rounds had one */
+    uint64_t plays;        /**< rounds seen (draws included) */
     uint64_t a_wins, b_wins, draws;
-    double a_win_rate;  /**< (a_wins + draws/2) / plays; NaN without plays */
-    double bias;        /**< the estimate U / (I + κ), in the model's field units */
-    double applied;     /**< what enters the field term: bias_strength · bias */
-    double uncertainty; /**< 1 / √(I + κ) (its standard deviation); +∞ without information */
+    double a_win_rate;     /**< (a_wins + draws/2) / plays; NaN without plays */
+    double bias;           /**< the estimate U / (I + κ), in the model's field units */
+    double applied;        /**< what enters the field term: bias_strength · bias */
+    double uncertainty;    /**< 1 / √(I + κ) (its standard deviation); +∞ without information */
 } eo_bias_stats;
 
 /** Fills @p out for entry @p index. Returns 0 or EO_EINVAL (out of range). */

@@ -61,11 +61,11 @@ typedef void (*eo_client_log_fn)(void *ctx, eo_client_log_level level, const cha
 /** Configuration. Fill with eo_client_config_init(), then set at least url, server_id, key
  *  and state_file. Strings are copied by eo_client_create(). */
 typedef struct eo_client_config {
-    const char *url;       /**< the service, "http://HOST:PORT" (required) */
-    const char *pool;      /**< pool name (default "default") */
-    const char *server_id; /**< this game server's id: an id of at most 64 bytes without ':'
-                                or spaces (required) */
-    const char *key;       /**< the server key (required; never logged) */
+    const char *url;         /**< the service, "http://HOST:PORT" (required) */
+    const char *pool;        /**< pool name (default "default") */
+    const char *server_id;   /**< this game server's id: an id of at most 64 bytes without ':'
+                                  or spaces (required) */
+    const char *key;         /**< the server key (required; never logged) */
     /** File that keeps the report sequence and the queued reports across restarts (required).
      *  Written atomically (temporary file, fsync, rename) by the worker after every change. A
      *  file that cannot be read back is moved aside to FILE.corrupt-UNIXTIME, logged, and a
@@ -85,11 +85,11 @@ typedef struct eo_client_config {
      *  SynElo, Elo and Glicko-2; 10 for TrueSkill, Weng-Lin and hive, as the service splits
      *  them). strength_threshold of the autobalance policy is in these units. */
     double rating_scale;
-    const char *map;  /**< map name for the records until eo_client_map_start() (NULL) */
-    const char *mode; /**< mode name for the records, e.g. "koth" (NULL: absent) */
-    eo_trigger_mode trigger_mode; /**< scramble rules of the game mode (default OTHER) */
-    eo_trigger_config triggers;   /**< eo_trigger_config_init()'s defaults */
-    bool scramble_on;             /**< act on scramble triggers (default true) */
+    const char *map;         /**< map name for the records until eo_client_map_start() (NULL) */
+    const char *mode;        /**< mode name for the records, e.g. "koth" (NULL: absent) */
+    eo_trigger_mode trigger_mode;  /**< scramble rules of the game mode (default OTHER) */
+    eo_trigger_config triggers;    /**< eo_trigger_config_init()'s defaults */
+    bool scramble_on;        /**< act on scramble triggers (default true) */
     /** Arena-style bench: players a scramble leaves out wait (EO_TRACK_WAITING). When false
      *  (default, every mode but arena) they go to the team that is smaller, then to the one
      *  whose rating sum is lower. */
@@ -97,9 +97,9 @@ typedef struct eo_client_config {
     /** Most players per team a scramble may make (the game's team size, e.g. 12 for 12v12);
      *  0 (default): no limit but the players. Players beyond it wait (EO_TRACK_WAITING). */
     int team_size_max;
-    eo_ab_policy autobalance;    /**< eo_autobalance_policy_default(); enabled by default */
-    double autobalance_interval; /**< seconds between autobalance checks (default 1) */
-    eo_client_log_fn log;        /**< may be NULL */
+    eo_ab_policy autobalance;      /**< eo_autobalance_policy_default(); enabled by default */
+    double autobalance_interval;   /**< seconds between autobalance checks (default 1) */
+    eo_client_log_fn log;    /**< may be NULL */
     void *log_ctx;
 } eo_client_config;
 
@@ -110,10 +110,10 @@ typedef struct eo_client eo_client;
 
 /**
  * Creates a client: reads the state file (or writes a new one), starts the worker thread, which
- * sends any queued reports. Blocks only to read (or write and sync) the state file. Returns 0 with
- * *out set; EO_EINVAL (a required field missing or malformed: @p err names it), EO_EIO (the state
- * file cannot be written or its directory is missing), EO_ENOMEM. @p err (capacity @p errlen, may
- * be NULL) gets a one-line message on failure.
+ * sends any queued reports. Blocks only to read (or write and sync) the state file. Returns 0 with *out set; EO_EINVAL
+ * (a required field missing or malformed: @p err names it), EO_EIO (the state file cannot be
+ * written or its directory is missing), EO_ENOMEM. @p err (capacity @p errlen, may be NULL)
+ * gets a one-line message on failure.
  */
 int eo_client_create(const eo_client_config *cfg, eo_client **out, char *err, size_t errlen);
 
@@ -128,10 +128,10 @@ void eo_client_destroy(eo_client *c);
 
 /** What the library knows of a player's rating. */
 typedef struct eo_client_rating {
-    double mean;    /**< the model's mean ("rating" or "mu"): what balancing uses */
-    double display; /**< what players see */
+    double mean;       /**< the model's mean ("rating" or "mu"): what balancing uses */
+    double display;    /**< what players see */
     int64_t rounds;
-    bool visible; /**< out of shadow */
+    bool visible;      /**< out of shadow */
     bool stale;
     /** The service has not answered for this player (yet, or it cannot be reached): mean and
      *  display are start_rating, shadow. */
@@ -203,11 +203,11 @@ int eo_client_round_time_left(eo_client *c, double seconds, double now);
 /** What the game knows at round end, for the scramble rules (eo_trigger_state's fields of the
  *  same names). eo_client_round_info_init() gives: nothing captured, no time-out, no limits. */
 typedef struct eo_client_round_info {
-    bool captured[2];         /**< A, B captured at least once this round */
-    bool attackers_timed_out; /**< attack/defend, payload */
-    bool full_round;          /**< attack/defend, payload: this round completed a full round
-                                   of the map (all its stages) */
-    int32_t time_left;        /**< s left on the map; < 0 none */
+    bool captured[2];          /**< A, B captured at least once this round */
+    bool attackers_timed_out;  /**< attack/defend, payload */
+    bool full_round;           /**< attack/defend, payload: this round completed a full round
+                                    of the map (all its stages) */
+    int32_t time_left;         /**< s left on the map; < 0 none */
     uint32_t win_limit;
     uint32_t max_rounds;
     /** The matchmaking session this round belongs to (eo_instance.h), or NULL: recorded as
@@ -258,14 +258,14 @@ typedef enum eo_client_event_type {
 /** One event. Strings rule, reason and source are static. */
 typedef struct eo_client_event {
     eo_client_event_type type;
-    char id[EO_ID_MAX + 1];  /**< player id (RATING, MOVE) or round id (REPORTED) */
-    eo_client_rating rating; /**< RATING */
-    int status;              /**< REPORTED: the HTTP status */
-    eo_track_team to;        /**< MOVE */
-    const char *rule;        /**< SCRAMBLE, MOVE: the trigger rule or autobalance rule */
-    const char *reason;      /**< MOVE */
-    const char *source;      /**< SCRAMBLE */
-    int k;                   /**< SCRAMBLE */
+    char id[EO_ID_MAX + 1];   /**< player id (RATING, MOVE) or round id (REPORTED) */
+    eo_client_rating rating;  /**< RATING */
+    int status;               /**< REPORTED: the HTTP status */
+    eo_track_team to;         /**< MOVE */
+    const char *rule;         /**< SCRAMBLE, MOVE: the trigger rule or autobalance rule */
+    const char *reason;       /**< MOVE */
+    const char *source;       /**< SCRAMBLE */
+    int k;                    /**< SCRAMBLE */
 } eo_client_event;
 
 /**
@@ -279,15 +279,15 @@ int eo_client_poll(eo_client *c, double now, eo_client_event *ev);
 
 /** Counters and state. May be called from any thread. */
 typedef struct eo_client_stats {
-    uint64_t reports_made;    /**< reports queued by round ends (this process) */
-    uint64_t reports_acked;   /**< acknowledged by the service (this process) */
-    uint64_t reports_refused; /**< refused for good (4xx) */
-    uint64_t reports_dropped; /**< dropped from a full queue (since the state file began) */
-    uint64_t send_failures;   /**< failed attempts (network, 5xx, auth) */
-    size_t queued;            /**< reports waiting now */
-    uint64_t next_seq;        /**< the sequence number of the next report */
-    uint64_t lookups;         /**< lookups answered */
-    uint64_t splits;          /**< split answers received */
+    uint64_t reports_made;     /**< reports queued by round ends (this process) */
+    uint64_t reports_acked;    /**< acknowledged by the service (this process) */
+    uint64_t reports_refused;  /**< refused for good (4xx) */
+    uint64_t reports_dropped;  /**< dropped from a full queue (since the state file began) */
+    uint64_t send_failures;    /**< failed attempts (network, 5xx, auth) */
+    size_t queued;             /**< reports waiting now */
+    uint64_t next_seq;         /**< the sequence number of the next report */
+    uint64_t lookups;          /**< lookups answered */
+    uint64_t splits;           /**< split answers received */
     uint64_t scrambles_fresh, scrambles_cache; /**< scrambles applied, by source */
     uint64_t scrambles_deferred; /**< times a scramble was put off to the next round end (no
                                       answer and no cache, too few players, late answer) */
@@ -297,8 +297,8 @@ typedef struct eo_client_stats {
     /** The pending scramble's split request is on the way: a game may hold the next round's
      *  start briefly while this is true (its MOVE events come at the poll that clears it). */
     bool scramble_waiting;
-    size_t splits_queued; /**< split requests queued or being sent */
-    bool service_up;      /**< the last request reached the service */
+    size_t splits_queued;      /**< split requests queued or being sent */
+    bool service_up;           /**< the last request reached the service */
 } eo_client_stats;
 
 /** Fills @p out. Thread-safe. */

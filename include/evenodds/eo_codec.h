@@ -103,10 +103,10 @@ int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err
  * still gets its first answer). Owned: release with eo_round_request_free().
  */
 typedef struct eo_round_request {
-    eo_round round; /**< decoded and validated (eo_round_from_json()) */
-    char *canon;    /**< the canonical text (eo_round_canonical()), malloc'd */
+    eo_round round;          /**< decoded and validated (eo_round_from_json()) */
+    char *canon;             /**< the canonical text (eo_round_canonical()), malloc'd */
     size_t canon_len;
-    int text_rc; /**< eo_round_text_check()'s: 0, or EO_ELIMIT with text_err */
+    int text_rc;             /**< eo_round_text_check()'s: 0, or EO_ELIMIT with text_err */
     eo_round_error text_err;
 } eo_round_request;
 
@@ -167,13 +167,13 @@ typedef struct eo_refit_job_view {
     int64_t id;
     const char *pool;
     enum { EO_REFIT_RUNNING, EO_REFIT_DONE, EO_REFIT_FAILED } state;
-    const char *phase;     /**< running: "reading", "fitting" or "applying" */
-    eo_fit_sweep_stats st; /**< the sweeps so far (running) or in all (done) */
+    const char *phase;          /**< running: "reading", "fitting" or "applying" */
+    eo_fit_sweep_stats st;      /**< the sweeps so far (running) or in all (done) */
     uint32_t max_sweeps;
     size_t players, rounds, records;
     int64_t upto;
     double seconds;
-    const char *error; /**< failed: why */
+    const char *error;          /**< failed: why */
 } eo_refit_job_view;
 /** {"job","pool","state", then by state: "phase","sweep","max_sweeps","change","seconds"
  *  (running; "change" null before the first sweep); "sweeps","converged","change","objective",
@@ -262,8 +262,8 @@ int eo_jsonl_next(eo_jsonl_reader *r, eo_round *round, json_t **obj, char *msg, 
  * tools that read rounds only (eval, tune, fit) read exports that contain refits.
  * @p refit may be NULL (then refit lines are passed over, as eo_jsonl_next()).
  */
-int eo_jsonl_next_entry(eo_jsonl_reader *r, eo_round *round, json_t **obj, eo_refit_record *refit,
-                        char *msg, size_t msglen);
+int eo_jsonl_next_entry(eo_jsonl_reader *r, eo_round *round, json_t **obj,
+                        eo_refit_record *refit, char *msg, size_t msglen);
 
 /** Refit lines eo_jsonl_next() passed over so far. */
 size_t eo_jsonl_refits(const eo_jsonl_reader *r);
@@ -287,31 +287,31 @@ void eo_jsonl_close(eo_jsonl_reader *r);
  * eo_app_split() (eo_app.h) answers both.
  */
 typedef struct eo_split_request {
-    size_t n;         /**< number of players */
-    char **ids;       /**< n ids, owned */
-    int64_t *rating;  /**< n ratings, owned; meaningful where has_rating[i] */
-    bool *has_rating; /**< n flags, owned */
+    size_t n;              /**< number of players */
+    char **ids;            /**< n ids, owned */
+    int64_t *rating;       /**< n ratings, owned; meaningful where has_rating[i] */
+    bool *has_rating;      /**< n flags, owned */
     eo_bench_mode bench;
     /* ---- balancer inputs (docs/BALANCER.md "The balancer through the service") ---- */
-    bool balance; /**< the request uses a balancer input (fields below are set) */
+    bool balance;          /**< the request uses a balancer input (fields below are set) */
     /** n players, owned: team, party (index + 1 into party_ids), lock, priority (the rank of
      *  the request's number, absent = 0, among the distinct values: order kept), prefer,
      *  weight (2^denied), protect, sat_out. Ratings are filled by eo_app_split().
      *  May be NULL on a plain request, as may party_ids. */
     eo_balance_player *players;
-    char **party_ids; /**< nparty party ids, owned */
+    char **party_ids;      /**< nparty party ids, owned */
     size_t nparty;
-    eo_balance_mode mode; /**< default rebalance */
-    double epsilon;       /**< tolerance on |P(A) − 0.5|, default EO_SPLIT_EPSILON_DEFAULT */
-    int64_t budget_ms;    /**< time budget, default EO_SPLIT_BUDGET_DEFAULT_MS */
-    char *map;            /**< owned, NULL when absent (validated; its bias is the caller's:
-                               it sets @c field) */
-    double field;         /**< the field term in A's favour for @c map, in the model's units
-                               (eo_pool_bias_field()); the decoder sets 0, the caller may set
-                               it before eo_app_split() */
+    eo_balance_mode mode;  /**< default rebalance */
+    double epsilon;        /**< tolerance on |P(A) − 0.5|, default EO_SPLIT_EPSILON_DEFAULT */
+    int64_t budget_ms;     /**< time budget, default EO_SPLIT_BUDGET_DEFAULT_MS */
+    char *map;             /**< owned, NULL when absent (validated; its bias is the caller's:
+                                it sets @c field) */
+    double field;          /**< the field term in A's favour for @c map, in the model's units
+                                (eo_pool_bias_field()); the decoder sets 0, the caller may set
+                                it before eo_app_split() */
     bool allow_party_split;
     bool allow_protected;
-    int k_min, k_max; /**< team sizes wanted; 0 = 2 and floor(n/2) */
+    int k_min, k_max;      /**< team sizes wanted; 0 = 2 and floor(n/2) */
 } eo_split_request;
 
 /** Largest |rating| given in a split request. */
@@ -404,17 +404,17 @@ int eo_splits_encode(const eo_splits *s, const char *const *ids, int64_t unit, c
  * owns what it points to, except plain splits that live in the solver's work space.
  */
 typedef struct eo_split_answer {
-    int64_t unit; /**< the split unit of the integer ratings solved (gaps and
-                       sums are divided by it: eo_model_split_unit()) */
+    int64_t unit;                 /**< the split unit of the integer ratings solved (gaps and
+                                       sums are divided by it: eo_model_split_unit()) */
     /* ---- a plain request ---- */
-    eo_splits *splits;    /**< the splits, p_a set; NULL for a balancer request */
-    bool splits_borrowed; /**< @c splits live in a work space (eo_split_solve_ws()):
-                               not freed with the answer */
+    eo_splits *splits;            /**< the splits, p_a set; NULL for a balancer request */
+    bool splits_borrowed;         /**< @c splits live in a work space (eo_split_solve_ws()):
+                                       not freed with the answer */
     /* ---- a balancer request ---- */
-    size_t count;             /**< team sizes, k ascending */
-    eo_balance_split **split; /**< count entries, owned array; point into @c res */
-    int64_t *epsilon;         /**< count tolerances used (split units), owned */
-    eo_balance_result **res;  /**< nres results, owned (one per run of equal tolerance) */
+    size_t count;                 /**< team sizes, k ascending */
+    eo_balance_split **split;     /**< count entries, owned array; point into @c res */
+    int64_t *epsilon;             /**< count tolerances used (split units), owned */
+    eo_balance_result **res;      /**< nres results, owned (one per run of equal tolerance) */
     size_t nres;
 } eo_split_answer;
 
@@ -436,9 +436,9 @@ json_t *eo_split_answer_to_json(const eo_split_answer *a, const eo_split_request
 /**
  * A player's view as JSON: {"id", the model's state, "display", "division", "rounds",
  * "visible"} and, when @p with_stale, "stale". "division" is @p division or null (callers give
- * eo_pool_division() of visible players, NULL otherwise). The state is "rating" for SynElo and Elo;
- * "rating", "rd" and "volatility" for Glicko-2; "mu" and "sigma" for TrueSkill and Weng-Lin. Values
- * of models with integer display (SynElo) print as integers. Returns a new reference or NULL.
+ * eo_pool_division() of visible players, NULL otherwise). The state is "rating" for SynElo and Elo; "rating", "rd" and
+ * "volatility" for Glicko-2; "mu" and "sigma" for TrueSkill and Weng-Lin. Values of models
+ * with integer display (SynElo) print as integers. Returns a new reference or NULL.
  */
 json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_rating_view *v,
                                const char *division, bool with_stale);
@@ -540,9 +540,8 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
 /**
  * The complete parameters object of @p cfg: every parameter with its value, so that a stored
  * pool does not change when a default changes (SynElo's "kmax_team" is written as 0: "theta"
- * holds its effect), and "divisions" when the pool has any. Integers print as integers, choices as
- * their names, reals with 17 significant digits (they read back to the same double). Returns a new
- * reference or NULL.
+ * holds its effect), and "divisions" when the pool has any. Integers print as integers, choices as their names, reals with 17
+ * significant digits (they read back to the same double). Returns a new reference or NULL.
  */
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
 
@@ -564,25 +563,25 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg);
  * (eo_app.h), which makes the integer state the core takes and answers.
  */
 typedef struct eo_autobalance_request {
-    size_t n;                  /**< players, 0 .. EO_AB_PLAYERS_MAX */
-    char **ids;                /**< n ids, owned */
-    eo_ab_player *players;     /**< n players, owned; id = index; rating set by
-                                    eo_app_autobalance() */
-    double *rating;            /**< n ratings, owned; meaningful where has_rating[i] */
-    bool *has_rating;          /**< n flags, owned */
-    eo_ab_state state;         /**< players points into @c players; now is 0 unless has_now */
-    bool has_now;              /**< "now" was given (else the caller supplies the clock) */
-    eo_ab_policy policy;       /**< defaults with "policy" applied; thresholds set by
-                                    eo_app_autobalance() */
+    size_t n;               /**< players, 0 .. EO_AB_PLAYERS_MAX */
+    char **ids;             /**< n ids, owned */
+    eo_ab_player *players;  /**< n players, owned; id = index; rating set by
+                                 eo_app_autobalance() */
+    double *rating;         /**< n ratings, owned; meaningful where has_rating[i] */
+    bool *has_rating;       /**< n flags, owned */
+    eo_ab_state state;      /**< players points into @c players; now is 0 unless has_now */
+    bool has_now;           /**< "now" was given (else the caller supplies the clock) */
+    eo_ab_policy policy;    /**< defaults with "policy" applied; thresholds set by
+                                 eo_app_autobalance() */
     double strength_threshold; /**< "policy.strength_threshold" (model scale), 0 = none */
-    double gap_tolerance;      /**< "policy.gap_tolerance" (model scale) */
-    bool has_joiner;           /**< "joiner" was given */
-    char *joiner_id;           /**< owned, when has_joiner */
+    double gap_tolerance;   /**< "policy.gap_tolerance" (model scale) */
+    bool has_joiner;        /**< "joiner" was given */
+    char *joiner_id;        /**< owned, when has_joiner */
     bool joiner_has_rating;
     double joiner_rating;
     const eo_model_ctx *model; /**< set by eo_app_autobalance(): the predictor's
                                     model (borrowed) */
-    int64_t unit;              /**< set by eo_app_autobalance(): eo_model_split_unit() */
+    int64_t unit;           /**< set by eo_app_autobalance(): eo_model_split_unit() */
 } eo_autobalance_request;
 
 /**
@@ -659,8 +658,7 @@ json_t *eo_trigger_result_to_json(const eo_trigger_result *r);
  * integer >= 0}); optional "seed" (integer >= 0), "skill" (a string), "skill_mean" and
  * "skill_sd" (numbers) are checked and otherwise unused. Unknown fields, a repeated map or
  * player id, and numbers outside the limits above are rejected. Returns 0 with a new truth in
- * *out (the caller's, eo_truth_destroy()), EO_EINVAL with @p err naming the field
- * ("players[3].skill", "maps[0].id", "scale",
+ * *out (the caller's, eo_truth_destroy()), EO_EINVAL with @p err naming the field ("players[3].skill", "maps[0].id", "scale",
  * "" for the top level), or EO_ENOMEM.
  */
 int eo_truth_from_json(const json_t *obj, eo_truth **out, eo_round_error *err);

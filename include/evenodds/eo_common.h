@@ -50,7 +50,7 @@ const char *eo_strerror(int err);
 int eo_id_check(const char *id, size_t len);
 
 /** The rule of eo_pool_name_check(), as its message states it. */
-#define EO_POOL_NAME_RULE                                                                          \
+#define EO_POOL_NAME_RULE                                                                      \
     "a pool name is 1 to 128 bytes of letters, digits, '_', '-' or '.', and not \".\" or \"..\""
 
 /**

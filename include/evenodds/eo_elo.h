@@ -34,23 +34,23 @@ extern "C" {
 
 /** How a team's strength is formed from its members' ratings. */
 typedef enum {
-    EO_ELO_TEAM_SUM = 0, /**< Σ w·R: a bigger (or fuller) team is stronger */
-    EO_ELO_TEAM_MEAN = 1 /**< Σ w·R / Σ w: the weighted mean; team sizes do not matter */
+    EO_ELO_TEAM_SUM = 0,  /**< Σ w·R: a bigger (or fuller) team is stronger */
+    EO_ELO_TEAM_MEAN = 1  /**< Σ w·R / Σ w: the weighted mean; team sizes do not matter */
 } eo_elo_team;
 
 /** Parameters of an Elo pool (defaults from eo_elo_params_default()). */
 typedef struct eo_elo_params {
-    double scale;           /**< rating difference for 10:1 odds (400) */
-    double r0;              /**< starting rating (1500) */
-    double r_min;           /**< rating floor (0); r_min <= r0 */
-    eo_elo_team team;       /**< team strength (EO_ELO_TEAM_MEAN) */
-    double k_new;           /**< K while rounds < games_new (40) */
-    int32_t games_new;      /**< rounds a player is new for (30) */
-    double k;               /**< K otherwise (20) */
-    double k_high;          /**< K once the rating is >= rating_high, after the new tier (10) */
-    double rating_high;     /**< rating from which k_high applies (2400) */
-    int32_t visible_rounds; /**< rounds before the rating is shown (0) */
-    int32_t t_stale_days;   /**< days without a round before a lookup says stale (30) */
+    double scale;          /**< rating difference for 10:1 odds (400) */
+    double r0;             /**< starting rating (1500) */
+    double r_min;          /**< rating floor (0); r_min <= r0 */
+    eo_elo_team team;      /**< team strength (EO_ELO_TEAM_MEAN) */
+    double k_new;          /**< K while rounds < games_new (40) */
+    int32_t games_new;     /**< rounds a player is new for (30) */
+    double k;              /**< K otherwise (20) */
+    double k_high;         /**< K once the rating is >= rating_high, after the new tier (10) */
+    double rating_high;    /**< rating from which k_high applies (2400) */
+    int32_t visible_rounds;/**< rounds before the rating is shown (0) */
+    int32_t t_stale_days;  /**< days without a round before a lookup says stale (30) */
 } eo_elo_params;
 
 /** Fills @p p with the defaults listed in eo_elo_params. */
@@ -68,10 +68,10 @@ int eo_elo_params_check(const eo_elo_params *p);
  * ownership, copy freely.
  */
 typedef struct eo_elo_player {
-    double rating;         /**< current rating, in [r_min, EO_ELO_RATING_MAX]; not rounded */
-    int64_t last_ended_at; /**< Unix seconds of the last rated round's end, 0 if none */
-    uint32_t rounds;       /**< rated rounds (those played with weight > 0) */
-    uint32_t reserved;     /**< 0 */
+    double rating;          /**< current rating, in [r_min, EO_ELO_RATING_MAX]; not rounded */
+    int64_t last_ended_at;  /**< Unix seconds of the last rated round's end, 0 if none */
+    uint32_t rounds;        /**< rated rounds (those played with weight > 0) */
+    uint32_t reserved;      /**< 0 */
 } eo_elo_player;
 
 /** Sets a new player: rating r0, no rounds, no last round end. */
@@ -120,9 +120,9 @@ double eo_elo_new_rating(const eo_elo_params *p, double rating, double k, double
  * B's) gets before/after rating, the team's expected score, K, mu = after and sigma = 0.
  * Returns 0 or EO_EINVAL (bad arguments; then nothing changes). Allocation-free.
  */
-int eo_elo_rate(const eo_elo_params *p, const eo_participant *a, size_t na, const eo_participant *b,
-                size_t nb, eo_winner winner, double field, int64_t at, double *p_a,
-                eo_model_update *out);
+int eo_elo_rate(const eo_elo_params *p, const eo_participant *a, size_t na,
+                const eo_participant *b, size_t nb, eo_winner winner, double field, int64_t at,
+                double *p_a, eo_model_update *out);
 
 /** True when the rating is shown to the player (rounds >= visible_rounds). */
 bool eo_elo_visible(const eo_elo_params *p, const eo_elo_player *pl);

@@ -36,10 +36,10 @@ typedef struct eo_engine eo_engine;
 /** Why a request failed: the HTTP status and machine code eo_engine_status() gives for the
  *  EO_E… code the call returned, a message and the field at fault. */
 typedef struct eo_engine_error {
-    int status;    /**< 400, 404, 409, 422, 500 */
-    char code[32]; /**< e.g. "invalid_round", "unknown_pool", "round_conflict" */
+    int status;          /**< 400, 404, 409, 422, 500 */
+    char code[32];       /**< e.g. "invalid_round", "unknown_pool", "round_conflict" */
     char message[200];
-    char field[64]; /**< JSON path of the offending field, or "" */
+    char field[64];      /**< JSON path of the offending field, or "" */
 } eo_engine_error;
 
 /** What a call was doing: it decides what some EO_E… codes mean to a client. */
@@ -154,8 +154,8 @@ int eo_engine_round(eo_engine *e, const char *pool, const json_t *round, int64_t
  * on another thread: the service's HTTP threads), so that the writer only rates and stores it.
  * Same answers and errors; @p q is the caller's and is not changed.
  */
-int eo_engine_round_request(eo_engine *e, const char *pool, const eo_round_request *q, int64_t now,
-                            char **response, int *replayed, eo_engine_error *err);
+int eo_engine_round_request(eo_engine *e, const char *pool, const eo_round_request *q,
+                            int64_t now, char **response, int *replayed, eo_engine_error *err);
 
 /** Admin: sets a player's rating (logged): @p rating the mean, @p sigma the deviation or
  *  negative to keep it (eo_model_set()). A value outside the model's range
@@ -186,15 +186,15 @@ int eo_engine_season(eo_engine *e, const char *pool, const char *season, double 
  * from its log up to seq @p upto (logged; docs/STORE.md "The refit record"). Every value is
  * checked against the model first (400 "invalid_request", field "players[i]": a bad id or a
  * value outside the model's range, eo_model_check_set(); nothing is logged). Then, in one
- * transaction, the values are logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT
- * records, applied to the in-memory pool with eo_refit_apply() (each listed player's state set;
- * rounds counts and unlisted players kept; rounds logged after @p upto are not applied again: their
- * effect on the old states is replaced) and every listed player's row is rewritten. *records (may
- * be NULL) receives the number of records. Returns 0, EO_ENOTFOUND (404 pool), EO_EINVAL,
+ * transaction, the values are logged as ceil(n / EO_REFIT_PLAYERS_MAX) consecutive EO_LOG_REFIT records, applied to the
+ * in-memory pool with eo_refit_apply() (each listed player's state set; rounds counts and
+ * unlisted players kept; rounds logged after @p upto are not applied again: their effect on
+ * the old states is replaced) and every listed player's row is rewritten. *records (may be
+ * NULL) receives the number of records. Returns 0, EO_ENOTFOUND (404 pool), EO_EINVAL,
  * EO_ERANGE, EO_EIO or EO_ENOMEM (500).
  */
-int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v, size_t n,
-                    int64_t now, size_t *records, eo_engine_error *err);
+int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit_value *v,
+                    size_t n, int64_t now, size_t *records, eo_engine_error *err);
 
 /**
  * Turns on (or off) the record of the player rows each batch writes, for

@@ -78,21 +78,21 @@ typedef struct eo_eval_bin {
 
 /** Figures of one experience group: rounds with mean experience in [@c from, @c to). */
 typedef struct eo_eval_group {
-    double from, to;     /**< @c to is INFINITY for the last group */
-    uint64_t draws;      /**< scored draws in the group (left out of @c m) */
-    eo_metrics_result m; /**< counted rounds of the group */
+    double from, to;      /**< @c to is INFINITY for the last group */
+    uint64_t draws;       /**< scored draws in the group (left out of @c m) */
+    eo_metrics_result m;  /**< counted rounds of the group */
 } eo_eval_group;
 
 /** Everything eo_eval_get() computes. NaN where a figure has no rounds. */
 typedef struct eo_eval_result {
-    uint64_t scored;         /**< rounds given to eo_eval_add(), draws included */
-    uint64_t draws;          /**< of which draws */
-    eo_metrics_result all;   /**< the counted rounds: scored minus draws */
-    double brier_draws_half; /**< F6 over every scored round, a draw as outcome 0.5 */
+    uint64_t scored;          /**< rounds given to eo_eval_add(), draws included */
+    uint64_t draws;           /**< of which draws */
+    eo_metrics_result all;    /**< the counted rounds: scored minus draws */
+    double brier_draws_half;  /**< F6 over every scored round, a draw as outcome 0.5 */
     eo_eval_bin calib[EO_EVAL_CALIB_BINS];
-    double ece;              /**< Σ_bins count/all.count · |mean_p − win_rate| */
-    eo_metrics_result tight; /**< the tightest ceil(all.count / 5) counted rounds */
-    double tight_margin;     /**< largest |P(A) − 0.5| among them (NaN when none) */
+    double ece;               /**< Σ_bins count/all.count · |mean_p − win_rate| */
+    eo_metrics_result tight;  /**< the tightest ceil(all.count / 5) counted rounds */
+    double tight_margin;      /**< largest |P(A) − 0.5| among them (NaN when none) */
     eo_eval_group exp[EO_EVAL_EXP_GROUPS];
 } eo_eval_result;
 

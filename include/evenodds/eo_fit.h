@@ -64,14 +64,14 @@ int eo_fit_method_parse(const char *name, eo_fit_method *out);
 typedef struct eo_fit_config {
     eo_fit_method method; /**< default EO_FIT_SMOOTH for TrueSkill and Weng-Lin, else
                                EO_FIT_MAP */
-    double prior_mean;    /**< centre of the skill prior, model units (default: the model's start
-                               value; hive: the Gamma's mean, EO_FIT_HIVE_MEAN) */
-    double prior_sd;      /**< its standard deviation, > 0 (default: the model's start deviation;
-                               SynElo and Elo EO_FIT_ELO_SD; hive EO_FIT_HIVE_SD, below the mean).
-                               The smoother's chains start from N(prior_mean, prior_sd²) */
-    uint32_t max_sweeps;  /**< most sweeps of eo_fit_run(), >= 1 (default 100) */
-    double tol;           /**< converged when no Newton step (MAP), or no sweep (smoother), moves a
-                               skill by tol or more, > 0 (default prior_sd / 10^4) */
+    double prior_mean; /**< centre of the skill prior, model units (default: the model's start
+                            value; hive: the Gamma's mean, EO_FIT_HIVE_MEAN) */
+    double prior_sd;   /**< its standard deviation, > 0 (default: the model's start deviation;
+                            SynElo and Elo EO_FIT_ELO_SD; hive EO_FIT_HIVE_SD, below the mean).
+                            The smoother's chains start from N(prior_mean, prior_sd²) */
+    uint32_t max_sweeps; /**< most sweeps of eo_fit_run(), >= 1 (default 100) */
+    double tol;        /**< converged when no Newton step (MAP), or no sweep (smoother), moves a
+                            skill by tol or more, > 0 (default prior_sd / 10^4) */
 } eo_fit_config;
 
 /** Default prior deviation of the models without one (SynElo, Elo), rating points. */
@@ -112,25 +112,25 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r);
 
 /** What one sweep did. */
 typedef struct eo_fit_sweep_stats {
-    uint32_t sweep;    /**< sweeps taken so far, this one included */
-    uint32_t passes;   /**< passes over the rounds this sweep made (MAP: 1 + halvings;
-                            smoother: 2, plus the MAP fit of the biases on a first sweep) */
-    double step;       /**< MAP: the factor of the Newton steps applied, in (0, 2]; 0: none.
-                            Smoother: 1 */
-    double max_change; /**< MAP: largest |change| of a skill or bias this sweep (model units);
-                            when converged, the largest full Newton step, which was not taken.
-                            Smoother: largest |change| of a marginal mean at any appearance of
-                            any player between its last two visits */
-    double objective;  /**< MAP: log posterior after the sweep (never below the one before).
-                            Smoother: Σ over the rounds of ln P(outcome) at the cavities of the
-                            forward pass (the model's P(A wins); draws as half a win and half a
-                            loss): not monotone */
-    double logloss;    /**< MAP: mean log loss of the rounds at the skills after the sweep
-                            (nats; draws as half a win and half a loss). Smoother: −objective
-                            / rounds */
-    bool converged;    /**< MAP: every Newton step was below tol (the values were left as they
-                            were), or no step raised the objective any more (rounding level).
-                            Smoother: max_change below tol */
+    uint32_t sweep;     /**< sweeps taken so far, this one included */
+    uint32_t passes;    /**< passes over the rounds this sweep made (MAP: 1 + halvings;
+                             smoother: 2, plus the MAP fit of the biases on a first sweep) */
+    double step;        /**< MAP: the factor of the Newton steps applied, in (0, 2]; 0: none.
+                             Smoother: 1 */
+    double max_change;  /**< MAP: largest |change| of a skill or bias this sweep (model units);
+                             when converged, the largest full Newton step, which was not taken.
+                             Smoother: largest |change| of a marginal mean at any appearance of
+                             any player between its last two visits */
+    double objective;   /**< MAP: log posterior after the sweep (never below the one before).
+                             Smoother: Σ over the rounds of ln P(outcome) at the cavities of the
+                             forward pass (the model's P(A wins); draws as half a win and half a
+                             loss): not monotone */
+    double logloss;     /**< MAP: mean log loss of the rounds at the skills after the sweep
+                             (nats; draws as half a win and half a loss). Smoother: −objective
+                             / rounds */
+    bool converged;     /**< MAP: every Newton step was below tol (the values were left as they
+                             were), or no step raised the objective any more (rounding level).
+                             Smoother: max_change below tol */
 } eo_fit_sweep_stats;
 
 /**
@@ -152,13 +152,13 @@ int eo_fit_run(eo_fit *f, eo_fit_sweep_stats *last);
 
 /** One player's fitted values. */
 typedef struct eo_fit_player {
-    const char *id;  /**< the fit's copy */
-    double skill;    /**< the fitted mean in the model's units (SynElo, Elo, Glicko-2: rating
-                          points; TrueSkill, Weng-Lin: μ; hive: skill) */
-    double sigma;    /**< MAP: Laplace deviation 1/√(diagonal of the negative Hessian of the
-                          log posterior) at the fitted skills. Smoother: the deviation of the
-                          marginal at the player's last round. Same units */
-    uint32_t rounds; /**< rounds with a weight above 0 */
+    const char *id;   /**< the fit's copy */
+    double skill;     /**< the fitted mean in the model's units (SynElo, Elo, Glicko-2: rating
+                           points; TrueSkill, Weng-Lin: μ; hive: skill) */
+    double sigma;     /**< MAP: Laplace deviation 1/√(diagonal of the negative Hessian of the
+                           log posterior) at the fitted skills. Smoother: the deviation of the
+                           marginal at the player's last round. Same units */
+    uint32_t rounds;  /**< rounds with a weight above 0 */
 } eo_fit_player;
 
 /** Players the fit knows (dense indices 0 .. n−1 in order of first appearance). */
@@ -195,7 +195,8 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a);
  * length. Returns 0, EO_EINVAL (a NULL argument, or @p cfg refused by eo_pool_create()) or
  * EO_ENOMEM; on failure *out and *n are untouched. Implemented in src/core/fit_refit.c.
  */
-int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out, size_t *n);
+int eo_refit_values(const eo_fit *f, const eo_pool_config *cfg, eo_refit_value **out,
+                    size_t *n);
 
 #ifdef __cplusplus
 }

@@ -35,8 +35,7 @@
 extern "C" {
 #endif
 
-/** Glickman's factor between the Glicko and Glicko-2 scales (step 2: mu = (r - 1500) / 173.7178).
- */
+/** Glickman's factor between the Glicko and Glicko-2 scales (step 2: mu = (r - 1500) / 173.7178). */
 #define EO_GLICKO2_SCALE 173.7178
 
 /** Lowest and highest rating an admin may set (eo_glicko2_set() refuses others); r0 too. */
@@ -51,16 +50,16 @@ extern "C" {
 
 /** Parameters of a Glicko-2 pool (defaults from eo_glicko2_params_default()). */
 typedef struct eo_glicko2_params {
-    double r0;                /**< starting rating (1500), in [EO_GLICKO2_RATING_MIN, _MAX] */
-    double rd0;               /**< starting RD (350), in [0, rd_max] */
-    double vol0;              /**< starting volatility σ (0.06), in [1e-6, 10] */
-    double tau;               /**< τ, the constraint on volatility change (0.5), in [0.01, 10] */
-    double epsilon;           /**< step 5: stop after a step of at most this on ln σ² (1e-6) */
-    double rd_max;            /**< cap on RD growth (350), in [1, EO_GLICKO2_RD_LIMIT] */
-    int64_t period;           /**< rating period in seconds; 0 = per-round mode (0) */
-    int32_t visible_rounds;   /**< rounds before the rating is visible (0) */
-    double visible_rd;        /**< visible only with RD <= this; 0 = not used (0) */
-    int32_t t_stale_days;     /**< days without a round before a lookup says stale (30) */
+    double r0;             /**< starting rating (1500), in [EO_GLICKO2_RATING_MIN, _MAX] */
+    double rd0;            /**< starting RD (350), in [0, rd_max] */
+    double vol0;           /**< starting volatility σ (0.06), in [1e-6, 10] */
+    double tau;            /**< τ, the constraint on volatility change (0.5), in [0.01, 10] */
+    double epsilon;        /**< step 5: stop after a step of at most this on ln σ² (1e-6) */
+    double rd_max;         /**< cap on RD growth (350), in [1, EO_GLICKO2_RD_LIMIT] */
+    int64_t period;        /**< rating period in seconds; 0 = per-round mode (0) */
+    int32_t visible_rounds;/**< rounds before the rating is visible (0) */
+    double visible_rd;     /**< visible only with RD <= this; 0 = not used (0) */
+    int32_t t_stale_days;  /**< days without a round before a lookup says stale (30) */
     int32_t team_expectation; /**< 0 (Williams's composite opponent): a player's expected score
                                    is his own rating against the other team's composite; 1: his
                                    team's composite against the other's, so that a strong player
@@ -187,8 +186,8 @@ void eo_glicko2_composite(const eo_glicko2_params *p, const eo_team_agg *t, doub
  * participants are not changed. Returns 0 (arguments are the caller's to check).
  */
 int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t na,
-                    const eo_participant *b, size_t nb, eo_winner winner, double field, int64_t at,
-                    double *p_a, eo_model_update *out);
+                    const eo_participant *b, size_t nb, eo_winner winner, double field,
+                    int64_t at, double *p_a, eo_model_update *out);
 
 /** Visible: rounds >= visible_rounds and (visible_rd == 0 or RD <= visible_rd), for @p pl as
  *  eo_glicko2_at() gives it. */

@@ -28,10 +28,10 @@ typedef struct eo_metrics {
 
 /** The figures of an accumulator. */
 typedef struct eo_metrics_result {
-    uint64_t count;  /**< rounds */
-    double logloss;  /**< mean log loss, nats (NaN when count is 0) */
-    double brier;    /**< mean Brier score (NaN when count is 0) */
-    double accuracy; /**< fraction called right, in [0, 1] (NaN when count is 0) */
+    uint64_t count;   /**< rounds */
+    double logloss;   /**< mean log loss, nats (NaN when count is 0) */
+    double brier;     /**< mean Brier score (NaN when count is 0) */
+    double accuracy;  /**< fraction called right, in [0, 1] (NaN when count is 0) */
 } eo_metrics_result;
 
 /** Empties @p m. */

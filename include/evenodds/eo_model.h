@@ -227,9 +227,9 @@ int64_t eo_model_split_tolerance(const eo_model_ctx *model, double p_tol, int k,
 
 /**
  * The field term @p field (model units: a logit, or μ for the Gaussian models) as a rating
- * difference in split units, consistently with eo_model_split_tolerance(): the F such that two
- * teams of @p k whose mean sums differ by F / unit, with total variance @p var_sum, have the P(A)
- * at field 0 that equal teams have at @p field; rounded to the nearest integer, its sign that of
+ * difference in split units, consistently with eo_model_split_tolerance(): the F such that two teams
+ * of @p k whose mean sums differ by F / unit, with total variance @p var_sum, have the P(A) at
+ * field 0 that equal teams have at @p field; rounded to the nearest integer, its sign that of
  * @p field, odd in @p field, |F| at most 2^46 (eo_balance_request.field). 0 for field 0.
  */
 int64_t eo_model_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
@@ -243,13 +243,13 @@ typedef struct eo_participant {
 
 /** What one round did to one participant. */
 typedef struct eo_model_update {
-    double before;   /**< display value at round start */
-    double after;    /**< display value after the round */
-    double expected; /**< P(this member's team wins) at round start */
-    double k;        /**< the step size used (SynElo and Elo K; hive α, or the commander α
-                          for a commander; 0 for other models) */
-    double mu;       /**< state after: mean (rating for SynElo, Elo, Glicko-2) */
-    double sigma;    /**< state after: deviation (RD for Glicko-2; 0 for SynElo and Elo) */
+    double before;    /**< display value at round start */
+    double after;     /**< display value after the round */
+    double expected;  /**< P(this member's team wins) at round start */
+    double k;         /**< the step size used (SynElo and Elo K; hive α, or the commander α
+                           for a commander; 0 for other models) */
+    double mu;        /**< state after: mean (rating for SynElo, Elo, Glicko-2) */
+    double sigma;     /**< state after: deviation (RD for Glicko-2; 0 for SynElo and Elo) */
 } eo_model_update;
 
 /**
@@ -264,8 +264,8 @@ typedef struct eo_model_update {
  * Returns 0, EO_EINVAL (bad arguments) or EO_ENOMEM; on error no player is changed.
  */
 int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
-                  const eo_participant *b, size_t nb, eo_winner winner, double field, int64_t at,
-                  double *p_a, eo_model_update *out);
+                  const eo_participant *b, size_t nb, eo_winner winner, double field,
+                  int64_t at, double *p_a, eo_model_update *out);
 
 /**
  * What a round record says of a participant beyond its weight, for the models that use it
@@ -273,9 +273,9 @@ int eo_model_rate(const eo_model_ctx *ctx, const eo_participant *a, size_t na,
  * Plain data.
  */
 typedef struct eo_participant_info {
-    bool commander;  /**< the member's time in the round was spent commanding */
-    double playtime; /**< seconds played before this pool knew the player (the hive model's
-                          initial skill, read on the player's first rated round); < 0: none */
+    bool commander;   /**< the member's time in the round was spent commanding */
+    double playtime;  /**< seconds played before this pool knew the player (the hive model's
+                           initial skill, read on the player's first rated round); < 0: none */
 } eo_participant_info;
 
 /**
@@ -310,18 +310,18 @@ bool eo_model_wants_pool_length(const eo_model_ctx *ctx);
 
 /** What a lookup shows of a player. */
 typedef struct eo_rating_view {
-    double display;              /**< the number players see (SynElo and Elo: rating; TrueSkill and
-                                      Weng-Lin: μ − kσ; Glicko-2: rating) */
-    double mu;                   /**< mean (rating for SynElo, Elo and Glicko-2) */
-    double sigma;                /**< deviation (Glicko-2: RD); 0 for SynElo and Elo */
-    double volatility;           /**< Glicko-2's σ; 0 for the others */
-    uint32_t rounds;             /**< rated rounds */
-    bool visible;                /**< shown to the player (SynElo: past the shadow period) */
-    bool stale;                  /**< no round in the pool's stale period before @c now */
-    int64_t last_ended_at;       /**< end of the last rated round, 0 if none */
-    double extra[EO_VIEW_EXTRA]; /**< model-specific values, 0 where a model has none; the
-                                      hive model: field side offset, commander skill,
-                                      commander side offset, commander rounds */
+    double display;         /**< the number players see (SynElo and Elo: rating; TrueSkill and
+                                 Weng-Lin: μ − kσ; Glicko-2: rating) */
+    double mu;              /**< mean (rating for SynElo, Elo and Glicko-2) */
+    double sigma;           /**< deviation (Glicko-2: RD); 0 for SynElo and Elo */
+    double volatility;      /**< Glicko-2's σ; 0 for the others */
+    uint32_t rounds;        /**< rated rounds */
+    bool visible;           /**< shown to the player (SynElo: past the shadow period) */
+    bool stale;             /**< no round in the pool's stale period before @c now */
+    int64_t last_ended_at;  /**< end of the last rated round, 0 if none */
+    double extra[EO_VIEW_EXTRA];  /**< model-specific values, 0 where a model has none; the
+                                       hive model: field side offset, commander skill,
+                                       commander side offset, commander rounds */
 } eo_rating_view;
 
 /** Fills @p out for a player's state at time @p now (Unix seconds). */

@@ -1,8 +1,8 @@
 /**
  * @file eo_pool.h
  * A rating pool in memory: its model and parameters (eo_model.h), every player's state by id,
- * and the pool's quality counters (F6). Folding a round log through eo_pool_apply() in order gives
- * the pool's ratings; `evenodds replay`, `evenodds import` and the service's writer all do exactly
+ * and the pool's quality counters (F6). Folding a round log through eo_pool_apply() in order gives the
+ * pool's ratings; `evenodds replay`, `evenodds import` and the service's writer all do exactly
  * that, so they agree bit for bit. Pure: no I/O, no clock (times are parameters).
  *
  * Ownership: the pool owns its players and copies every id it keeps. Pointers it returns into
@@ -82,22 +82,22 @@ void eo_pool_new_player_view(const eo_pool *pool, int64_t now, eo_rating_view *o
 
 /** What one round did to one member: same order as the round, A's members then B's. */
 typedef struct eo_member_result {
-    const char *id;  /**< points into the round passed to eo_pool_apply() */
-    double before;   /**< display value at round start */
-    double rating;   /**< display value after the round */
-    double delta;    /**< rating - before */
-    double expected; /**< P(the member's team wins) */
-    double k;        /**< step size (SynElo, Elo; 0 for the others) */
-    double mu;       /**< mean after the round (eo_model_update) */
-    double sigma;    /**< deviation after the round (0 for SynElo and Elo) */
-    uint32_t rounds; /**< after the round */
-    bool visible;    /**< after the round */
+    const char *id;    /**< points into the round passed to eo_pool_apply() */
+    double before;     /**< display value at round start */
+    double rating;     /**< display value after the round */
+    double delta;      /**< rating - before */
+    double expected;   /**< P(the member's team wins) */
+    double k;          /**< step size (SynElo, Elo; 0 for the others) */
+    double mu;         /**< mean after the round (eo_model_update) */
+    double sigma;      /**< deviation after the round (0 for SynElo and Elo) */
+    uint32_t rounds;   /**< after the round */
+    bool visible;      /**< after the round */
 } eo_member_result;
 
 /** Result of eo_pool_apply(). */
 typedef struct eo_round_result {
-    double p_a; /**< P(A wins) at round start */
-    size_t n;   /**< members rated = r->n[0] + r->n[1] */
+    double p_a;        /**< P(A wins) at round start */
+    size_t n;          /**< members rated = r->n[0] + r->n[1] */
 } eo_round_result;
 
 /**
@@ -180,8 +180,8 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h);
  * or EO_ENOMEM; on error the pool is unchanged.
  */
 int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
-                          const eo_player_handle *b, size_t nb, eo_winner winner, int64_t ended_at,
-                          eo_round_result *res, eo_model_update *updates);
+                          const eo_player_handle *b, size_t nb, eo_winner winner,
+                          int64_t ended_at, eo_round_result *res, eo_model_update *updates);
 
 /** The pool's bias table (read only), or NULL when its bias is off. */
 const eo_bias *eo_pool_bias(const eo_pool *pool);
@@ -192,8 +192,8 @@ const eo_bias *eo_pool_bias(const eo_pool *pool);
  * P(A)): 0 when the bias is off, the map is NULL or the key has no plays yet. Returns 0 or
  * EO_EINVAL (@p pool or @p field NULL).
  */
-int eo_pool_bias_field(const eo_pool *pool, const char *map, size_t na, size_t nb, const char *mode,
-                       double *field);
+int eo_pool_bias_field(const eo_pool *pool, const char *map, size_t na, size_t nb,
+                       const char *mode, double *field);
 
 /** Admin: sets a player's rating (eo_model_set(): @p mu the mean, @p sigma the deviation or
  *  negative to keep it); rounds and history are kept. Creates the player if unknown. Returns
@@ -249,8 +249,7 @@ typedef struct eo_pool_quality {
     size_t visible_players; /**< players with a visible rating */
     double brier_all;       /**< Brier over all rounds (NaN if none) */
     double brier_recent;    /**< Brier over the last EO_POOL_RECENT rounds (NaN if none) */
-    double
-        balance_recent; /**< mean |P_A - 0.5| over the last EO_POOL_RECENT rounds (NaN if none) */
+    double balance_recent;  /**< mean |P_A - 0.5| over the last EO_POOL_RECENT rounds (NaN if none) */
 } eo_pool_quality;
 
 /** Window of the "recent" quality figures. */

@@ -25,9 +25,9 @@ typedef enum { EO_WIN_A = 0, EO_WIN_B = 1, EO_DRAW = 2 } eo_winner;
 
 /** Which optional fields of an eo_member were given. */
 enum {
-    EO_MEMBER_TIME = 1u << 0,    /**< time is set */
-    EO_MEMBER_JOINED = 1u << 1,  /**< joined is set */
-    EO_MEMBER_LEFT = 1u << 2,    /**< left is set */
+    EO_MEMBER_TIME = 1u << 0,   /**< time is set */
+    EO_MEMBER_JOINED = 1u << 1, /**< joined is set */
+    EO_MEMBER_LEFT = 1u << 2,   /**< left is set */
     EO_MEMBER_PLAYTIME = 1u << 3 /**< playtime is set */
 };
 
@@ -45,15 +45,15 @@ typedef struct eo_member {
 
 /** One round. Optional strings are NULL when absent; optional times are 0 when absent. */
 typedef struct eo_round {
-    char *id;           /**< round id, unique within a pool; the idempotency key. Owned. */
-    char *server;       /**< server id or NULL. Owned. */
-    char *map;          /**< map name or NULL. Owned. */
-    char *mode;         /**< game mode or NULL. Owned. */
-    int64_t started_at; /**< Unix seconds (UTC), 0 when absent */
-    int64_t ended_at;   /**< Unix seconds (UTC), 0 when absent */
+    char *id;            /**< round id, unique within a pool; the idempotency key. Owned. */
+    char *server;        /**< server id or NULL. Owned. */
+    char *map;           /**< map name or NULL. Owned. */
+    char *mode;          /**< game mode or NULL. Owned. */
+    int64_t started_at;  /**< Unix seconds (UTC), 0 when absent */
+    int64_t ended_at;    /**< Unix seconds (UTC), 0 when absent */
     eo_winner winner;
-    eo_member *team[2]; /**< team[0] is A, team[1] is B. Owned arrays. */
-    size_t n[2];        /**< number of members of each team, each >= 1 */
+    eo_member *team[2];  /**< team[0] is A, team[1] is B. Owned arrays. */
+    size_t n[2];         /**< number of members of each team, each >= 1 */
 } eo_round;
 
 /**

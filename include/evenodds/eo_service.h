@@ -51,10 +51,10 @@ int eo_service_keys_load(const char *config_path, eo_service_keys *keys, char *e
 
 /** Settings of a service. Fill with eo_service_config_default(), then set db and listen. */
 typedef struct eo_service_config {
-    const char *db;           /**< SQLite file (created if absent) */
-    const char *listen;       /**< "HOST:PORT" or "[V6]:PORT"; port 0 picks a free port */
-    const char *default_pool; /**< created with SynElo defaults if absent; NULL for none */
-    unsigned threads;         /**< HTTP threads; 0 = number of cores */
+    const char *db;             /**< SQLite file (created if absent) */
+    const char *listen;         /**< "HOST:PORT" or "[V6]:PORT"; port 0 picks a free port */
+    const char *default_pool;   /**< created with SynElo defaults if absent; NULL for none */
+    unsigned threads;           /**< HTTP threads; 0 = number of cores */
     /** Open connections at most; a connection beyond it is closed at once, never queued.
      *  0 (the default) = sized from the process's open-file limit: min(4096, limit / 2). */
     unsigned max_connections;
@@ -69,7 +69,7 @@ typedef struct eo_service_config {
     /** Least average rate of a body, bytes per second, counted after its first 2 seconds
      *  (1024); slower uploads are dropped. */
     unsigned body_min_rate;
-    size_t body_max; /**< largest request body, bytes (1 MiB); larger gets 413 */
+    size_t body_max;            /**< largest request body, bytes (1 MiB); larger gets 413 */
     /** Request bodies held in memory at once, all requests together (64 MiB); a request
      *  beyond it gets 503 with Retry-After. */
     size_t body_budget;
@@ -85,17 +85,17 @@ typedef struct eo_service_config {
     unsigned refit_max;
     /** /readyz answers 503 while the database's file system has less free space (64 MiB). */
     uint64_t min_free_bytes;
-    size_t queue_max;          /**< writer queue capacity (4096); full gets 503 */
-    size_t batch_max;          /**< most updates per commit (512) */
-    unsigned drain_timeout_ms; /**< how long stop waits for in-flight requests (10000) */
-    unsigned store_flags;      /**< eo_store_open() flags for the writer (e.g. SYNC_FULL) */
+    size_t queue_max;           /**< writer queue capacity (4096); full gets 503 */
+    size_t batch_max;           /**< most updates per commit (512) */
+    unsigned drain_timeout_ms;  /**< how long stop waits for in-flight requests (10000) */
+    unsigned store_flags;       /**< eo_store_open() flags for the writer (e.g. SYNC_FULL) */
     /** A game-server instance that has not heartbeaten for this many ms is lost, and its open
      *  sessions with it (10000; docs/MATCHMAKING.md "Instances"). */
     unsigned mm_heartbeat_ms;
     /** Finished tickets, sessions and instances stay readable this many seconds (86400). */
     unsigned mm_keep_s;
-    int log_level; /**< EO_LOG_* (EO_LOG_INFO) */
-    FILE *log;     /**< logfmt sink (NULL: no logs) */
+    int log_level;              /**< EO_LOG_* (EO_LOG_INFO) */
+    FILE *log;                  /**< logfmt sink (NULL: no logs) */
 } eo_service_config;
 
 /** Fills @p cfg with the defaults above (db and listen NULL, log NULL). */
@@ -108,8 +108,8 @@ typedef struct eo_service eo_service;
  * the HTTP daemon. Returns 0 with *out running, or EO_EINVAL (bad listen address or config),
  * EO_EIO (store or socket), EO_ENOMEM, with a message in @p err.
  */
-int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys, eo_service **out,
-                     char *err, size_t errlen);
+int eo_service_start(const eo_service_config *cfg, const eo_service_keys *keys,
+                     eo_service **out, char *err, size_t errlen);
 
 /** The TCP port the service listens on (the real one when 0 was asked). */
 uint16_t eo_service_port(const eo_service *svc);

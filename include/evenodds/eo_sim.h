@@ -43,7 +43,7 @@ typedef enum {
     EO_SIM_SKILL_NORMAL = 0,  /**< normal */
     EO_SIM_SKILL_UNIFORM = 1, /**< uniform on mean ± √3·sd */
     EO_SIM_SKILL_BIMODAL = 2, /**< half N(mean − 0.8·sd, 0.6·sd), half N(mean + 0.8·sd, 0.6·sd) */
-    EO_SIM_SKILL_SKEWED = 3, /**< mean + sd·(E − 1), E exponential of mean 1: a few very strong */
+    EO_SIM_SKILL_SKEWED = 3,  /**< mean + sd·(E − 1), E exponential of mean 1: a few very strong */
     EO_SIM_SKILL_COUNT
 } eo_sim_skill;
 
@@ -103,8 +103,8 @@ typedef struct eo_sim_config {
     uint64_t work_limit;
 } eo_sim_config;
 
-/** Defaults: seed 1, 1000 players, 12v12, normal skills of mean 0 and sd 100, scale 400/ln 10 (so
- * P_true is the Elo curve of the summed skill difference), no drift, no arrivals or departures, 8
+/** Defaults: seed 1, 1000 players, 12v12, normal skills of mean 0 and sd 100, scale 400/ln 10 (so P_true
+ *  is the Elo curve of the summed skill difference), no drift, no arrivals or departures, 8
  *  maps with biases in ±0.3, 10 % partial play, 2 % draws at 50/50, 600 s rounds from
  *  1763800000, balancer ours with work limit EO_SIM_WORK_LIMIT. */
 void eo_sim_config_default(eo_sim_config *c);
@@ -199,19 +199,19 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out);
 
 /** Figures over a span of rounds. Brier figures leave draws out, as `evenodds replay` does. */
 typedef struct eo_sim_report {
-    uint64_t from, to; /**< rounds from..to (1-based, inclusive); from > to when empty */
-    uint64_t rounds;   /**< rounds in the span */
-    uint64_t decided;  /**< of which not draws */
-    double brier;      /**< mean (p_model − outcome)² over decided rounds (NaN if none) */
-    double brier_true; /**< the same with p_true: the oracle's Brier (NaN if none) */
-    double imbalance;  /**< mean |p_true − 0.5| (NaN if no rounds) */
-    double stomps;     /**< share of rounds with p_true > 0.8 or < 0.2 (NaN if no rounds) */
-    double draws;      /**< share of draws (NaN if no rounds) */
-    double spearman;   /**< ratings' mean vs true skill at the span's end, over the present
-                            players who played at least one round (eo_sim_spearman()) */
-    size_t present;    /**< players in the world at the span's end */
-    size_t seen;       /**< of which played at least one round */
-    uint64_t inexact;  /**< rounds whose teams local search formed (eo_sim_round.inexact) */
+    uint64_t from, to;    /**< rounds from..to (1-based, inclusive); from > to when empty */
+    uint64_t rounds;      /**< rounds in the span */
+    uint64_t decided;     /**< of which not draws */
+    double brier;         /**< mean (p_model − outcome)² over decided rounds (NaN if none) */
+    double brier_true;    /**< the same with p_true: the oracle's Brier (NaN if none) */
+    double imbalance;     /**< mean |p_true − 0.5| (NaN if no rounds) */
+    double stomps;        /**< share of rounds with p_true > 0.8 or < 0.2 (NaN if no rounds) */
+    double draws;         /**< share of draws (NaN if no rounds) */
+    double spearman;      /**< ratings' mean vs true skill at the span's end, over the present
+                               players who played at least one round (eo_sim_spearman()) */
+    size_t present;       /**< players in the world at the span's end */
+    size_t seen;          /**< of which played at least one round */
+    uint64_t inexact;     /**< rounds whose teams local search formed (eo_sim_round.inexact) */
 } eo_sim_report;
 
 /**

@@ -61,15 +61,15 @@ typedef struct eo_split {
     const uint16_t *bench; /**< nbench indices, ascending */
     size_t nbench;         /**< N - 2k */
     int64_t sum_a, sum_b;
-    int64_t gap; /**< |sum_a - sum_b| */
-    double p_a;  /**< NaN from the solver: P(A wins) is the model's, which the
-                      caller fills in (eo_app_split(), eo_app.h) */
+    int64_t gap;           /**< |sum_a - sum_b| */
+    double p_a;            /**< NaN from the solver: P(A wins) is the model's, which the
+                                caller fills in (eo_app_split(), eo_app.h) */
 } eo_split;
 
 /** All splits of one request, k ascending from 2. One allocation. */
 typedef struct eo_splits {
-    size_t count;    /**< floor(N/2) - 1 */
-    eo_split *split; /**< count entries */
+    size_t count;     /**< floor(N/2) - 1 */
+    eo_split *split;  /**< count entries */
 } eo_splits;
 
 /**

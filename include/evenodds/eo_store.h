@@ -115,8 +115,8 @@ typedef struct eo_pool_row {
 void eo_pool_row_free(eo_pool_row *row);
 
 /** Creates a pool. Returns 0, EO_EEXIST (name taken) or EO_EIO. */
-int eo_store_pool_create(eo_store *s, const char *name, const char *model, const char *params_json,
-                         int64_t created_at, int64_t *id);
+int eo_store_pool_create(eo_store *s, const char *name, const char *model,
+                         const char *params_json, int64_t created_at, int64_t *id);
 
 /** Reads a pool by name. Returns 0, EO_ENOTFOUND or EO_EIO. */
 int eo_store_pool_get(eo_store *s, const char *name, eo_pool_row *out);
@@ -126,9 +126,9 @@ int eo_store_pool_list(eo_store *s, eo_pool_row **rows, size_t *n);
 
 /** Kinds of log entries. */
 typedef enum {
-    EO_LOG_ROUND = 0,  /**< body: canonical round record */
-    EO_LOG_SET = 1,    /**< body: {"player":…,"rating":…} */
-    EO_LOG_RESET = 2,  /**< body: {"player":…} */
+    EO_LOG_ROUND = 0, /**< body: canonical round record */
+    EO_LOG_SET = 1,   /**< body: {"player":…,"rating":…} */
+    EO_LOG_RESET = 2, /**< body: {"player":…} */
     EO_LOG_SEASON = 3, /**< body: {"season":…,"f":…,"s":…}: a new season (soft reset) */
     EO_LOG_REFIT = 4   /**< body: {"players":[[id,mean(,sigma)],…],"upto":P}: fitted states
                             set (eo_refit_from_text()); a refit of many players is several */
@@ -173,7 +173,7 @@ int eo_store_round_count(eo_store *s, int64_t pool_id, int64_t *n);
 /** Current state of one player, as lookups read it (eo_rating_view at the last update; the
  *  stale flag is computed at read time from last_ended_at). */
 typedef struct eo_player_row {
-    double rating; /**< display value */
+    double rating;         /**< display value */
     double mu;
     double sigma;
     double volatility;
@@ -208,10 +208,12 @@ int eo_store_players_each(eo_store *s, int64_t pool_id,
 
 /** Records season @p name of a pool as ended at log entry @p seq, time @p at. Returns 0,
  *  EO_EEXIST (the pool has a season of that name), EO_ENOTFOUND (no such pool) or EO_EIO. */
-int eo_store_season_create(eo_store *s, int64_t pool_id, const char *name, int64_t seq, int64_t at);
+int eo_store_season_create(eo_store *s, int64_t pool_id, const char *name, int64_t seq,
+                           int64_t at);
 
 /** Finds a season: 0 with *seq and *at (either may be NULL), EO_ENOTFOUND or EO_EIO. */
-int eo_store_season_get(eo_store *s, int64_t pool_id, const char *name, int64_t *seq, int64_t *at);
+int eo_store_season_get(eo_store *s, int64_t pool_id, const char *name, int64_t *seq,
+                        int64_t *at);
 
 /** Calls @p fn for each season of the pool in the order they ended, until it returns non-zero
  *  (that value is returned); @p players is the number of archived standings. 0 or EO_EIO. */

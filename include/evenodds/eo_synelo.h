@@ -33,19 +33,19 @@ extern "C" {
 
 /** Parameters of a SynElo pool (the seed's table; defaults from eo_synelo_params_default()). */
 typedef struct eo_synelo_params {
-    int32_t r0;           /**< starting rating R0 (1000) */
-    int32_t r_min;        /**< rating floor R_min (100) */
-    int32_t r_grad_cap;   /**< cap on the rating at shadow graduation (2200) */
-    int32_t t_shadow;     /**< rounds before the rating is visible (50) */
-    int32_t t_stale_days; /**< days without a round before a lookup says stale (30) */
-    double k_min;         /**< minimum K (2) */
-    double k_max;         /**< maximum K (72) */
-    double theta;         /**< logistic scale Θ (2400, or from kmax_team) */
-    int32_t window;       /**< window size W (500) */
-    double w_vel;         /**< velocity weight (0.25) */
-    double w_wre;         /**< win-rate-excess weight (0.25) */
-    double w_vol;         /**< volatility weight (0.50) */
-    double sigma;         /**< Gaussian compression width σ (400) */
+    int32_t r0;          /**< starting rating R0 (1000) */
+    int32_t r_min;       /**< rating floor R_min (100) */
+    int32_t r_grad_cap;  /**< cap on the rating at shadow graduation (2200) */
+    int32_t t_shadow;    /**< rounds before the rating is visible (50) */
+    int32_t t_stale_days;/**< days without a round before a lookup says stale (30) */
+    double k_min;        /**< minimum K (2) */
+    double k_max;        /**< maximum K (72) */
+    double theta;        /**< logistic scale Θ (2400, or from kmax_team) */
+    int32_t window;      /**< window size W (500) */
+    double w_vel;        /**< velocity weight (0.25) */
+    double w_wre;        /**< win-rate-excess weight (0.25) */
+    double w_vol;        /**< volatility weight (0.50) */
+    double sigma;        /**< Gaussian compression width σ (400) */
 } eo_synelo_params;
 
 /** Fills @p p with the seed's parameter table (Θ = 2400). */
@@ -66,7 +66,7 @@ int eo_synelo_params_check(const eo_synelo_params *p);
 /** One window entry (8 bytes: the window is the bulk of a pool's memory): the rating after a
  *  round, its expected P as Q31, and its outcome in halves. */
 typedef struct eo_synelo_entry {
-    uint32_t e_q31;       /**< round(P * 2^31), in [0, 2^31] */
+    uint32_t e_q31;      /**< round(P * 2^31), in [0, 2^31] */
     unsigned rating : 30; /**< rating after the round, in [1, EO_SYNELO_RATING_MAX] */
     unsigned o_half : 2;  /**< outcome * 2: 0 loss, 1 stalemate, 2 win */
 } eo_synelo_entry;
@@ -90,9 +90,9 @@ typedef struct eo_synelo_window {
 
 /** A player's SynElo state. Zero-initialise, then eo_synelo_player_init(). */
 typedef struct eo_synelo_player {
-    int32_t rating;        /**< current rating */
-    uint32_t rounds;       /**< rated rounds played */
-    int64_t last_ended_at; /**< Unix seconds of the last rated round's end, 0 if none */
+    int32_t rating;         /**< current rating */
+    uint32_t rounds;        /**< rated rounds played */
+    int64_t last_ended_at;  /**< Unix seconds of the last rated round's end, 0 if none */
     eo_synelo_window win;
 } eo_synelo_player;
 
@@ -113,10 +113,10 @@ double eo_synelo_k(const eo_synelo_params *p, const eo_synelo_player *pl);
 
 /** What one round did to one participant. */
 typedef struct eo_synelo_update {
-    int32_t before;  /**< rating at round start */
-    int32_t after;   /**< rating after the round */
-    double expected; /**< P_i */
-    double k;        /**< K_i used */
+    int32_t before;   /**< rating at round start */
+    int32_t after;    /**< rating after the round */
+    double expected;  /**< P_i */
+    double k;         /**< K_i used */
 } eo_synelo_update;
 
 /**

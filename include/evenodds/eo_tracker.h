@@ -49,10 +49,10 @@ extern "C" {
 
 /** Where a player is. */
 typedef enum eo_track_team {
-    EO_TRACK_NONE = 0,   /**< spectator or unassigned: not eligible */
-    EO_TRACK_A = 1,      /**< team A (plays) */
-    EO_TRACK_B = 2,      /**< team B (plays) */
-    EO_TRACK_WAITING = 3 /**< eligible for the next split, not playing */
+    EO_TRACK_NONE = 0,    /**< spectator or unassigned: not eligible */
+    EO_TRACK_A = 1,       /**< team A (plays) */
+    EO_TRACK_B = 2,       /**< team B (plays) */
+    EO_TRACK_WAITING = 3  /**< eligible for the next split, not playing */
 } eo_track_team;
 
 /** Largest number of connected players (and of players remembered during a round): when a new
@@ -62,14 +62,14 @@ typedef enum eo_track_team {
 
 /** What the game knows of one connected player (for autobalance and splits). */
 typedef struct eo_track_player {
-    const char *id;     /**< the player id (points into the tracker) */
-    eo_track_team team; /**< where he is now */
-    double team_since;  /**< when he moved to his current team (or connected) */
-    const char *party;  /**< party id or NULL (points into the tracker) */
-    bool is_protected;  /**< the game says: do not move him now */
-    bool dead;          /**< dead now */
-    bool has_score;     /**< score is set */
-    int64_t score;      /**< in-round score */
+    const char *id;       /**< the player id (points into the tracker) */
+    eo_track_team team;   /**< where he is now */
+    double team_since;    /**< when he moved to his current team (or connected) */
+    const char *party;    /**< party id or NULL (points into the tracker) */
+    bool is_protected;    /**< the game says: do not move him now */
+    bool dead;            /**< dead now */
+    bool has_score;       /**< score is set */
+    int64_t score;        /**< in-round score */
 } eo_track_player;
 
 typedef struct eo_tracker eo_tracker;

@@ -102,19 +102,19 @@ typedef struct eo_trigger_state {
      *  rounds ended so far (usually 0). Stages of a multi-stage map count as rounds if the
      *  game counts them so; never reset by a scramble. */
     uint32_t round;
-    eo_winner winner;      /**< the round's winner, EO_DRAW for a stalemate (round end only) */
-    uint32_t wins[2];      /**< round wins of A and B since the last scramble (TF2's team scores);
-                                wins[0] + wins[1] <= round */
+    eo_winner winner;  /**< the round's winner, EO_DRAW for a stalemate (round end only) */
+    uint32_t wins[2];  /**< round wins of A and B since the last scramble (TF2's team scores);
+                            wins[0] + wins[1] <= round */
     eo_winner streak_team; /**< the team on a win streak (EO_WIN_A or EO_WIN_B) when streak > 0 */
-    uint32_t streak;       /**< consecutive round wins of streak_team, this round included, since
-                                the last scramble: <= rounds since the last scramble */
-    bool captured[2];      /**< A, B captured at least once this round (a control point in KOTH
-                                and 5CP, the flag in CTF) */
+    uint32_t streak;   /**< consecutive round wins of streak_team, this round included, since
+                            the last scramble: <= rounds since the last scramble */
+    bool captured[2];  /**< A, B captured at least once this round (a control point in KOTH
+                            and 5CP, the flag in CTF) */
     bool attackers_timed_out; /**< attack/defend, payload: the round ended because the
                                    attackers ran out of time without capturing any objective */
-    uint32_t full_rounds;     /**< attack/defend, payload: full rounds of the map (all its stages)
-                                   completed since the last scramble: <= rounds since it */
-    int32_t time_left;        /**< seconds left on the map before it changes; < 0: no time limit */
+    uint32_t full_rounds; /**< attack/defend, payload: full rounds of the map (all its stages)
+                               completed since the last scramble: <= rounds since it */
+    int32_t time_left; /**< seconds left on the map before it changes; < 0: no time limit */
     uint32_t win_limit;  /**< the map ends when a team has this many wins (mp_winlimit); 0: none */
     uint32_t max_rounds; /**< the map ends after this many rounds (mp_maxrounds); 0: none */
     uint32_t players;    /**< eligible players: on a team or queued, not spectating */
@@ -125,19 +125,19 @@ typedef struct eo_trigger_state {
 
 /** Policy. eo_trigger_config_init() gives the defaults below. */
 typedef struct eo_trigger_config {
-    bool win_difference_on;  /**< Valve's rule on (default true, as mp_scrambleteams_auto 1) */
-    uint32_t win_difference; /**< lead in round wins that fires it, >= 1 (default 2) */
-    uint32_t min_players;    /**< fewer eligible players block every rule (default 4: the
-                                  smallest split is 2v2) */
-    uint32_t map_end_window; /**< seconds: time_left <= this blocks (default 300, Valve's) */
-    uint32_t arena_streak;   /**< arena win streak that fires, >= 1 (default 3, seed 000) */
-    uint32_t ad_full_rounds; /**< attack/defend and payload full rounds that fire, >= 1
-                                  (default 2, seed 000) */
+    bool win_difference_on;   /**< Valve's rule on (default true, as mp_scrambleteams_auto 1) */
+    uint32_t win_difference;  /**< lead in round wins that fires it, >= 1 (default 2) */
+    uint32_t min_players;     /**< fewer eligible players block every rule (default 4: the
+                                   smallest split is 2v2) */
+    uint32_t map_end_window;  /**< seconds: time_left <= this blocks (default 300, Valve's) */
+    uint32_t arena_streak;    /**< arena win streak that fires, >= 1 (default 3, seed 000) */
+    uint32_t ad_full_rounds;  /**< attack/defend and payload full rounds that fire, >= 1
+                                   (default 2, seed 000) */
 } eo_trigger_config;
 
 /** The answer. */
 typedef struct eo_trigger_result {
-    bool scramble; /**< scramble the teams before the next round */
+    bool scramble;         /**< scramble the teams before the next round */
     /** The rule that fired; when scramble is false, the first matching rule (all were
      *  blocked) or EO_TRIGGER_NONE when none matched. */
     eo_trigger_rule rule;

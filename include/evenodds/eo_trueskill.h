@@ -104,8 +104,8 @@ double eo_trueskill_win_probability(const eo_trueskill_params *p, const eo_trues
 
 /** Two-team match quality in [0, 1] (1 when no member has a weight, and for invalid arguments
  *  as above). A non-finite @p field reads as 0 here and above. Members are only read. */
-double eo_trueskill_quality(const eo_trueskill_params *p, const eo_trueskill_member *a, size_t na,
-                            const eo_trueskill_member *b, size_t nb, double field);
+double eo_trueskill_quality(const eo_trueskill_params *p, const eo_trueskill_member *a,
+                            size_t na, const eo_trueskill_member *b, size_t nb, double field);
 
 /** What one round did to one participant. */
 typedef struct eo_trueskill_update {

@@ -51,18 +51,18 @@ typedef enum {
 
 /** Parameters of a Weng-Lin pool (defaults from eo_wenglin_params_default(): openskill's). */
 typedef struct eo_wenglin_params {
-    double mu;                  /**< starting mean (25) */
-    double sigma;               /**< starting deviation (25/3) */
-    double beta;                /**< performance deviation of a team (25/6) */
-    double tau;                 /**< dynamics: σ² grows by τ² before each update (25/300) */
-    double kappa;               /**< floor of the variance shrink factor (0.0001) */
+    double mu;              /**< starting mean (25) */
+    double sigma;           /**< starting deviation (25/3) */
+    double beta;            /**< performance deviation of a team (25/6) */
+    double tau;             /**< dynamics: σ² grows by τ² before each update (25/300) */
+    double kappa;           /**< floor of the variance shrink factor (0.0001) */
     eo_wenglin_variant variant; /**< EO_WENGLIN_PL (openskill's default model) */
-    bool limit_sigma;           /**< an update never raises σ above its round-start value
-                                     (openskill's limit_sigma; false) */
-    double display_k;           /**< display = μ − k·σ (3) */
-    int32_t visible_rounds;     /**< rounds before the rating is visible (0) */
-    double visible_sigma;       /**< visible only once σ <= this; 0: not used (0) */
-    int32_t t_stale_days;       /**< days without a round before a lookup says stale (30) */
+    bool limit_sigma;       /**< an update never raises σ above its round-start value
+                                 (openskill's limit_sigma; false) */
+    double display_k;       /**< display = μ − k·σ (3) */
+    int32_t visible_rounds; /**< rounds before the rating is visible (0) */
+    double visible_sigma;   /**< visible only once σ <= this; 0: not used (0) */
+    int32_t t_stale_days;   /**< days without a round before a lookup says stale (30) */
 } eo_wenglin_params;
 
 /** Fills @p p with the defaults listed in eo_wenglin_params. */
@@ -78,11 +78,11 @@ int eo_wenglin_params_check(const eo_wenglin_params *p);
 
 /** A player's Weng-Lin state (32 bytes). Plain data: no ownership. */
 typedef struct eo_wenglin_player {
-    double mu;             /**< mean, in [−EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX] */
-    double sigma;          /**< deviation, in [0, EO_WENGLIN_SIGMA_MAX] */
-    int64_t last_ended_at; /**< Unix seconds of the last rated round's end, 0 if none */
-    uint32_t rounds;       /**< rated rounds (played with weight > 0) */
-    uint32_t reserved;     /**< 0 */
+    double mu;              /**< mean, in [−EO_WENGLIN_MU_MAX, EO_WENGLIN_MU_MAX] */
+    double sigma;           /**< deviation, in [0, EO_WENGLIN_SIGMA_MAX] */
+    int64_t last_ended_at;  /**< Unix seconds of the last rated round's end, 0 if none */
+    uint32_t rounds;        /**< rated rounds (played with weight > 0) */
+    uint32_t reserved;      /**< 0 */
 } eo_wenglin_player;
 
 /** Sets a new player: (mu, sigma) of @p p, no rounds, no last round end. */
@@ -96,16 +96,16 @@ void eo_wenglin_player_init(eo_wenglin_player *pl, const eo_wenglin_params *p);
  * ½ when that variance is 0. A non-finite @p field reads as 0. Swapping the teams (and
  * negating field) gives 1 minus the value up to one rounding.
  */
-double eo_wenglin_predict(const eo_wenglin_params *p, const eo_team_agg *a, const eo_team_agg *b,
-                          double field);
+double eo_wenglin_predict(const eo_wenglin_params *p, const eo_team_agg *a,
+                          const eo_team_agg *b, double field);
 
 /**
  * Two-team match quality as TrueSkill defines it, on the same variance V as predict:
  *   √(β²·(a.w2 + b.w2) / V) · exp(−(a.mu − b.mu + field)² / (2V)), in [0, 1];
  * 1 when V is 0. A non-finite @p field reads as 0.
  */
-double eo_wenglin_quality(const eo_wenglin_params *p, const eo_team_agg *a, const eo_team_agg *b,
-                          double field);
+double eo_wenglin_quality(const eo_wenglin_params *p, const eo_team_agg *a,
+                          const eo_team_agg *b, double field);
 
 /**
  * The team-level terms of one update, per unit of member variance: for team A (index 0) and
@@ -136,8 +136,8 @@ void eo_wenglin_team_terms(const eo_wenglin_params *p, double mu_a, double var_a
  * μ and σ after. Returns 0 or EO_EINVAL (bad arguments; then nothing changes).
  */
 int eo_wenglin_rate(const eo_wenglin_params *p, const eo_participant *a, size_t na,
-                    const eo_participant *b, size_t nb, eo_winner winner, double field, int64_t at,
-                    double *p_a, eo_model_update *out);
+                    const eo_participant *b, size_t nb, eo_winner winner, double field,
+                    int64_t at, double *p_a, eo_model_update *out);
 
 /** The number players see: μ − display_k·σ. */
 double eo_wenglin_display(const eo_wenglin_params *p, const eo_wenglin_player *pl);

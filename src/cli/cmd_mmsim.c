@@ -203,7 +203,7 @@ static void print_json_policy(const eo_mmsim_report *r, int first)
 
 static void print_table(const eo_mmsim_report *r, int n)
 {
-    printf("| policy | matches | wait p50 s | p95 s | p99 s | abandoned | stomps | mean |P-0.5| "
+    printf("| policy | matches | wait p50 s | p95 s | p99 s | abandoned | stomps | mean \\|P-0.5\\| "
            "| rating spread | true spread | parties split | utilisation | online |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++)

@@ -45,7 +45,7 @@ static uint32_t nearer(const eo__mpass *p, double r, uint32_t l, uint32_t h)
 {
     if (l == EO__MNONE || h == EO__MNONE)
         return l == EO__MNONE ? h : l;
-    double dl = r - p->tk[l].r, dh = p->tk[h].r - r;
+    double dl = r - p->r[l], dh = p->r[h] - r;
     if (dl != dh)
         return dl < dh ? l : h;
     return eo__match_older(p, h, l) ? h : l;
@@ -91,8 +91,8 @@ bool eo__match_gather(const eo__mpass *p, uint32_t s, int k, double window, int 
 {
     if (!start(p, g, s, k))
         return false;
-    double r0 = p->tk[s].r, reach = window + p->tk[s].allow;
-    uint32_t lo = p->tk[s].prev, hi = p->tk[s].next;
+    double r0 = p->r[s], reach = window + p->tk[s].allow;
+    uint32_t lo = p->link[s].prev, hi = p->link[s].next;
     uint32_t cand[CAND_MAX];
     int ncand = 0;
     bool missed = false;
@@ -100,14 +100,14 @@ bool eo__match_gather(const eo__mpass *p, uint32_t s, int k, double window, int 
         uint32_t c = nearer(p, r0, lo, hi);
         if (c == EO__MNONE)
             break;
-        double d = fabs(p->tk[c].r - r0);
+        double d = fabs(p->r[c] - r0);
         /* c is the nearest on both sides: nobody farther can be within reach. */
         if (d > reach + p->allow_max)
             break;
         if (c == lo)
-            lo = p->tk[c].prev;
+            lo = p->link[c].prev;
         else
-            hi = p->tk[c].next;
+            hi = p->link[c].next;
         if (d > reach + p->tk[c].allow || !eo__match_reaches(p, c, region))
             continue;
         if (ncand < CAND_MAX)
@@ -134,7 +134,7 @@ static void around(const eo__mpass *p, double r, uint32_t *lo, uint32_t *hi)
     size_t a = 0, b = p->n;
     while (a < b) {
         size_t m = a + (b - a) / 2;
-        if (p->tk[m].r < r)
+        if (p->r[m] < r)
             a = m + 1;
         else
             b = m;
@@ -170,13 +170,13 @@ int eo__match_backfill(eo__mpass *p, const eo_match_backfill *b, size_t i)
         uint32_t c = nearer(p, b->rating, lo, hi);
         if (c == EO__MNONE)
             break;
-        double d = fabs(p->tk[c].r - b->rating);
+        double d = fabs(p->r[c] - b->rating);
         if (d > st.window + p->allow_max)
             break;
         if (c == lo)
-            lo = p->tk[c].prev;
+            lo = p->link[c].prev;
         else
-            hi = p->tk[c].next;
+            hi = p->link[c].next;
         if (d > st.window + p->tk[c].allow || (int)p->tk[c].size > left ||
             !eo__match_reaches(p, c, b->region))
             continue;

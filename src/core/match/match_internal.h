@@ -22,10 +22,14 @@ typedef struct eo__mtk {
     int64_t wait;   /* now - created_at */
     int64_t created_at;
     uint64_t key;
-    uint32_t idx;        /* index in the caller's array */
-    uint32_t size;       /* players */
-    uint32_t prev, next; /* neighbours in rating order among those still waiting */
+    uint32_t idx;  /* index in the caller's array */
+    uint32_t size; /* players */
 } eo__mtk;
+
+/* A ticket's neighbours in rating order among those still waiting (EO__MNONE: none). */
+typedef struct eo__mlink {
+    uint32_t prev, next;
+} eo__mlink;
 
 /* A group being gathered: tickets by index, and what makes two teams of k from them. */
 typedef struct eo__mgroup {
@@ -45,6 +49,9 @@ typedef struct eo__mpass {
     size_t n;
     int64_t now;
     eo__mtk *tk;
+    double *r;        /* per position: the rating (the mean of its players' means), and */
+    eo__mlink *link;  /* the waiting list; apart from tk, so that the walks outwards from
+                       * seeds taken in age order read memory that stays in cache */
     uint8_t *taken;   /* per position: placed by this pass (apart from tk: the seeds' loop
                        * reads it in age order, and 100,000 bytes stay in cache) */
     float *lat;       /* n * nregions worst latencies of each ticket; < 0: unreachable */

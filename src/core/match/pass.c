@@ -30,11 +30,11 @@ bool eo__match_reaches(const eo__mpass *p, uint32_t t, int region)
 
 void eo__match_take(eo__mpass *p, uint32_t t)
 {
-    eo__mtk *k = &p->tk[t];
+    eo__mlink *k = &p->link[t];
     if (k->prev != EO__MNONE)
-        p->tk[k->prev].next = k->next;
+        p->link[k->prev].next = k->next;
     if (k->next != EO__MNONE)
-        p->tk[k->next].prev = k->prev;
+        p->link[k->next].prev = k->prev;
     k->prev = k->next = EO__MNONE;
     p->taken[t] = 1;
 }
@@ -130,8 +130,8 @@ static double rating(const eo_match_ticket *t)
     return mu / (double)t->nplayers;
 }
 
-/* Reads the caller's ticket @p i, of rating @p r, into @p k and its latencies into @p lat. */
-static void read_ticket(const eo__mpass *p, uint32_t i, double r, eo__mtk *k, float *lat)
+/* Reads the caller's ticket @p i into @p k and its latencies into @p lat. */
+static void read_ticket(const eo__mpass *p, uint32_t i, eo__mtk *k, float *lat)
 {
     const eo_match_config *c = p->c;
     const eo_match_ticket *t = &p->in[i];
@@ -143,7 +143,6 @@ static void read_ticket(const eo__mpass *p, uint32_t i, double r, eo__mtk *k, fl
         calib |=
             pl->rounds < c->calib_rounds || (c->calib_sigma > 0.0 && pl->sigma >= c->calib_sigma);
     }
-    k->r = r;
     k->allow = c->sigma_z * sqrt(var / (double)t->nplayers) + (calib ? c->calib_window : 0.0);
     k->created_at = t->created_at;
     k->key = t->key;
@@ -170,22 +169,24 @@ static int read_tickets(eo__mpass *p, uint32_t *by_age)
     if (r != NULL && by_r != NULL && in != NULL && (nr == 0 || lat != NULL)) {
         for (uint32_t i = 0; i < (uint32_t)p->n; i++) {
             r[i] = rating(&p->in[i]);
-            read_ticket(p, i, r[i], &in[i], lat ? lat + i * nr : NULL);
+            read_ticket(p, i, &in[i], lat ? lat + i * nr : NULL);
         }
         rc = eo__match_orders(p, r, by_r, by_age);
     }
     if (rc == 0) {
-        uint32_t *rank = (uint32_t *)(void *)r; /* r is done with: rank[i] = position of i */
         for (uint32_t pos = 0; pos < (uint32_t)p->n; pos++) {
             eo__mtk *k = &p->tk[pos];
             *k = in[by_r[pos]];
-            k->prev = pos > 0 ? pos - 1 : EO__MNONE;
-            k->next = pos + 1 < p->n ? pos + 1 : EO__MNONE;
+            p->r[pos] = r[by_r[pos]];
+            p->link[pos].prev = pos > 0 ? pos - 1 : EO__MNONE;
+            p->link[pos].next = pos + 1 < p->n ? pos + 1 : EO__MNONE;
             if (nr)
                 memcpy(p->lat + pos * nr, lat + by_r[pos] * nr, nr * sizeof *lat);
             p->allow_max = k->allow > p->allow_max ? k->allow : p->allow_max;
-            rank[by_r[pos]] = pos;
         }
+        uint32_t *rank = (uint32_t *)(void *)r; /* r is done with: rank[i] = position of i */
+        for (uint32_t pos = 0; pos < (uint32_t)p->n; pos++)
+            rank[by_r[pos]] = pos;
         for (size_t i = 0; i < p->n; i++)
             by_age[i] = rank[by_age[i]];
     }
@@ -320,6 +321,8 @@ static int run(eo__mpass *p, const eo_match_backfill *bf, size_t nbf, eo_match_r
 {
     size_t n = p->n ? p->n : 1;
     p->tk = malloc(n * sizeof *p->tk);
+    p->r = malloc(n * sizeof *p->r);
+    p->link = malloc(n * sizeof *p->link);
     p->taken = calloc(n, 1);
     uint32_t *by_age = malloc(n * sizeof *by_age);
     if (p->c->nregions > 0)
@@ -329,8 +332,8 @@ static int run(eo__mpass *p, const eo_match_backfill *bf, size_t nbf, eo_match_r
     for (size_t i = 0; p->fu != NULL && i < nfu; i++)
         p->fu[i] = INT64_MIN;
     int rc = EO_ENOMEM;
-    if (p->tk == NULL || p->taken == NULL || by_age == NULL || p->fu == NULL ||
-        (p->c->nregions > 0 && p->lat == NULL))
+    if (p->tk == NULL || p->r == NULL || p->link == NULL || p->taken == NULL || by_age == NULL ||
+        p->fu == NULL || (p->c->nregions > 0 && p->lat == NULL))
         goto done;
     if ((rc = read_tickets(p, by_age)) != 0 || (rc = serve_backfill(p, bf, nbf)) != 0)
         goto done;
@@ -365,6 +368,8 @@ int eo_match_pass(const eo_match_config *c, const eo_model_ctx *model,
     p.gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
     rc = run(&p, backfill, nbackfill, out);
     free(p.tk);
+    free(p.r);
+    free(p.link);
     free(p.taken);
     free(p.lat);
     free(p.fu);
