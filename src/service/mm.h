@@ -84,7 +84,7 @@ typedef struct eo__mm_req {
     eo__mm_caller by;
     char token[EO__MM_TOKEN_LEN + 1]; /* by a token: the bearer (longer ones never match) */
     char name[EO_ID_MAX + 1];         /* the path's queue, ticket, instance or session */
-    const json_t *body;               /* queue create and change: the request object */
+    const json_t *body;               /* queue change: the request object */
     union {
         const eo_queue_config *queue;        /* create: decoded against the pool's defaults */
         const eo_ticket_request *ticket;     /* ticket create (decoded against the queue) */
