@@ -241,7 +241,7 @@ typedef struct eo_match_result {
  * contract above (a ticket with no players or more than team_size, a non-finite mean, a negative
  * deviation, a backfill's team, slots or region out of range, a config that fails its check),
  * with @p err (may be NULL) naming it ("tickets[3].players[1].mu", "backfill[0].slots"), and
- * *out NULL; EO_ELIMIT when n or nbackfill exceeds SIZE_MAX / 64; EO_ENOMEM.
+ * *out NULL; EO_ELIMIT when n or nbackfill is 2^32 − 1 or more; EO_ENOMEM.
  */
 int eo_match_pass(const eo_match_config *c, const eo_model_ctx *model,
                   const eo_match_ticket *tickets, size_t n, const eo_match_backfill *backfill,

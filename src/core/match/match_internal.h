@@ -73,6 +73,12 @@ typedef struct eo__mpass {
 /* The caller's tickets (indices) oldest first (created_at, key, index) in @p by_age, and by
  * rating @p r (one per ticket), then age, in @p by_r. 0 or EO_ENOMEM. */
 int eo__match_orders(const eo__mpass *p, const double *r, uint32_t *by_r, uint32_t *by_age);
+/* A player is calibrating (seed 002, "Calibration"): few rated rounds, or a large deviation. */
+static inline bool eo__match_calibrating(const eo_match_config *c, const eo_match_player *pl)
+{
+    return pl->rounds < c->calib_rounds || (c->calib_sigma > 0.0 && pl->sigma >= c->calib_sigma);
+}
+
 /* The caller's ticket at position @p t. */
 static inline const eo_match_ticket *eo__match_in(const eo__mpass *p, uint32_t t)
 {

@@ -92,7 +92,7 @@ static int check_inputs(const eo_match_config *c, const eo_model_ctx *model,
                         : n > 0 && t == NULL ? "tickets"
                                              : "backfill",
                         "missing");
-    if (n > SIZE_MAX / 64 || n >= EO__MNONE || nbf > SIZE_MAX / 64) {
+    if (n >= EO__MNONE || nbf >= EO__MNONE) {
         eo__fail(err, n >= EO__MNONE ? "tickets" : "backfill", "too many for one pass");
         return EO_ELIMIT;
     }
@@ -140,8 +140,7 @@ static void read_ticket(const eo__mpass *p, uint32_t i, eo__mtk *k, float *lat)
     for (size_t j = 0; j < t->nplayers; j++) {
         const eo_match_player *pl = &t->players[j];
         var += pl->sigma * pl->sigma;
-        calib |=
-            pl->rounds < c->calib_rounds || (c->calib_sigma > 0.0 && pl->sigma >= c->calib_sigma);
+        calib |= eo__match_calibrating(c, pl);
     }
     k->allow = c->sigma_z * sqrt(var / (double)t->nplayers) + (calib ? c->calib_window : 0.0);
     k->created_at = t->created_at;

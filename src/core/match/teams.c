@@ -1,9 +1,11 @@
-/* A gathered group becomes a match: the map, the balancer's teams, the model's P(A) and
- * quality against the seed's step, the region (docs/MATCHMAKING.md, "The matcher"). */
+/* A gathered group becomes a match: the map, the teams (sides.c, or the balancer), the model's
+ * P(A) and quality judged by the step of the group's longest wait, the region
+ * (docs/MATCHMAKING.md, "The matcher"). */
 #include <math.h>
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/numeric.h"
 #include "match_internal.h"
 
 #define NMAX (2 * EO_MATCH_TEAM_MAX)
@@ -20,20 +22,6 @@ typedef struct roster {
     int exact;
 } roster;
 
-static bool calibrating(const eo_match_config *c, const eo_match_player *pl)
-{
-    return pl->rounds < c->calib_rounds || (c->calib_sigma > 0.0 && pl->sigma >= c->calib_sigma);
-}
-
-/* splitmix64's finaliser: the map draw, a fixed function of the seed and the ticket's key. */
-static uint64_t mix(uint64_t x)
-{
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
-
 static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
 {
     const eo_match_config *c = p->c;
@@ -44,7 +32,7 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
             const eo_match_player *pl = &t->players[j];
             double sd = pl->sigma;
             /* A newcomer's uncertainty never fails a match (seed 002, "Calibration"). */
-            if (c->calib_sigma > 0.0 && sd > c->calib_sigma && calibrating(c, pl))
+            if (c->calib_sigma > 0.0 && sd > c->calib_sigma && eo__match_calibrating(c, pl))
                 sd = c->calib_sigma;
             int x = ro->n++;
             ro->s[x] = (eo_strength){.mu = pl->mu, .var = sd * sd};
@@ -57,7 +45,7 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
     ro->map = -1;
     ro->field = 0.0;
     if (c->nmaps > 0) {
-        ro->map = (int)(mix(c->seed ^ mix(p->tk[g->t[0]].key)) % (uint64_t)c->nmaps);
+        ro->map = (int)(eo__mix64(c->seed ^ eo__mix64(p->tk[g->t[0]].key)) % (uint64_t)c->nmaps);
         ro->field = c->map_field[ro->map];
     }
 }

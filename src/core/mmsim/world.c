@@ -29,17 +29,9 @@ enum {
 #define DAY 86400
 #define PEAK 72000 /* 20:00 UTC: the arrivals' peak */
 
-static uint64_t mix(uint64_t x)
-{
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
-
 double eo__mmsim_unif(uint64_t seed, uint64_t stream, uint64_t a, uint64_t b)
 {
-    uint64_t h = mix(mix(mix(seed ^ mix(stream)) ^ a) ^ b);
+    uint64_t h = eo__mix64(eo__mix64(eo__mix64(seed ^ eo__mix64(stream)) ^ a) ^ b);
     return (double)(h >> 11) * 0x1.0p-53;
 }
 
