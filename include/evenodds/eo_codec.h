@@ -98,23 +98,27 @@ int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err
 
 /**
  * A round request decoded and checked where it arrives (the service's HTTP thread), so that the
- * writer only rates and stores it: the round, its canonical text and whether that text fits
- * the store (refused only when the round is new: a round logged before the cap, sent again,
- * still gets its first answer). Owned: release with eo_round_request_free().
+ * writer only rates and stores it: the round, its canonical text, the matchmaking session it
+ * names, and whether it may be stored if it is new (a round logged before, sent again, still
+ * gets its first answer: the length cap, or the service's checks of the session, apply to new
+ * rounds only). Owned: release with eo_round_request_free().
  */
 typedef struct eo_round_request {
     eo_round round;          /**< decoded and validated (eo_round_from_json()) */
     char *canon;             /**< the canonical text (eo_round_canonical()), malloc'd */
     size_t canon_len;
-    int text_rc;             /**< eo_round_text_check()'s: 0, or EO_ELIMIT with text_err */
+    char *session;           /**< "session": a string checked like an id, malloc'd; NULL none */
+    int text_rc;             /**< 0, or why a new round is refused (with text_err): EO_ELIMIT
+                                  from eo_round_text_check(), or a refusal the caller puts here */
     eo_round_error text_err;
 } eo_round_request;
 
 /**
- * Decodes a round request object: eo_round_from_json(), eo_round_canonical() and
- * eo_round_text_check() (kept in @p out, not returned). Returns 0; EO_EINVAL with @p err (the
- * round is invalid: the field and the message of eo_round_from_json()); EO_ENOMEM. On failure
- * @p out is zeroed.
+ * Decodes a round request object: eo_round_from_json(), eo_round_canonical(), the optional
+ * "session" (a string checked like an id; it stays in the canonical text like any other field)
+ * and eo_round_text_check() (kept in @p out, not returned). Returns 0; EO_EINVAL with @p err
+ * (the round is invalid: the field and the message of eo_round_from_json(), or "session");
+ * EO_ENOMEM. On failure @p out is zeroed.
  */
 int eo_round_request_from_json(const json_t *obj, eo_round_request *out, eo_round_error *err);
 

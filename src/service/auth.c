@@ -85,6 +85,18 @@ int eo__auth_bearer(const char *header, char *out, size_t cap)
     return 0;
 }
 
+bool eo__auth_token_shaped(const char *header)
+{
+    size_t n;
+    const char *v = bearer(header, &n);
+    if (n != EO__TOKEN_LEN)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+            return false;
+    return true;
+}
+
 bool eo__ct_equal(const char *a, const char *b, size_t n)
 {
     volatile unsigned acc = 0;

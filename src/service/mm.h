@@ -31,7 +31,7 @@
 #define EO__MM_JSON (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 /* Hex characters of a ticket or instance token, and of a join secret (16 random bytes each). */
-#define EO__MM_TOKEN_LEN 32
+#define EO__MM_TOKEN_LEN EO__TOKEN_LEN
 
 /* ---- mm_map.c: a table from strings to pointers, with removal ------------------------------ */
 
@@ -263,8 +263,10 @@ int eo__mm_refuse(eo_engine_error *err, int status, const char *code, const char
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-/* Whether the request's bearer is @p token (a ticket's or instance's; "" never matches), in
- * constant time. */
+/* Whether @p bearer is @p token (a ticket's or instance's; "" never matches), in constant
+ * time. */
+bool eo__mm_bearer_is(const char *bearer, const char *token);
+/* eo__mm_bearer_is() of the request's bearer. */
 bool eo__mm_token_is(const eo__mm_req *q, const char *token);
 /* Frees every object and starts empty indexes. 0 or EO_ENOMEM. */
 int eo__mm_state_clear(eo__mm *mm);
@@ -316,6 +318,14 @@ json_t *eo__mm_queue_json(const mm_queue *q);
 /* mm_ops_instance.c: the instance and session requests; the answer's text in *text. */
 int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
                        char **text, eo_engine_error *err);
+/* Whether the caller may report a round of session @p session to pool @p pool (writer only;
+ * docs/MATCHMAKING.md "Sessions and rounds"): @p bearer is an instance's token, or "" for a key
+ * (trusted). 0 when it may, with @p if_new filled (field "session") when the round is to be
+ * refused if it is new: the session is unknown (never made, or finished and pruned) or of
+ * another pool. EO__MM_REFUSED with @p err: 401 for a token of no instance, 403 naming
+ * "session" for another instance's. Or a store code (EO_EIO, EO_ENOMEM) with @p err. */
+int eo__mm_round_session(eo__mm *mm, const char *pool, const char *session, const char *bearer,
+                         eo_round_error *if_new, eo_engine_error *err);
 
 /* mm_pass.c */
 /* Every queue whose pass is due at @p now_ms (and the heartbeats, the ready checks, expiry).

@@ -11,7 +11,7 @@
 #include "service/service.h"
 
 typedef struct owner_ctx {
-    const eo__mm_req *q;
+    const char *bearer;
     mm_instance *found;
 } owner_ctx;
 
@@ -20,19 +20,19 @@ static int token_owner(void *ctx, const char *key, void *val)
     (void)key;
     owner_ctx *c = ctx;
     mm_instance *in = val;
-    if (eo__mm_token_is(c->q, in->token)) {
+    if (eo__mm_bearer_is(c->bearer, in->token)) {
         c->found = in;
         return 1;
     }
     return 0;
 }
 
-/* The instance whose token the request carries, or NULL. */
-static mm_instance *by_token(eo__mm *mm, const eo__mm_req *q)
+/* The instance whose token is @p bearer, or NULL (a walk over the instances: only refusals
+ * ask, to tell another instance's token, 403, from none, 401). */
+static mm_instance *by_token(eo__mm *mm, const char *bearer)
 {
-    owner_ctx c = {q, NULL};
-    if (q->by == EO__MM_BY_TOKEN)
-        eo__smap_each(mm->instances, token_owner, &c);
+    owner_ctx c = {bearer, NULL};
+    eo__smap_each(mm->instances, token_owner, &c);
     return c.found;
 }
 
@@ -48,7 +48,7 @@ static int caller_is(eo__mm *mm, const eo__mm_req *q, mm_instance *in, bool serv
                              "an instance acts with its own token (from POST /v1/instances)");
     if (in != NULL && eo__mm_token_is(q, in->token))
         return 0;
-    if (by_token(mm, q) != NULL)
+    if (by_token(mm, q->token) != NULL)
         return eo__mm_refuse(err, 403, "forbidden", field,
                              "this token belongs to another instance");
     return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
@@ -322,6 +322,76 @@ static int session_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *stat
         eo__mm_session_free(s);
     }
     return rc;
+}
+
+/* ---- the rounds of a session --------------------------------------------------------------- */
+
+/* Who runs session @p name and in which pool, from memory (open) or the store (finished and
+ * still kept): the owner's token in @p token ("" when its instance is gone too) and the pool
+ * in @p pool. 0, EO_ENOTFOUND, or the store's code. */
+static int session_owner(eo__mm *mm, const char *name, char *token, char *pool)
+{
+    const mm_session *s = eo__smap_get(mm->sessions, name);
+    if (s != NULL) {
+        snprintf(token, EO__MM_TOKEN_LEN + 1, "%s", s->inst->token);
+        snprintf(pool, EO_ID_MAX + 1, "%s", s->pool);
+        return 0;
+    }
+    eo_mm_row row;
+    int rc = eo_store_mm_get(mm->st, EO_MM_SESSION, name, &row);
+    if (rc != 0)
+        return rc;
+    json_t *doc = json_loads(row.doc, 0, NULL);
+    const char *p = json_string_value(json_object_get(doc, "pool"));
+    snprintf(pool, EO_ID_MAX + 1, "%s", p ? p : "");
+    json_decref(doc);
+    const mm_instance *in = eo__smap_get(mm->instances, row.owner);
+    eo_mm_row inst;
+    token[0] = '\0';
+    if (in != NULL) {
+        snprintf(token, EO__MM_TOKEN_LEN + 1, "%s", in->token);
+    } else if ((rc = eo_store_mm_get(mm->st, EO_MM_INSTANCE, row.owner, &inst)) == 0) {
+        snprintf(token, EO__MM_TOKEN_LEN + 1, "%.32s", inst.token);
+        eo_mm_row_free(&inst);
+    }
+    eo_mm_row_free(&row);
+    return rc == EO_ENOTFOUND ? 0 : rc;
+}
+
+int eo__mm_round_session(eo__mm *mm, const char *pool, const char *session, const char *bearer,
+                         eo_round_error *if_new, eo_engine_error *err)
+{
+    memset(if_new, 0, sizeof *if_new);
+    int rc = mm->broken ? eo__mm_reload(mm) : 0;
+    char token[EO__MM_TOKEN_LEN + 1], spool[EO_ID_MAX + 1];
+    if (rc == 0)
+        rc = session_owner(mm, session, token, spool);
+    if (rc != 0 && rc != EO_ENOTFOUND) {
+        eo_engine_fail(err, EO_OP_ROUND, rc == EO_ENOMEM ? rc : EO_EIO, "", "%s",
+                       rc == EO_ENOMEM ? "out of memory" : eo_store_errmsg(mm->st));
+        return rc == EO_ENOMEM ? rc : EO_EIO;
+    }
+    bool known = rc == 0;
+    if (bearer[0] != '\0' && !(known && eo__mm_bearer_is(bearer, token))) {
+        if (by_token(mm, bearer) == NULL)
+            return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
+        if (known)
+            return eo__mm_refuse(err, 403, "forbidden", "session",
+                                 "the session is another instance's: an instance reports the "
+                                 "rounds of its own sessions");
+    }
+    if (!known) {
+        snprintf(if_new->field, sizeof if_new->field, "session");
+        snprintf(if_new->message, sizeof if_new->message,
+                 "no session \"%.64s\" (never made, or finished longer ago than serve "
+                 "--mm-keep)",
+                 session);
+    } else if (strcmp(spool, pool) != 0) {
+        snprintf(if_new->field, sizeof if_new->field, "session");
+        snprintf(if_new->message, sizeof if_new->message,
+                 "the session plays in pool \"%.64s\": report its rounds there", spool);
+    }
+    return 0;
 }
 
 int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, char **text,

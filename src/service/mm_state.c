@@ -73,10 +73,15 @@ int eo__mm_refuse(eo_engine_error *err, int status, const char *code, const char
     return EO__MM_REFUSED;
 }
 
+bool eo__mm_bearer_is(const char *bearer, const char *token)
+{
+    return strlen(bearer) == EO__MM_TOKEN_LEN && strlen(token) == EO__MM_TOKEN_LEN &&
+           eo__ct_equal(bearer, token, EO__MM_TOKEN_LEN);
+}
+
 bool eo__mm_token_is(const eo__mm_req *q, const char *token)
 {
-    return strlen(q->token) == EO__MM_TOKEN_LEN && token[0] != '\0' &&
-           eo__ct_equal(q->token, token, EO__MM_TOKEN_LEN);
+    return eo__mm_bearer_is(q->token, token);
 }
 
 /* ---- queues ------------------------------------------------------------------------------ */

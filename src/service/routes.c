@@ -1020,10 +1020,24 @@ static void round_request_free(void *q)
     free(q);
 }
 
+/* 401 for a bearer that is neither a key nor a token the route takes. */
+static void invalid_bearer(eo__answer *a, const char *message)
+{
+    a->www_auth = "Bearer realm=\"evenodds\", error=\"invalid_token\"";
+    eo__answer_error(a, 401, "unauthorized", message, NULL);
+}
+
 /* POST /v1/pools/{pool}/rounds: decoded and checked here, so that a bad round never waits
- * for a commit; rated and stored by the writer. */
+ * for a commit; rated and stored by the writer. Without a key, the bearer must be the token of
+ * the instance whose session the round names: the writer checks that, and that the session is
+ * of this pool (docs/MATCHMAKING.md "Sessions and rounds"). */
 static eo__run h_rounds(eo__call *c, eo__answer *a)
 {
+    static const char no_key[] = "invalid key (an instance's token reports only the rounds of its "
+                                 "own sessions, with \"session\" in the round)";
+    bool by_token = c->role == EO__ROLE_NONE; /* a token's shape (eo__route_check()) */
+    if (by_token)
+        (void)eo__auth_bearer(c->authz, c->w.bearer, sizeof c->w.bearer);
     eo__pool_facts pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
@@ -1035,6 +1049,11 @@ static eo__run h_rounds(eo__call *c, eo__answer *a)
         free(q);
         answer_failure(a, EO_OP_ROUND, rc, rerr.field,
                        rc == EO_ENOMEM ? "out of memory" : rerr.message);
+        return EO__RUN_DONE;
+    }
+    if (by_token && q->session == NULL) {
+        round_request_free(q);
+        invalid_bearer(a, no_key);
         return EO__RUN_DONE;
     }
     c->work = q;
@@ -1153,7 +1172,7 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/players/{id}", EO__ROLE_SERVER, EO__BODY_NONE, h_player_get},
     {"PUT", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_JSON, h_player_put},
     {"DELETE", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_NONE, h_player_delete},
-    {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_SERVER, EO__BODY_JSON, h_rounds},
+    {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_TOKEN, EO__BODY_JSON, h_rounds},
     {"POST", "/v1/pools/{pool}/splits", EO__ROLE_SERVER, EO__BODY_JSON, h_splits},
     {"GET", "/v1/pools/{pool}/quality", EO__ROLE_ADMIN, EO__BODY_NONE, h_quality},
     {"GET", "/v1/pools/{pool}/seasons", EO__ROLE_SERVER, EO__BODY_NONE, h_seasons_list},
@@ -1210,9 +1229,11 @@ int eo__route_check(eo__call *c, eo__answer *a)
         bool missing;
         eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
         c->role = role;
-        /* On a route that takes a client's own token, a bearer that is no key goes on to the
-         * handler, which compares it with the ticket's or instance's. */
-        bool token = role == EO__ROLE_NONE && r->role == EO__ROLE_TOKEN && !missing;
+        /* On a route that takes a client's own token, a bearer that is no key but has a
+         * token's shape goes on to the handler, which compares it with the ticket's or
+         * instance's. */
+        bool token = role == EO__ROLE_NONE && r->role == EO__ROLE_TOKEN && !missing &&
+                     eo__auth_token_shaped(c->authz);
         if (role == EO__ROLE_NONE && !token) {
             /* RFC 6750 §3: the scheme, and the error when a key was given but is not ours. */
             a->www_auth = missing ? "Bearer realm=\"evenodds\""

@@ -72,6 +72,13 @@ int eo__auth_bearer(const char *header, char *out, size_t cap);
  * differ. */
 bool eo__ct_equal(const char *a, const char *b, size_t n);
 
+/* Hex characters of a ticket's or instance's token (16 random bytes: docs/MATCHMAKING.md). */
+#define EO__TOKEN_LEN 32
+/* Whether the bearer of an Authorization header has a token's shape (EO__TOKEN_LEN lowercase
+ * hex characters): only such a bearer that is no key goes on to a handler that takes tokens,
+ * any other is refused before its body is read. */
+bool eo__auth_token_shaped(const char *header);
+
 /* ---- routes: the table's size, shared by routes.c, http.c and metrics.c ------------------ */
 
 /* Routes at most (the metrics' rows); routes.c checks its table against it. */
@@ -289,6 +296,9 @@ struct eo__wreq {
     eo__wkind kind;
     char pool[EO_ID_MAX + 1];
     int64_t now;
+    /* EO__W_ROUND posted with a bearer that is no key: that bearer, which must be the token of
+     * the instance whose session the round names (mm_ops_instance.c); "" with a key */
+    char bearer[EO__TOKEN_LEN + 1];
     union {
         const eo_round_request *round; /* EO__W_ROUND */
         struct {                       /* EO__W_SET, EO__W_RESET */

@@ -88,6 +88,24 @@ static char *player_view(eo_engine *e, const char *pool, const char *player, int
     return dump(eo_rating_view_to_json(eo_pool_model(p), player, &v, division, true));
 }
 
+/* A round that names a matchmaking session: the caller must be allowed to report its rounds
+ * (401 and 403 whether the round is new or not); an unknown session, or one of another pool,
+ * refuses the round only if it is new, so a replay still gets its first answer, byte for byte
+ * (docs/MATCHMAKING.md "Sessions and rounds"). */
+static int session_round(eo__writer *wr, eo__wreq *w)
+{
+    eo_round_request q = *w->u.round; /* a shallow copy: the refusal is this call's only */
+    eo_round_error if_new = {{0}, {0}};
+    int rc = eo__mm_round_session(wr->mm, w->pool, q.session, w->bearer, &if_new, &w->err);
+    if (rc != 0)
+        return rc > 0 ? EO_EINVAL : rc;
+    if (if_new.field[0] != '\0' && q.text_rc == 0) {
+        q.text_rc = EO_EINVAL;
+        q.text_err = if_new;
+    }
+    return eo_engine_round_request(wr->e, w->pool, &q, w->now, &w->resp, &w->replayed, &w->err);
+}
+
 /* The update of @p w through the engine; its answer text in w->resp when the engine writes it
  * (a round's, logged with it). 0 or the failure's code (w->err filled). */
 static int update(eo__writer *wr, eo__wreq *w)
@@ -97,6 +115,8 @@ static int update(eo__writer *wr, eo__wreq *w)
     int rc = 0;
     switch (w->kind) {
     case EO__W_ROUND:
+        if (w->u.round->session != NULL)
+            return session_round(wr, w);
         return eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp, &w->replayed,
                                        &w->err);
     case EO__W_SET:

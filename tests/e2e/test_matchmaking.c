@@ -659,6 +659,148 @@ static void test_ready_check(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- the rounds of a session ------------------------------------------------------------- */
+
+/* POST /v1/pools/@p pool/rounds of round @p id between players pa and pb, naming @p session
+ * (NULL: none) with key or token @p key: the answer's status, its body in @p body (NULL: not
+ * kept; else malloc'd). */
+static long post_round(const e2e_server *s, const char *pool, const char *key, const char *id,
+                       const char *session, char **body)
+{
+    char path[96], round[256];
+    snprintf(path, sizeof path, "/v1/pools/%s/rounds", pool);
+    if (session != NULL)
+        snprintf(
+            round, sizeof round,
+            "{\"id\":\"%s\",\"session\":\"%s\",\"winner\":\"A\",\"A\":[\"pa\"],\"B\":[\"pb\"]}", id,
+            session);
+    else
+        snprintf(round, sizeof round,
+                 "{\"id\":\"%s\",\"winner\":\"A\",\"A\":[\"pa\"],\"B\":[\"pb\"]}", id);
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, "POST", path, key, round, &r), 0);
+    long status = r.status;
+    if (body != NULL) {
+        *body = r.body;
+        r.body = NULL;
+    }
+    e2e_resp_free(&r);
+    return status;
+}
+
+/* A refused round: @p status, @p code and @p field. */
+static void round_refused(const e2e_server *s, const char *pool, const char *key, const char *id,
+                          const char *session, long status, const char *code, const char *field)
+{
+    char *body = NULL;
+    assert_int_equal(post_round(s, pool, key, id, session, &body), status);
+    json_t *o = json_loads(body, 0, NULL);
+    const json_t *e = json_object_get(o, "error");
+    assert_string_equal(str(e, "code"), code);
+    if (field != NULL)
+        assert_string_equal(str(e, "field"), field);
+    json_decref(o);
+    free(body);
+}
+
+/* Rated rounds of player @p id in pool @p pool (0 when the pool has never seen him). */
+static json_int_t rounds_of(const e2e_server *s, const char *pool, const char *id)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/v1/pools/%s/players/%s", pool, id);
+    json_t *o = call(s, "GET", path, s->server_key, NULL, 200);
+    json_int_t n = json_integer_value(json_object_get(o, "rounds"));
+    json_decref(o);
+    return n;
+}
+
+static void test_session_rounds(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    e2e_create_pool(&s, "{\"name\":\"other\",\"model\":\"synelo\"}");
+    make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":1,\"interval_ms\":20}");
+    char it[2][33];
+    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", it[0]);
+    add_instance(&s, "{\"id\":\"i2\",\"queues\":[\"q\"],\"address\":\"h:2\"}", it[1]);
+    add_ticket(&s, "q", "a", "[{\"id\":\"pa\"}]", NULL);
+    add_ticket(&s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
+    json_t *o = wait_status(&s, "b", "assigned");
+    const json_t *as = json_object_get(o, "assignment");
+    char session[64], path[160];
+    snprintf(session, sizeof session, "%s", str(as, "session"));
+    const char *own = strcmp(str(as, "instance"), "i1") == 0 ? it[0] : it[1];
+    const char *other = own == it[0] ? it[1] : it[0];
+    json_decref(o);
+    /* its instance reports with its own token; a repeat answers the same bytes */
+    char *first = NULL, *again = NULL;
+    assert_int_equal(post_round(&s, "default", own, "r1", session, &first), 200);
+    assert_int_equal(post_round(&s, "default", own, "r1", session, &again), 200);
+    assert_string_equal(again, first);
+    free(again);
+    assert_int_equal(rounds_of(&s, "default", "pa"), 1);
+    /* refused, each naming the field, and nothing rated: another instance's token; a session
+     * of another pool, an unknown one, one that is not a string; a token without a session or
+     * of no instance */
+    round_refused(&s, "default", other, "r2", session, 403, "forbidden", "session");
+    round_refused(&s, "default", other, "r1", session, 403, "forbidden", "session");
+    round_refused(&s, "other", s.server_key, "r2", session, 400, "invalid_round", "session");
+    round_refused(&s, "default", s.server_key, "r2", "snope", 400, "invalid_round", "session");
+    round_refused(&s, "default", own, "r2", "snope", 400, "invalid_round", "session");
+    json_decref(call(&s, "POST", "/v1/pools/default/rounds", s.server_key,
+                     "{\"id\":\"r2\",\"session\":7,\"winner\":\"A\",\"A\":[\"pa\"],\"B\":[\"pb\"]}",
+                     400));
+    round_refused(&s, "default", own, "r2", NULL, 401, "unauthorized", NULL);
+    round_refused(&s, "default", "0123456789abcdef0123456789abcdef", "r2", session, 401,
+                  "unauthorized", NULL);
+    assert_int_equal(rounds_of(&s, "default", "pa"), 1);
+    assert_int_equal(rounds_of(&s, "other", "pa"), 0);
+    /* the server key is trusted; r2 is new (nothing of it was kept) */
+    char *r2 = NULL;
+    assert_int_equal(post_round(&s, "default", s.server_key, "r2", session, &r2), 200);
+    assert_int_equal(rounds_of(&s, "default", "pa"), 2);
+    /* closed: a late round is still its instance's to report, and rated; repeats as before */
+    snprintf(path, sizeof path, "/v1/sessions/%s/close", session);
+    json_decref(call(&s, "POST", path, own, NULL, 200));
+    assert_int_equal(post_round(&s, "default", own, "r3", session, NULL), 200);
+    round_refused(&s, "default", other, "r4", session, 403, "forbidden", "session");
+    assert_int_equal(rounds_of(&s, "default", "pa"), 3);
+    assert_int_equal(post_round(&s, "default", own, "r1", session, &again), 200);
+    assert_string_equal(again, first);
+    free(again);
+    /* forgotten (closed over a second ago, --mm-keep 1 prunes it at the next start): a new
+     * round naming it is refused, the rounds it had answer as they did */
+    int status = 0;
+    assert_int_equal(e2e_stop(&s, 15, 5000, &status), 0);
+    sleep_ms(1100);
+    assert_int_equal(
+        e2e_start(&s, (const char *const[]){"--default-pool", "default", "--mm-keep", "1", NULL}),
+        0);
+    snprintf(path, sizeof path, "/v1/sessions/%s", session);
+    for (int i = 0; i < 100; i++) {
+        e2e_resp r;
+        assert_int_equal(e2e_call(&s, "GET", path, s.admin_key, NULL, &r), 0);
+        long st = r.status;
+        e2e_resp_free(&r);
+        if (st == 404)
+            break;
+        assert_true(i < 99);
+        sleep_ms(20);
+    }
+    round_refused(&s, "default", s.server_key, "r5", session, 400, "invalid_round", "session");
+    assert_int_equal(post_round(&s, "default", own, "r1", session, &again), 200);
+    assert_string_equal(again, first);
+    free(again);
+    assert_int_equal(post_round(&s, "default", s.server_key, "r2", session, &again), 200);
+    assert_string_equal(again, r2);
+    free(again);
+    assert_int_equal(rounds_of(&s, "default", "pa"), 3);
+    free(first);
+    free(r2);
+    e2e_cleanup(&s);
+}
+
 /* ---- backfill ----------------------------------------------------------------------------- */
 
 static void test_backfill(void **state)
@@ -808,6 +950,7 @@ int main(void)
         cmocka_unit_test(test_instance_lost),
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_ready_check),
+        cmocka_unit_test(test_session_rounds),
         cmocka_unit_test(test_backfill),
         cmocka_unit_test(test_library_instance),
     };
