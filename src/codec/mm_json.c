@@ -82,7 +82,8 @@ int eo_queue_head_from_json(const json_t *obj, char *name, char *pool, int *team
     int rc = id_member(obj, "", "name", false, name, err);
     const char *rule = NULL;
     if (rc == 0 && eo_pool_name_check(name, strlen(name), &rule) != 0)
-        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "name",
+                              "a queue's name follows the rule of pool names: %s", rule);
     if (rc == 0)
         rc = id_member(obj, "", "pool", false, pool, err);
     if (rc == 0 && json_object_get(obj, "team_size") == NULL)

@@ -10,7 +10,7 @@
  * mm_state.c (objects, documents, publishing), mm_load.c (loading from the store), mm_ops.c
  * (queue and ticket requests), mm_ops_instance.c (instance and session requests), mm_pass.c
  * (the pass, allocation, ready checks, expiry, heartbeats), mm_tick.c (the ticker),
- * mm_routes.c (handlers). */
+ * mm_metrics.c (the figures in /metrics), mm_routes.c (handlers). */
 #ifndef EO_SERVICE_MM_H
 #define EO_SERVICE_MM_H
 
@@ -178,8 +178,36 @@ struct mm_match {
     mm_match *next; /* the queue's pending list */
 };
 
+/* How a ticket ended, for the figures (a metric's label). */
+enum { MM_END_ASSIGNED, MM_END_CANCELLED, MM_END_EXPIRED, MM_END_COUNT };
+/* What became of a match, for the figures. */
+enum { MM_MATCH_FORMED, MM_MATCH_ASSIGNED, MM_MATCH_DISSOLVED, MM_MATCH_COUNT };
+
+/* A queue's figures for /metrics and its document (mm_metrics.c), kept by name for the life of
+ * the process (a queue made again with a deleted one's name goes on counting). Counters are
+ * counted by the writer as the events happen (the n_ fields) and published after the commit
+ * that stored them (the atomics, which the HTTP threads read); a failed commit drops them. */
+typedef struct eo__mm_qstats {
+    char queue[EO_ID_MAX + 1];
+    char label[2 * EO_ID_MAX + 1]; /* the name as a label value (" and \ escaped) */
+    atomic_bool shown;             /* the queue exists */
+    atomic_uint_fast64_t created, ended[MM_END_COUNT], matches[MM_MATCH_COUNT];
+    /* gauges at the last commit: tickets queued and matched; instances live and draining */
+    atomic_uint_fast64_t waiting[2], instances[2];
+    eo__hist pass; /* how long its passes take (expiry, ready checks, matcher, allocation) */
+    /* writer only: counted since the last commit, and as they were before the request now
+     * applied (undone with it) */
+    uint64_t n_created, n_ended[MM_END_COUNT], n_matches[MM_MATCH_COUNT];
+    uint64_t m_created, m_ended[MM_END_COUNT], m_matches[MM_MATCH_COUNT];
+    uint64_t w_live, w_draining;
+    bool w_shown;
+} eo__mm_qstats;
+
 struct mm_queue {
     eo_queue_config cfg;
+    eo__mm_qstats *st;
+    size_t nqueued;   /* tickets in the waiting list */
+    size_t nmatched;  /* tickets in pending matches */
     mm_ticket **wait; /* waiting tickets in order of arrival; NULL slots are gone ones */
     size_t nwait, capwait;
     bool unsorted;     /* a ticket came back from a dissolved match: sort before the pass */
@@ -187,9 +215,9 @@ struct mm_queue {
     mm_match *pending; /* matches waiting, oldest first */
     mm_match *pending_last;
     int64_t next_ms; /* the next pass */
+    int64_t created_ms;
     bool changed;    /* to publish */
     bool deleted;
-    uint64_t matches, tickets_in; /* counters for GET */
 };
 
 struct mm_instance {
@@ -249,6 +277,11 @@ struct eo__mm {
     eo_queue_config *pub; /* published configurations, by name */
     size_t npub, cappub;
     _Atomic int64_t next_due;
+    /* the figures (mm_metrics.c): per queue name, under lock for the HTTP threads */
+    eo__mm_qstats **stats;
+    size_t nstats, capstats;
+    atomic_uint_fast64_t sessions_open;
+    bool instances_changed; /* count the instances per queue at the next publish */
 };
 
 /* mm_state.c */
@@ -271,7 +304,8 @@ bool eo__mm_token_is(const eo__mm_req *q, const char *token);
 /* Frees every object and starts empty indexes. 0 or EO_ENOMEM. */
 int eo__mm_state_clear(eo__mm *mm);
 mm_queue *eo__mm_queue(eo__mm *mm, const char *name);
-int eo__mm_queue_add(eo__mm *mm, const eo_queue_config *cfg, mm_queue **out);
+/* A new queue made at @p created_ms (its stored time: a change keeps it). 0 or EO_ENOMEM. */
+int eo__mm_queue_add(eo__mm *mm, const eo_queue_config *cfg, int64_t created_ms, mm_queue **out);
 /* A fresh random token or secret of EO__MM_TOKEN_LEN hex characters (16 bytes of the kernel's
  * random source, read 4 KiB at a time). Writer only. */
 void eo__mm_random_hex(eo__mm *mm, char *out);
@@ -338,6 +372,21 @@ int eo__mm_dissolve(eo__mm *mm, mm_match *m, const bool *cancel, const char *rea
 /* Gives @p m an instance if one is free: its session is made, its tickets assigned and @p m
  * freed (1); 0 when none is free (it waits); or a code. */
 int eo__mm_allocate(eo__mm *mm, mm_match *m, int64_t now_ms);
+
+/* mm_metrics.c */
+/* The figures of queue @p name, made on first use. NULL when out of memory. Writer only. */
+eo__mm_qstats *eo__mm_stats(eo__mm *mm, const char *name);
+/* Publishes the counters counted since the last commit and the gauges: after a commit (the
+ * writer), and at start. NULL is a no-op. */
+void eo__mm_stats_publish(eo__mm *mm);
+/* Forgets what was counted since the last commit (it did not happen: a failed commit). */
+void eo__mm_stats_drop(eo__mm *mm);
+/* Before a request: marks the counts; after it failed: back to the marks. */
+void eo__mm_stats_mark(eo__mm *mm);
+void eo__mm_stats_undo(eo__mm *mm);
+/* Appends the matchmaking figures to a /metrics exposition (eo__metrics_render()'s @p more;
+ * HTTP threads). @p mm NULL: nothing. */
+void eo__mm_metrics(void *mm, struct eo__buf *t);
 
 /* ---- mm_routes.c: the handlers of the route table's matchmaking rows --------------------- */
 

@@ -50,7 +50,7 @@ static int load_queue(void *ctx, const eo_mm_row *row)
         rc = eo_queue_request_apply(o, false, cfg, &err);
     mm_queue *q = NULL;
     if (rc == 0)
-        rc = eo__mm_queue_add(c->mm, cfg, &q);
+        rc = eo__mm_queue_add(c->mm, cfg, row->created_at, &q);
     if (q != NULL)
         q->next_ms = c->now_ms + cfg->interval_ms;
     json_decref(o);
@@ -236,6 +236,8 @@ static int load(eo__mm *mm, bool own_txn, char *err, size_t errlen)
         snprintf(err, errlen, "%s", eo_store_errmsg(mm->st));
         return rc;
     }
+    if (own_txn) /* after a failed commit: what it counted did not happen */
+        eo__mm_stats_drop(mm);
     rc = eo__mm_state_clear(mm);
     if (rc == 0)
         rc = load_all(mm, err, errlen);
@@ -266,6 +268,7 @@ int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg, ch
         eo__mm_close(mm);
         return rc;
     }
+    eo__mm_stats_publish(mm);
     *out = mm;
     return 0;
 }
@@ -296,6 +299,9 @@ void eo__mm_close(eo__mm *mm)
     eo__smap_free(mm->instances);
     free(mm->queues);
     free(mm->pub);
+    for (size_t i = 0; i < mm->nstats; i++)
+        free(mm->stats[i]);
+    free(mm->stats);
     pthread_rwlock_destroy(&mm->lock);
     free(mm);
 }

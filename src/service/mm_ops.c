@@ -36,7 +36,7 @@ static int queue_row(eo__mm *mm, const mm_queue *q, const char *status, int64_t 
     eo_mm_row row = {.live = !q->deleted,
                      .request = text,
                      .doc = text,
-                     .created_at = now_ms,
+                     .created_at = q->created_ms,
                      .updated_at = now_ms};
     snprintf(row.name, sizeof row.name, "%s", q->cfg.name);
     snprintf(row.status, sizeof row.status, "%s", status);
@@ -62,7 +62,7 @@ static int queue_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
     if (eo_engine_pool(mm->e, cfg->pool) == NULL)
         return eo__mm_refuse(err, 400, "unknown_pool", "pool", "no pool of that name");
     mm_queue *q = NULL;
-    int rc = eo__mm_queue_add(mm, cfg, &q);
+    int rc = eo__mm_queue_add(mm, cfg, now_ms, &q);
     if (rc == 0) {
         q->next_ms = now_ms + cfg->interval_ms;
         rc = queue_row(mm, q, "live", now_ms);
@@ -365,10 +365,12 @@ void eo__mm_apply(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, int *status, 
     if (rc == 0)
         rc = eo_store_savepoint(mm->st);
     if (rc == 0) {
+        eo__mm_stats_mark(mm);
         rc = dispatch(mm, r, now_ms, &a, err);
         if (rc < 0) {
             /* memory may be ahead of the store: both go back to the savepoint */
             (void)eo_store_rollback_to(mm->st);
+            eo__mm_stats_undo(mm);
             (void)eo__mm_reload(mm);
         } else {
             (void)eo_store_release(mm->st);

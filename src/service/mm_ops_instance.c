@@ -198,6 +198,7 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     in->request = text;
     in->reg = *r;
     in->state = MM_I_LIVE;
+    mm->instances_changed = true;
     in->seen_ms = now_ms;
     rc = same ? 0 : eo__mm_instance_store(mm, in, now_ms);
     o = rc ? NULL : registered(in);
@@ -222,6 +223,7 @@ static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *sta
         in->seen_ms = now_ms;
     } else if (q->op == EO__MM_INSTANCE_DELETE && in->state == MM_I_LIVE) {
         in->state = MM_I_DRAINING; /* its sessions run to their end; no new one */
+        mm->instances_changed = true;
         if ((rc = eo__mm_instance_store(mm, in, now_ms)) != 0)
             return rc;
     }

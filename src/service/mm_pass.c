@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/buf.h"
 #include "evenodds/eo_match.h"
@@ -24,6 +25,7 @@ static void pending_remove(mm_queue *q, mm_match *m)
             *p = m->next;
             if (q->pending_last == m)
                 q->pending_last = prev;
+            q->nmatched -= m->nt;
             return;
         }
 }
@@ -36,12 +38,14 @@ static void pending_append(mm_queue *q, mm_match *m)
     else
         q->pending = m;
     q->pending_last = m;
+    q->nmatched += m->nt;
 }
 
 int eo__mm_dissolve(eo__mm *mm, mm_match *m, const bool *cancel, const char *reason, int64_t now_ms)
 {
     int rc = 0;
     pending_remove(m->q, m);
+    m->q->st->n_matches[MM_MATCH_DISSOLVED]++;
     for (size_t i = 0; i < m->nt; i++) {
         mm_ticket *t = m->tickets[i];
         t->match = NULL;
@@ -185,7 +189,7 @@ int eo__mm_allocate(eo__mm *mm, mm_match *m, int64_t now_ms)
     for (size_t i = 0; rc == 0 && i < m->nt; i++)
         rc = eo__mm_ticket_assign(mm, m->tickets[i], s, now_ms);
     pending_remove(m->q, m);
-    m->q->matches++;
+    m->q->st->n_matches[MM_MATCH_ASSIGNED]++;
     eo__mm_match_free(m);
     return rc < 0 ? rc : 1;
 }
@@ -321,6 +325,7 @@ static int make_match(eo__mm *mm, mm_queue *q, const eo_match_result *res, const
         m->tickets[i]->match = m;
     }
     pending_append(q, m);
+    q->st->n_matches[MM_MATCH_FORMED]++;
     *out = m;
     return 0;
 }
@@ -473,6 +478,7 @@ static int heartbeats(eo__mm *mm, int64_t now_ms)
     lost_ctx c = {.mm = mm, .now_ms = now_ms};
     eo__smap_each(mm->instances, find_lost, &c);
     int rc = 0;
+    mm->instances_changed |= c.n > 0;
     for (size_t i = 0; rc == 0 && i < c.n; i++) {
         c.lost[i]->state = MM_I_LOST;
         c.lost[i]->open = 0;
@@ -503,6 +509,8 @@ int eo__mm_tick(eo__mm *mm, int64_t now_ms)
         mm_queue *q = mm->queues[i];
         if (q->deleted || q->next_ms > now_ms)
             continue;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         rc = expire(mm, q, now_ms);
         if (rc == 0)
             rc = ready_timeouts(mm, q, now_ms);
@@ -511,6 +519,9 @@ int eo__mm_tick(eo__mm *mm, int64_t now_ms)
         if (rc == 0)
             rc = allocate_waiting(mm, q, now_ms);
         q->next_ms = now_ms + q->cfg.interval_ms;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        eo__hist_add(&q->st->pass,
+                     (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     }
     if (rc == 0 && now_ms >= mm->next_prune_ms) {
         rc = eo_store_mm_prune(mm->st, now_ms - mm->cfg.keep_ms, NULL);

@@ -94,19 +94,22 @@ mm_queue *eo__mm_queue(eo__mm *mm, const char *name)
     return NULL;
 }
 
-int eo__mm_queue_add(eo__mm *mm, const eo_queue_config *cfg, mm_queue **out)
+int eo__mm_queue_add(eo__mm *mm, const eo_queue_config *cfg, int64_t created_ms, mm_queue **out)
 {
     mm_queue **v = eo__grow(mm->queues, &mm->capqueues, mm->nqueues + 1, sizeof *v);
     if (v == NULL)
         return EO_ENOMEM;
     mm->queues = v;
     mm_queue *q = calloc(1, sizeof *q);
-    if (q == NULL || (q->players = eo__smap_new(mm->seed)) == NULL) {
+    if (q == NULL || (q->st = eo__mm_stats(mm, cfg->name)) == NULL ||
+        (q->players = eo__smap_new(mm->seed)) == NULL) {
         free(q);
         return EO_ENOMEM;
     }
     q->cfg = *cfg;
+    q->created_ms = created_ms;
     q->changed = true;
+    mm->instances_changed = true; /* instances name queues: count them for this one */
     mm->queues[mm->nqueues++] = q;
     *out = q;
     return 0;
@@ -129,6 +132,7 @@ int eo__mm_wait_push(mm_queue *q, mm_ticket *t, bool back)
     q->wait = v;
     t->pos = q->nwait;
     q->wait[q->nwait++] = t;
+    q->nqueued++;
     t->state = MM_T_QUEUED;
     t->match = NULL;
     q->unsorted |= back;
@@ -137,8 +141,10 @@ int eo__mm_wait_push(mm_queue *q, mm_ticket *t, bool back)
 
 void eo__mm_wait_remove(mm_queue *q, mm_ticket *t)
 {
-    if (t->state == MM_T_QUEUED && t->pos < q->nwait && q->wait[t->pos] == t)
+    if (t->state == MM_T_QUEUED && t->pos < q->nwait && q->wait[t->pos] == t) {
         q->wait[t->pos] = NULL;
+        q->nqueued--;
+    }
 }
 
 static int by_age(const void *a, const void *b)
@@ -348,6 +354,7 @@ static int assigned_write(eo__mm *mm, const mm_ticket *t, const mm_session *s, i
 int eo__mm_ticket_assign(eo__mm *mm, mm_ticket *t, const mm_session *s, int64_t now_ms)
 {
     int rc = assigned_write(mm, t, s, now_ms);
+    t->q->st->n_ended[MM_END_ASSIGNED]++;
     eo__mm_ticket_free(mm, t);
     return rc;
 }
@@ -362,6 +369,7 @@ int eo__mm_ticket_finish(eo__mm *mm, mm_ticket *t, const char *status, const cha
                          int64_t now_ms)
 {
     int rc = ticket_write(mm, t, status, reason, false, now_ms, false);
+    t->q->st->n_ended[strcmp(status, "expired") == 0 ? MM_END_EXPIRED : MM_END_CANCELLED]++;
     eo__mm_ticket_free(mm, t);
     return rc;
 }
@@ -382,7 +390,7 @@ int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, co
         eo__mm_ticket_free(mm, t);
         return rc;
     }
-    q->tickets_in++;
+    q->st->n_created++;
     *out = t;
     return 0;
 }
@@ -527,6 +535,7 @@ int eo__mm_state_clear(eo__mm *mm)
     }
     mm->nqueues = 0;
     mm->backfills = 0;
+    mm->instances_changed = true;
     mm->tickets = eo__smap_new(mm->seed);
     mm->sessions = eo__smap_new(mm->seed);
     mm->instances = eo__smap_new(mm->seed);
@@ -605,21 +614,21 @@ bool eo__mm_broken(const eo__mm *mm)
 
 json_t *eo__mm_queue_json(const mm_queue *q)
 {
-    size_t waiting = 0, matched = 0;
-    for (size_t i = 0; i < q->nwait; i++)
-        waiting += q->wait[i] != NULL;
-    for (const mm_match *m = q->pending; m != NULL; m = m->next)
-        matched += m->nt;
+    const eo__mm_qstats *st = q->st;
+    uint64_t tickets = atomic_load(&st->created) + st->n_created;
+    uint64_t matches =
+        atomic_load(&st->matches[MM_MATCH_ASSIGNED]) + st->n_matches[MM_MATCH_ASSIGNED];
     json_t *o = eo_queue_config_to_json(&q->cfg);
-    json_t *f = json_pack("{s:I,s:I,s:I,s:I}", "waiting", (json_int_t)waiting, "matched",
-                          (json_int_t)matched, "tickets", (json_int_t)q->tickets_in, "matches",
-                          (json_int_t)q->matches);
+    json_t *f = json_pack("{s:I,s:I,s:I,s:I}", "waiting", (json_int_t)q->nqueued, "matched",
+                          (json_int_t)q->nmatched, "tickets", (json_int_t)tickets, "matches",
+                          (json_int_t)matches);
     if (o == NULL || f == NULL) {
         json_decref(o);
         json_decref(f);
         return NULL;
     }
-    if (json_object_set_new(o, "figures", f) != 0) {
+    if (json_object_set_new(o, "figures", f) != 0 ||
+        json_object_set_new(o, "created_at", json_integer(q->created_ms)) != 0) {
         json_decref(o);
         return NULL;
     }

@@ -948,7 +948,7 @@ static eo__run h_refit_get(eo__call *c, eo__answer *a)
 
 static eo__run h_metrics(eo__call *c, eo__answer *a)
 {
-    if (eo__metrics_render(&c->svc->metrics, &a->body, &a->len) != 0) {
+    if (eo__metrics_render(&c->svc->metrics, eo__mm_metrics, c->svc->mm, &a->body, &a->len) != 0) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
         return EO__RUN_DONE;
     }

@@ -124,12 +124,20 @@ typedef struct eo__metrics {
     const atomic_size_t *body_held; /* the service's bodies in memory, or NULL */
 } eo__metrics;
 
+struct eo__buf; /* core/buf.h */
+
 void eo__metrics_init(eo__metrics *m);
 /* Counts a request of route @p route (an eo__routes[] index; -1: none matched). */
 void eo__metrics_request(eo__metrics *m, int route, int status, double seconds);
 void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok);
-/* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
-int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
+/* Prometheus text exposition, malloc'd: @p m's figures, then what @p more (NULL: nothing) adds
+ * with @p ctx (the matchmaking figures). Returns 0 or EO_ENOMEM. */
+int eo__metrics_render(eo__metrics *m, void (*more)(void *ctx, struct eo__buf *t), void *ctx,
+                       char **out, size_t *len);
+/* Adds one observation of @p seconds to a histogram with the latency buckets (0.1 ms to 1 s). */
+void eo__hist_add(eo__hist *h, double seconds);
+/* Writes histogram @p h as metric @p name with @p labels ("" none: `k="v",…`). */
+void eo__hist_render(struct eo__buf *t, const char *name, const char *labels, eo__hist *h);
 
 /* ---- hash.c: seeded hashing for tables keyed by what clients send ----------------------- */
 

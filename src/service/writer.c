@@ -266,6 +266,7 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
     }
     publish_ratings(wr);
     eo__mm_publish(wr->mm);
+    eo__mm_stats_publish(wr->mm);
 }
 
 /* Records the store's health after a write (under mu): @p rc 0 heals it, else @p what with

@@ -801,6 +801,122 @@ static void test_session_rounds(void **state)
     e2e_cleanup(&s);
 }
 
+/* ---- the figures: /metrics and the queue's document ----------------------------------------- */
+
+/* The value of the sample @p series (name and labels, as /metrics writes them) in one scrape;
+ * -1 when it is not there. */
+static long long sample(const e2e_server *s, const char *series)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, "GET", "/metrics", NULL, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    long long v = -1;
+    size_t n = strlen(series);
+    for (const char *l = r.body; l != NULL; l = strchr(l, '\n')) {
+        l += *l == '\n'; /* each line's start */
+        if (strncmp(l, series, n) == 0 && l[n] == ' ')
+            v = strtoll(l + n + 1, NULL, 10);
+    }
+    e2e_resp_free(&r);
+    return v;
+}
+
+#define MM_M "evenodds_matchmaking_"
+
+/* Polls until sample @p series is @p want (at most 5 s). */
+static void sample_is(const e2e_server *s, const char *series, long long want)
+{
+    long long v = -1;
+    for (int i = 0; i < 250 && (v = sample(s, series)) != want; i++)
+        sleep_ms(20);
+    if (v != want)
+        fail_msg("%s is %lld, expected %lld", series, v, want);
+}
+
+static void test_metrics(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    make_queue(&s, "{\"name\":\"m\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20}");
+    make_queue(&s, "{\"name\":\"lonely\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20,"
+                   "\"ticket_ttl_s\":1}");
+    json_t *o = call(&s, "GET", "/v1/queues/m", s.admin_key, NULL, 200);
+    json_int_t created_at = json_integer_value(json_object_get(o, "created_at"));
+    assert_true(created_at > 0);
+    json_decref(o);
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"queued\"}"), 0);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"live\"}"), 0);
+    assert_int_equal(sample(&s, MM_M "sessions_open"), 0);
+    char it[33], tk[33];
+    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"m\"],\"address\":\"h:1\",\"capacity\":1}", it);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"live\"}"), 1);
+    const char *ids[8] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+    for (int i = 0; i < 3; i++) {
+        char players[64];
+        one_player(players, sizeof players, ids[i]);
+        add_ticket(&s, "m", ids[i], players, NULL);
+    }
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"queued\"}"), 3);
+    assert_int_equal(sample(&s, MM_M "tickets_created_total{queue=\"m\"}"), 3);
+    add_ticket(&s, "m", "d", "[{\"id\":\"d\"}]", NULL);
+    json_decref(wait_status(&s, "d", "assigned"));
+    sample_is(&s, MM_M "tickets_finished_total{queue=\"m\",status=\"assigned\"}", 4);
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"queued\"}"), 0);
+    assert_int_equal(sample(&s, MM_M "matches_total{queue=\"m\",event=\"formed\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "matches_total{queue=\"m\",event=\"assigned\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "sessions_open"), 1);
+    assert_true(sample(&s, MM_M "pass_duration_seconds_count{queue=\"m\"}") > 0);
+    /* the instance is full: the next match waits, matched; a cancel dissolves it */
+    for (int i = 4; i < 8; i++) {
+        char players[64];
+        one_player(players, sizeof players, ids[i]);
+        add_ticket(&s, "m", ids[i], players, i == 4 ? tk : NULL);
+    }
+    json_decref(wait_status(&s, "h", "matched"));
+    sample_is(&s, MM_M "tickets_waiting{queue=\"m\",state=\"matched\"}", 4);
+    json_decref(call(&s, "DELETE", "/v1/tickets/e", tk, NULL, 200));
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"matched\"}"), 0);
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"queued\"}"), 3);
+    assert_int_equal(sample(&s, MM_M "matches_total{queue=\"m\",event=\"dissolved\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "tickets_finished_total{queue=\"m\",status=\"cancelled\"}"),
+                     1);
+    /* a lone ticket expires after the queue's ticket_ttl_s */
+    add_ticket(&s, "lonely", "z", "[{\"id\":\"z\"}]", NULL);
+    json_decref(wait_status(&s, "z", "expired"));
+    sample_is(&s, MM_M "tickets_finished_total{queue=\"lonely\",status=\"expired\"}", 1);
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"lonely\",state=\"queued\"}"), 0);
+    /* draining, then the session closed */
+    json_decref(call(&s, "DELETE", "/v1/instances/i1", it, NULL, 200));
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"draining\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"live\"}"), 0);
+    o = ticket(&s, "a", s.server_key);
+    char path[160];
+    snprintf(path, sizeof path, "/v1/sessions/%s/close",
+             str(json_object_get(o, "assignment"), "session"));
+    json_decref(o);
+    json_decref(call(&s, "POST", path, it, NULL, 200));
+    assert_int_equal(sample(&s, MM_M "sessions_open"), 0);
+    /* a change keeps the queue's creation time, also as stored (read back after a restart);
+     * the gauges are published at start */
+    sleep_ms(20);
+    json_decref(call(&s, "PATCH", "/v1/queues/m", s.admin_key, "{\"interval_ms\":30}", 200));
+    o = call(&s, "GET", "/v1/queues/m", s.admin_key, NULL, 200);
+    assert_int_equal(json_integer_value(json_object_get(o, "created_at")), created_at);
+    json_decref(o);
+    int status = 0;
+    assert_int_equal(e2e_stop(&s, 15, 5000, &status), 0);
+    assert_int_equal(e2e_start(&s, (const char *const[]){"--default-pool", "default", NULL}), 0);
+    o = call(&s, "GET", "/v1/queues/m", s.admin_key, NULL, 200);
+    assert_int_equal(json_integer_value(json_object_get(o, "created_at")), created_at);
+    assert_int_equal(json_integer_value(json_object_get(o, "interval_ms")), 30);
+    json_decref(o);
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"queued\"}"), 3);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"draining\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"lonely\",state=\"queued\"}"), 0);
+    e2e_cleanup(&s);
+}
+
 /* ---- backfill ----------------------------------------------------------------------------- */
 
 static void test_backfill(void **state)
@@ -951,6 +1067,7 @@ int main(void)
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_ready_check),
         cmocka_unit_test(test_session_rounds),
+        cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_backfill),
         cmocka_unit_test(test_library_instance),
     };

@@ -267,7 +267,7 @@ static void test_metrics(void **state)
     eo__metrics_commit(&m, 0.001, 1, 1, false);
     char *text;
     size_t len;
-    assert_int_equal(eo__metrics_render(&m, &text, &len), 0);
+    assert_int_equal(eo__metrics_render(&m, NULL, NULL, &text, &len), 0);
     assert_int_equal(strlen(text), len);
     const char *want[] = {
         "evenodds_http_requests_total{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",code=\"200\"} 1\n",
