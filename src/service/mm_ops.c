@@ -133,25 +133,31 @@ static int queue_get(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_error
     return q ? give(a, 200, eo__mm_queue_json(q)) : EO__MM_REFUSED;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(mm_queue *const *)a)->cfg.name, (*(mm_queue *const *)b)->cfg.name);
+}
+
 static int queue_list(eo__mm *mm, answer *a)
 {
     json_t *arr = json_array();
-    mm_queue *sorted[256];
+    mm_queue **sorted = malloc((mm->nqueues ? mm->nqueues : 1) * sizeof *sorted);
     size_t n = 0;
-    for (size_t i = 0; i < mm->nqueues && n < 256; i++)
+    for (size_t i = 0; sorted != NULL && i < mm->nqueues; i++)
         if (!mm->queues[i]->deleted)
             sorted[n++] = mm->queues[i];
-    for (size_t i = 1; i < n; i++) /* by name; a handful of queues */
-        for (size_t j = i; j > 0 && strcmp(sorted[j - 1]->cfg.name, sorted[j]->cfg.name) > 0; j--) {
-            mm_queue *t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
+    if (n > 0)
+        qsort(sorted, n, sizeof *sorted, by_name);
     for (size_t i = 0; arr != NULL && i < n; i++)
         if (json_array_append_new(arr, eo__mm_queue_json(sorted[i])) != 0) {
             json_decref(arr);
             arr = NULL;
         }
+    if (sorted == NULL) {
+        json_decref(arr);
+        arr = NULL;
+    }
+    free(sorted);
     return give(a, 200, arr ? json_pack("{s:o}", "queues", arr) : NULL);
 }
 

@@ -72,8 +72,8 @@ static int session_text(const mm_session *s, const char *status, char **out)
 
 typedef struct sessions_ctx {
     const mm_instance *in;
-    const mm_session *s[1024];
-    size_t n;
+    const mm_session **s;
+    size_t n, cap;
 } sessions_ctx;
 
 static int collect_sessions(void *ctx, const char *key, void *val)
@@ -81,8 +81,13 @@ static int collect_sessions(void *ctx, const char *key, void *val)
     (void)key;
     sessions_ctx *c = ctx;
     const mm_session *s = val;
-    if (s->inst == c->in && c->n < sizeof c->s / sizeof c->s[0])
-        c->s[c->n++] = s;
+    if (s->inst != c->in)
+        return 0;
+    const mm_session **v = eo__grow(c->s, &c->cap, c->n + 1, sizeof *v);
+    if (v == NULL)
+        return EO_ENOMEM;
+    c->s = v;
+    c->s[c->n++] = s;
     return 0;
 }
 
@@ -94,8 +99,8 @@ static int by_created(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* The instance's document: its registration, state and open sessions (oldest first, at most
- * 1024) with every seat's join secret: what it polls. Its text in *out. */
+/* The instance's document: its registration, state and open sessions (oldest first) with
+ * every seat's join secret: what it polls. Its text in *out. */
 static int instance_text(eo__mm *mm, mm_instance *in, char **out)
 {
     json_t *o = eo_instance_request_to_json(&in->reg);
@@ -107,30 +112,30 @@ static int instance_text(eo__mm *mm, mm_instance *in, char **out)
     }
     char *head = o ? json_dumps(o, EO__MM_JSON) : NULL;
     json_decref(o);
-    sessions_ctx *c = head ? calloc(1, sizeof *c) : NULL;
-    if (c == NULL) {
+    sessions_ctx c = {in, NULL, 0, 0};
+    if (head == NULL || eo__smap_each(mm->sessions, collect_sessions, &c) != 0) {
         free(head);
+        free(c.s);
         return EO_ENOMEM;
     }
-    c->in = in;
-    eo__smap_each(mm->sessions, collect_sessions, c);
-    qsort(c->s, c->n, sizeof c->s[0], by_created);
+    if (c.n > 0)
+        qsort(c.s, c.n, sizeof c.s[0], by_created);
     /* the registration's object with the sessions as its last member */
     eo__buf b;
     eo__buf_init(&b, (size_t)64 << 20);
     eo__buf_add(&b, head, strlen(head) - 1);
     eo__buf_str(&b, ",\"sessions\":[");
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < c->n; i++) {
+    for (size_t i = 0; rc == 0 && i < c.n; i++) {
         char *one = NULL;
-        rc = session_text(c->s[i], "open", &one);
+        rc = session_text(c.s[i], "open", &one);
         eo__buf_str(&b, i ? "," : "");
         eo__buf_str(&b, one ? one : "");
         free(one);
     }
     eo__buf_str(&b, "]}");
     free(head);
-    free(c);
+    free(c.s);
     rc = rc ? rc : b.err;
     *out = rc == 0 ? eo__buf_take(&b, NULL) : NULL;
     eo__buf_free(&b);

@@ -444,10 +444,10 @@ static int allocate_waiting(eo__mm *mm, mm_queue *q, int64_t now_ms)
 typedef struct lost_ctx {
     eo__mm *mm;
     int64_t now_ms;
-    mm_instance *lost[64];
+    mm_instance *lost[64]; /* a tick's share; the others are found at the next */
     size_t n;
-    mm_session *ended[256];
-    size_t ns;
+    mm_session **ended; /* every open session of a lost instance */
+    size_t ns, capns;
 } lost_ctx;
 
 static int find_lost(void *ctx, const char *key, void *val)
@@ -466,13 +466,18 @@ static int find_sessions(void *ctx, const char *key, void *val)
     (void)key;
     lost_ctx *c = ctx;
     mm_session *s = val;
-    if (s->inst->state == MM_I_LOST && c->ns < sizeof c->ended / sizeof c->ended[0])
-        c->ended[c->ns++] = s;
+    if (s->inst->state != MM_I_LOST)
+        return 0;
+    mm_session **v = eo__grow(c->ended, &c->capns, c->ns + 1, sizeof *v);
+    if (v == NULL)
+        return EO_ENOMEM;
+    c->ended = v;
+    c->ended[c->ns++] = s;
     return 0;
 }
 
 /* Instances silent past the heartbeat timeout are lost, and their open sessions with them
- * (their tickets stay assigned: the players were told where to go). A batch at a time. */
+ * (their tickets stay assigned: the players were told where to go). */
 static int heartbeats(eo__mm *mm, int64_t now_ms)
 {
     lost_ctx c = {.mm = mm, .now_ms = now_ms};
@@ -488,14 +493,15 @@ static int heartbeats(eo__mm *mm, int64_t now_ms)
         eo__log_str(&l, "instance", c.lost[i]->reg.id);
         eo__log_end(mm->lg, EO_LOG_WARN, &l);
     }
-    if (c.n > 0)
-        eo__smap_each(mm->sessions, find_sessions, &c);
+    if (rc == 0 && c.n > 0)
+        rc = eo__smap_each(mm->sessions, find_sessions, &c);
     for (size_t i = 0; rc == 0 && i < c.ns; i++) {
         eo__mm_set_backfill(mm, c.ended[i], -1);
         rc = eo__mm_session_store(mm, c.ended[i], "lost", now_ms);
         eo__smap_del(mm->sessions, c.ended[i]->id);
         eo__mm_session_free(c.ended[i]);
     }
+    free(c.ended);
     return rc;
 }
 
