@@ -232,11 +232,33 @@ static void test_flow(void **state)
     o = call(&s, "POST", path, it, NULL, 200);
     assert_string_equal(str(o, "status"), "closed");
     json_decref(o);
-    json_decref(wait_status(&s, "u3", "assigned"));
+    o = wait_status(&s, "u3", "assigned");
+    char second[64];
+    snprintf(second, sizeof second, "%s", str(json_object_get(o, "assignment"), "session"));
+    json_decref(o);
     o = call(&s, "POST", path, it, NULL, 200); /* a repeat answers the same */
     assert_string_equal(str(o, "status"), "closed");
     json_decref(o);
     assert_int_equal(figure(&s, "duel", "matches"), 2);
+    /* two free instances: a match goes to the one in its players' best region */
+    char it2[33];
+    add_instance(&s,
+                 "{\"id\":\"i2\",\"queues\":[\"duel\"],\"address\":\"10.0.0.2:27015\","
+                 "\"region\":\"us\",\"capacity\":1}",
+                 it2);
+    snprintf(path, sizeof path, "/v1/sessions/%s/close", second);
+    json_decref(call(&s, "POST", path, it, NULL, 200));
+    for (int k = 0; k < 4; k++) {
+        char id[16];
+        snprintf(id, sizeof id, "w%d", k);
+        snprintf(players, sizeof players,
+                 "[{\"id\":\"q%d\",\"latency\":{\"eu\":120,\"us\":%d}}]", k, 25 + k);
+        add_ticket(&s, "duel", id, players, NULL);
+    }
+    o = wait_status(&s, "w3", "assigned");
+    assert_string_equal(str(json_object_get(o, "assignment"), "instance"), "i2");
+    assert_string_equal(str(json_object_get(o, "match"), "region"), "us");
+    json_decref(o);
     e2e_cleanup(&s);
 }
 
