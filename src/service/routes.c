@@ -140,12 +140,14 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
     segs g;
     if (!split_path(raw_path, &g))
         return;
-    for (size_t i = 0; i < eo__route_count; i++) {
+    /* The first row of the path and method is the route: the rows after it are not looked at
+     * (the Allow list is only needed when no row has the method). */
+    for (size_t i = 0; i < eo__route_count && m->route < 0; i++) {
         if (!template_fits(eo__routes[i].path, &g))
             continue;
         m->path_known = true;
         allow_add(m, eo__routes[i].method);
-        if (m->route < 0 && strcmp(method, eo__routes[i].method) == 0)
+        if (strcmp(method, eo__routes[i].method) == 0)
             m->route = (int)i;
     }
     if (m->route >= 0)

@@ -473,7 +473,7 @@ typedef struct eo__param {
 typedef struct eo__match {
     int route;       /* index in eo__routes[], or -1 */
     bool path_known; /* the path matched a route (405 when the method did not) */
-    char allow[64];  /* the methods of the path, for Allow */
+    char allow[64];  /* the methods of the path, for Allow (all of them when route is -1) */
     eo__param param[EO__PARAMS_MAX];
     size_t nparam;
     int seg_error; /* a path parameter failed to decode or eo_id_check: 0 or an EO_E* code */
