@@ -195,10 +195,11 @@ typedef struct eo__mm_qstats {
     /* gauges at the last commit: tickets queued and matched; instances live and draining */
     atomic_uint_fast64_t waiting[2], instances[2];
     eo__hist pass; /* how long its passes take (expiry, ready checks, matcher, allocation) */
-    /* writer only: counted since the last commit, and as they were before the request now
-     * applied (undone with it) */
-    uint64_t n_created, n_ended[MM_END_COUNT], n_matches[MM_MATCH_COUNT];
-    uint64_t m_created, m_ended[MM_END_COUNT], m_matches[MM_MATCH_COUNT];
+    /* writer only: counted since the last commit (n), and as they were before the request now
+     * applied (m: n goes back to it when the request is undone) */
+    struct {
+        uint64_t created, ended[MM_END_COUNT], matches[MM_MATCH_COUNT];
+    } n, m;
     uint64_t w_live, w_draining;
     bool w_shown;
 } eo__mm_qstats;

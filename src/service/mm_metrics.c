@@ -57,11 +57,11 @@ eo__mm_qstats *eo__mm_stats(eo__mm *mm, const char *name)
 /* Adds the counts since the last commit to the published counters. */
 static void publish_counts(eo__mm_qstats *st)
 {
-    atomic_fetch_add_explicit(&st->created, st->n_created, memory_order_relaxed);
+    atomic_fetch_add_explicit(&st->created, st->n.created, memory_order_relaxed);
     for (int i = 0; i < MM_END_COUNT; i++)
-        atomic_fetch_add_explicit(&st->ended[i], st->n_ended[i], memory_order_relaxed);
+        atomic_fetch_add_explicit(&st->ended[i], st->n.ended[i], memory_order_relaxed);
     for (int i = 0; i < MM_MATCH_COUNT; i++)
-        atomic_fetch_add_explicit(&st->matches[i], st->n_matches[i], memory_order_relaxed);
+        atomic_fetch_add_explicit(&st->matches[i], st->n.matches[i], memory_order_relaxed);
 }
 
 /* Counts the live and draining instances of every queue (after a change of instances). */
@@ -116,33 +116,21 @@ void eo__mm_stats_publish(eo__mm *mm)
 void eo__mm_stats_drop(eo__mm *mm)
 {
     for (size_t i = 0; i < mm->nstats; i++) {
-        eo__mm_qstats *st = mm->stats[i];
-        st->n_created = st->m_created = 0;
-        memset(st->n_ended, 0, sizeof st->n_ended);
-        memset(st->m_ended, 0, sizeof st->m_ended);
-        memset(st->n_matches, 0, sizeof st->n_matches);
-        memset(st->m_matches, 0, sizeof st->m_matches);
+        memset(&mm->stats[i]->n, 0, sizeof mm->stats[i]->n);
+        memset(&mm->stats[i]->m, 0, sizeof mm->stats[i]->m);
     }
 }
 
 void eo__mm_stats_mark(eo__mm *mm)
 {
-    for (size_t i = 0; i < mm->nstats; i++) {
-        eo__mm_qstats *st = mm->stats[i];
-        st->m_created = st->n_created;
-        memcpy(st->m_ended, st->n_ended, sizeof st->m_ended);
-        memcpy(st->m_matches, st->n_matches, sizeof st->m_matches);
-    }
+    for (size_t i = 0; i < mm->nstats; i++)
+        mm->stats[i]->m = mm->stats[i]->n;
 }
 
 void eo__mm_stats_undo(eo__mm *mm)
 {
-    for (size_t i = 0; i < mm->nstats; i++) {
-        eo__mm_qstats *st = mm->stats[i];
-        st->n_created = st->m_created;
-        memcpy(st->n_ended, st->m_ended, sizeof st->n_ended);
-        memcpy(st->n_matches, st->m_matches, sizeof st->n_matches);
-    }
+    for (size_t i = 0; i < mm->nstats; i++)
+        mm->stats[i]->n = mm->stats[i]->m;
 }
 
 static unsigned long long ld(const atomic_uint_fast64_t *a)

@@ -45,7 +45,7 @@ int eo__mm_dissolve(eo__mm *mm, mm_match *m, const bool *cancel, const char *rea
 {
     int rc = 0;
     pending_remove(m->q, m);
-    m->q->st->n_matches[MM_MATCH_DISSOLVED]++;
+    m->q->st->n.matches[MM_MATCH_DISSOLVED]++;
     for (size_t i = 0; i < m->nt; i++) {
         mm_ticket *t = m->tickets[i];
         t->match = NULL;
@@ -189,7 +189,7 @@ int eo__mm_allocate(eo__mm *mm, mm_match *m, int64_t now_ms)
     for (size_t i = 0; rc == 0 && i < m->nt; i++)
         rc = eo__mm_ticket_assign(mm, m->tickets[i], s, now_ms);
     pending_remove(m->q, m);
-    m->q->st->n_matches[MM_MATCH_ASSIGNED]++;
+    m->q->st->n.matches[MM_MATCH_ASSIGNED]++;
     eo__mm_match_free(m);
     return rc < 0 ? rc : 1;
 }
@@ -325,7 +325,7 @@ static int make_match(eo__mm *mm, mm_queue *q, const eo_match_result *res, const
         m->tickets[i]->match = m;
     }
     pending_append(q, m);
-    q->st->n_matches[MM_MATCH_FORMED]++;
+    q->st->n.matches[MM_MATCH_FORMED]++;
     *out = m;
     return 0;
 }

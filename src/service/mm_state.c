@@ -354,7 +354,7 @@ static int assigned_write(eo__mm *mm, const mm_ticket *t, const mm_session *s, i
 int eo__mm_ticket_assign(eo__mm *mm, mm_ticket *t, const mm_session *s, int64_t now_ms)
 {
     int rc = assigned_write(mm, t, s, now_ms);
-    t->q->st->n_ended[MM_END_ASSIGNED]++;
+    t->q->st->n.ended[MM_END_ASSIGNED]++;
     eo__mm_ticket_free(mm, t);
     return rc;
 }
@@ -369,7 +369,7 @@ int eo__mm_ticket_finish(eo__mm *mm, mm_ticket *t, const char *status, const cha
                          int64_t now_ms)
 {
     int rc = ticket_write(mm, t, status, reason, false, now_ms, false);
-    t->q->st->n_ended[strcmp(status, "expired") == 0 ? MM_END_EXPIRED : MM_END_CANCELLED]++;
+    t->q->st->n.ended[strcmp(status, "expired") == 0 ? MM_END_EXPIRED : MM_END_CANCELLED]++;
     eo__mm_ticket_free(mm, t);
     return rc;
 }
@@ -390,7 +390,7 @@ int eo__mm_ticket_create(eo__mm *mm, mm_queue *q, const eo_ticket_request *r, co
         eo__mm_ticket_free(mm, t);
         return rc;
     }
-    q->st->n_created++;
+    q->st->n.created++;
     *out = t;
     return 0;
 }
@@ -615,9 +615,9 @@ bool eo__mm_broken(const eo__mm *mm)
 json_t *eo__mm_queue_json(const mm_queue *q)
 {
     const eo__mm_qstats *st = q->st;
-    uint64_t tickets = atomic_load(&st->created) + st->n_created;
+    uint64_t tickets = atomic_load(&st->created) + st->n.created;
     uint64_t matches =
-        atomic_load(&st->matches[MM_MATCH_ASSIGNED]) + st->n_matches[MM_MATCH_ASSIGNED];
+        atomic_load(&st->matches[MM_MATCH_ASSIGNED]) + st->n.matches[MM_MATCH_ASSIGNED];
     json_t *o = eo_queue_config_to_json(&q->cfg);
     json_t *f = json_pack("{s:I,s:I,s:I,s:I}", "waiting", (json_int_t)q->nqueued, "matched",
                           (json_int_t)q->nmatched, "tickets", (json_int_t)tickets, "matches",
