@@ -35,6 +35,14 @@ typedef struct eo__mgroup {
     int k;
 } eo__mgroup;
 
+/* A latency limit kept for a wait. */
+typedef struct eo__mlimit {
+    bool ok;
+    int64_t wait;
+    double ms;
+} eo__mlimit;
+#define EO__MLIMITS 256
+
 /* One pass. The tickets are kept in rating order (then age), so that walking outwards from a
  * seed reads neighbouring memory: "ticket t" inside the matcher is a position in that order,
  * and idx[t] leads back to the caller's array. Each array is apart from the others, so that a
@@ -66,6 +74,7 @@ typedef struct eo__mpass {
     int64_t *fu;      /* each map's field in split units per team size, for groups without
                        * variance (INT64_MIN: not yet computed) */
     bool gaussian;    /* the model has a quality of its own (TrueSkill, Weng-Lin) */
+    eo__mlimit limit[EO__MLIMITS]; /* by wait modulo EO__MLIMITS */
     bool step_ok;      /* step holds the step after step_wait seconds */
     int64_t step_wait;
     eo_match_step step;

@@ -80,34 +80,51 @@ static int check_inputs(const eo_match_config *c, const eo_model_ctx *model,
     return 0; /* the tickets are checked as they are read, the backfill requests after them */
 }
 
-/* The regions ticket @p i (the caller's index) reaches within its latency limit at @p wait. */
-static uint32_t read_reach(eo__mpass *p, uint32_t i, int64_t wait)
+/* The latency limit after @p wait seconds (the step's; eo__match_step() would miss its one
+ * kept step for tickets read in the caller's order, whose waits come in any order). */
+static double latency_limit(eo__mpass *p, int64_t wait)
 {
-    eo_match_step st;
-    eo__match_step(p, wait, &st);
-    const float *l = p->lat + (size_t)i * (size_t)p->c->nregions;
+    eo__mlimit *x = &p->limit[(uint64_t)wait % EO__MLIMITS];
+    if (!x->ok || x->wait != wait) {
+        eo_match_step st;
+        eo_match_step_at(p->c, wait, &st);
+        *x = (eo__mlimit){true, wait, st.latency_ms};
+    }
+    return x->ms;
+}
+
+/* Ticket @p i's worst latency to each region over its players (a party plays where all can;
+ * < 0: not all can) into p->lat, as floats (which keep the doubles' order); returns the regions
+ * it reaches within @p limit (0: none). */
+static uint32_t read_latency(eo__mpass *p, uint32_t i, double limit)
+{
+    const eo_match_ticket *t = &p->in[i];
+    int nr = p->c->nregions;
     uint32_t bits = 0;
-    for (int r = 0; r < p->c->nregions; r++)
-        if (l[r] >= 0.0f && (st.latency_ms <= 0.0 || l[r] <= st.latency_ms))
-            bits |= UINT32_C(1) << r;
+    for (int r = 0; r < nr; r++) {
+        float worst = 0.0f;
+        for (size_t j = 0; j < t->nplayers && worst >= 0.0f; j++) {
+            const double *lat = t->players[j].latency;
+            double l = lat != NULL ? lat[r] : 0.0;
+            worst = !(l >= 0.0 && l < HUGE_VAL) ? -1.0f : (float)l > worst ? (float)l : worst;
+        }
+        p->lat[(size_t)i * (size_t)nr + (size_t)r] = worst;
+        bits |= (uint32_t)(worst >= 0.0f && (limit <= 0.0 || worst <= limit)) << r;
+    }
     return bits;
 }
 
-/* Checks and reads the caller's ticket @p i, its players read once: its rating (the mean of
- * its players' means), allowance, size, key, age, its worst latency to each region over its
- * players (a party plays where all can) and the regions it reaches. 0, or EO_EINVAL naming
- * the first field that breaks the contract. */
+/* Checks and reads the caller's ticket @p i: its rating (the mean of its players' means),
+ * allowance, size, key, age, latencies and the regions it reaches within its limit. 0, or
+ * EO_EINVAL naming the first field that breaks the contract. */
 static int read_ticket(eo__mpass *p, uint32_t i, eo__mread *rd, eo_round_error *err)
 {
     const eo_match_config *c = p->c;
     const eo_match_ticket *t = &p->in[i];
     if (t->nplayers < 1 || t->nplayers > (size_t)c->team_size || t->players == NULL)
         return bad_ticket(c, t, i, SIZE_MAX, err);
-    int nr = c->nregions;
-    double mu = 0.0, var = 0.0, worst[EO_MATCH_REGIONS_MAX];
+    double mu = 0.0, var = 0.0;
     bool calib = false;
-    for (int r = 0; r < nr; r++)
-        worst[r] = 0.0;
     for (size_t j = 0; j < t->nplayers; j++) {
         const eo_match_player *pl = &t->players[j];
         if (!isfinite(pl->mu) || !isfinite(pl->sigma) || pl->sigma < 0.0)
@@ -115,21 +132,14 @@ static int read_ticket(eo__mpass *p, uint32_t i, eo__mread *rd, eo_round_error *
         mu += pl->mu;
         var += pl->sigma * pl->sigma;
         calib |= eo__match_calibrating(c, pl);
-        for (int r = 0; r < nr && pl->latency != NULL; r++) {
-            double l = pl->latency[r];
-            worst[r] = worst[r] < 0.0 || !isfinite(l) || l < 0.0 ? -1.0 : l > worst[r] ? l : worst[r];
-        }
     }
     double allow = c->sigma_z * sqrt(var / (double)t->nplayers) + (calib ? c->calib_window : 0.0);
     rd->rat[i] = (eo__mrat){mu / (double)t->nplayers, allow};
     rd->key[i] = t->key;
     rd->at[i] = t->created_at;
     rd->size[i] = (uint8_t)t->nplayers;
-    if (nr > 0) {
-        for (int r = 0; r < nr; r++)
-            p->lat[(size_t)i * (size_t)nr + (size_t)r] = (float)worst[r];
-        rd->reach[i] = read_reach(p, i, p->now - t->created_at);
-    }
+    if (c->nregions > 0)
+        rd->reach[i] = read_latency(p, i, latency_limit(p, p->now - t->created_at));
     return 0;
 }
 

@@ -10,11 +10,12 @@
 
 #define NMAX (2 * EO_MATCH_TEAM_MAX)
 
-/* A group's players as the balancer and the model take them. */
+/* A group's players as the model takes them, with their split ratings (the balancer's). */
 typedef struct roster {
     int n;
     eo_strength s[NMAX];
-    eo_balance_player bp[NMAX];
+    int64_t rating[NMAX]; /* eo_model_split_rating() */
+    int64_t least;        /* the least of them */
     int owner[NMAX];    /* position of the player's ticket in the group */
     uint8_t side[NMAX]; /* per ticket position: EO_BALANCE_A or EO_BALANCE_B */
     int map;            /* index drawn for the seed, -1: none */
@@ -44,9 +45,8 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
                 sd = c->calib_sigma;
             int x = ro->n++;
             ro->s[x] = (eo_strength){.mu = pl->mu, .var = sd * sd};
-            memset(&ro->bp[x], 0, sizeof ro->bp[x]);
-            ro->bp[x].rating = eo_model_split_rating(p->model, pl->mu);
-            ro->bp[x].party = t->nplayers >= 2 ? (uint32_t)i + 1 : 0;
+            ro->rating[x] = eo_model_split_rating(p->model, pl->mu);
+            ro->least = x == 0 || ro->rating[x] < ro->least ? ro->rating[x] : ro->least;
             ro->owner[x] = i;
         }
     }
@@ -60,8 +60,16 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
 
 /* The balancer's teams of k from the 2k players, parties whole, within the same node budget
  * (its exact search, then its local search). 1: done, 0: none found. */
-static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, uint64_t seed)
+static int sides_balanced(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64_t field,
+                          uint64_t seed)
 {
+    int k = g->k;
+    eo_balance_player bp[NMAX];
+    memset(bp, 0, sizeof bp);
+    for (int i = 0; i < ro->n; i++) {
+        bp[i].rating = ro->rating[i];
+        bp[i].party = p->size[g->t[ro->owner[i]]] >= 2 ? (uint32_t)ro->owner[i] + 1 : 0;
+    }
     eo_balance_request req;
     memset(&req, 0, sizeof req);
     req.mode = EO_BALANCE_REBALANCE; /* no current teams: |D| alone decides */
@@ -70,7 +78,7 @@ static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, 
     req.work_limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
     req.seed = seed;
     eo_balance_result *res = NULL;
-    int rc = eo_balance_solve(ro->bp, (size_t)ro->n, &req, &res, NULL);
+    int rc = eo_balance_solve(bp, (size_t)ro->n, &req, &res, NULL);
     if (rc != 0)
         return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
     const eo_balance_split *x = &res->split[0];
@@ -106,7 +114,7 @@ static int64_t dev_of(const roster *ro, const uint8_t *side, int64_t field)
 {
     int64_t d = field;
     for (int i = 0; i < ro->n; i++)
-        d += side[ro->owner[i]] == EO_BALANCE_A ? ro->bp[i].rating : -ro->bp[i].rating;
+        d += side[ro->owner[i]] == EO_BALANCE_A ? ro->rating[i] : -ro->rating[i];
     return d < 0 ? -d : d;
 }
 
@@ -115,14 +123,14 @@ static int64_t dev_of(const roster *ro, const uint8_t *side, int64_t field)
  * the search's, whichever is better. 1: done, 0: no split found, or an error. */
 static int make_sides(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64_t field)
 {
-    int64_t least = ro->bp[0].rating, v[NMAX] = {0};
+    int64_t v[NMAX];
     int size[NMAX];
-    for (int i = 1; i < ro->n; i++)
-        least = ro->bp[i].rating < least ? ro->bp[i].rating : least;
-    for (int i = 0; i < g->count; i++)
+    for (int i = 0; i < g->count; i++) {
         size[i] = (int)p->size[g->t[i]];
+        v[i] = 0;
+    }
     for (int i = 0; i < ro->n; i++)
-        v[ro->owner[i]] += ro->bp[i].rating - least;
+        v[ro->owner[i]] += ro->rating[i] - ro->least;
     uint8_t mine[NMAX];
     uint64_t limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
     int rc = eo__match_sides(v, size, g->count, g->k, field, limit, mine);
@@ -131,7 +139,7 @@ static int make_sides(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64
         ro->exact = 1;
         return 1;
     }
-    int b = sides_balanced(p, ro, g->k, field, p->c->seed ^ eo__match_in(p, g->t[0])->key);
+    int b = sides_balanced(p, g, ro, field, p->c->seed ^ eo__match_in(p, g->t[0])->key);
     if (b < 0)
         return b;
     if (rc == 0 && (b == 0 || dev_of(ro, mine, field) < dev_of(ro, ro->side, field))) {
