@@ -311,9 +311,11 @@ int eo_match_pass_ws(eo_match_ws *ws, const eo_match_config *c, const eo_model_c
                      size_t nbackfill, int64_t now, const eo_match_result **out,
                      eo_round_error *err)
 {
-    if (out == NULL || ws == NULL)
-        return eo__fail(err, out == NULL ? "out" : "ws", "missing");
+    if (out == NULL)
+        return eo__fail(err, "out", "missing");
     *out = NULL;
+    if (ws == NULL)
+        return eo__fail(err, "ws", "missing");
     int rc = check_inputs(c, model, tickets, n, backfill, nbackfill, err);
     if (rc != 0)
         return rc;
