@@ -2,7 +2,7 @@
  * pass's wall time (and of the thread's CPU time, steadier on a shared machine) over repeated
  * passes on the same queue, and the tickets a pass places per second of pass time.
  *
- *   bench_match [--reps R] [--only WORD] [--model NAME] [--seed S]
+ *   bench_match [--reps R] [--only WORD] [--model NAME] [--seed S] [--fresh]
  *
  * Rows: N = 1,000, 10,000 and 100,000 waiting tickets at 2v2, 6v6 and 12v12. Each queue is
  * drawn once per row with a fixed seed (own PRNG): players' means normal(1000, 300) (a settled
@@ -13,9 +13,12 @@
  * eo_match_config_default() with an 80 ms latency limit from the third step on. Passes are
  * independent (the matcher is pure): each one sees the same N tickets, as the service's first
  * pass after a burst would, and places as many as it can; `--reps` passes per row (default
- * 200, 20 for N = 100,000). A checksum of every pass's matches shows that changes kept the
- * answers. */
+ * 200, 20 for N = 100,000). Passes run in one work space per row (eo_match_pass_ws(), as the
+ * service runs them), warmed by one pass that is not timed; `--fresh` times eo_match_pass()
+ * instead (new memory every pass). A checksum of every pass's matches shows that changes kept
+ * the answers; the untimed pass through the other function must agree with it. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +96,37 @@ static uint64_t checksum(const eo_match_result *r)
     return h;
 }
 
-static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t seed)
+/* One pass, timed: wall and thread CPU microseconds in *us and *cpu; the result's checksum,
+ * placed tickets, matches, refused groups and inexact matches in @p out. */
+typedef struct tally {
+    uint64_t sum;
+    size_t placed, matches, rejected, inexact;
+} tally;
+
+static int one_pass(eo_match_ws *ws, const eo_match_config *c, const eo_model_ctx *m,
+                    const queue *q, double *us, double *cpu, tally *out)
+{
+    eo_match_result *own = NULL;
+    const eo_match_result *r = NULL;
+    eo_round_error err;
+    double t0 = bench_now_us(), c0 = bench_clock_us(CLOCK_THREAD_CPUTIME_ID);
+    int rc = ws ? eo_match_pass_ws(ws, c, m, q->t, q->n, NULL, 0, T_NOW, &r, &err)
+                : eo_match_pass(c, m, q->t, q->n, NULL, 0, T_NOW, &own, &err);
+    *us = bench_now_us() - t0;
+    *cpu = bench_clock_us(CLOCK_THREAD_CPUTIME_ID) - c0;
+    if (rc != 0) {
+        fprintf(stderr, "bench_match: %s: %s\n", err.field, err.message);
+        return -1;
+    }
+    r = ws ? r : own;
+    *out = (tally){checksum(r), q->n - r->waiting, r->nmatches, r->rejected, 0};
+    for (size_t x = 0; x < r->nmatches; x++)
+        out->inexact += !r->matches[x].exact;
+    eo_match_result_free(own);
+    return 0;
+}
+
+static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t seed, bool fresh)
 {
     queue q;
     eo_match_config c;
@@ -106,33 +139,20 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
     for (int i = 2; i < c.nsteps; i++)
         c.steps[i].latency_ms = 80;
     double *us = malloc((size_t)reps * sizeof *us), *cpu = malloc((size_t)reps * sizeof *cpu);
-    if (us == NULL || cpu == NULL)
+    eo_match_ws *ws = eo_match_ws_new();
+    if (us == NULL || cpu == NULL || ws == NULL)
         return -1;
-    uint64_t sum = 0;
-    size_t placed = 0, matches = 0, rejected = 0, inexact = 0;
+    /* The untimed pass through the function not timed: both must give the same answer. */
+    tally first, t;
+    if (one_pass(fresh ? ws : NULL, &c, m, &q, &us[0], &cpu[0], &first) != 0)
+        return -1;
     for (int i = 0; i < reps; i++) {
-        eo_match_result *r = NULL;
-        eo_round_error err;
-        double t0 = bench_now_us(), c0 = bench_clock_us(CLOCK_THREAD_CPUTIME_ID);
-        int rc = eo_match_pass(&c, m, q.t, q.n, NULL, 0, T_NOW, &r, &err);
-        us[i] = bench_now_us() - t0;
-        cpu[i] = bench_clock_us(CLOCK_THREAD_CPUTIME_ID) - c0;
-        if (rc != 0) {
-            fprintf(stderr, "bench_match: %s: %s\n", err.field, err.message);
+        if (one_pass(fresh ? NULL : ws, &c, m, &q, &us[i], &cpu[i], &t) != 0)
             return -1;
-        }
-        if (i == 0) {
-            sum = checksum(r);
-            placed = q.n - r->waiting;
-            matches = r->nmatches;
-            rejected = r->rejected;
-            for (size_t x = 0; x < r->nmatches; x++)
-                inexact += !r->matches[x].exact;
-        } else if (checksum(r) != sum) {
+        if (t.sum != first.sum) {
             fprintf(stderr, "bench_match: passes over the same queue differ\n");
             return -1;
         }
-        eo_match_result_free(r);
     }
     qsort(us, (size_t)reps, sizeof *us, bench_cmp_double);
     qsort(cpu, (size_t)reps, sizeof *cpu, bench_cmp_double);
@@ -141,8 +161,9 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
     printf("| %zu | %dv%d | %.2f | %.2f | %.2f | %.2f | %.2f | %zu | %zu | %zu | %zu | %.0f | "
            "%016" PRIx64 " |\n",
            n, team, team, p50 / 1e3, p99 / 1e3, mx / 1e3, cpu[reps / 2] / 1e3, cpu[i99] / 1e3,
-           matches, placed, rejected, inexact, (double)placed / (p50 / 1e6), sum);
+           t.matches, t.placed, t.rejected, t.inexact, (double)t.placed / (p50 / 1e6), t.sum);
     fflush(stdout);
+    eo_match_ws_free(ws);
     free(us);
     free(cpu);
     free_queue(&q);
@@ -151,20 +172,26 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bench_match [--reps R] [--only WORD] [--model NAME] [--seed S]\n"
+    fprintf(f, "usage: bench_match [--reps R] [--only WORD] [--model NAME] [--seed S] [--fresh]\n"
                "  one matcher pass over 1,000 / 10,000 / 100,000 waiting tickets at 2v2, 6v6,\n"
                "  12v12: p50/p99/max ms per pass, tickets placed per second (bench/README.md)\n"
-               "  --only WORD   rows whose label (e.g. \"100000 6v6\") contains WORD\n");
+               "  --only WORD   rows whose label (e.g. \"100000 6v6\") contains WORD\n"
+               "  --fresh       time eo_match_pass() (new memory per pass), not a work space\n");
 }
 
 int main(int argc, char **argv)
 {
     unsigned long long reps = 0, seed = 17;
     const char *only = NULL, *model = "synelo";
+    bool fresh = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(argv[i], "--fresh") == 0) {
+            fresh = true;
+            continue;
         }
         if (i + 1 >= argc) {
             usage(stderr);
@@ -193,9 +220,9 @@ int main(int argc, char **argv)
         return 2;
     }
     printf(
-        "model %s, seed %llu; ms per pass (wall, then the thread's CPU time); placed/s = tickets "
-        "placed / wall p50\n\n",
-        model, seed);
+        "model %s, seed %llu, %s; ms per pass (wall, then the thread's CPU time); placed/s = "
+        "tickets placed / wall p50\n\n",
+        model, seed, fresh ? "eo_match_pass (fresh memory)" : "eo_match_pass_ws (a warm work space)");
     printf("| waiting | teams | p50 ms | p99 ms | max ms | cpu p50 ms | cpu p99 ms | matches "
            "| placed | refused groups | inexact | placed/s | checksum |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -208,7 +235,7 @@ int main(int argc, char **argv)
             if (only != NULL && strstr(label, only) == NULL)
                 continue;
             int r = reps ? (int)reps : ns[a] >= 100000 ? 20 : 200;
-            if (row(m, ns[a], teams[b], r, seed + a * 3 + b) != 0) {
+            if (row(m, ns[a], teams[b], r, seed + a * 3 + b, fresh) != 0) {
                 eo_model_release(m);
                 return 1;
             }

@@ -38,6 +38,8 @@
  * Pure and deterministic: no I/O, clock or globals (@p now is a parameter); the same inputs give
  * the same result, bit for bit. Ownership: every input is the caller's and only read during the
  * call; eo_match_pass() allocates one result block, released with eo_match_result_free().
+ * A service's periodic pass uses a work space instead (eo_match_ws_new(), eo_match_pass_ws()):
+ * the same result, without allocating.
  * Thread safety: calls may run at once (the model context is only read).
  */
 #ifndef EO_MATCH_H
@@ -249,6 +251,37 @@ int eo_match_pass(const eo_match_config *c, const eo_model_ctx *model,
 
 /** Releases a result of eo_match_pass(). NULL is a no-op. */
 void eo_match_result_free(eo_match_result *r);
+
+/**
+ * A work space for repeated passes (a service's periodic pass): the memory of a pass, kept for
+ * the next, so that a pass allocates nothing once the work space has served one as large, and
+ * touches no fresh memory (on a pass over 100,000 tickets, the kernel's page faults on fresh
+ * memory were a tenth of the time). Opaque. It keeps the arrays of the largest pass it served,
+ * about 140 + 12 * nregions bytes per ticket, plus the result; eo_match_ws_free() releases
+ * them.
+ *
+ * Threads: a work space serves one pass at a time. Give each thread that runs passes its own
+ * (one for all of a thread's queues is enough: nothing of a pass is read by the next); it may
+ * pass from one thread to another between calls.
+ */
+typedef struct eo_match_ws eo_match_ws;
+
+/** Creates an empty work space (it grows with the first pass). NULL when out of memory. */
+eo_match_ws *eo_match_ws_new(void);
+
+/** Releases a work space and the result it holds. NULL is a no-op. */
+void eo_match_ws_free(eo_match_ws *ws);
+
+/**
+ * eo_match_pass() in the work space @p ws: the same arguments, errors and result, bit for bit,
+ * but the result lives in @p ws: *out may be read until the next eo_match_pass_ws() with the
+ * same @p ws or eo_match_ws_free(ws), and is not freed by the caller. On error *out is NULL
+ * (EO_EINVAL also when @p ws is NULL). Pure and deterministic as eo_match_pass().
+ */
+int eo_match_pass_ws(eo_match_ws *ws, const eo_match_config *c, const eo_model_ctx *model,
+                     const eo_match_ticket *tickets, size_t n, const eo_match_backfill *backfill,
+                     size_t nbackfill, int64_t now, const eo_match_result **out,
+                     eo_round_error *err);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,7 @@ static const char mmsim_usage[] =
     "over the day, queue, are matched, wait for a free game-server instance in the match's\n"
     "region, play, then queue again or leave; a group that waits past its patience leaves.\n"
     "Outcomes come from hidden true skills and are rated by the model, whose ratings the\n"
-    "matcher sees. The policies face the same arrivals: ours (the matcher, eo_match_pass),\n"
+    "matcher sees. The policies face the same arrivals: ours (the matcher, eo_match_pass_ws),\n"
     "fcfs (first come first served into teams) and fixed (a fixed widening window, as\n"
     "FlexMatch rule sets are written). Prints one JSON line: per policy matches, waits\n"
     "(p50/p95/p99 s), abandoned players, stomps (share of matches whose favourite's true P >\n"

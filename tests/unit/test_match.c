@@ -7,6 +7,7 @@
  * the teams, and the same inputs giving the same bits. */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -431,6 +432,29 @@ static void test_parties_whole(void **state)
     eo_model_release(m);
 }
 
+/* Fills @p q with @p n random tickets for teams of @p ts: parties of 1-3 (at most ts), ratings
+ * N(1500, 300) times @p scale, arrivals over 3 minutes before T0 + 180, latencies to three
+ * regions (one in twenty cannot play in one), deviations when @p sigma, 0-39 rounds. */
+static void random_queue(queue *q, int n, int ts, uint64_t s, double scale, bool sigma)
+{
+    for (int i = 0; i < n; i++) {
+        double u = unif(&s);
+        size_t size = u < 0.8 ? 1 : u < 0.9 ? 2 : 3;
+        if ((int)size > ts)
+            size = 1;
+        double mu = (1500 + 300 * (unif(&s) + unif(&s) + unif(&s) - 1.5) * 2) * scale;
+        eo_match_player *p = add(q, rng(&s), T0 + (int64_t)(rng(&s) % 180), size, mu);
+        for (size_t j = 0; j < size; j++) {
+            size_t x = (size_t)(p - q->pl) + j;
+            for (int rg = 0; rg < 3; rg++)
+                q->lat[x][rg] = unif(&s) < 0.05 ? -1 : 10 + 150 * unif(&s);
+            p[j].latency = q->lat[x];
+            p[j].sigma = sigma ? 50 * scale * unif(&s) : 0;
+            p[j].rounds = (uint32_t)(rng(&s) % 40);
+        }
+    }
+}
+
 /* Random queues: 6v6 and 2v2, parties of 1-3, ratings N(1500, 300), arrival over 3 minutes,
  * three regions; the invariants hold and two passes over the same inputs agree bit for bit. */
 static void test_random_invariants(void **state)
@@ -450,24 +474,8 @@ static void test_random_invariants(void **state)
                 c.map_field[i] = 0.05 * (i - 1.5);
             c.steps[2].latency_ms = 80;
             c.steps[2].team_min = ts - 1;
-            uint64_t s = 7 + mi * 10 + (uint64_t)ts;
             queue *q = queue_new();
-            for (int i = 0; i < 1500; i++) {
-                double u = unif(&s);
-                size_t size = u < 0.8 ? 1 : u < 0.9 ? 2 : 3;
-                if ((int)size > ts)
-                    size = 1;
-                double mu = (1500 + 300 * (unif(&s) + unif(&s) + unif(&s) - 1.5) * 2) * scale;
-                eo_match_player *p = add(q, rng(&s), T0 + (int64_t)(rng(&s) % 180), size, mu);
-                for (size_t j = 0; j < size; j++) {
-                    size_t x = (size_t)(p - q->pl) + j;
-                    for (int rg = 0; rg < 3; rg++)
-                        q->lat[x][rg] = unif(&s) < 0.05 ? -1 : 10 + 150 * unif(&s);
-                    p[j].latency = q->lat[x];
-                    p[j].sigma = (mi == 0 || mi == 3) ? 0 : 50 * scale * unif(&s);
-                    p[j].rounds = (uint32_t)(rng(&s) % 40);
-                }
-            }
+            random_queue(q, 1500, ts, 7 + mi * 10 + (uint64_t)ts, scale, mi == 1 || mi == 2);
             eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 200);
             assert_true(r->nmatches > 10);
             check_invariants(&c, m, q, r, T0 + 200);
@@ -599,6 +607,45 @@ static void test_regions(void **state)
     assert_int_equal(r->nmatches, 1);
     assert_int_equal(r->matches[0].region, 0);
     eo_match_result_free(r);
+    free(q);
+    eo_model_release(m);
+}
+
+/* A walk for a region meets the tickets in the order of the walk over every waiting ticket
+ * (docs/MATCHMAKING.md, "The matcher"): the nearer of the nearest below the seed and the
+ * nearest above, the older of those two when they are as near, where a ticket that cannot play
+ * in the region still takes its turn. 1v1: S at 1000 (oldest, region 0); at 990 an older
+ * ticket in region 0 and a younger one only in region 1 (nearer S in rating order: ties stand
+ * oldest first); at 1010 one in region 0. Below and above are as near, so the walk compares
+ * the younger one below with the one above. */
+static void test_region_ties(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("elo");
+    eo_match_config c;
+    one_step(&c, 1, 100, 0.5);
+    c.nregions = 2;
+    queue *q = queue_new();
+    static double in0[2] = {10, -1}, in1[2] = {-1, 10};
+    add(q, 1, T0, 1, 1000)->latency = in0;
+    add(q, 2, T0 + 1, 1, 990)->latency = in0;
+    add(q, 3, T0 + 5, 1, 990)->latency = in1;
+    add(q, 4, T0 + 3, 1, 1010)->latency = in0;
+    for (int above_older = 1; above_older >= 0; above_older--) {
+        /* The one above is older than the one below in region 1 (T0 + 3 < T0 + 5): it plays;
+         * younger (T0 + 7): the one in region 1 goes first and is skipped, and the older one
+         * at 990 is compared with it next, and plays. */
+        q->t[3].created_at = above_older ? T0 + 3 : T0 + 7;
+        eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 10);
+        assert_int_equal(r->nmatches, 1);
+        assert_int_equal(r->matches[0].count, 2);
+        assert_int_equal(r->matches[0].region, 0);
+        size_t other = r->entries[0].ticket == 0 ? r->entries[1].ticket : r->entries[0].ticket;
+        assert_int_equal(r->entries[0].ticket == 0 || r->entries[1].ticket == 0, 1);
+        assert_int_equal(other, above_older ? 3 : 1);
+        check_invariants(&c, m, q, r, T0 + 10);
+        eo_match_result_free(r);
+    }
     free(q);
     eo_model_release(m);
 }
@@ -813,6 +860,55 @@ static void test_model_scale(void **state)
 
 /* ---- bad input ---------------------------------------------------------------------------- */
 
+/* One work space for passes of every size and shape (regions or none, backfill or none, an
+ * empty queue, a bad ticket in between): each gives what eo_match_pass() gives, bit for bit. */
+static void test_work_space(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("trueskill");
+    eo_match_ws *ws = eo_match_ws_new();
+    assert_non_null(ws);
+    static const int sizes[] = {1500, 12, 0, 700, 1500, 40};
+    for (int round = 0; round < 6; round++) {
+        int ts = round % 2 ? 2 : 6;
+        eo_match_config c;
+        assert_int_equal(eo_match_config_default(ts, &c), 0);
+        assert_int_equal(eo_match_config_scale(&c, 25.0 / 1500.0), 0);
+        c.nregions = round % 3;
+        c.steps[2].latency_ms = 80;
+        queue *q = queue_new();
+        random_queue(q, sizes[round], ts, 100 + (uint64_t)round, 25.0 / 1500.0, true);
+        eo_match_backfill bf[2] = {
+            {.key = 1, .team = EO_BALANCE_A, .slots = 1, .rating = 25, .region = -1},
+            {.key = 2, .team = EO_BALANCE_B, .slots = ts, .rating = 26, .region = c.nregions - 1}};
+        size_t nbf = round == 3 ? 2 : 0;
+        eo_match_result *want = pass(&c, m, q, bf, nbf, T0 + 200);
+        const eo_match_result *got = NULL;
+        eo_round_error err;
+        assert_int_equal(eo_match_pass_ws(ws, &c, m, q->t, q->n, bf, nbf, T0 + 200, &got, &err), 0);
+        same_result(want, got);
+        check_invariants(&c, m, q, got, T0 + 200);
+        eo_match_result_free(want);
+        if (q->n > 3) { /* a bad ticket: an error, nothing given; the next pass is whole again */
+            q->t[3].nplayers = 0;
+            assert_int_equal(eo_match_pass_ws(ws, &c, m, q->t, q->n, NULL, 0, T0, &got, &err),
+                             EO_EINVAL);
+            assert_null(got);
+            assert_string_equal(err.field, "tickets[3].players");
+        }
+        free(q);
+    }
+    eo_match_config c;
+    one_step(&c, 2, 100, 0.5);
+    const eo_match_result *got = (const eo_match_result *)(uintptr_t)1;
+    assert_int_equal(eo_match_pass_ws(NULL, &c, m, NULL, 0, NULL, 0, T0, &got, NULL), EO_EINVAL);
+    assert_null(got);
+    assert_int_equal(eo_match_pass_ws(ws, &c, m, NULL, 0, NULL, 0, T0, NULL, NULL), EO_EINVAL);
+    eo_match_ws_free(ws);
+    eo_match_ws_free(NULL);
+    eo_model_release(m);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -879,11 +975,13 @@ int main(void)
         cmocka_unit_test(test_calibration_window),
         cmocka_unit_test(test_calibration_quality),
         cmocka_unit_test(test_regions),
+        cmocka_unit_test(test_region_ties),
         cmocka_unit_test(test_team_min),
         cmocka_unit_test(test_backfill),
         cmocka_unit_test(test_maps),
         cmocka_unit_test(test_sides_exact),
         cmocka_unit_test(test_model_scale),
+        cmocka_unit_test(test_work_space),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,44 +1,55 @@
-/* The pass's two orders of tickets, by age and by rating (docs/MATCHMAKING.md, "The matcher"),
- * by stable least-significant-digit radix sorts: a pass over 100,000 tickets sorts in a few
- * milliseconds, where comparison sorts took a third of the pass. */
-#include <stdlib.h>
+/* The pass's two orders of tickets, by age and by rating (docs/MATCHMAKING.md, "The matcher").
+ * Each is sorted first by a coarse key of 22 bits or so that never decreases as the exact
+ * order grows (two passes of a stable least-significant-digit radix sort of (key, index)
+ * pairs, where the exact keys' 64 bits would take six), then each run of equal coarse keys by
+ * the exact key (runs are short but where tickets are equal). The radix sort reads its items
+ * in order and writes them to 2,048 places per digit, after counting every digit in one read;
+ * digits in which no keys differ are skipped. */
+#include <math.h>
 #include <string.h>
 
 #include "match_internal.h"
 
-#define DIGIT 11
+#define DIGIT EO__MSORT_DIGIT
+#define DIGITS EO__MSORT_DIGITS
 #define BUCKETS (1u << DIGIT)
+_Static_assert(DIGITS * DIGIT >= 64, "the digits cover a key");
 
-/* Sorts idx[0..n) stably by key[idx[i]] - lo (the keys' bits above the range's are equal),
- * using tmp (n entries); the result is in idx. */
-static void radix(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key, uint64_t lo,
-                  uint64_t hi)
+/* Bits of the coarse keys: two digits. */
+#define COARSE (2 * DIGIT)
+
+/* Sorts a[0..n) stably by k, with tmp (n items) and count (EO__MSORT_COUNTS) as scratch;
+ * returns the sorted array (a or tmp). */
+static eo__mpair *radix(eo__mpair *a, eo__mpair *tmp, size_t n, uint32_t *count)
 {
-    size_t count[BUCKETS];
-    for (int shift = 0; shift < 64 && ((hi - lo) >> shift) != 0; shift += DIGIT) {
-        memset(count, 0, sizeof count);
-        for (size_t i = 0; i < n; i++)
-            count[((key[idx[i]] - lo) >> shift) & (BUCKETS - 1)]++;
-        size_t sum = 0;
+    static const uint64_t mask = BUCKETS - 1;
+    uint64_t vary = 0; /* the bits in which some keys differ */
+    for (size_t i = 1; i < n; i++)
+        vary |= a[i].k ^ a[0].k;
+    int digit[DIGITS], nd = 0;
+    for (int d = 0; d < DIGITS; d++)
+        if (vary >> (d * DIGIT) & mask)
+            digit[nd++] = d;
+    memset(count, 0, (size_t)nd * BUCKETS * sizeof *count);
+    for (size_t i = 0; i < n; i++)
+        for (int x = 0; x < nd; x++)
+            count[x * BUCKETS + (a[i].k >> (digit[x] * DIGIT) & mask)]++;
+    for (int x = 0; x < nd; x++) {
+        uint32_t *c = count + x * BUCKETS;
+        int shift = digit[x] * DIGIT;
+        uint32_t sum = 0;
         for (size_t b = 0; b < BUCKETS; b++) {
-            size_t c = count[b];
-            count[b] = sum;
-            sum += c;
+            uint32_t v = c[b];
+            c[b] = sum;
+            sum += v;
         }
         for (size_t i = 0; i < n; i++)
-            tmp[count[((key[idx[i]] - lo) >> shift) & (BUCKETS - 1)]++] = idx[i];
-        memcpy(idx, tmp, n * sizeof *idx);
+            tmp[c[a[i].k >> shift & mask]++] = a[i];
+        eo__mpair *t = a;
+        a = tmp;
+        tmp = t;
     }
-}
-
-/* Keys key[0..n) and their range. */
-static void range(const uint64_t *key, size_t n, uint64_t *lo, uint64_t *hi)
-{
-    *lo = *hi = n ? key[0] : 0;
-    for (size_t i = 1; i < n; i++) {
-        *lo = key[i] < *lo ? key[i] : *lo;
-        *hi = key[i] > *hi ? key[i] : *hi;
-    }
+    return a;
 }
 
 /* A double's bits as an unsigned integer of the same order (-0 before +0; no NaN here). */
@@ -49,36 +60,108 @@ static uint64_t double_key(double x)
     return u >> 63 ? ~u : u | UINT64_C(1) << 63;
 }
 
-static void sort_by(const eo__mpass *p, const double *r, uint32_t *idx, uint32_t *tmp,
-                    uint64_t *key, int what)
+/* The exact key of the caller's ticket @p i: its key (the age order's runs share created_at),
+ * or its rating. */
+static uint64_t exact_key(const eo__mread *rd, uint32_t i, bool rating)
 {
-    for (size_t i = 0; i < p->n; i++)
-        key[i] = what == 0   ? p->in[i].key
-                 : what == 1 ? (uint64_t)p->in[i].created_at ^ UINT64_C(1) << 63
-                             : double_key(r[i]);
-    uint64_t lo, hi;
-    range(key, p->n, &lo, &hi);
-    radix(idx, tmp, p->n, key, lo, hi);
+    return rating ? double_key(rd->rat[i].r) : rd->key[i];
 }
 
-int eo__match_orders(const eo__mpass *p, const double *r, uint32_t *by_r, uint32_t *by_age)
+/* Sorts the run a[0..n) of equal coarse keys by the exact key (its k set to it), stably, with
+ * tmp as scratch: by insertion when short, else by radix. */
+static void exact_run(const eo__mread *rd, eo__mpair *a, size_t n, eo__mpair *tmp, bool rating)
 {
-    size_t n = p->n ? p->n : 1;
-    uint32_t *tmp = malloc(n * sizeof *tmp);
-    uint64_t *key = malloc(n * sizeof *key);
-    if (tmp == NULL || key == NULL) {
-        free(tmp);
-        free(key);
-        return EO_ENOMEM;
+    for (size_t j = 0; j < n; j++)
+        a[j].k = exact_key(rd, a[j].i, rating);
+    if (n > 32) {
+        eo__mpair *s = radix(a, tmp, n, rd->count);
+        if (s != a)
+            memcpy(a, s, n * sizeof *a);
+        return;
     }
-    for (uint32_t i = 0; i < (uint32_t)p->n; i++)
-        by_age[i] = i;
-    /* Least significant first: key, then created_at; rating last, over the age order. */
-    sort_by(p, r, by_age, tmp, key, 0);
-    sort_by(p, r, by_age, tmp, key, 1);
-    memcpy(by_r, by_age, p->n * sizeof *by_age);
-    sort_by(p, r, by_r, tmp, key, 2);
-    free(tmp);
-    free(key);
-    return 0;
+    for (size_t j = 1; j < n; j++) {
+        eo__mpair x = a[j];
+        size_t i = j;
+        for (; i > 0 && a[i - 1].k > x.k; i--)
+            a[i] = a[i - 1];
+        a[i] = x;
+    }
+}
+
+/* Sorts s[0..n), whose k are coarse keys, stably by the exact keys; returns the sorted array
+ * (rd->pair or rd->tmp). */
+static eo__mpair *coarse_then_exact(const eo__mread *rd, eo__mpair *s, size_t n, bool rating)
+{
+    s = radix(s, s == rd->pair ? rd->tmp : rd->pair, n, rd->count);
+    eo__mpair *t = s == rd->pair ? rd->tmp : rd->pair;
+    for (size_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && s[b].k == s[a].k;)
+            b++;
+        if (b - a > 1)
+            exact_run(rd, s + a, b - a, t, rating);
+    }
+    return s;
+}
+
+static int bits_of(uint64_t x)
+{
+    return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* Coarse keys of the age order in rd->pair, by the caller's index: created_at above the
+ * highest bits in which keys differ, COARSE bits at least (more when created_at needs more,
+ * to the next digit). */
+static void age_keys(const eo__mread *rd, size_t n)
+{
+    int64_t lo = n ? rd->at[0] : 0, hi = lo;
+    uint64_t vary = 0;
+    for (size_t i = 1; i < n; i++) {
+        lo = rd->at[i] < lo ? rd->at[i] : lo;
+        hi = rd->at[i] > hi ? rd->at[i] : hi;
+        vary |= rd->key[i] ^ rd->key[0];
+    }
+    int a = bits_of((uint64_t)hi - (uint64_t)lo), kv = bits_of(vary);
+    int kb = a < COARSE ? COARSE - a : (a + DIGIT - 1) / DIGIT * DIGIT - a;
+    kb = kb > kv ? kv : kb;
+    kb = kb > 64 - a ? 64 - a : kb;
+    /* The keys' bits kv - kb .. kv - 1: those above are the same for every key. */
+    uint64_t kmask = kb ? (UINT64_C(1) << kb) - 1 : 0;
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        uint64_t at = (uint64_t)rd->at[i] - (uint64_t)lo;
+        uint64_t k = kb ? rd->key[i] >> (kv - kb) & kmask : 0;
+        rd->pair[i] = (eo__mpair){kb ? at << kb | k : at, i};
+    }
+}
+
+/* Coarse keys of the rating order in s[0..n) (the age order): floor((r - lo) * scale) over
+ * COARSE bits, which never decreases as r grows (rounding keeps order). */
+static void rating_keys(const eo__mread *rd, eo__mpair *s, size_t n)
+{
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (size_t j = 0; j < n; j++) {
+        double r = rd->rat[j].r;
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+    }
+    double scale = n > 0 ? (double)((UINT64_C(1) << COARSE) - 1) / (hi - lo) : 0.0;
+    if (!isfinite(scale) || !isfinite(hi - lo))
+        scale = 0.0; /* one rating, or a span too wide or too narrow: every key 0 */
+    for (size_t j = 0; j < n; j++)
+        s[j].k = scale > 0.0 ? (uint64_t)((rd->rat[s[j].i].r - lo) * scale) : 0;
+}
+
+void eo__match_orders(eo__mpass *p, eo__mread *rd)
+{
+    size_t n = p->n;
+    age_keys(rd, n);
+    eo__mpair *s = coarse_then_exact(rd, rd->pair, n, false);
+    for (size_t j = 0; j < n; j++) {
+        rd->by_age[j] = s[j].i;
+        p->at[j] = rd->at[s[j].i];
+    }
+    /* Rating over the age order: ties stay oldest first. */
+    rating_keys(rd, s, n);
+    s = coarse_then_exact(rd, s, n, true);
+    for (size_t j = 0; j < n; j++)
+        rd->by_r[j] = s[j].i;
 }

@@ -92,11 +92,20 @@ static bool greedy(bb *s, int64_t field)
         better = false;
         int64_t best = abs64(d);
         int bx = -1, by = -1;
-        for (int x = 0; x < s->m; x++)
-            for (int y = 0; y < s->m && s->best[x] == EO_BALANCE_A; y++)
-                if (s->best[y] == EO_BALANCE_B && s->size[x] == s->size[y] &&
-                    abs64(d - 2 * (s->v[x] - s->v[y])) < best)
-                    best = abs64(d - 2 * (s->v[x] - s->v[y])), bx = x, by = y;
+        int on_b[M_MAX], nb = 0;
+        for (int y = 0; y < s->m; y++)
+            if (s->best[y] == EO_BALANCE_B)
+                on_b[nb++] = y;
+        for (int x = 0; x < s->m; x++) {
+            if (s->best[x] != EO_BALANCE_A)
+                continue;
+            for (int j = 0; j < nb; j++) {
+                int y = on_b[j];
+                int64_t dev = abs64(d - 2 * (s->v[x] - s->v[y]));
+                if (dev < best && s->size[x] == s->size[y])
+                    best = dev, bx = x, by = y;
+            }
+        }
         if (bx >= 0) {
             d -= 2 * (s->v[bx] - s->v[by]);
             s->best[bx] = EO_BALANCE_B, s->best[by] = EO_BALANCE_A;
@@ -130,7 +139,8 @@ static void prepare(bb *s)
 int eo__match_sides(const int64_t *v, const int *size, int m, int k, int64_t field, uint64_t limit,
                     uint8_t *side)
 {
-    bb s = {.m = m, .k = k, .v = v, .size = size, .limit = limit, .best = side};
+    bb s; /* its arrays are filled before they are read: no need to clear them */
+    s.m = m, s.k = k, s.v = v, s.size = size, s.limit = limit, s.best = side, s.nodes = 0;
     int64_t total = field;
     for (int i = 0; i < m; i++)
         total += v[i];

@@ -10,11 +10,12 @@
 
 #define NMAX (2 * EO_MATCH_TEAM_MAX)
 
-/* A group's players as the balancer and the model take them. */
+/* A group's players as the model takes them, with their split ratings (the balancer's). */
 typedef struct roster {
     int n;
     eo_strength s[NMAX];
-    eo_balance_player bp[NMAX];
+    int64_t rating[NMAX]; /* eo_model_split_rating() */
+    int64_t least;        /* the least of them */
     int owner[NMAX];    /* position of the player's ticket in the group */
     uint8_t side[NMAX]; /* per ticket position: EO_BALANCE_A or EO_BALANCE_B */
     int map;            /* index drawn for the seed, -1: none */
@@ -25,9 +26,17 @@ typedef struct roster {
 static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
 {
     const eo_match_config *c = p->c;
+    const eo_match_ticket *tk[NMAX];
+    /* The caller's tickets, then their players, asked for all at once: a group's tickets lie
+     * anywhere in the caller's memory, and one miss after the other was most of a match's
+     * time. */
+    for (int i = 0; i < g->count; i++)
+        __builtin_prefetch(tk[i] = eo__match_in(p, g->t[i]));
+    for (int i = 0; i < g->count; i++)
+        __builtin_prefetch(tk[i]->players);
     ro->n = 0;
     for (int i = 0; i < g->count; i++) {
-        const eo_match_ticket *t = eo__match_in(p, g->t[i]);
+        const eo_match_ticket *t = tk[i];
         for (size_t j = 0; j < t->nplayers; j++) {
             const eo_match_player *pl = &t->players[j];
             double sd = pl->sigma;
@@ -36,24 +45,31 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
                 sd = c->calib_sigma;
             int x = ro->n++;
             ro->s[x] = (eo_strength){.mu = pl->mu, .var = sd * sd};
-            memset(&ro->bp[x], 0, sizeof ro->bp[x]);
-            ro->bp[x].rating = eo_model_split_rating(p->model, pl->mu);
-            ro->bp[x].party = t->nplayers >= 2 ? (uint32_t)i + 1 : 0;
+            ro->rating[x] = eo_model_split_rating(p->model, pl->mu);
+            ro->least = x == 0 || ro->rating[x] < ro->least ? ro->rating[x] : ro->least;
             ro->owner[x] = i;
         }
     }
     ro->map = -1;
     ro->field = 0.0;
     if (c->nmaps > 0) {
-        ro->map = (int)(eo__mix64(c->seed ^ eo__mix64(p->tk[g->t[0]].key)) % (uint64_t)c->nmaps);
+        ro->map = (int)(eo__mix64(c->seed ^ eo__mix64(eo__match_in(p, g->t[0])->key)) % (uint64_t)c->nmaps);
         ro->field = c->map_field[ro->map];
     }
 }
 
 /* The balancer's teams of k from the 2k players, parties whole, within the same node budget
  * (its exact search, then its local search). 1: done, 0: none found. */
-static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, uint64_t seed)
+static int sides_balanced(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64_t field,
+                          uint64_t seed)
 {
+    int k = g->k;
+    eo_balance_player bp[NMAX];
+    memset(bp, 0, sizeof bp);
+    for (int i = 0; i < ro->n; i++) {
+        bp[i].rating = ro->rating[i];
+        bp[i].party = p->size[g->t[ro->owner[i]]] >= 2 ? (uint32_t)ro->owner[i] + 1 : 0;
+    }
     eo_balance_request req;
     memset(&req, 0, sizeof req);
     req.mode = EO_BALANCE_REBALANCE; /* no current teams: |D| alone decides */
@@ -62,7 +78,7 @@ static int sides_balanced(const eo__mpass *p, roster *ro, int k, int64_t field, 
     req.work_limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
     req.seed = seed;
     eo_balance_result *res = NULL;
-    int rc = eo_balance_solve(ro->bp, (size_t)ro->n, &req, &res, NULL);
+    int rc = eo_balance_solve(bp, (size_t)ro->n, &req, &res, NULL);
     if (rc != 0)
         return rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL;
     const eo_balance_split *x = &res->split[0];
@@ -98,7 +114,7 @@ static int64_t dev_of(const roster *ro, const uint8_t *side, int64_t field)
 {
     int64_t d = field;
     for (int i = 0; i < ro->n; i++)
-        d += side[ro->owner[i]] == EO_BALANCE_A ? ro->bp[i].rating : -ro->bp[i].rating;
+        d += side[ro->owner[i]] == EO_BALANCE_A ? ro->rating[i] : -ro->rating[i];
     return d < 0 ? -d : d;
 }
 
@@ -107,14 +123,14 @@ static int64_t dev_of(const roster *ro, const uint8_t *side, int64_t field)
  * the search's, whichever is better. 1: done, 0: no split found, or an error. */
 static int make_sides(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64_t field)
 {
-    int64_t least = ro->bp[0].rating, v[NMAX] = {0};
+    int64_t v[NMAX];
     int size[NMAX];
-    for (int i = 1; i < ro->n; i++)
-        least = ro->bp[i].rating < least ? ro->bp[i].rating : least;
-    for (int i = 0; i < g->count; i++)
-        size[i] = (int)p->tk[g->t[i]].size;
+    for (int i = 0; i < g->count; i++) {
+        size[i] = (int)p->size[g->t[i]];
+        v[i] = 0;
+    }
     for (int i = 0; i < ro->n; i++)
-        v[ro->owner[i]] += ro->bp[i].rating - least;
+        v[ro->owner[i]] += ro->rating[i] - ro->least;
     uint8_t mine[NMAX];
     uint64_t limit = p->c->work_limit ? p->c->work_limit : EO_MATCH_WORK_LIMIT;
     int rc = eo__match_sides(v, size, g->count, g->k, field, limit, mine);
@@ -123,7 +139,7 @@ static int make_sides(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64
         ro->exact = 1;
         return 1;
     }
-    int b = sides_balanced(p, ro, g->k, field, p->c->seed ^ p->tk[g->t[0]].key);
+    int b = sides_balanced(p, g, ro, field, p->c->seed ^ eo__match_in(p, g->t[0])->key);
     if (b < 0)
         return b;
     if (rc == 0 && (b == 0 || dev_of(ro, mine, field) < dev_of(ro, ro->side, field))) {
@@ -138,17 +154,22 @@ static int make_sides(const eo__mpass *p, const eo__mgroup *g, roster *ro, int64
  * index on a tie); -1 without regions. */
 static int best_region(const eo__mpass *p, const eo__mgroup *g)
 {
+    if (p->c->nregions == 0)
+        return -1;
+    uint32_t common = UINT32_MAX;
+    for (int i = 0; i < g->count; i++)
+        common &= p->reach[g->t[i]];
     int best = -1;
     double best_worst = 0.0;
-    for (int r = 0; r < p->c->nregions; r++) {
+    for (; common != 0; common &= common - 1) {
+        size_t r = (size_t)__builtin_ctz(common);
         double worst = 0.0;
-        int i = 0;
-        for (; i < g->count && eo__match_reaches(p, g->t[i], r); i++) {
-            double l = p->lat ? p->lat[(size_t)g->t[i] * (size_t)p->c->nregions + (size_t)r] : 0;
+        for (int i = 0; i < g->count; i++) {
+            double l = p->lat[(size_t)p->idx[g->t[i]] * (size_t)p->c->nregions + r];
             worst = l > worst ? l : worst;
         }
-        if (i == g->count && (best < 0 || worst < best_worst))
-            best = r, best_worst = worst;
+        if (best < 0 || worst < best_worst)
+            best = (int)r, best_worst = worst;
     }
     return best;
 }
@@ -168,7 +189,7 @@ static int record(eo__mpass *p, const eo__mgroup *g, const roster *ro, eo_match 
     for (uint8_t side = EO_BALANCE_A; side <= EO_BALANCE_B; side++)
         for (int i = 0; i < g->count; i++)
             if (ro->side[i] == side)
-                p->ent[p->nent++] = (eo_match_entry){.ticket = p->tk[g->t[i]].idx, .team = side};
+                p->ent[p->nent++] = (eo_match_entry){.ticket = p->idx[g->t[i]], .team = side};
     for (int i = 0; i < g->count; i++)
         eo__match_take(p, g->t[i]);
     p->mt[p->nmt++] = *m;
@@ -206,14 +227,15 @@ int eo__match_form(eo__mpass *p, const eo__mgroup *g)
     uint32_t old = g->t[0];
     for (int i = 1; i < g->count; i++)
         old = eo__match_older(p, g->t[i], old) ? g->t[i] : old;
+    int64_t oldest = p->at[p->age[old]];
     eo_match_step st;
-    eo_match_step_at(p->c, p->tk[old].wait, &st);
+    eo__match_step(p, p->now - oldest, &st);
     if (fabs(m.p_a - 0.5) > st.p_max || (p->gaussian && m.quality < st.quality_min)) {
         p->rejected++;
         return 0;
     }
     m.region = best_region(p, g);
     m.map = ro.map;
-    m.oldest = p->tk[old].created_at;
+    m.oldest = oldest;
     return record(p, g, &ro, &m);
 }

@@ -49,6 +49,7 @@ typedef struct eo__msim {
     eo_pool *pool;
     eo__mplayer *pl;
     eo__mgrp *queue; /* waiting tickets, oldest first */
+    eo_match_ws *ws; /* the matcher's memory, kept from pass to pass */
     size_t nq, cap_q;
     eo__mrun *runs; /* pending (in order formed) and running */
     size_t nrun, cap_run;

@@ -23,7 +23,7 @@ static int pass_ours(eo__msim *s, bool *gone)
     eo_match_ticket *t = malloc((s->nq ? s->nq : 1) * sizeof *t);
     eo_match_player *mp = malloc((s->nq ? s->nq : 1) * EO__GROUP_MAX * sizeof *mp);
     int rc = EO_ENOMEM;
-    eo_match_result *r = NULL;
+    const eo_match_result *r = NULL;
     if (t != NULL && mp != NULL) {
         for (size_t i = 0; i < s->nq; i++) {
             const eo__mgrp *g = &s->queue[i];
@@ -37,8 +37,8 @@ static int pass_ours(eo__msim *s, bool *gone)
                                      .players = &mp[i * EO__GROUP_MAX],
                                      .nplayers = (size_t)g->size};
         }
-        rc = eo_match_pass(&s->c->match, eo_pool_model(s->pool), t, s->nq, NULL, 0, s->now, &r,
-                           NULL);
+        rc = eo_match_pass_ws(s->ws, &s->c->match, eo_pool_model(s->pool), t, s->nq, NULL, 0,
+                              s->now, &r, NULL);
     }
     for (size_t m = 0; rc == 0 && m < r->nmatches; m++) {
         const eo_match *x = &r->matches[m];
@@ -51,7 +51,6 @@ static int pass_ours(eo__msim *s, bool *gone)
         }
         rc = eo__mmsim_form(s, qi, team, (int)x->count, x->region < 0 ? 0 : x->region);
     }
-    eo_match_result_free(r);
     free(t);
     free(mp);
     return rc;

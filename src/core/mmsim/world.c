@@ -582,9 +582,12 @@ int eo_mmsim_run(const eo_mmsim_config *c, const eo_pool_config *pool, eo_mmsim_
     memset(&s, 0, sizeof s);
     s.c = &cc;
     s.policy = policy;
+    if ((s.ws = eo_match_ws_new()) == NULL)
+        return EO_ENOMEM;
     rc = eo_pool_create(pool, &s.pool);
     if (rc == 0 && (rc = convert_windows(&s, &cc, err)) != 0) {
         eo_pool_destroy(s.pool);
+        eo_match_ws_free(s.ws);
         return rc;
     }
     if (rc == 0 && (rc = make_players(&s)) == 0 && (rc = play_history(&s)) == 0 &&
@@ -596,6 +599,7 @@ int eo_mmsim_run(const eo_mmsim_config *c, const eo_pool_config *pool, eo_mmsim_
     if (rc != 0 && rc != EO_ENOMEM)
         eo__fail(err, "mmsim", "the simulation failed: %s", eo_strerror(rc));
     eo_pool_destroy(s.pool);
+    eo_match_ws_free(s.ws);
     free(s.pl);
     free(s.queue);
     free(s.runs);
