@@ -269,6 +269,7 @@ struct eo__mm {
     uint64_t next_key;
     uint64_t seed;
     size_t backfills; /* open sessions with a backfill request (none: the passes skip them) */
+    eo_match_ws *ws;  /* the passes' work space (they all run on the writer) */
     unsigned char rnd[4096]; /* kernel randomness not yet used (eo__mm_random_hex()) */
     size_t rnd_left;
     int64_t next_prune_ms;

@@ -263,7 +263,10 @@ int eo__mm_open(const eo__mm_config *cfg, eo_engine *e, const eo__logger *lg, ch
     mm->lg = lg;
     mm->seed = eo__seed_fresh(mm);
     pthread_rwlock_init(&mm->lock, NULL);
-    int rc = load(mm, true, err, errlen);
+    mm->ws = eo_match_ws_new();
+    int rc = mm->ws ? load(mm, true, err, errlen) : EO_ENOMEM;
+    if (mm->ws == NULL)
+        snprintf(err, errlen, "out of memory");
     if (rc != 0) {
         eo__mm_close(mm);
         return rc;
@@ -302,6 +305,7 @@ void eo__mm_close(eo__mm *mm)
     for (size_t i = 0; i < mm->nstats; i++)
         free(mm->stats[i]);
     free(mm->stats);
+    eo_match_ws_free(mm->ws);
     pthread_rwlock_destroy(&mm->lock);
     free(mm);
 }

@@ -381,11 +381,11 @@ static int run_pass(eo__mm *mm, mm_queue *q, int64_t now_ms)
     if (rc == 0 && mm->backfills > 0)
         eo__smap_each(mm->sessions, collect_backfill, &bf);
     rc = rc ? rc : bf.err;
-    eo_match_result *res = NULL;
+    const eo_match_result *res = NULL; /* mm->ws's until the next pass */
     eo_round_error err = {{0}, {0}};
     if (rc == 0 && pool != NULL && (q->nwait > 0 || bf.n > 0)) {
-        int prc = eo_match_pass(&cfg, eo_pool_model(pool), tickets, q->nwait, bf.b, bf.n,
-                                now_ms / 1000, &res, &err);
+        int prc = eo_match_pass_ws(mm->ws, &cfg, eo_pool_model(pool), tickets, q->nwait, bf.b,
+                                   bf.n, now_ms / 1000, &res, &err);
         if (prc == EO_ENOMEM) {
             rc = prc;
         } else if (prc != 0) {
@@ -399,7 +399,6 @@ static int run_pass(eo__mm *mm, mm_queue *q, int64_t now_ms)
     }
     if (res != NULL)
         rc = apply_result(mm, q, res, &bf, now_ms);
-    eo_match_result_free(res);
     free(tickets);
     free(bf.s);
     free(bf.b);
