@@ -369,7 +369,8 @@ int eo__mm_round_session(eo__mm *mm, const char *pool, const char *session, cons
                          eo_round_error *if_new, eo_engine_error *err)
 {
     memset(if_new, 0, sizeof *if_new);
-    int rc = mm->broken ? eo__mm_reload(mm) : 0;
+    /* without a coordinator (a writer started without one) no session is known */
+    int rc = mm == NULL ? EO_ENOTFOUND : mm->broken ? eo__mm_reload(mm) : 0;
     char token[EO__MM_TOKEN_LEN + 1], spool[EO_ID_MAX + 1];
     if (rc == 0)
         rc = session_owner(mm, session, token, spool);
@@ -380,7 +381,7 @@ int eo__mm_round_session(eo__mm *mm, const char *pool, const char *session, cons
     }
     bool known = rc == 0;
     if (bearer[0] != '\0' && !(known && eo__mm_bearer_is(bearer, token))) {
-        if (by_token(mm, bearer) == NULL)
+        if (mm == NULL || by_token(mm, bearer) == NULL)
             return eo__mm_refuse(err, 401, "unauthorized", "", "invalid key or instance token");
         if (known)
             return eo__mm_refuse(err, 403, "forbidden", "session",
