@@ -93,24 +93,32 @@ static double latency_limit(eo__mpass *p, int64_t wait)
     return x->ms;
 }
 
+/* A player's latency to a region as the pass keeps it: a float (floats keep the doubles'
+ * order) >= 0, or -1 when the player cannot play there (negative, NaN or infinite). */
+static float latency_of(double l)
+{
+    return !(l >= 0.0 && l < HUGE_VAL) ? -1.0f : (float)l > 0.0f ? (float)l : 0.0f;
+}
+
 /* Ticket @p i's worst latency to each region over its players (a party plays where all can;
- * < 0: not all can) into p->lat, as floats (which keep the doubles' order); returns the regions
- * it reaches within @p limit (0: none). */
+ * -1: not all can; a player without measurements counts as 0 ms) into p->lat; returns the
+ * regions it reaches within @p limit (0: none). */
 static uint32_t read_latency(eo__mpass *p, uint32_t i, double limit)
 {
     const eo_match_ticket *t = &p->in[i];
     int nr = p->c->nregions;
-    uint32_t bits = 0;
-    for (int r = 0; r < nr; r++) {
-        float worst = 0.0f;
-        for (size_t j = 0; j < t->nplayers && worst >= 0.0f; j++) {
-            const double *lat = t->players[j].latency;
-            double l = lat != NULL ? lat[r] : 0.0;
-            worst = !(l >= 0.0 && l < HUGE_VAL) ? -1.0f : (float)l > worst ? (float)l : worst;
+    float *worst = p->lat + (size_t)i * (size_t)nr;
+    const double *l = t->players[0].latency;
+    for (int r = 0; r < nr; r++)
+        worst[r] = l != NULL ? latency_of(l[r]) : 0.0f;
+    for (size_t j = 1; j < t->nplayers; j++)
+        for (int r = 0; (l = t->players[j].latency) != NULL && r < nr; r++) {
+            float x = latency_of(l[r]);
+            worst[r] = worst[r] < 0.0f || x < 0.0f ? -1.0f : x > worst[r] ? x : worst[r];
         }
-        p->lat[(size_t)i * (size_t)nr + (size_t)r] = worst;
-        bits |= (uint32_t)(worst >= 0.0f && (limit <= 0.0 || worst <= limit)) << r;
-    }
+    uint32_t bits = 0;
+    for (int r = 0; r < nr; r++)
+        bits |= (uint32_t)(worst[r] >= 0.0f && (limit <= 0.0 || worst[r] <= limit)) << r;
     return bits;
 }
 
