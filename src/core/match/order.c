@@ -13,7 +13,7 @@
 #define DIGIT EO__MSORT_DIGIT
 #define DIGITS EO__MSORT_DIGITS
 #define BUCKETS (1u << DIGIT)
-_Static_assert(DIGITS * DIGIT >= 64, "the digits cover a key");
+_Static_assert(DIGITS *DIGIT >= 64, "the digits cover a key");
 
 /* Bits of the coarse keys: two digits. */
 #define COARSE (2 * DIGIT)

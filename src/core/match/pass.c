@@ -156,7 +156,8 @@ static void link_lists(eo__mpass *p)
 {
     uint32_t n = (uint32_t)p->n, last[EO_MATCH_REGIONS_MAX];
     for (uint32_t pos = 0; pos < n; pos++)
-        p->link[pos] = (eo__mlink){pos > 0 ? pos - 1 : EO__MNONE, pos + 1 < n ? pos + 1 : EO__MNONE};
+        p->link[pos] =
+            (eo__mlink){pos > 0 ? pos - 1 : EO__MNONE, pos + 1 < n ? pos + 1 : EO__MNONE};
     if (p->nlists == 1)
         return;
     for (int r = 0; r < p->c->nregions; r++)
