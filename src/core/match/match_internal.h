@@ -107,6 +107,10 @@ typedef struct eo__mread {
     uint32_t *pos_of; /* each ticket's position in rating order */
     eo__mpair *pair, *tmp;
     uint32_t *count; /* EO__MSORT_COUNTS: the radix sorts' counts of every digit */
+    /* the ranges of what was read, as it was read */
+    int64_t at_lo, at_hi;
+    uint64_t key_vary; /* the bits in which some keys differ from the first */
+    double r_lo, r_hi;
 } eo__mread;
 
 /* Digits of 11 bits: six cover 64. */

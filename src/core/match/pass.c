@@ -182,10 +182,18 @@ static void link_lists(eo__mpass *p)
 static int read_tickets(eo__mpass *p, eo__mread *rd, eo_round_error *err)
 {
     uint32_t n = (uint32_t)p->n;
+    rd->at_lo = rd->at_hi = n ? p->in[0].created_at : 0;
+    rd->key_vary = 0;
+    rd->r_lo = HUGE_VAL, rd->r_hi = -HUGE_VAL;
     for (uint32_t i = 0; i < n; i++) {
         int rc = read_ticket(p, i, rd, err);
         if (rc != 0)
             return rc;
+        rd->at_lo = rd->at[i] < rd->at_lo ? rd->at[i] : rd->at_lo;
+        rd->at_hi = rd->at[i] > rd->at_hi ? rd->at[i] : rd->at_hi;
+        rd->key_vary |= rd->key[i] ^ rd->key[0];
+        rd->r_lo = rd->rat[i].r < rd->r_lo ? rd->rat[i].r : rd->r_lo;
+        rd->r_hi = rd->rat[i].r > rd->r_hi ? rd->rat[i].r : rd->r_hi;
     }
     eo__match_orders(p, rd);
     uint32_t *pos_of = rd->pos_of;
