@@ -219,10 +219,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_match: --model: unknown model \"%s\"\n", model);
         return 2;
     }
-    printf(
-        "model %s, seed %llu, %s; ms per pass (wall, then the thread's CPU time); placed/s = "
-        "tickets placed / wall p50\n\n",
-        model, seed, fresh ? "eo_match_pass (fresh memory)" : "eo_match_pass_ws (a warm work space)");
+    printf("model %s, seed %llu, %s; ms per pass (wall, then the thread's CPU time); placed/s = "
+           "tickets placed / wall p50\n\n",
+           model, seed,
+           fresh ? "eo_match_pass (fresh memory)" : "eo_match_pass_ws (a warm work space)");
     printf("| waiting | teams | p50 ms | p99 ms | max ms | cpu p50 ms | cpu p99 ms | matches "
            "| placed | refused groups | inexact | placed/s | checksum |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -257,7 +257,7 @@ void eo_match_result_free(eo_match_result *r);
  * the next, so that a pass allocates nothing once the work space has served one as large, and
  * touches no fresh memory (on a pass over 100,000 tickets, the kernel's page faults on fresh
  * memory were a tenth of the time). Opaque. It keeps the arrays of the largest pass it served,
- * about 140 + 12 * nregions bytes per ticket, plus the result; eo_match_ws_free() releases
+ * about 130 + 12 * nregions bytes per ticket, plus the result; eo_match_ws_free() releases
  * them.
  *
  * Threads: a work space serves one pass at a time. Give each thread that runs passes its own

@@ -51,18 +51,18 @@ static bool add(const eo__mpass *p, eo__mgroup *g, uint32_t t)
  * (a placed ticket's neighbours in lists other than the one walked were a cache miss each). */
 typedef struct walk {
     eo__mpass *p;
-    eo__mlink *lk;       /* the list walked */
-    int region;          /* its region; -1: list 0 */
-    double r0, dmax;     /* no ticket farther than dmax is visited */
-    uint32_t lo, hi;     /* the nearest not yet visited below and above */
+    eo__mlink *lk;             /* the list walked */
+    int region;                /* its region; -1: list 0 */
+    double r0, dmax;           /* no ticket farther than dmax is visited */
+    uint32_t lo, hi;           /* the nearest not yet visited below and above */
     uint32_t lo_end, hi_begin; /* below: positions < lo_end; above: >= hi_begin */
-    bool tie;            /* replaying list 0 at distance dt: glo and ghi its tickets there */
+    bool tie;                  /* replaying list 0 at distance dt: glo and ghi its tickets there */
     double dt;
     uint32_t glo, ghi, lo_after, hi_after;
 } walk;
 
-static void walk_init(walk *w, eo__mpass *p, int region, double r0, double dmax,
-                      uint32_t lo_end, uint32_t hi_begin)
+static void walk_init(walk *w, eo__mpass *p, int region, double r0, double dmax, uint32_t lo_end,
+                      uint32_t hi_begin)
 {
     *w = (walk){.p = p,
                 .region = p->c->nregions > 0 ? region : -1,
@@ -110,7 +110,8 @@ static void tie_begin(walk *w, double dt)
     while ((y = all[x].next) != EO__MNONE && y < w->lo_end && w->r0 - p->rat[y].r == dt)
         x = y;
     w->glo = x;
-    for (x = w->hi; (y = all[x].prev) != EO__MNONE && y >= w->hi_begin && p->rat[y].r - w->r0 == dt;)
+    for (x = w->hi;
+         (y = all[x].prev) != EO__MNONE && y >= w->hi_begin && p->rat[y].r - w->r0 == dt;)
         x = y;
     w->ghi = x;
     for (x = w->lo; x != EO__MNONE && w->r0 - p->rat[x].r == dt;)
@@ -226,8 +227,7 @@ static bool start(const eo__mpass *p, eo__mgroup *g, uint32_t s, int k)
     return add(p, g, s);
 }
 
-bool eo__match_gather(eo__mpass *p, uint32_t s, int k, double window, int region,
-                      eo__mgroup *g)
+bool eo__match_gather(eo__mpass *p, uint32_t s, int k, double window, int region, eo__mgroup *g)
 {
     if (!start(p, g, s, k))
         return false;

@@ -54,14 +54,14 @@ typedef struct eo__mpass {
     const eo_match_ticket *in;
     size_t n;
     int64_t now;
-    int nlists;       /* 1, or 1 + nregions */
+    int nlists; /* 1, or 1 + nregions */
     /* per position */
     eo__mrat *rat;
-    uint32_t *idx;    /* index in the caller's array */
-    uint32_t *age;    /* rank in the age order: a < b is older */
-    uint8_t *size;    /* players */
-    uint8_t *taken;   /* placed by this pass (and in the lists until a walk unlinks it) */
-    uint32_t *reach;  /* bit r: reaches region r within its own latency limit */
+    uint32_t *idx;   /* index in the caller's array */
+    uint32_t *age;   /* rank in the age order: a < b is older */
+    uint8_t *size;   /* players */
+    uint8_t *taken;  /* placed by this pass (and in the lists until a walk unlinks it) */
+    uint32_t *reach; /* bit r: reaches region r within its own latency limit */
     /* nlists lists of n links: list 0 holds every waiting ticket, list 1 + r those of them
      * that reach region r (a walk for a region reads no ticket that cannot play there) */
     eo__mlink *link;
@@ -75,7 +75,7 @@ typedef struct eo__mpass {
                        * variance (INT64_MIN: not yet computed) */
     bool gaussian;    /* the model has a quality of its own (TrueSkill, Weng-Lin) */
     eo__mlimit limit[EO__MLIMITS]; /* by wait modulo EO__MLIMITS */
-    bool step_ok;      /* step holds the step after step_wait seconds */
+    bool step_ok;                  /* step holds the step after step_wait seconds */
     int64_t step_wait;
     eo_match_step step;
     /* What the pass placed, in growable arrays (eo__grow) that the work space keeps. */
@@ -107,6 +107,10 @@ typedef struct eo__mread {
     uint32_t *pos_of; /* each ticket's position in rating order */
     eo__mpair *pair, *tmp;
     uint32_t *count; /* EO__MSORT_COUNTS: the radix sorts' counts of every digit */
+    /* the ranges of what was read, as it was read */
+    int64_t at_lo, at_hi;
+    uint64_t key_vary; /* the bits in which some keys differ from the first */
+    double r_lo, r_hi;
 } eo__mread;
 
 /* Digits of 11 bits: six cover 64. */
@@ -160,8 +164,7 @@ void eo__match_take(eo__mpass *p, uint32_t t);
 
 /* Gathers around seed @p s the tickets nearest its rating that make two teams of @p k, within
  * @p window, all reaching @p region (-1: any). True when g holds 2k players. */
-bool eo__match_gather(eo__mpass *p, uint32_t s, int k, double window, int region,
-                      eo__mgroup *g);
+bool eo__match_gather(eo__mpass *p, uint32_t s, int k, double window, int region, eo__mgroup *g);
 /* Fills backfill request @p i: 0 or EO_ENOMEM. */
 int eo__match_backfill(eo__mpass *p, const eo_match_backfill *b, size_t i);
 /* Balances group @p g (its seed first) into two teams on the map drawn for its seed, judges it

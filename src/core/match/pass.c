@@ -93,24 +93,32 @@ static double latency_limit(eo__mpass *p, int64_t wait)
     return x->ms;
 }
 
+/* A player's latency to a region as the pass keeps it: a float (floats keep the doubles'
+ * order) >= 0, or -1 when the player cannot play there (negative, NaN or infinite). */
+static float latency_of(double l)
+{
+    return !(l >= 0.0 && l < HUGE_VAL) ? -1.0f : (float)l > 0.0f ? (float)l : 0.0f;
+}
+
 /* Ticket @p i's worst latency to each region over its players (a party plays where all can;
- * < 0: not all can) into p->lat, as floats (which keep the doubles' order); returns the regions
- * it reaches within @p limit (0: none). */
+ * -1: not all can; a player without measurements counts as 0 ms) into p->lat; returns the
+ * regions it reaches within @p limit (0: none). */
 static uint32_t read_latency(eo__mpass *p, uint32_t i, double limit)
 {
     const eo_match_ticket *t = &p->in[i];
     int nr = p->c->nregions;
-    uint32_t bits = 0;
-    for (int r = 0; r < nr; r++) {
-        float worst = 0.0f;
-        for (size_t j = 0; j < t->nplayers && worst >= 0.0f; j++) {
-            const double *lat = t->players[j].latency;
-            double l = lat != NULL ? lat[r] : 0.0;
-            worst = !(l >= 0.0 && l < HUGE_VAL) ? -1.0f : (float)l > worst ? (float)l : worst;
+    float *worst = p->lat + (size_t)i * (size_t)nr;
+    const double *l = t->players[0].latency;
+    for (int r = 0; r < nr; r++)
+        worst[r] = l != NULL ? latency_of(l[r]) : 0.0f;
+    for (size_t j = 1; j < t->nplayers; j++)
+        for (int r = 0; (l = t->players[j].latency) != NULL && r < nr; r++) {
+            float x = latency_of(l[r]);
+            worst[r] = worst[r] < 0.0f || x < 0.0f ? -1.0f : x > worst[r] ? x : worst[r];
         }
-        p->lat[(size_t)i * (size_t)nr + (size_t)r] = worst;
-        bits |= (uint32_t)(worst >= 0.0f && (limit <= 0.0 || worst <= limit)) << r;
-    }
+    uint32_t bits = 0;
+    for (int r = 0; r < nr; r++)
+        bits |= (uint32_t)(worst[r] >= 0.0f && (limit <= 0.0 || worst[r] <= limit)) << r;
     return bits;
 }
 
@@ -148,7 +156,8 @@ static void link_lists(eo__mpass *p)
 {
     uint32_t n = (uint32_t)p->n, last[EO_MATCH_REGIONS_MAX];
     for (uint32_t pos = 0; pos < n; pos++)
-        p->link[pos] = (eo__mlink){pos > 0 ? pos - 1 : EO__MNONE, pos + 1 < n ? pos + 1 : EO__MNONE};
+        p->link[pos] =
+            (eo__mlink){pos > 0 ? pos - 1 : EO__MNONE, pos + 1 < n ? pos + 1 : EO__MNONE};
     if (p->nlists == 1)
         return;
     for (int r = 0; r < p->c->nregions; r++)
@@ -173,10 +182,18 @@ static void link_lists(eo__mpass *p)
 static int read_tickets(eo__mpass *p, eo__mread *rd, eo_round_error *err)
 {
     uint32_t n = (uint32_t)p->n;
+    rd->at_lo = rd->at_hi = n ? p->in[0].created_at : 0;
+    rd->key_vary = 0;
+    rd->r_lo = HUGE_VAL, rd->r_hi = -HUGE_VAL;
     for (uint32_t i = 0; i < n; i++) {
         int rc = read_ticket(p, i, rd, err);
         if (rc != 0)
             return rc;
+        rd->at_lo = rd->at[i] < rd->at_lo ? rd->at[i] : rd->at_lo;
+        rd->at_hi = rd->at[i] > rd->at_hi ? rd->at[i] : rd->at_hi;
+        rd->key_vary |= rd->key[i] ^ rd->key[0];
+        rd->r_lo = rd->rat[i].r < rd->r_lo ? rd->rat[i].r : rd->r_lo;
+        rd->r_hi = rd->rat[i].r > rd->r_hi ? rd->rat[i].r : rd->r_hi;
     }
     eo__match_orders(p, rd);
     uint32_t *pos_of = rd->pos_of;

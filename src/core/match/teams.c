@@ -16,10 +16,10 @@ typedef struct roster {
     eo_strength s[NMAX];
     int64_t rating[NMAX]; /* eo_model_split_rating() */
     int64_t least;        /* the least of them */
-    int owner[NMAX];    /* position of the player's ticket in the group */
-    uint8_t side[NMAX]; /* per ticket position: EO_BALANCE_A or EO_BALANCE_B */
-    int map;            /* index drawn for the seed, -1: none */
-    double field;       /* the map's, model units */
+    int owner[NMAX];      /* position of the player's ticket in the group */
+    uint8_t side[NMAX];   /* per ticket position: EO_BALANCE_A or EO_BALANCE_B */
+    int map;              /* index drawn for the seed, -1: none */
+    double field;         /* the map's, model units */
     int exact;
 } roster;
 
@@ -53,7 +53,8 @@ static void load(const eo__mpass *p, const eo__mgroup *g, roster *ro)
     ro->map = -1;
     ro->field = 0.0;
     if (c->nmaps > 0) {
-        ro->map = (int)(eo__mix64(c->seed ^ eo__mix64(eo__match_in(p, g->t[0])->key)) % (uint64_t)c->nmaps);
+        ro->map = (int)(eo__mix64(c->seed ^ eo__mix64(eo__match_in(p, g->t[0])->key)) %
+                        (uint64_t)c->nmaps);
         ro->field = c->map_field[ro->map];
     }
 }
