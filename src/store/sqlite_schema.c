@@ -132,13 +132,12 @@ const char *const eo__sqlite_migrations[] = {
      * commit, so that a store that cannot take writes shows it (/readyz). */
     ("CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);\n"
      "INSERT INTO probe VALUES (1, 0);\n"),
-    /* 7 (matchmaking; numbered 8 once the dashboard's step lands before it): the coordinator's
-     * objects (docs/MATCHMAKING.md "Durability"), one row each: queues, tickets, instances
-     * and sessions. `request` is the canonical text of the request that created the object
-     * (what an idempotent repeat is compared with, and what a restart decodes again), `doc`
-     * its current document (what a poll answers, read without the writer), `live` whether the
-     * writer holds it in memory (loaded at start); finished objects stay readable until pruned
-     * by age (mm_done). */
+    /* 7: the matchmaking coordinator's objects (docs/MATCHMAKING.md "Durability"), one row
+     * each: queues, tickets, instances and sessions. `request` is the canonical text of the
+     * request that created the object (what an idempotent repeat is compared with, and what a
+     * restart decodes again), `doc` its current document (what a poll answers, read without the
+     * writer), `live` whether the writer holds it in memory (loaded at start); finished objects
+     * stay readable until pruned by age (mm_done). */
     ("CREATE TABLE mm_objects (\n"
      "  id         INTEGER PRIMARY KEY,\n"
      "  kind       INTEGER NOT NULL CHECK (kind IN (0, 1, 2, 3)),\n"
