@@ -87,15 +87,15 @@ static uint32_t waiting(walk *w, uint32_t t, bool down)
 /* Finds the run of one rating that the nearest waiting ticket below (w->lo) ends: lo its
  * start, top that ticket, under the next below the run (maybe placed: skipped when read).
  * When the ticket before it in rating order (list 0) has another rating, it is a run of one
- * in every list, and nothing further is read. */
+ * in every list, and nothing further is read; else the whole run is read, so the walk does it
+ * only when it takes from the run or needs its oldest to break a tie. */
 static void run_below(walk *w)
 {
     const eo__mrat *rat = w->p->rat;
-    uint32_t t = w->top = waiting(w, w->lo, true), x;
+    uint32_t t = w->top = w->lo, x;
     w->run = true;
-    w->lo = t;
-    w->under = t != EO__MNONE ? w->lk[t].prev : EO__MNONE;
-    if (t == EO__MNONE || t == 0 || rat[t - 1].r != rat[t].r)
+    w->under = w->lk[t].prev;
+    if (t == 0 || rat[t - 1].r != rat[t].r)
         return;
     while ((x = waiting(w, w->lk[t].prev, true)) != EO__MNONE && rat[x].r == rat[w->top].r)
         t = x;
@@ -110,17 +110,20 @@ static double sub_error(double a, double b, double s)
     return (a - (s - bv)) + (-b - bv);
 }
 
-/* Whether the walk meets @p lo (below r0, @p dl away as rounded) before @p hi (above, @p dh):
- * the nearer, and of two exactly as near the older. */
-static bool below_first(const walk *w, uint32_t lo, uint32_t hi, double dl, double dh)
+/* Whether the walk meets the waiting tickets below r0 (w->lo's run, @p dl away as rounded)
+ * before the nearest above (w->hi, @p dh): the nearer, and of two exactly as near the older. */
+static bool below_first(walk *w, double dl, double dh)
 {
     const eo__mpass *p = w->p;
     if (dl != dh)
         return dl < dh;
-    double el = sub_error(w->r0, p->rat[lo].r, dl), eh = sub_error(p->rat[hi].r, w->r0, dh);
+    double el = sub_error(w->r0, p->rat[w->lo].r, dl);
+    double eh = sub_error(p->rat[w->hi].r, w->r0, dh);
     if (el != eh)
         return el < eh;
-    return eo__match_older(p, lo, hi);
+    if (!w->run)
+        run_below(w);
+    return eo__match_older(p, w->lo, w->hi);
 }
 
 /* The walk's next ticket and its distance from r0 in *d, or EO__MNONE when none is left
@@ -129,25 +132,31 @@ static uint32_t walk_next(walk *w, double *d)
 {
     const eo__mpass *p = w->p;
     if (!w->run)
-        run_below(w);
+        w->lo = waiting(w, w->lo, true);
     uint32_t lo = w->lo, hi = w->hi = waiting(w, w->hi, false);
     if (lo == EO__MNONE && hi == EO__MNONE)
         return EO__MNONE;
     double dl = lo != EO__MNONE ? w->r0 - p->rat[lo].r : 0.0;
     double dh = hi != EO__MNONE ? p->rat[hi].r - w->r0 : 0.0;
-    bool down = hi == EO__MNONE || (lo != EO__MNONE && below_first(w, lo, hi, dl, dh));
+    bool down = hi == EO__MNONE || (lo != EO__MNONE && below_first(w, dl, dh));
     *d = down ? dl : dh;
     if (*d > w->dmax) {
         w->lo = w->hi = EO__MNONE;
+        w->run = false;
         return EO__MNONE;
     }
-    if (!down)
+    if (!down) {
         w->hi = w->lk[hi].next;
-    else if (lo != w->top)
+        return hi;
+    }
+    if (!w->run)
+        run_below(w);
+    lo = w->lo;
+    if (lo != w->top)
         w->lo = waiting(w, w->lk[lo].next, false);
     else
         w->lo = w->under, w->run = false;
-    return down ? lo : hi;
+    return lo;
 }
 
 /* Tickets a group may try after the greedy walk failed (parties that did not fit), and the
