@@ -573,6 +573,19 @@ static void session_of(const e2e_server *s, const char *id, char *session)
     json_decref(o);
 }
 
+/* A service with options @p extra, a 1v1 queue "q", instance i1 (registration @p instance, its
+ * token in @p token) and the session of tickets a and b on it in @p session (64 bytes). */
+static void one_session(e2e_server *s, const char *const *extra, const char *instance, char *token,
+                        char *session)
+{
+    start(s, extra);
+    make_queue(s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":1,\"interval_ms\":20}");
+    add_instance(s, instance, token);
+    add_ticket(s, "q", "a", "[{\"id\":\"pa\"}]", NULL);
+    add_ticket(s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
+    session_of(s, "b", session);
+}
+
 /* An instance silent past the heartbeat timeout drains: its session stays open, the new match
  * waits and the backfill it asked for is not served, also across a restart; its heartbeat
  * within the grace makes it live again with its session, and then both are served. */
@@ -581,13 +594,9 @@ static void test_instance_resumes(void **state)
     (void)state;
     e2e_server s;
     const char *extra[] = {"--mm-heartbeat-timeout", "600", "--mm-heartbeat-grace", "8000", NULL};
-    start(&s, extra);
-    make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":1,\"interval_ms\":20}");
     char it[33], session[64], path[160];
-    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":2}", it);
-    add_ticket(&s, "q", "a", "[{\"id\":\"pa\"}]", NULL);
-    add_ticket(&s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
-    session_of(&s, "b", session);
+    one_session(&s, extra, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":2}",
+                it, session);
     /* i1 goes silent: draining, its session open */
     json_t *o = wait_instance(&s, "i1", "draining", NULL, NULL);
     assert_true(json_is_true(json_object_get(o, "silent")));
@@ -654,13 +663,8 @@ static void test_instance_lost(void **state)
     (void)state;
     e2e_server s;
     const char *extra[] = {"--mm-heartbeat-timeout", "600", "--mm-heartbeat-grace", "1000", NULL};
-    start(&s, extra);
-    make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":1,\"interval_ms\":20}");
     char it1[33], it2[33], session[64];
-    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", it1);
-    add_ticket(&s, "q", "a", "[{\"id\":\"pa\"}]", NULL);
-    add_ticket(&s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
-    session_of(&s, "b", session);
+    one_session(&s, extra, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", it1, session);
     /* i1 goes silent; i2 keeps heartbeating */
     add_instance(&s, "{\"id\":\"i2\",\"queues\":[\"q\"],\"address\":\"h:2\"}", it2);
     json_decref(wait_instance(&s, "i1", "draining", "i2", it2));
