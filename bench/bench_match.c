@@ -2,7 +2,7 @@
  * pass's wall time (and of the thread's CPU time, steadier on a shared machine) over repeated
  * passes on the same queue, and the tickets a pass places per second of pass time.
  *
- *   bench_match [--reps R] [--only WORD] [--model NAME] [--seed S] [--fresh]
+ *   bench_match [--reps R] [--only WORD] [--model NAME] [--seed S] [--fresh] [--grid G]
  *
  * Rows: N = 1,000, 10,000 and 100,000 waiting tickets at 2v2, 6v6 and 12v12. Each queue is
  * drawn once per row with a fixed seed (own PRNG): players' means normal(1000, 300) (a settled
@@ -16,7 +16,10 @@
  * 200, 20 for N = 100,000). Passes run in one work space per row (eo_match_pass_ws(), as the
  * service runs them), warmed by one pass that is not timed; `--fresh` times eo_match_pass()
  * instead (new memory every pass). A checksum of every pass's matches shows that changes kept
- * the answers; the untimed pass through the other function must agree with it. */
+ * the answers; the untimed pass through the other function must agree with it. `--grid G`
+ * rounds every player's mean to a multiple of G, so that thousands of tickets share a rating:
+ * the worst case of the walk's order among tickets as near (docs/MATCHMAKING.md, "The
+ * matcher"), which the default queue, with no two ratings equal, never meets. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <math.h>
@@ -43,7 +46,7 @@ static double normal(uint64_t *s)
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
-static int make_queue(queue *q, size_t n, int team, uint64_t seed)
+static int make_queue(queue *q, size_t n, int team, uint64_t seed, double grid)
 {
     q->t = calloc(n, sizeof *q->t);
     q->pl = calloc(3 * n, sizeof *q->pl);
@@ -62,7 +65,8 @@ static int make_queue(queue *q, size_t n, int team, uint64_t seed)
             double *l = &q->lat[(q->np + j) * NREG];
             for (int r = 0; r < NREG; r++)
                 l[r] = bench_rng_unit(&s) < 0.05 ? -1.0 : 10.0 + 140.0 * bench_rng_unit(&s);
-            p[j] = (eo_match_player){.mu = centre + 60.0 * normal(&s),
+            double mu = centre + 60.0 * normal(&s);
+            p[j] = (eo_match_player){.mu = grid > 0 ? grid * round(mu / grid) : mu,
                                      .sigma = 0.0,
                                      .rounds = bench_rng_unit(&s) < 0.1 ? 3 : 200,
                                      .latency = l};
@@ -126,11 +130,12 @@ static int one_pass(eo_match_ws *ws, const eo_match_config *c, const eo_model_ct
     return 0;
 }
 
-static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t seed, bool fresh)
+static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t seed, bool fresh,
+               double grid)
 {
     queue q;
     eo_match_config c;
-    if (make_queue(&q, n, team, seed) != 0 || eo_match_config_default(team, &c) != 0)
+    if (make_queue(&q, n, team, seed, grid) != 0 || eo_match_config_default(team, &c) != 0)
         return -1;
     c.nregions = NREG;
     c.nmaps = 8;
@@ -173,15 +178,17 @@ static int row(const eo_model_ctx *m, size_t n, int team, int reps, uint64_t see
 static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_match [--reps R] [--only WORD] [--model NAME] [--seed S] [--fresh]\n"
+               "                   [--grid G]\n"
                "  one matcher pass over 1,000 / 10,000 / 100,000 waiting tickets at 2v2, 6v6,\n"
                "  12v12: p50/p99/max ms per pass, tickets placed per second (bench/README.md)\n"
                "  --only WORD   rows whose label (e.g. \"100000 6v6\") contains WORD\n"
-               "  --fresh       time eo_match_pass() (new memory per pass), not a work space\n");
+               "  --fresh       time eo_match_pass() (new memory per pass), not a work space\n"
+               "  --grid G      players' means rounded to multiples of G: many equal ratings\n");
 }
 
 int main(int argc, char **argv)
 {
-    unsigned long long reps = 0, seed = 17;
+    unsigned long long reps = 0, seed = 17, grid = 0;
     const char *only = NULL, *model = "synelo";
     bool fresh = false;
     for (int i = 1; i < argc; i++) {
@@ -199,7 +206,8 @@ int main(int argc, char **argv)
         }
         const char *v = argv[++i];
         if ((strcmp(argv[i - 1], "--reps") == 0 && bench_parse_u(v, &reps) == 0 && reps > 0) ||
-            (strcmp(argv[i - 1], "--seed") == 0 && bench_parse_u(v, &seed) == 0))
+            (strcmp(argv[i - 1], "--seed") == 0 && bench_parse_u(v, &seed) == 0) ||
+            (strcmp(argv[i - 1], "--grid") == 0 && bench_parse_u(v, &grid) == 0))
             continue;
         if (strcmp(argv[i - 1], "--only") == 0)
             only = v;
@@ -219,9 +227,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_match: --model: unknown model \"%s\"\n", model);
         return 2;
     }
-    printf("model %s, seed %llu, %s; ms per pass (wall, then the thread's CPU time); placed/s = "
+    printf("model %s, seed %llu, grid %llu, %s; ms per pass (wall, then the thread's CPU time); "
+           "placed/s = "
            "tickets placed / wall p50\n\n",
-           model, seed,
+           model, seed, grid,
            fresh ? "eo_match_pass (fresh memory)" : "eo_match_pass_ws (a warm work space)");
     printf("| waiting | teams | p50 ms | p99 ms | max ms | cpu p50 ms | cpu p99 ms | matches "
            "| placed | refused groups | inexact | placed/s | checksum |\n"
@@ -235,7 +244,7 @@ int main(int argc, char **argv)
             if (only != NULL && strstr(label, only) == NULL)
                 continue;
             int r = reps ? (int)reps : ns[a] >= 100000 ? 20 : 200;
-            if (row(m, ns[a], teams[b], r, seed + a * 3 + b, fresh) != 0) {
+            if (row(m, ns[a], teams[b], r, seed + a * 3 + b, fresh, (double)grid) != 0) {
                 eo_model_release(m);
                 return 1;
             }

@@ -50,8 +50,11 @@ static const char serve_usage[] =
     "  --min-free BYTES     /readyz answers 503 below this free disk space (default 67108864)\n"
     "\n"
     "Matchmaking (docs/MATCHMAKING.md):\n"
-    "  --mm-heartbeat-timeout MS  an instance silent this long is lost, and its sessions\n"
-    "                       (default 10000)\n"
+    "  --mm-heartbeat-timeout MS  an instance silent this long is drained: no new session\n"
+    "                       or backfill, its open sessions kept (default 10000)\n"
+    "  --mm-heartbeat-grace MS  a drained silent instance is lost, with its open sessions,\n"
+    "                       when still silent MS later; a heartbeat before makes it live\n"
+    "                       again (default 60000; 0: lost at the timeout)\n"
     "  --mm-keep S          finished tickets, sessions and instances stay readable S seconds\n"
     "                       (default 86400)\n";
 
@@ -83,6 +86,8 @@ static const struct num_opt {
     {"--min-free", 0, (int64_t)1 << 50, F_U64, offsetof(eo_service_config, min_free_bytes)},
     {"--mm-heartbeat-timeout", 100, 3600000, F_UNSIGNED,
      offsetof(eo_service_config, mm_heartbeat_ms)},
+    {"--mm-heartbeat-grace", 0, 3600000, F_UNSIGNED,
+     offsetof(eo_service_config, mm_heartbeat_grace_ms)},
     {"--mm-keep", 1, 31536000, F_UNSIGNED, offsetof(eo_service_config, mm_keep_s)},
 };
 

@@ -27,6 +27,7 @@ void eo_service_config_default(eo_service_config *cfg)
     cfg->batch_max = 512;
     cfg->drain_timeout_ms = 10000;
     cfg->mm_heartbeat_ms = 10000;
+    cfg->mm_heartbeat_grace_ms = 60000;
     cfg->mm_keep_s = 86400;
     cfg->log_level = EO_LOG_INFO;
 }

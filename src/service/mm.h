@@ -97,7 +97,8 @@ typedef struct eo__mm_req {
 
 /* Settings of the whole coordinator (serve's options). */
 typedef struct eo__mm_config {
-    int64_t heartbeat_ms; /* an instance silent this long is lost (its sessions with it) */
+    int64_t heartbeat_ms; /* an instance silent this long is drained (its sessions kept) */
+    int64_t grace_ms;     /* then lost, its sessions with it, when silent this much longer */
     int64_t keep_ms;      /* finished tickets and sessions stay readable this long */
 } eo__mm_config;
 
@@ -143,7 +144,7 @@ typedef struct mm_session mm_session;
 /* Ticket states while in memory; the finished ones (cancelled, expired, assigned) are only in
  * the store. */
 enum { MM_T_QUEUED, MM_T_MATCHED };
-/* Instance states. */
+/* Instance states: live; draining (asked to, or silent: no new session or backfill); lost. */
 enum { MM_I_LIVE, MM_I_DRAINING, MM_I_LOST };
 
 struct mm_ticket {
@@ -226,6 +227,8 @@ struct mm_instance {
     char token[EO__MM_TOKEN_LEN + 1];
     char *request; /* canonical registration text */
     int state;
+    bool drained; /* asked to drain (DELETE): a heartbeat does not make it live again */
+    bool silent;  /* missed its heartbeat: draining until one comes within the grace */
     int64_t created_ms, seen_ms;
     int64_t open; /* its open sessions */
 };
@@ -343,6 +346,9 @@ void eo__mm_wait_compact(mm_queue *q);
 void eo__mm_wait_remove(mm_queue *q, mm_ticket *t);
 int eo__mm_session_store(eo__mm *mm, mm_session *s, const char *status, int64_t now_ms);
 void eo__mm_session_free(mm_session *s);
+/* The instance's registration with its status, drained and silent (as stored; NULL when out
+ * of memory). */
+json_t *eo__mm_instance_json(const mm_instance *in);
 int eo__mm_instance_store(eo__mm *mm, mm_instance *in, int64_t now_ms);
 const char *eo__mm_instance_state(int state);
 /* The session's match as a view over @p seats (eo_codec.h). */

@@ -73,9 +73,17 @@ static int load_instance(void *ctx, const eo_mm_row *row)
         rc = EO_ENOMEM;
     if (rc == 0) {
         snprintf(in->token, sizeof in->token, "%.32s", row->token);
-        in->state = strcmp(row->status, "draining") == 0 ? MM_I_DRAINING : MM_I_LIVE;
+        /* a draining row without "drained" was written before silence drained instances */
+        json_t *doc = parse(row->doc);
+        const json_t *drained = json_object_get(doc, "drained");
+        in->drained = drained ? json_is_true(drained) : strcmp(row->status, "draining") == 0;
+        in->silent = json_is_true(json_object_get(doc, "silent"));
+        json_decref(doc);
+        in->state = in->drained || in->silent ? MM_I_DRAINING : MM_I_LIVE;
         in->created_ms = row->created_at;
-        in->seen_ms = c->now_ms; /* a whole heartbeat timeout from the start to show up */
+        /* its silence counts from the start: a whole heartbeat timeout to show up (and, when
+         * it was silent already, the grace after it) */
+        in->seen_ms = c->now_ms;
         rc = eo__smap_put(c->mm->instances, in->reg.id, in);
     }
     if (rc != 0) {

@@ -103,10 +103,8 @@ static int by_created(const void *a, const void *b)
  * every seat's join secret: what it polls. Its text in *out. */
 static int instance_text(eo__mm *mm, mm_instance *in, char **out)
 {
-    json_t *o = eo_instance_request_to_json(&in->reg);
-    if (o != NULL &&
-        (json_object_set_new(o, "status", json_string(eo__mm_instance_state(in->state))) != 0 ||
-         json_object_set_new(o, "open", json_integer(in->open)) != 0)) {
+    json_t *o = eo__mm_instance_json(in);
+    if (o != NULL && json_object_set_new(o, "open", json_integer(in->open)) != 0) {
         json_decref(o);
         o = NULL;
     }
@@ -184,6 +182,9 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
         return EO_ENOMEM;
     mm_instance *in = eo__smap_get(mm->instances, r->id);
     bool same = in != NULL && strcmp(in->request, text) == 0;
+    /* the same registration of a live instance changes nothing; else it is stored (one that
+     * was draining or lost is live again) */
+    bool store = !same || in->state != MM_I_LIVE;
     if (in != NULL && !same && in->state != MM_I_LOST && in->open > 0) {
         free(text);
         return eo__mm_refuse(err, 409, "instance_conflict", "id",
@@ -203,13 +204,28 @@ static int instance_register(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, in
     in->request = text;
     in->reg = *r;
     in->state = MM_I_LIVE;
+    in->drained = in->silent = false;
     mm->instances_changed = true;
     in->seen_ms = now_ms;
-    rc = same ? 0 : eo__mm_instance_store(mm, in, now_ms);
+    rc = store ? eo__mm_instance_store(mm, in, now_ms) : 0;
     o = rc ? NULL : registered(in);
     *out = o ? json_dumps(o, EO__MM_JSON) : NULL;
     json_decref(o);
     return rc ? rc : *out ? 0 : EO_ENOMEM;
+}
+
+/* A silent instance heartbeats within its grace: live again (draining still when it was asked
+ * to drain), its sessions as they were. */
+static int heard_again(eo__mm *mm, mm_instance *in, int64_t now_ms)
+{
+    in->silent = false;
+    in->state = in->drained ? MM_I_DRAINING : MM_I_LIVE;
+    mm->instances_changed = true;
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_INFO, "instance heard again");
+    eo__log_str(&l, "instance", in->reg.id);
+    eo__log_end(mm->lg, EO_LOG_INFO, &l);
+    return eo__mm_instance_store(mm, in, now_ms);
 }
 
 static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status, char **text,
@@ -226,8 +242,11 @@ static int instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *sta
             return eo__mm_refuse(err, 410, "instance_lost", "instance",
                                  "missed heartbeats ended its sessions; register again");
         in->seen_ms = now_ms;
-    } else if (q->op == EO__MM_INSTANCE_DELETE && in->state == MM_I_LIVE) {
-        in->state = MM_I_DRAINING; /* its sessions run to their end; no new one */
+        if (in->silent && (rc = heard_again(mm, in, now_ms)) != 0)
+            return rc;
+    } else if (q->op == EO__MM_INSTANCE_DELETE && in->state != MM_I_LOST && !in->drained) {
+        in->drained = true; /* its sessions run to their end; no new one */
+        in->state = MM_I_DRAINING;
         mm->instances_changed = true;
         if ((rc = eo__mm_instance_store(mm, in, now_ms)) != 0)
             return rc;

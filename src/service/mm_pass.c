@@ -239,7 +239,9 @@ static int collect_backfill(void *ctx, const char *key, void *val)
     (void)key;
     bf_ctx *c = ctx;
     mm_session *s = val;
-    if (s->bf_team < 0 || s->bf_slots <= 0 || strcmp(s->queue, c->q->cfg.name) != 0)
+    /* a silent instance's sessions wait: it may not be there to let the players in */
+    if (s->bf_team < 0 || s->bf_slots <= 0 || s->inst->silent ||
+        strcmp(s->queue, c->q->cfg.name) != 0)
         return 0;
     mm_session **v = eo__grow(c->s, &c->cap, c->n + 1, sizeof *v);
     if (v != NULL)
@@ -440,30 +442,34 @@ static int allocate_waiting(eo__mm *mm, mm_queue *q, int64_t now_ms)
 
 /* ---- instances and pruning ----------------------------------------------------------------- */
 
-typedef struct lost_ctx {
+typedef struct watch_ctx {
     eo__mm *mm;
     int64_t now_ms;
-    mm_instance *lost[64]; /* a tick's share; the others are found at the next */
+    mm_instance *due[64]; /* a tick's share; the others are found at the next */
     size_t n;
     mm_session **ended; /* every open session of a lost instance */
     size_t ns, capns;
-} lost_ctx;
+} watch_ctx;
 
-static int find_lost(void *ctx, const char *key, void *val)
+/* Instances whose silence changes their state: past the heartbeat timeout (drained), and past
+ * the grace after it (lost). */
+static int find_silent(void *ctx, const char *key, void *val)
 {
     (void)key;
-    lost_ctx *c = ctx;
+    watch_ctx *c = ctx;
     mm_instance *in = val;
-    if (in->state != MM_I_LOST && c->now_ms - in->seen_ms > c->mm->cfg.heartbeat_ms &&
-        c->n < sizeof c->lost / sizeof c->lost[0])
-        c->lost[c->n++] = in;
+    int64_t quiet = c->now_ms - in->seen_ms, timeout = c->mm->cfg.heartbeat_ms;
+    if (in->state != MM_I_LOST && quiet > timeout &&
+        (!in->silent || quiet > timeout + c->mm->cfg.grace_ms) &&
+        c->n < sizeof c->due / sizeof c->due[0])
+        c->due[c->n++] = in;
     return 0;
 }
 
 static int find_sessions(void *ctx, const char *key, void *val)
 {
     (void)key;
-    lost_ctx *c = ctx;
+    watch_ctx *c = ctx;
     mm_session *s = val;
     if (s->inst->state != MM_I_LOST)
         return 0;
@@ -475,24 +481,37 @@ static int find_sessions(void *ctx, const char *key, void *val)
     return 0;
 }
 
-/* Instances silent past the heartbeat timeout are lost, and their open sessions with them
- * (their tickets stay assigned: the players were told where to go). */
+/* Instance @p in fell silent (drained: its sessions go on, nothing new comes) or stayed silent
+ * through the grace (lost). */
+static int fall_silent(eo__mm *mm, mm_instance *in, int64_t now_ms)
+{
+    bool lost = now_ms - in->seen_ms > mm->cfg.heartbeat_ms + mm->cfg.grace_ms;
+    in->silent = true;
+    in->state = lost ? MM_I_LOST : MM_I_DRAINING;
+    if (lost)
+        in->open = 0;
+    eo__logline l;
+    eo__log_begin(&l, EO_LOG_WARN, lost ? "instance lost" : "instance silent: draining");
+    eo__log_str(&l, "instance", in->reg.id);
+    eo__log_end(mm->lg, EO_LOG_WARN, &l);
+    return eo__mm_instance_store(mm, in, now_ms);
+}
+
+/* Instances silent past the heartbeat timeout are drained; past the grace too, they are lost,
+ * and their open sessions with them (their tickets stay assigned: the players were told where
+ * to go). */
 static int heartbeats(eo__mm *mm, int64_t now_ms)
 {
-    lost_ctx c = {.mm = mm, .now_ms = now_ms};
-    eo__smap_each(mm->instances, find_lost, &c);
+    watch_ctx c = {.mm = mm, .now_ms = now_ms};
+    eo__smap_each(mm->instances, find_silent, &c);
     int rc = 0;
+    bool any_lost = false;
     mm->instances_changed |= c.n > 0;
     for (size_t i = 0; rc == 0 && i < c.n; i++) {
-        c.lost[i]->state = MM_I_LOST;
-        c.lost[i]->open = 0;
-        rc = eo__mm_instance_store(mm, c.lost[i], now_ms);
-        eo__logline l;
-        eo__log_begin(&l, EO_LOG_WARN, "instance lost");
-        eo__log_str(&l, "instance", c.lost[i]->reg.id);
-        eo__log_end(mm->lg, EO_LOG_WARN, &l);
+        rc = fall_silent(mm, c.due[i], now_ms);
+        any_lost |= c.due[i]->state == MM_I_LOST;
     }
-    if (rc == 0 && c.n > 0)
+    if (rc == 0 && any_lost)
         rc = eo__smap_each(mm->sessions, find_sessions, &c);
     for (size_t i = 0; rc == 0 && i < c.ns; i++) {
         eo__mm_set_backfill(mm, c.ended[i], -1);

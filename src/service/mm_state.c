@@ -457,14 +457,22 @@ void eo__mm_session_free(mm_session *s)
     free(s);
 }
 
+json_t *eo__mm_instance_json(const mm_instance *in)
+{
+    json_t *o = eo_instance_request_to_json(&in->reg);
+    if (o != NULL &&
+        (json_object_set_new(o, "status", json_string(eo__mm_instance_state(in->state))) != 0 ||
+         json_object_set_new(o, "drained", json_boolean(in->drained)) != 0 ||
+         json_object_set_new(o, "silent", json_boolean(in->silent)) != 0)) {
+        json_decref(o);
+        o = NULL;
+    }
+    return o;
+}
+
 int eo__mm_instance_store(eo__mm *mm, mm_instance *in, int64_t now_ms)
 {
-    json_t *doc = eo_instance_request_to_json(&in->reg);
-    if (doc != NULL &&
-        json_object_set_new(doc, "status", json_string(eo__mm_instance_state(in->state))) != 0) {
-        json_decref(doc);
-        doc = NULL;
-    }
+    json_t *doc = eo__mm_instance_json(in);
     char *text = doc ? json_dumps(doc, EO__MM_JSON) : NULL;
     json_decref(doc);
     if (text == NULL)

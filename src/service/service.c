@@ -115,7 +115,9 @@ static int open_engine(struct eo_service *svc, eo_engine **out, char *err, size_
         }
     }
     if (rc == 0) {
-        eo__mm_config mc = {(int64_t)svc->cfg.mm_heartbeat_ms, (int64_t)svc->cfg.mm_keep_s * 1000};
+        eo__mm_config mc = {(int64_t)svc->cfg.mm_heartbeat_ms,
+                            (int64_t)svc->cfg.mm_heartbeat_grace_ms,
+                            (int64_t)svc->cfg.mm_keep_s * 1000};
         char merr[256] = "";
         if ((rc = eo__mm_open(&mc, *out, &svc->log, merr, sizeof merr, &svc->mm)) != 0)
             snprintf(err, errlen, "cannot load the matchmaking state of %s: %s", svc->db, merr);

@@ -158,6 +158,36 @@ static json_int_t figure(const e2e_server *s, const char *queue, const char *nam
     return v;
 }
 
+/* The value of the sample @p series (name and labels, as /metrics writes them) in one scrape;
+ * -1 when it is not there. */
+static long long sample(const e2e_server *s, const char *series)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, "GET", "/metrics", NULL, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    long long v = -1;
+    size_t n = strlen(series);
+    for (const char *l = r.body; l != NULL; l = strchr(l, '\n')) {
+        l += *l == '\n'; /* each line's start */
+        if (strncmp(l, series, n) == 0 && l[n] == ' ')
+            v = strtoll(l + n + 1, NULL, 10);
+    }
+    e2e_resp_free(&r);
+    return v;
+}
+
+#define MM_M "evenodds_matchmaking_"
+
+/* Polls until sample @p series is @p want (at most 5 s). */
+static void sample_is(const e2e_server *s, const char *series, long long want)
+{
+    long long v = -1;
+    for (int i = 0; i < 250 && (v = sample(s, series)) != want; i++)
+        sleep_ms(20);
+    if (v != want)
+        fail_msg("%s is %lld, expected %lld", series, v, want);
+}
+
 /* ---- the whole path ---------------------------------------------------------------------- */
 
 static void test_flow(void **state)
@@ -508,47 +538,164 @@ static void test_cancel_during_matching(void **state)
 /* ---- an instance that stops heartbeating -------------------------------------------------------
  */
 
+/* Polls instance @p id (admin key) until its status is @p want (at most 10 s), heartbeating
+ * instance @p keep (token @p keep_token; NULL: none) meanwhile; its document. */
+static json_t *wait_instance(const e2e_server *s, const char *id, const char *want,
+                             const char *keep, const char *keep_token)
+{
+    for (int i = 0; i < 500; i++) {
+        if (keep != NULL)
+            json_decref(instance_doc(s, keep, keep_token, true));
+        json_t *o = instance_doc(s, id, s->admin_key, false);
+        if (strcmp(str(o, "status"), want) == 0)
+            return o;
+        json_decref(o);
+        sleep_ms(20);
+    }
+    fail_msg("instance %s never became %s", id, want);
+    return NULL;
+}
+
+static void session_is(const e2e_server *s, const char *session, const char *want)
+{
+    char path[160];
+    snprintf(path, sizeof path, "/v1/sessions/%s", session);
+    json_t *o = call(s, "GET", path, s->admin_key, NULL, 200);
+    assert_string_equal(str(o, "status"), want);
+    json_decref(o);
+}
+
+/* The session of assigned ticket @p id in @p session (64 bytes). */
+static void session_of(const e2e_server *s, const char *id, char *session)
+{
+    json_t *o = wait_status(s, id, "assigned");
+    snprintf(session, 64, "%s", str(json_object_get(o, "assignment"), "session"));
+    json_decref(o);
+}
+
+/* A service with options @p extra, a 1v1 queue "q", instance i1 (registration @p instance, its
+ * token in @p token) and the session of tickets a and b on it in @p session (64 bytes). */
+static void one_session(e2e_server *s, const char *const *extra, const char *instance, char *token,
+                        char *session)
+{
+    start(s, extra);
+    make_queue(s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":1,\"interval_ms\":20}");
+    add_instance(s, instance, token);
+    add_ticket(s, "q", "a", "[{\"id\":\"pa\"}]", NULL);
+    add_ticket(s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
+    session_of(s, "b", session);
+}
+
+/* An instance silent past the heartbeat timeout drains: its session stays open, the new match
+ * waits and the backfill it asked for is not served, also across a restart; its heartbeat
+ * within the grace makes it live again with its session, and then both are served. */
+static void test_instance_resumes(void **state)
+{
+    (void)state;
+    e2e_server s;
+    const char *extra[] = {"--mm-heartbeat-timeout", "600", "--mm-heartbeat-grace", "8000", NULL};
+    char it[33], session[64], path[160];
+    one_session(&s, extra, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\",\"capacity\":2}",
+                it, session);
+    /* i1 goes silent: draining, its session open */
+    json_t *o = wait_instance(&s, "i1", "draining", NULL, NULL);
+    assert_true(json_is_true(json_object_get(o, "silent")));
+    assert_true(json_is_false(json_object_get(o, "drained")));
+    assert_int_equal(json_array_size(json_object_get(o, "sessions")), 1);
+    json_decref(o);
+    session_is(&s, session, "open");
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"q\",status=\"draining\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"q\",status=\"live\"}"), 0);
+    /* nothing new for it: a match waits (it has room for one more session), a backfill
+     * request of its session is not served though a ticket waits */
+    add_ticket(&s, "q", "c", "[{\"id\":\"pc\"}]", NULL);
+    add_ticket(&s, "q", "d", "[{\"id\":\"pd\"}]", NULL);
+    json_decref(wait_status(&s, "d", "matched"));
+    snprintf(path, sizeof path, "/v1/sessions/%s/backfill", session);
+    json_decref(call(&s, "POST", path, it, "{\"team\":\"A\",\"slots\":1}", 200));
+    add_ticket(&s, "q", "e", "[{\"id\":\"pe\"}]", NULL);
+    sleep_ms(300);
+    o = ticket(&s, "e", s.server_key);
+    assert_string_equal(str(o, "status"), "queued");
+    json_decref(o);
+    o = ticket(&s, "c", s.server_key);
+    assert_string_equal(str(o, "status"), "matched");
+    json_decref(o);
+    /* a restart keeps it draining, silent, with its session */
+    int status = 0;
+    assert_int_equal(e2e_stop(&s, 9, 5000, &status), 0);
+    const char *again[] = {"--default-pool", "default", "--mm-heartbeat-timeout", "600",
+                           "--mm-heartbeat-grace", "8000", NULL};
+    assert_int_equal(e2e_start(&s, again), 0);
+    o = instance_doc(&s, "i1", s.admin_key, false);
+    assert_string_equal(str(o, "status"), "draining");
+    assert_true(json_is_true(json_object_get(o, "silent")));
+    json_decref(o);
+    session_is(&s, session, "open");
+    sleep_ms(300);
+    o = ticket(&s, "e", s.server_key);
+    assert_string_equal(str(o, "status"), "queued");
+    json_decref(o);
+    /* its heartbeat: live again, the same session; the match and the backfill are served */
+    o = instance_doc(&s, "i1", it, true);
+    assert_string_equal(str(o, "status"), "live");
+    assert_true(json_is_false(json_object_get(o, "silent")));
+    const json_t *sess = json_array_get(json_object_get(o, "sessions"), 0);
+    assert_string_equal(str(sess, "session"), session);
+    assert_int_equal(json_array_size(json_object_get(sess, "players")), 2);
+    json_decref(o);
+    char later[64];
+    session_of(&s, "e", later);
+    assert_string_equal(later, session);
+    session_of(&s, "d", later);
+    assert_string_not_equal(later, session);
+    session_is(&s, session, "open");
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"q\",status=\"live\"}"), 1);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"q\",status=\"draining\"}"), 0);
+    e2e_cleanup(&s);
+}
+
+/* An instance that never comes back: draining after the heartbeat timeout, lost after the
+ * grace, its session with it; registering again makes it live, and so it stays across a
+ * restart. */
 static void test_instance_lost(void **state)
 {
     (void)state;
     e2e_server s;
-    const char *extra[] = {"--mm-heartbeat-timeout", "600", NULL};
-    start(&s, extra);
-    make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":1,\"interval_ms\":20}");
-    char it1[33], it2[33];
-    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", it1);
-    add_ticket(&s, "q", "a", "[{\"id\":\"pa\"}]", NULL);
-    add_ticket(&s, "q", "b", "[{\"id\":\"pb\"}]", NULL);
-    json_t *o = wait_status(&s, "b", "assigned");
-    char session[64], path[160];
-    snprintf(session, sizeof session, "%s", str(json_object_get(o, "assignment"), "session"));
-    json_decref(o);
+    const char *extra[] = {"--mm-heartbeat-timeout", "600", "--mm-heartbeat-grace", "1000", NULL};
+    char it1[33], it2[33], session[64];
+    one_session(&s, extra, "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", it1, session);
     /* i1 goes silent; i2 keeps heartbeating */
     add_instance(&s, "{\"id\":\"i2\",\"queues\":[\"q\"],\"address\":\"h:2\"}", it2);
-    for (int k = 0; k < 10; k++) {
-        json_decref(instance_doc(&s, "i2", it2, true));
-        sleep_ms(100);
-    }
-    snprintf(path, sizeof path, "/v1/sessions/%s", session);
-    o = call(&s, "GET", path, s.admin_key, NULL, 200);
-    assert_string_equal(str(o, "status"), "lost");
-    json_decref(o);
-    o = instance_doc(&s, "i1", s.admin_key, false);
-    assert_string_equal(str(o, "status"), "lost");
+    json_decref(wait_instance(&s, "i1", "draining", "i2", it2));
+    session_is(&s, session, "open");
+    json_t *o = wait_instance(&s, "i1", "lost", "i2", it2);
     assert_int_equal(json_array_size(json_object_get(o, "sessions")), 0);
     json_decref(o);
+    session_is(&s, session, "lost");
+    o = ticket(&s, "b", s.server_key); /* the players were sent there: it stays assigned */
+    assert_string_equal(str(o, "status"), "assigned");
+    json_decref(o);
     refused(&s, "POST", "/v1/instances/i1/heartbeat", it1, NULL, 410, "instance_lost", "instance");
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"q\",status=\"draining\"}"), 0);
+    assert_int_equal(sample(&s, MM_M "instances{queue=\"q\",status=\"live\"}"), 1);
     /* new matches go to the live one */
     add_ticket(&s, "q", "c", "[{\"id\":\"pc\"}]", NULL);
     add_ticket(&s, "q", "d", "[{\"id\":\"pd\"}]", NULL);
     o = wait_status(&s, "d", "assigned");
     assert_string_equal(str(json_object_get(o, "assignment"), "instance"), "i2");
     json_decref(o);
-    /* registering again brings it back, with the same token */
+    /* registering again brings it back, with the same token, also after a restart */
     o = call(&s, "POST", "/v1/instances", s.server_key,
              "{\"id\":\"i1\",\"queues\":[\"q\"],\"address\":\"h:1\"}", 200);
     assert_string_equal(str(o, "status"), "live");
     assert_string_equal(str(o, "token"), it1);
+    json_decref(o);
+    int status = 0;
+    assert_int_equal(e2e_stop(&s, 9, 5000, &status), 0);
+    assert_int_equal(e2e_start(&s, (const char *const[]){"--default-pool", "default", NULL}), 0);
+    o = instance_doc(&s, "i1", it1, true);
+    assert_string_equal(str(o, "status"), "live");
     json_decref(o);
     e2e_cleanup(&s);
 }
@@ -825,36 +972,6 @@ static void test_session_rounds(void **state)
 
 /* ---- the figures: /metrics and the queue's document ----------------------------------------- */
 
-/* The value of the sample @p series (name and labels, as /metrics writes them) in one scrape;
- * -1 when it is not there. */
-static long long sample(const e2e_server *s, const char *series)
-{
-    e2e_resp r;
-    assert_int_equal(e2e_call(s, "GET", "/metrics", NULL, NULL, &r), 0);
-    assert_int_equal(r.status, 200);
-    long long v = -1;
-    size_t n = strlen(series);
-    for (const char *l = r.body; l != NULL; l = strchr(l, '\n')) {
-        l += *l == '\n'; /* each line's start */
-        if (strncmp(l, series, n) == 0 && l[n] == ' ')
-            v = strtoll(l + n + 1, NULL, 10);
-    }
-    e2e_resp_free(&r);
-    return v;
-}
-
-#define MM_M "evenodds_matchmaking_"
-
-/* Polls until sample @p series is @p want (at most 5 s). */
-static void sample_is(const e2e_server *s, const char *series, long long want)
-{
-    long long v = -1;
-    for (int i = 0; i < 250 && (v = sample(s, series)) != want; i++)
-        sleep_ms(20);
-    if (v != want)
-        fail_msg("%s is %lld, expected %lld", series, v, want);
-}
-
 static void test_metrics(void **state)
 {
     (void)state;
@@ -1013,12 +1130,13 @@ static eo_instance *library_instance(const e2e_server *s, long heartbeat_ms)
 }
 
 /* Register, sessions by heartbeat, secrets checked locally, backfill, close; the service lost
- * the instance (a heartbeat timeout shorter than its heartbeats) and it registers again. */
+ * the instance (a heartbeat timeout and grace shorter than its heartbeats) and it registers
+ * again. */
 static void test_library_instance(void **state)
 {
     (void)state;
     e2e_server s;
-    const char *extra[] = {"--mm-heartbeat-timeout", "1500", NULL};
+    const char *extra[] = {"--mm-heartbeat-timeout", "1500", "--mm-heartbeat-grace", "500", NULL};
     start(&s, extra);
     make_queue(&s, "{\"name\":\"q\",\"pool\":\"default\",\"team_size\":2,\"interval_ms\":20}");
     eo_instance *in = library_instance(&s, 100);
@@ -1067,7 +1185,7 @@ static void test_library_instance(void **state)
     assert_int_equal(eo_instance_check_secret(in, "la", secret, &team, NULL), EO_ENOTFOUND);
     assert_int_equal(eo_instance_close_session(in, session), EO_ENOTFOUND);
     eo_instance_destroy(in);
-    /* heartbeats slower than the service's timeout: lost, then registered again */
+    /* heartbeats slower than the service's timeout and grace: lost, then registered again */
     in = library_instance(&s, 2500);
     wait_event(in, EO_INSTANCE_EV_REGISTERED, &ev);
     wait_event(in, EO_INSTANCE_EV_REGISTERED, &ev);
@@ -1085,6 +1203,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_cancel_matched),
         cmocka_unit_test(test_cancel_during_matching),
+        cmocka_unit_test(test_instance_resumes),
         cmocka_unit_test(test_instance_lost),
         cmocka_unit_test(test_restart),
         cmocka_unit_test(test_ready_check),

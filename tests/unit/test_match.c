@@ -611,13 +611,104 @@ static void test_regions(void **state)
     eo_model_release(m);
 }
 
-/* A walk for a region meets the tickets in the order of the walk over every waiting ticket
- * (docs/MATCHMAKING.md, "The matcher"): the nearer of the nearest below the seed and the
- * nearest above, the older of those two when they are as near, where a ticket that cannot play
- * in the region still takes its turn. 1v1: S at 1000 (oldest, region 0); at 990 an older
- * ticket in region 0 and a younger one only in region 1 (nearer S in rating order: ties stand
- * oldest first); at 1010 one in region 0. Below and above are as near, so the walk compares
- * the younger one below with the one above. */
+/* The tickets of @p q in no match or fill of @p r, as a mask by index. */
+static unsigned waiting_mask(const queue *q, const eo_match_result *r)
+{
+    unsigned placed = 0;
+    for (size_t e = 0; e < r->nentries; e++)
+        placed |= 1u << r->entries[e].ticket;
+    return ((1u << q->n) - 1) & ~placed;
+}
+
+/* Older first among equals (docs/MATCHMAKING.md, "The matcher"): the walk from a seed meets
+ * tickets by distance from its rating and, as near, oldest first, on either side of it.
+ * 1v1, S at 1000 the oldest, two at 990: the older plays, though the younger is next to S in
+ * rating order (tickets of one rating are kept oldest first, and a walk downwards met the
+ * youngest of them first). 3v3, S at 1000, three at 990 and three at 1010 with ages
+ * interleaved: the five oldest play, the youngest waits. */
+static void test_order_among_equals(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("elo");
+    eo_match_config c;
+    one_step(&c, 1, 100, 0.5);
+    queue *q = queue_new();
+    add(q, 1, T0, 1, 1000);
+    add(q, 2, T0 + 1, 1, 990);
+    add(q, 3, T0 + 2, 1, 990);
+    eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 10);
+    assert_int_equal(r->nmatches, 1);
+    assert_int_equal(waiting_mask(q, r), 1u << 2);
+    check_invariants(&c, m, q, r, T0 + 10);
+    eo_match_result_free(r);
+    one_step(&c, 3, 100, 0.5);
+    q->n = q->np = 0;
+    add(q, 1, T0, 1, 1000);
+    add(q, 2, T0 + 1, 1, 990);
+    add(q, 3, T0 + 3, 1, 990);
+    add(q, 4, T0 + 6, 1, 990); /* the youngest */
+    add(q, 5, T0 + 2, 1, 1010);
+    add(q, 6, T0 + 4, 1, 1010);
+    add(q, 7, T0 + 5, 1, 1010);
+    r = pass(&c, m, q, NULL, 0, T0 + 10);
+    assert_int_equal(r->nmatches, 1);
+    assert_int_equal(waiting_mask(q, r), 1u << 3);
+    check_invariants(&c, m, q, r, T0 + 10);
+    eo_match_result_free(r);
+    free(q);
+    eo_model_release(m);
+}
+
+/* Backfill meets the waiting tickets in the same order: 2 slots near 1000, three solos at 990;
+ * the two older fill them. */
+static void test_backfill_order(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("elo");
+    eo_match_config c;
+    one_step(&c, 3, 100, 0.5);
+    queue *q = queue_new();
+    add(q, 1, T0 + 1, 1, 990);
+    add(q, 2, T0 + 3, 1, 990); /* the youngest */
+    add(q, 3, T0 + 2, 1, 990);
+    eo_match_backfill bf = {
+        .key = 1, .team = EO_BALANCE_A, .slots = 2, .rating = 1000, .region = -1, .created_at = T0};
+    eo_match_result *r = pass(&c, m, q, &bf, 1, T0 + 10);
+    assert_int_equal(r->nfills, 1);
+    assert_int_equal(r->fills[0].players, 2);
+    assert_int_equal(waiting_mask(q, r), 1u << 1);
+    check_invariants(&c, m, q, r, T0 + 10);
+    eo_match_result_free(r);
+    free(q);
+    eo_model_release(m);
+}
+
+/* "As near" is exact: below the seed at 1, a rating of -2^-60 is 1 + 2^-60 away, which rounds
+ * to the 1 of the rating 2 above; the one above is nearer and plays, though younger. */
+static void test_order_exact_distance(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("elo");
+    eo_match_config c;
+    one_step(&c, 1, 100, 0.5);
+    queue *q = queue_new();
+    add(q, 1, T0, 1, 1.0);
+    add(q, 2, T0 + 1, 1, -0x1p-60);
+    add(q, 3, T0 + 2, 1, 2.0);
+    assert_true(1.0 - -0x1p-60 == 2.0 - 1.0); /* as rounded */
+    eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 10);
+    assert_int_equal(r->nmatches, 1);
+    assert_int_equal(waiting_mask(q, r), 1u << 1);
+    eo_match_result_free(r);
+    free(q);
+    eo_model_release(m);
+}
+
+/* A walk for a region meets its tickets in the order of the walk over every waiting ticket
+ * (docs/MATCHMAKING.md, "The matcher"), whatever the tickets of other regions. 1v1: S at 1000
+ * (oldest, region 0); at 990 one in region 0 (T0 + 2) and an older one only in region 1
+ * (T0 + 1); at 1010 one in region 0, older (T0 + 1, larger key) or younger (T0 + 3) than the
+ * one at 990 in region 0: the older of those two plays. */
 static void test_region_ties(void **state)
 {
     (void)state;
@@ -628,21 +719,15 @@ static void test_region_ties(void **state)
     queue *q = queue_new();
     static double in0[2] = {10, -1}, in1[2] = {-1, 10};
     add(q, 1, T0, 1, 1000)->latency = in0;
-    add(q, 2, T0 + 1, 1, 990)->latency = in0;
-    add(q, 3, T0 + 5, 1, 990)->latency = in1;
+    add(q, 2, T0 + 2, 1, 990)->latency = in0;
+    add(q, 3, T0 + 1, 1, 990)->latency = in1;
     add(q, 4, T0 + 3, 1, 1010)->latency = in0;
     for (int above_older = 1; above_older >= 0; above_older--) {
-        /* The one above is older than the one below in region 1 (T0 + 3 < T0 + 5): it plays;
-         * younger (T0 + 7): the one in region 1 goes first and is skipped, and the older one
-         * at 990 is compared with it next, and plays. */
-        q->t[3].created_at = above_older ? T0 + 3 : T0 + 7;
+        q->t[3].created_at = above_older ? T0 + 1 : T0 + 3;
         eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 10);
         assert_int_equal(r->nmatches, 1);
-        assert_int_equal(r->matches[0].count, 2);
         assert_int_equal(r->matches[0].region, 0);
-        size_t other = r->entries[0].ticket == 0 ? r->entries[1].ticket : r->entries[0].ticket;
-        assert_int_equal(r->entries[0].ticket == 0 || r->entries[1].ticket == 0, 1);
-        assert_int_equal(other, above_older ? 3 : 1);
+        assert_int_equal(waiting_mask(q, r), 1u << 2 | (above_older ? 1u << 1 : 1u << 3));
         check_invariants(&c, m, q, r, T0 + 10);
         eo_match_result_free(r);
     }
@@ -975,6 +1060,9 @@ int main(void)
         cmocka_unit_test(test_calibration_window),
         cmocka_unit_test(test_calibration_quality),
         cmocka_unit_test(test_regions),
+        cmocka_unit_test(test_order_among_equals),
+        cmocka_unit_test(test_backfill_order),
+        cmocka_unit_test(test_order_exact_distance),
         cmocka_unit_test(test_region_ties),
         cmocka_unit_test(test_team_min),
         cmocka_unit_test(test_backfill),

@@ -41,35 +41,31 @@ static bool add(const eo__mpass *p, eo__mgroup *g, uint32_t t)
     return true;
 }
 
-/* A walk outwards from rating r0 through the waiting tickets of one list: the order is the
- * one of the walk over every waiting ticket (list 0), which takes the nearer of the nearest
- * ticket below r0's place and the nearest above, the older of the two when they are as near;
- * a walk for a region skips the tickets that cannot play there, so it only reads those of its
- * region's list, and where a ticket of its list below and one above are as near it replays
- * the walk over list 0 for that distance (whose order depends on the tickets skipped).
- * Tickets placed by the pass stay in the lists until a walk meets them: it unlinks them then
- * (a placed ticket's neighbours in lists other than the one walked were a cache miss each). */
+/* A walk outwards from rating r0 through the waiting tickets of one list, in order of distance
+ * from r0 and, among tickets as near, oldest first (docs/MATCHMAKING.md, "The matcher"). The
+ * list is in rating order, tickets of one rating oldest first: above r0 that is already the
+ * walk's order; below r0 each run of one rating is met from its start (its oldest) upwards.
+ * Where the nearest below and the nearest above are as near (exactly: their rounding decides
+ * when the rounded distances are equal), the older goes first. The order is one of the tickets
+ * alone, so a walk for a region, which reads only its region's list, meets that region's
+ * tickets as the walk over every waiting ticket (list 0) would. Tickets placed by the pass stay
+ * in the lists until a walk meets them: it unlinks them then (a placed ticket's neighbours in
+ * lists other than the one walked were a cache miss each). */
 typedef struct walk {
     eo__mpass *p;
-    eo__mlink *lk;             /* the list walked */
-    int region;                /* its region; -1: list 0 */
-    double r0, dmax;           /* no ticket farther than dmax is visited */
-    uint32_t lo, hi;           /* the nearest not yet visited below and above */
-    uint32_t lo_end, hi_begin; /* below: positions < lo_end; above: >= hi_begin */
-    bool tie;                  /* replaying list 0 at distance dt: glo and ghi its tickets there */
-    double dt;
-    uint32_t glo, ghi, lo_after, hi_after;
+    eo__mlink *lk;   /* the list walked */
+    int region;      /* its region; -1: list 0 */
+    double r0, dmax; /* no ticket farther than dmax is visited */
+    uint32_t hi;     /* above: the nearest not yet visited */
+    /* below: with run set, lo is the next of the run lo..top (one rating, met upwards) and
+     * under the nearest below the run; without, lo is the nearest not yet visited */
+    uint32_t lo, top, under;
+    bool run;
 } walk;
 
-static void walk_init(walk *w, eo__mpass *p, int region, double r0, double dmax, uint32_t lo_end,
-                      uint32_t hi_begin)
+static void walk_init(walk *w, eo__mpass *p, int region, double r0, double dmax)
 {
-    *w = (walk){.p = p,
-                .region = p->c->nregions > 0 ? region : -1,
-                .r0 = r0,
-                .dmax = dmax,
-                .lo_end = lo_end,
-                .hi_begin = hi_begin};
+    *w = (walk){.p = p, .region = p->c->nregions > 0 ? region : -1, .r0 = r0, .dmax = dmax};
     w->lk = p->link + (size_t)(w->region + 1) * p->n;
 }
 
@@ -88,67 +84,46 @@ static uint32_t waiting(walk *w, uint32_t t, bool down)
     return t;
 }
 
-/* The next ticket of list 0 at distance dt below (@p down) or above r0 after @p t, or none
- * (placed ones included: tie_next skips them). */
-static uint32_t tie_step(const walk *w, uint32_t t, bool down)
+/* Finds the run of one rating that the nearest waiting ticket below (w->lo) ends: lo its
+ * start, top that ticket, under the next below the run (maybe placed: skipped when read).
+ * When the ticket before it in rating order (list 0) has another rating, it is a run of one
+ * in every list, and nothing further is read; else the whole run is read, so the walk does it
+ * only when it takes from the run or needs its oldest to break a tie. */
+static void run_below(walk *w)
 {
-    const eo__mpass *p = w->p;
-    uint32_t y = down ? p->link[t].prev : p->link[t].next;
-    if (y == EO__MNONE || (down ? w->r0 - p->rat[y].r : p->rat[y].r - w->r0) != w->dt)
-        return EO__MNONE;
-    return y;
+    const eo__mrat *rat = w->p->rat;
+    uint32_t t = w->top = w->lo, x;
+    w->run = true;
+    w->under = w->lk[t].prev;
+    if (t == 0 || rat[t - 1].r != rat[t].r)
+        return;
+    while ((x = waiting(w, w->lk[t].prev, true)) != EO__MNONE && rat[x].r == rat[w->top].r)
+        t = x;
+    w->lo = t;
+    w->under = x;
 }
 
-/* Starts the replay of list 0 at distance @p dt, where w->lo and w->hi (waiting) both are. */
-static void tie_begin(walk *w, double dt)
+/* The rounding error of s = fl(a - b): a - b is s + the result exactly (Knuth's TwoSum). */
+static double sub_error(double a, double b, double s)
 {
-    const eo__mpass *p = w->p;
-    const eo__mlink *all = p->link;
-    w->tie = true;
-    w->dt = dt;
-    uint32_t x = w->lo, y;
-    while ((y = all[x].next) != EO__MNONE && y < w->lo_end && w->r0 - p->rat[y].r == dt)
-        x = y;
-    w->glo = x;
-    for (x = w->hi;
-         (y = all[x].prev) != EO__MNONE && y >= w->hi_begin && p->rat[y].r - w->r0 == dt;)
-        x = y;
-    w->ghi = x;
-    for (x = w->lo; x != EO__MNONE && w->r0 - p->rat[x].r == dt;)
-        x = w->lk[x].prev;
-    w->lo_after = x;
-    for (x = w->hi; x != EO__MNONE && p->rat[x].r - w->r0 == dt;)
-        x = w->lk[x].next;
-    w->hi_after = x;
+    double bv = s - a;
+    return (a - (s - bv)) + (-b - bv);
 }
 
-/* From @p t on at distance dt, going down (or up) list 0, the first ticket still waiting. */
-static uint32_t tie_waiting(const walk *w, uint32_t t, bool down)
-{
-    while (t != EO__MNONE && w->p->taken[t])
-        t = tie_step(w, t, down);
-    return t;
-}
-
-/* The replay's next waiting ticket of the walk's region, or none when the distance is done. */
-static uint32_t tie_next(walk *w)
+/* Whether the walk meets the waiting tickets below r0 (w->lo's run, @p dl away as rounded)
+ * before the nearest above (w->hi, @p dh): the nearer, and of two exactly as near the older. */
+static bool below_first(walk *w, double dl, double dh)
 {
     const eo__mpass *p = w->p;
-    for (;;) {
-        uint32_t lo = w->glo = tie_waiting(w, w->glo, true);
-        uint32_t hi = w->ghi = tie_waiting(w, w->ghi, false);
-        if (lo == EO__MNONE && hi == EO__MNONE)
-            break;
-        bool down = hi == EO__MNONE || (lo != EO__MNONE && !eo__match_older(p, hi, lo));
-        uint32_t c = down ? lo : hi;
-        *(down ? &w->glo : &w->ghi) = tie_step(w, c, down);
-        if (eo__match_reaches(p, c, w->region))
-            return c;
-    }
-    w->tie = false;
-    w->lo = w->lo_after;
-    w->hi = w->hi_after;
-    return EO__MNONE;
+    if (dl != dh)
+        return dl < dh;
+    double el = sub_error(w->r0, p->rat[w->lo].r, dl);
+    double eh = sub_error(p->rat[w->hi].r, w->r0, dh);
+    if (el != eh)
+        return el < eh;
+    if (!w->run)
+        run_below(w);
+    return eo__match_older(p, w->lo, w->hi);
 }
 
 /* The walk's next ticket and its distance from r0 in *d, or EO__MNONE when none is left
@@ -156,40 +131,32 @@ static uint32_t tie_next(walk *w)
 static uint32_t walk_next(walk *w, double *d)
 {
     const eo__mpass *p = w->p;
-    if (w->tie) {
-        uint32_t c = tie_next(w);
-        if (c != EO__MNONE) {
-            *d = w->dt;
-            return c;
-        }
-    }
-    uint32_t lo = w->lo = waiting(w, w->lo, true), hi = w->hi = waiting(w, w->hi, false);
+    if (!w->run)
+        w->lo = waiting(w, w->lo, true);
+    uint32_t lo = w->lo, hi = w->hi = waiting(w, w->hi, false);
     if (lo == EO__MNONE && hi == EO__MNONE)
         return EO__MNONE;
     double dl = lo != EO__MNONE ? w->r0 - p->rat[lo].r : 0.0;
     double dh = hi != EO__MNONE ? p->rat[hi].r - w->r0 : 0.0;
-    bool down = hi == EO__MNONE || (lo != EO__MNONE && dl < dh);
-    if (lo != EO__MNONE && hi != EO__MNONE && dl == dh) {
-        if (dl > w->dmax) {
-            w->lo = w->hi = EO__MNONE;
-            return EO__MNONE;
-        }
-        if (w->region >= 0) {
-            tie_begin(w, dl);
-            return walk_next(w, d);
-        }
-        down = !eo__match_older(p, hi, lo);
-    }
+    bool down = hi == EO__MNONE || (lo != EO__MNONE && below_first(w, dl, dh));
     *d = down ? dl : dh;
     if (*d > w->dmax) {
         w->lo = w->hi = EO__MNONE;
+        w->run = false;
         return EO__MNONE;
     }
-    if (down)
-        w->lo = w->lk[lo].prev;
-    else
+    if (!down) {
         w->hi = w->lk[hi].next;
-    return down ? lo : hi;
+        return hi;
+    }
+    if (!w->run)
+        run_below(w);
+    lo = w->lo;
+    if (lo != w->top)
+        w->lo = waiting(w, w->lk[lo].next, false);
+    else
+        w->lo = w->under, w->run = false;
+    return lo;
 }
 
 /* Tickets a group may try after the greedy walk failed (parties that did not fit), and the
@@ -233,7 +200,7 @@ bool eo__match_gather(eo__mpass *p, uint32_t s, int k, double window, int region
         return false;
     double reach = window + p->rat[s].allow, d;
     walk w;
-    walk_init(&w, p, region, p->rat[s].r, reach + p->allow_max, s, s + 1);
+    walk_init(&w, p, region, p->rat[s].r, reach + p->allow_max);
     w.lo = w.lk[s].prev;
     w.hi = w.lk[s].next;
     uint32_t cand[CAND_MAX], c;
@@ -272,7 +239,7 @@ static void walk_from(walk *w, eo__mpass *p, int region, double r, double dmax)
         else
             b = m;
     }
-    walk_init(w, p, region, r, dmax, (uint32_t)a, (uint32_t)a);
+    walk_init(w, p, region, r, dmax);
     w->lo = w->hi = EO__MNONE;
     for (size_t i = a; i < p->n && w->hi == EO__MNONE; i++)
         if (!p->taken[i] && eo__match_reaches(p, (uint32_t)i, w->region))
