@@ -39,7 +39,7 @@ static uint64_t fnv(uint64_t h, uint64_t v)
     return h;
 }
 
-static void row(int n, int scramble, int count, uint64_t work, int all, int dump)
+static void row(int n, int scramble, int count, uint64_t work, int64_t se, int all, int dump)
 {
     uint64_t sum = UINT64_C(0xcbf29ce484222325);
     uint64_t s = (uint64_t)n * 1000 + (uint64_t)scramble;
@@ -53,6 +53,7 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
         eo_balance_request r;
         memset(&r, 0, sizeof r);
         r.work_limit = work;
+        r.spread_epsilon = se;
         if (!all)
             r.k_min = r.k_max = n / 2;
         if (scramble) {
@@ -122,16 +123,19 @@ int main(int argc, char **argv)
     int count = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 100;
     uint64_t work = argc > 2 ? strtoull(argv[2], NULL, 10) : UINT64_C(10000000);
     int all = 0, dump = 0, only = 0;
+    int64_t se = 1;
     for (int x = 3; x < argc; x++) {
         if (strncmp(argv[x], "n=", 2) == 0)
             only = (int)strtol(argv[x] + 2, NULL, 10);
+        if (strncmp(argv[x], "se=", 3) == 0)
+            se = strtoll(argv[x] + 3, NULL, 10);
         all |= strcmp(argv[x], "all") == 0;
         dump |= strcmp(argv[x], "dump") == 0;
     }
     if (count < 1)
         count = 1;
-    printf("instances %d, work limit %llu nodes, %s\n", count, (unsigned long long)work,
-           all ? "every k" : "k = N/2");
+    printf("instances %d, work limit %llu nodes, spread_epsilon %lld, %s\n", count,
+           (unsigned long long)work, (long long)se, all ? "every k" : "k = N/2");
     printf("| N  | mode      | p50 us     | p99 us     | max us     | cpu p50    | cpu p99    "
            "| exact | errors | checksum         |\n");
     printf("|----|-----------|-----------:|-----------:|-----------:|-----------:|-----------:"
@@ -140,8 +144,8 @@ int main(int argc, char **argv)
     for (int x = 0; x < 3; x++) {
         if (only && ns[x] != only)
             continue;
-        row(ns[x], 1, count, work, all, dump);
-        row(ns[x], 0, count, work, all, dump);
+        row(ns[x], 1, count, work, se, all, dump);
+        row(ns[x], 0, count, work, se, all, dump);
     }
     return 0;
 }

@@ -1,0 +1,476 @@
+/* Meet in the middle over part of a full scramble (balance_internal.h; docs/BALANCER.md, "The
+ * balancer", "Scramble at full-server scale"): the search's tail, the team-A witnesses
+ * (eo__bal_repair()) and the rest of team A at once (eo__bal_finish()).
+ *
+ * In a full scramble (2k = N, parties whole, no side preference) every split plays everyone,
+ * so a split's vector is (top2, spread, dev) and, once Σq(A) - Σq(B) is fixed, so are both
+ * teams' Σq and the sum of their k² variances: whether it is within the spread tolerance then
+ * only depends on X = Σq²(A) - Σq²(B) lying in one window (x_window()). Some items are cut into
+ * two halves, each half's side assignments listed by (d, x) and grouped by their count on A
+ * (eo__bal_list()); a left entry then meets the right entries of one D and one X window by one
+ * binary search, so a question that wants the spread term 0 costs a search per left entry,
+ * not per pair. The other items are fixed (above the tail, or kept from a witness). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "balance_internal.h"
+#include "core/balance/common.h"
+
+typedef eo__bal_ent ent;
+
+struct eo__bal_tail {
+    int h, hl;              /* free items, of which the first hl are the left half */
+    int fr[EO__BAL_N];
+    int64_t d0, ds0, x0;    /* the pinned items listed: Σq, Σqs, Σqs² of A minus B */
+    int na0, nb0;           /* pinned members on A, on B */
+    int64_t s, x;           /* Σqs and Σqs² of every listed member */
+    uint8_t s1, s2;         /* sides of the two best players when pinned here, else 0 */
+    int lstart[EO__BAL_N + 2], rstart[EO__BAL_N + 2];
+    ent *el, *er;           /* each half's entries by count on A, each count by (d, x) */
+    ent *buf;
+    size_t cap;             /* entries in buf */
+};
+
+/* Room for 4 * room entries in *t's buffer. 0 or EO_ENOMEM. */
+static int room_for(eo__bal_tail *t, size_t room)
+{
+    if (4 * room <= t->cap)
+        return 0;
+    ent *nb = realloc(t->buf, sizeof(ent) * 4 * room);
+    if (!nb)
+        return EO_ENOMEM;
+    t->buf = nb;
+    t->cap = 4 * room;
+    return 0;
+}
+
+int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt,
+                       int na_max, int nb_max, size_t room_max)
+{
+    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
+        return EO_ENOMEM;
+    eo__bal_tail *t = *tp;
+    int fr[EO__BAL_N], h = 0;
+    t->na0 = t->nb0 = 0;
+    t->d0 = t->ds0 = t->x0 = t->s = t->x = 0;
+    t->s1 = t->s2 = 0;
+    for (int y = 0; y < cnt; y++) {
+        int it = items[y], st = b->ist[it];
+        if (st == EO__BS_BENCH)
+            return 2;
+        if (st == EO__BS_FREE || st == EO__BS_PLAY)
+            fr[h++] = it;
+        int sg = st == EO__BS_A ? 1 : st == EO__BS_B ? -1 : 0;
+        for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
+            int i = b->mem[u];
+            t->d0 += sg * b->q[i];
+            t->ds0 += sg * b->qs[i];
+            t->x0 += sg * b->qs[i] * b->qs[i];
+            t->na0 += sg > 0;
+            t->nb0 += sg < 0;
+            t->s += b->qs[i];
+            t->x += b->qs[i] * b->qs[i];
+            if (sg && i == b->best[0])
+                t->s1 = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
+            if (sg && i == b->best[1])
+                t->s2 = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
+        }
+    }
+    /* alternate items to the halves: alike in size and in the ratings they reach */
+    t->h = h;
+    t->hl = (h + 1) / 2; /* the even positions */
+    if (t->hl > 32)
+        return 2;
+    for (int y = 0; y < h; y++)
+        t->fr[y % 2 ? t->hl + y / 2 : y / 2] = fr[y];
+    na_max -= t->na0;
+    nb_max -= t->nb0;
+    size_t rl = eo__bal_list_room(b, t->fr, t->hl, na_max, nb_max);
+    size_t rr = eo__bal_list_room(b, t->fr + t->hl, h - t->hl, na_max, nb_max);
+    size_t room = rl > rr ? rl : rr;
+    if (na_max < 0 || nb_max < 0 || room > room_max)
+        return 2;
+    if (room_for(t, room) != 0)
+        return EO_ENOMEM;
+    ent *tmp = t->buf + 2 * room, *tmp2 = tmp + room;
+    t->el = t->buf;
+    t->er = t->buf + room;
+    size_t nl = eo__bal_list(b, t->fr, t->hl, na_max, nb_max, tmp2, tmp);
+    eo__bal_group(tmp2, nl, t->el, t->lstart, b->n);
+    size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, na_max, nb_max, tmp2, tmp);
+    eo__bal_group(tmp2, nr, t->er, t->rstart, b->n);
+    return 0;
+}
+
+void eo__bal_tail_free(eo__bal_tail *t)
+{
+    if (t)
+        free(t->buf);
+    free(t);
+}
+
+/* The window [*xlo, *xhi] of X = Σqs²(A) - Σqs²(B) of the splits with D = dt (everyone plays,
+ * qs = q: δ = dt - field) within the spread tolerance (eo__bal_umax()); S and XS are the
+ * players' Σqs and Σqs². 0 when no split has D = dt (parity). */
+static int x_window(const eo__bal *b, int64_t dt, int64_t S, int64_t XS, int64_t *xlo,
+                    int64_t *xhi)
+{
+    int64_t delta = dt - b->field, k = b->k;
+    if ((S + delta) % 2 != 0)
+        return 0;
+    eo__i128 umax = eo__bal_umax(b, delta, S, XS);
+    eo__i128 lo = (eo__i128)delta * S - umax, hi = (eo__i128)delta * S + umax;
+    /* k X in [lo, hi]: the ceiling of lo / k and the floor of hi / k */
+    *xlo = (int64_t)(lo >= 0 ? (lo + k - 1) / k : -((-lo) / k));
+    *xhi = (int64_t)(hi >= 0 ? hi / k : -((-hi + k - 1) / k));
+    return *xlo <= *xhi;
+}
+
+/* The first entry of [R, Re) (sorted by d, then x) at or after (d, x). */
+static const ent *lower(const ent *R, const ent *Re, int64_t d, int64_t x)
+{
+    while (R < Re) {
+        const ent *m = R + (Re - R) / 2;
+        if (m->d < d || (m->d == d && m->x < x))
+            R = m + 1;
+        else
+            Re = m;
+    }
+    return R;
+}
+
+/* The node's sums with the pinned listed items added: q->d then includes the field, q->s and
+ * q->xs are every player's. */
+static eo__bal_tail_q whole(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q)
+{
+    eo__bal_tail_q w = *q;
+    w.na += t->na0;
+    w.nb += t->nb0;
+    w.d += t->d0 + b->field;
+    w.ds += t->ds0;
+    w.x += t->x0;
+    w.s += t->s;
+    w.xs += t->x;
+    w.s1 |= t->s1;
+    w.s2 |= t->s2;
+    return w;
+}
+
+/* The groups of a left count cl: *L..*Le and the right entries *R..*Re that complete the count
+ * on A to k. 0 when either is empty. */
+static int groups(const eo__bal_tail *t, const eo__bal *b, int need, int cl, const ent **L,
+                  const ent **Le, const ent **R, const ent **Re)
+{
+    int cr = need - cl;
+    if (cr < 0 || cr > b->n)
+        return 0;
+    *L = t->el + t->lstart[cl];
+    *Le = t->el + t->lstart[cl + 1];
+    *R = t->er + t->rstart[cr];
+    *Re = t->er + t->rstart[cr + 1];
+    return *L < *Le && *R < *Re;
+}
+
+/* The first pair with the spread term 0 and |D| = a (the two signs), for a = 0, 1, ... cap:
+ * 1 with *bl, *br, *dev, else 0. w: the whole split's sums (whole()). */
+static int tail_fast(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                     int64_t cap, const ent **bl, const ent **br, int64_t *dev, uint64_t *work)
+{
+    int need = b->k - w->na;
+    for (int64_t a = 0; a <= cap; a++)
+        for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
+            int64_t dt = sg * a, xlo, xhi;
+            if (!x_window(b, dt, w->s, w->xs, &xlo, &xhi))
+                continue;
+            for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+                const ent *L, *Le, *R, *Re;
+                if (!groups(t, b, need, cl, &L, &Le, &R, &Re))
+                    continue;
+                for (const ent *l = L; l < Le; l++) {
+                    ++*work;
+                    int64_t dr = dt - w->d - l->d;
+                    const ent *r = lower(R, Re, dr, xlo - w->x - l->x);
+                    if (r < Re && r->d == dr && r->x <= xhi - w->x - l->x) {
+                        *bl = l;
+                        *br = r;
+                        *dev = a;
+                        return 1;
+                    }
+                }
+            }
+        }
+    return 0;
+}
+
+/* Every pair of the groups with D in [-dev_max, dev_max] (left by d descending, so the right
+ * window only moves up): the first with a vector <= best (feas), else the least, into *cur,
+ * *bl, *br (*have). Returns 1 when a feasibility question is answered. */
+static int tail_scan(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                     const eo__bal_vec best, eo__bal_vec cur, const ent **bl, const ent **br,
+                     int *have, uint64_t *work)
+{
+    int need = b->k - w->na;
+    eo__bal_vec v;
+    memcpy(v, w->base, sizeof v);
+    for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+        const ent *L, *Le, *R, *Re;
+        if (!groups(t, b, need, cl, &L, &Le, &R, &Re))
+            continue;
+        int64_t lo = -w->dev_max - w->d, hi = w->dev_max - w->d;
+        const ent *a = R, *z = R;
+        for (const ent *l = Le; l-- > L;) {
+            ++*work;
+            while (a < Re && a->d < lo - l->d)
+                a++;
+            z = z < a ? a : z;
+            while (z < Re && z->d <= hi - l->d)
+                z++;
+            for (const ent *r = a; r < z; r++) {
+                ++*work;
+                int64_t ds = w->ds + l->ds + r->ds, xx = w->x + l->x + r->x;
+                v[EO__BT_SPREAD] = eo__bal_spread(b, (w->s + ds) / 2, (w->s - ds) / 2,
+                                                  (w->xs + xx) / 2, (w->xs - xx) / 2);
+                v[EO__BT_DEV] = eo__abs64(w->d + l->d + r->d);
+                if (w->feas ? eo__bal_cmp(b, v, best) > 0
+                            : *have && eo__bal_cmp(b, v, cur) >= 0)
+                    continue;
+                memcpy(cur, v, sizeof v);
+                *bl = l;
+                *br = r;
+                *have = 1;
+                if (w->feas)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* 1 when best has the spread term 0 and every other term but dev as base (the terms every
+ * completion has): a completion then beats best (feasibility: matches it) only with spread 0
+ * and a smaller (no larger) |D|. */
+static int spread_zero(const eo__bal *b, const eo__bal_vec base, const eo__bal_vec best)
+{
+    int same = best[EO__BT_SPREAD] == 0 && b->spread_shift == 0;
+    for (int t = 0; t < EO__BT_N; t++)
+        same &= t == EO__BT_SPREAD || t == EO__BT_DEV || !b->active[t] || base[t] == best[t];
+    return same;
+}
+
+/* How far tail_fast() must look for question q (top2 settled in q->base) and whether that
+ * settles it: when spread_zero() and there is a best (feasibility, or an incumbent), up to
+ * best's |D| (least questions: below it), and a miss is a "no"; otherwise the least |D| with
+ * spread 0, when there is one, is the least completion, looked for up to TAIL_FAST_DEV.
+ * Returns the cap, or -1 when the fast path does not apply (the spread scale is not the
+ * ratings', or it would have to look further than TAIL_FAST_DEV to settle the question). */
+#define TAIL_FAST_DEV 16
+static int64_t fast_cap(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_vec best,
+                        int *settles)
+{
+    *settles = (q->feas || q->found) && spread_zero(b, q->base, best);
+    int64_t cap = q->dev_max < TAIL_FAST_DEV ? q->dev_max : TAIL_FAST_DEV;
+    if (*settles) {
+        cap = best[EO__BT_DEV] - (q->feas ? 0 : 1);
+        cap = cap < q->dev_max ? cap : q->dev_max;
+    }
+    return b->spread_shift == 0 && (*settles || !q->feas) && cap <= TAIL_FAST_DEV ? cap : -1;
+}
+
+int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
+                     const eo__bal_vec best, uint8_t *side, uint64_t *work)
+{
+    eo__bal_tail_q w = whole(t, b, q);
+    int have = 0, settles;
+    eo__bal_vec cur;
+    const ent *bl = NULL, *br = NULL;
+    int64_t cap = fast_cap(b, q, best, &settles), dev;
+    if (cap >= 0 && tail_fast(t, b, &w, cap, &bl, &br, &dev, work)) {
+        memcpy(cur, q->base, sizeof cur);
+        cur[EO__BT_SPREAD] = 0;
+        cur[EO__BT_DEV] = dev;
+        have = 1;
+    } else if (cap >= 0 && settles) {
+        return 0;
+    } else {
+        tail_scan(t, b, &w, best, cur, &bl, &br, &have, work);
+    }
+    if (!have || (q->feas ? eo__bal_cmp(b, cur, best) > 0
+                          : q->found && eo__bal_cmp(b, cur, best) >= 0))
+        return 0;
+    eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask, side);
+    return 1;
+}
+
+/* eo__bal_finish()'s lists: among the pairs with vector best (spread 0, |D| = best's dev, the
+ * two best players apart or not as best says), the one whose team A comes first in request
+ * order, into side[] (every other item as there). 1, 0 when there is none, 2 when best does
+ * not have the spread term 0 with the constant terms of w->base. */
+static int tail_first(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
+                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
+{
+    eo__bal_vec base;
+    memcpy(base, q->base, sizeof base);
+    base[EO__BT_TOP2] = best[EO__BT_TOP2]; /* each pair's own, compared below */
+    if (!spread_zero(b, base, best))
+        return 2;
+    eo__bal_tail_q w = whole(t, b, q);
+    int need = b->k - w.na, found = 0;
+    uint8_t cand[EO__BAL_N];
+    memcpy(cand, side, (size_t)b->n);
+    int64_t dev = best[EO__BT_DEV];
+    for (int sg = 1; sg >= (dev ? -1 : 1); sg -= 2) {
+        int64_t dt = sg * dev, xlo, xhi;
+        if (!x_window(b, dt, w.s, w.xs, &xlo, &xhi))
+            continue;
+        for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+            const ent *L, *Le, *R, *Re;
+            if (!groups(t, b, need, cl, &L, &Le, &R, &Re))
+                continue;
+            for (const ent *l = L; l < Le; l++) {
+                ++*work;
+                int64_t dr = dt - w.d - l->d, xr = xhi - w.x - l->x;
+                for (const ent *r = lower(R, Re, dr, xlo - w.x - l->x);
+                     r < Re && r->d == dr && r->x <= xr; r++) {
+                    ++*work;
+                    if (((w.s1 | l->s1 | r->s1) == (w.s2 | l->s2 | r->s2)) !=
+                        (best[EO__BT_TOP2] != 0))
+                        continue;
+                    eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl,
+                                  r->mask, cand);
+                    if (!found || eo__bal_before(b->n, cand, side)) {
+                        memcpy(side, cand, (size_t)b->n);
+                        found = 1;
+                    }
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* A full scramble without side preferences, with every item placed (no BENCH status). */
+static int full_scramble(const eo__bal *b)
+{
+    if (b->mode != EO_BALANCE_SCRAMBLE || b->allow_split || 2 * b->k != b->n)
+        return 0;
+    for (int i = 0; i < b->n; i++)
+        if (b->prefer[i] != EO__SIDE_BENCH)
+            return 0;
+    for (int t = 0; t < b->m; t++)
+        if (b->ist[t] == EO__BS_BENCH)
+            return 0;
+    return 1;
+}
+
+/* The sums of the items not in w[0..nw) (in_w) with their sides in side[], into *q (t, when
+ * >= 0, on A). */
+static void fixed_sums(const eo__bal *b, const uint8_t *in_w, int t, uint8_t *side,
+                       eo__bal_tail_q *q)
+{
+    memset(q, 0, sizeof *q);
+    for (int x = 0; x < b->m; x++) {
+        if (in_w[x])
+            continue;
+        int sd = x == t ? EO__SIDE_A : side[b->mem[b->istart[x]]];
+        for (int u = b->istart[x]; u < b->istart[x + 1]; u++) {
+            int i = b->mem[u], sg = sd == EO__SIDE_A ? 1 : -1;
+            side[i] = (uint8_t)sd;
+            q->na += sd == EO__SIDE_A;
+            q->nb += sd == EO__SIDE_B;
+            q->d += sg * b->q[i];
+            q->ds += sg * b->qs[i];
+            q->x += sg * b->qs[i] * b->qs[i];
+            q->s += b->qs[i];
+            q->xs += b->qs[i] * b->qs[i];
+            if (i == b->best[0])
+                q->s1 = (uint8_t)sd;
+            if (i == b->best[1])
+                q->s2 = (uint8_t)sd;
+        }
+    }
+}
+
+/* One try of eo__bal_repair() with the window w[0..nw): everyone else as in side[] (t on A). */
+static int repair_try(eo__bal *b, int t, const int *w, int nw, const eo__bal_vec best,
+                      uint8_t *side)
+{
+    uint8_t in_w[EO__BAL_N] = {0};
+    for (int y = 0; y < nw; y++)
+        in_w[w[y]] = 1;
+    eo__bal_tail_q q;
+    fixed_sums(b, in_w, t, side, &q);
+    eo__bal_eval(b, side, q.base); /* top2 and the constant terms */
+    q.dev_max = best[EO__BT_DEV];
+    q.feas = 1;
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb,
+                                (size_t)1 << (REPAIR_ITEMS / 2));
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    uint64_t work = (uint64_t)1 << (nw / 2);
+    rc = eo__bal_tail_ask(b->repair, b, &q, best, side, &work);
+    b->work += work;
+    return rc;
+}
+
+int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
+{
+    if (!full_scramble(b) || b->spread_shift != 0)
+        return 0;
+    /* the undecided items but the two best players' (top2 stays as it is), by rating sum
+     * descending, and by distance to t's */
+    int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
+    int it1 = b->item_of[b->best[0]], it2 = b->item_of[b->best[1]];
+    for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+        qt += b->q[b->mem[u]];
+    int by_q[EO__BAL_N], near[EO__BAL_N], nu = 0;
+    for (int x = 0; x < b->m; x++) {
+        if (b->ist[x] != EO__BS_PLAY || x == it1 || x == it2)
+            continue;
+        sum[x] = 0;
+        for (int u = b->istart[x]; u < b->istart[x + 1]; u++)
+            sum[x] += b->q[b->mem[u]];
+        dist[x] = -eo__abs64(sum[x] - qt);
+        eo__insert_by_key_desc(by_q, nu, x, sum);
+        eo__insert_by_key_desc(near, nu, x, dist);
+        nu++;
+    }
+    int nw = nu < REPAIR_ITEMS ? nu : REPAIR_ITEMS;
+    if (nw == 0)
+        return 0;
+    /* windows: the nearest to t; then every (nu / nw)-th by rating */
+    int spread[REPAIR_ITEMS];
+    for (int y = 0; y < nw; y++)
+        spread[y] = by_q[(int)((int64_t)y * nu / nw)];
+    uint8_t keep[EO__BAL_N];
+    memcpy(keep, side, (size_t)b->n);
+    int rc = repair_try(b, t, near, nw, best, side);
+    if (rc == 0 && nu > nw) {
+        memcpy(side, keep, (size_t)b->n);
+        rc = repair_try(b, t, spread, nw, best, side);
+    }
+    return rc;
+}
+
+int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
+{
+    if (!full_scramble(b) || b->spread_shift != 0)
+        return 2;
+    int w[EO__BAL_N], nw = 0;
+    uint8_t in_w[EO__BAL_N] = {0};
+    for (int x = 0; x < b->m; x++)
+        if (b->ist[x] == EO__BS_PLAY || b->ist[x] == EO__BS_FREE) {
+            w[nw++] = x;
+            in_w[x] = 1;
+        }
+    eo__bal_tail_q q;
+    fixed_sums(b, in_w, -1, side, &q);
+    eo__bal_eval(b, side, q.base); /* the constant terms (top2 is each pair's) */
+    q.dev_max = T;
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb, FINISH_ROOM);
+    if (rc != 0)
+        return rc;
+    uint64_t work = FINISH_ROOM / 8;
+    rc = tail_first(b->repair, b, &q, best, side, &work);
+    b->work += work;
+    return rc == 0 ? EO_EINTERNAL : rc; /* a witness keeps the statuses */
+}
