@@ -32,7 +32,7 @@
 #define SPREAD_BITS 20 /* qs < 2^SPREAD_BITS keeps the spread term within int64 */
 #define SPREAD_EPS_MAX (INT64_C(1) << (SPREAD_BITS + 1))
 #define RESTARTS_DEFAULT 4
-#define TAIL_ITEMS 24 /* items the search's tail takes (at most TAIL_ITEMS_MAX) */
+#define TAIL_ITEMS 24 /* the least the search's tail takes (at most TAIL_ITEMS_MAX) */
 
 static int side_ok(uint8_t s) { return s <= EO_BALANCE_B; }
 
@@ -164,6 +164,21 @@ static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
         return rc;
     if (rc == 1 && lv[EO__BT_DEV] <= T && eo__bal_cmp(b, lv, pg->cstar) < 0) {
         memcpy(pg->cstar, lv, sizeof lv);
+        memcpy(side, ls, (size_t)b->n);
+    }
+    /* a full scramble: the lists may carry the seed to the search's root bound (which the
+     * search then proves at its first node) */
+    eo__bal_vec R;
+    int64_t vd;
+    double sd;
+    if ((rc = eo__bal_root_bound(b, T, R, &vd, &sd)) < 0)
+        return rc;
+    R[EO__BT_DEV] = R[EO__BT_DEV] > pg->g ? R[EO__BT_DEV] : pg->g;
+    memcpy(ls, side, (size_t)b->n);
+    if (rc == 1 && eo__bal_cmp(b, pg->cstar, R) > 0 && (rc = eo__bal_repair(b, -1, R, ls)) != 0) {
+        if (rc < 0)
+            return rc;
+        eo__bal_eval(b, ls, pg->cstar);
         memcpy(side, ls, (size_t)b->n);
     }
     rc = eo__bal_search(b, T, 2, pg->cstar, side);

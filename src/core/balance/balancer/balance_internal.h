@@ -172,7 +172,10 @@ int eo__bal_before(int n, const uint8_t *x, const uint8_t *y);
  * least completion, when it beats best (or !q->found). Returns 1 with the listed items' sides
  * in side[], else 0; *work counts the entries and pairs visited.
  */
-#define TAIL_ITEMS_MAX 24 /* the search's tail: at most 2^12 entries a half */
+/* the search's tail: at least tail_items items (TAIL_ITEMS by default), more while each half's
+ * count-limited list stays within TAIL_ROOM entries */
+#define TAIL_ITEMS_MAX 24
+#define TAIL_ROOM ((size_t)1 << 15)
 typedef struct eo__bal_tail_q {
     int na, nb;         /* members on A and on B outside the lists */
     int64_t d, ds, x;   /* Σq, Σqs, Σqs² of A minus those of B outside the lists */
@@ -190,11 +193,12 @@ void eo__bal_tail_free(eo__bal_tail *t);
 
 /*
  * A cheap witness for the team-A question on item t (its status just set to A) in a full
- * scramble, given side[], a split of vector <= best that keeps every other status: up to
- * REPAIR_ITEMS undecided items (the nearest to t in rating sum, then a spread of ratings; not
- * the two best players') may change sides by the tail's lists (b->repair), every other item
- * keeps its side. Returns 1 with side[] such a split with t on A, 0 when none was found (which
- * proves nothing; side[] may have changed then), EO_ENOMEM.
+ * scramble, given side[], a split of vector <= best that keeps every other status; or, t = -1,
+ * a split of vector <= best from side[], any split keeping the statuses (the search's seed):
+ * up to REPAIR_ITEMS undecided items (the nearest to t in rating sum, a spread of ratings, the
+ * largest, a few drawn at random; never the two best players') may change sides by the tail's
+ * lists (b->repair), every other item keeps its side. Returns 1 with side[] such a split (t on
+ * A), 0 when none was found (which proves nothing; side[] may have changed then), EO_ENOMEM.
  */
 #define REPAIR_ITEMS 24
 int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side);

@@ -33,6 +33,9 @@ typedef struct eo__bal_bs {
      * members sorted by q descending (qs and qs^2 are then sorted too) */
     int cnt[NMAX + 1];
     int64_t pq[NMAX + 1][NMAX + 1], ps[NMAX + 1][NMAX + 1], px[NMAX + 1][NMAX + 1];
+    /* the same for (qs - mid)², sorted on their own: Σqs² bounded around the ratings' middle */
+    int64_t pz[NMAX + 1][NMAX + 1];
+    int64_t mid;
     /* members of items order[j..] with status PLAY/A/B, A, B; with current team A, B; preferring
      * A, B; who sat out last time */
     int mustp[NMAX + 1], musta[NMAX + 1], mustb[NMAX + 1];
@@ -44,6 +47,10 @@ typedef struct eo__bal_bs {
     int64_t mod;    /* 2·gcd of every q: d ≡ Σq of the playing members (mod mod); 0 = none */
     int spread_d;   /* 1: qs = q, so δ = d and |D| <= dev_max bounds δ */
     int top_pos;    /* the later search position of the two best players' items */
+    /* full scrambles: the search aims X = Σqs²(A) - Σqs²(B) at the middle of the spread window
+     * of D = 0 as well as D at 0 */
+    int aim_x;
+    int64_t x_mid;
     uint8_t side[NMAX];
     int pmask[NMAX];
     int64_t dev_max;
@@ -225,6 +232,15 @@ static sbox spread_box(const bs *s, int j, const state *c, int ka, int kb)
     }
     x.slo = c->sa + c->sb + (PS[cn] - PS[cn - need]);
     x.shi = c->sa + c->sb + PS[need];
+    /* X = Z + 2 mid δ with Z = Σ(qs - mid)² of A minus B (both teams of k): a far narrower
+     * range than Σqs²'s, since the squares of the ratings' distances to their middle vary
+     * much less than the squares themselves */
+    const int64_t *PZ = s->pz[j], m = s->mid;
+    int64_t z = c->xa - c->xb - 2 * m * (c->sa - c->sb) + m * m * (c->na - c->nb);
+    int64_t zhi = z + PZ[ka] - (PZ[cn] - PZ[cn - kb]) + 2 * m * x.dhi;
+    int64_t zlo = z + (PZ[cn] - PZ[cn - ka]) - PZ[kb] + 2 * m * x.dlo;
+    x.xhi = zhi < x.xhi ? zhi : x.xhi;
+    x.xlo = zlo > x.xlo ? zlo : x.xlo;
     return x;
 }
 
@@ -251,18 +267,18 @@ static int64_t sd_sum_hi(const bs *s, int j, const state *c, int ka, int kb)
     return (int64_t)sqrt((double)va) + (int64_t)sqrt((double)vb) + 2;
 }
 
-/* 1 when no completion of node (j, c) is within the spread tolerance, given that every one has
- * k²|var(A) - var(B)| >= vlo > 0. When every remaining player plays and qs = q, S and the
- * players' Σqs² are known, and a split within it has |k X - δ S| <= the most eo__bal_umax()
- * allows over the box's δ (at the δ nearest 0): X must lie in one hull. Otherwise, one within
- * it has |va - vb| = |√va - √vb| (√va + √vb) <= k eps (√va + √vb). */
+/* 1 when no completion of node (j, c) is within the spread tolerance, every one having
+ * k²|var(A) - var(B)| >= vlo. With a tolerance 0: vlo > 0. When every remaining player plays and
+ * qs = q, S and the players' Σqs² are known, and a split within it has |k X - δ S| <= the most
+ * eo__bal_umax() allows over the box's δ (at the δ nearest 0): X must lie in one hull.
+ * Otherwise, one within it has |va - vb| = |√va - √vb| (√va + √vb) <= k eps (√va + √vb). */
 static int outside_eps(const bs *s, int j, const state *c, int ka, int kb, const sbox *x,
                        int64_t vlo)
 {
     const eo__bal *b = s->b;
     int64_t e = b->k * b->spread_eps;
     if (e == 0)
-        return 1;
+        return vlo > 0;
     if (s->spread_d && ka + kb == s->cnt[j] && x->dlo <= x->dhi) {
         int64_t S = x->slo, XS = c->xa + c->xb + s->px[j][s->cnt[j]], k = b->k;
         int64_t d0 = x->dlo > 0 ? x->dlo : x->dhi < 0 ? x->dhi : 0;
@@ -331,7 +347,8 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
     if (b->active[EO__BT_SPREAD]) {
         sbox x = spread_box(s, j, c, ka, kb);
         int64_t vlo = vdiff_lb(b, &x);
-        L[EO__BT_SPREAD] = vlo > 0 && outside_eps(s, j, c, ka, kb, &x, vlo) ? vlo : 0;
+        /* outside the tolerance the term is |va - vb| > 0 */
+        L[EO__BT_SPREAD] = outside_eps(s, j, c, ka, kb, &x, vlo) ? (vlo > 1 ? vlo : 1) : 0;
     }
     int64_t den = 0;
     if (s->prefa[j] > ka)
@@ -428,9 +445,11 @@ static void dfs(bs *s, int j, const state *c)
     if (st == EO__BS_FREE || st == EO__BS_BENCH)
         opt[nopt++] = EO__SIDE_BENCH;
     state nx[3];
-    int64_t key1[3], key2[3];
+    int64_t key1[3];
+    double key2[3];
     int ka = b->k - c->na, kb = b->k - c->nb, left = s->cnt[j] - sz;
     int64_t rest = s->pq[j + 1][s->cnt[j + 1]], scale = left > 0 ? left : 1;
+    int64_t restx = s->px[j + 1][s->cnt[j + 1]] > 0 ? s->px[j + 1][s->cnt[j + 1]] : 1;
     for (int x = 0; x < nopt; x++) {
         state *e = &nx[x];
         *e = *c;
@@ -466,7 +485,12 @@ static void dfs(bs *s, int j, const state *c)
         /* aim d at where a random completion of the rest would take it (as split_search.c) */
         int ka1 = ka - (sd == EO__SIDE_A ? sz : 0), kb1 = kb - (sd == EO__SIDE_B ? sz : 0);
         key1[x] = cost;
-        key2[x] = eo__abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
+        key2[x] = (double)eo__abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
+        if (s->aim_x && rest > 0) /* and X at the spread window's middle, each in its scale */
+            key2[x] = key2[x] / (double)rest +
+                      fabs((double)(e->xa - e->xb - s->x_mid) * (double)scale +
+                           (double)(ka1 - kb1) * (double)restx) /
+                          (double)restx;
     }
     int ord[3] = {0, 1, 2};
     for (int x = 1; x < nopt; x++)
@@ -518,6 +542,23 @@ static int gap_only(const eo__bal *b)
     return 1;
 }
 
+/* Scramble (where the search's tail may answer, tail_lists()): the items by rating sum, but
+ * from the fifth on every other one moved to the end, in the same order. The tail is a suffix
+ * of the order, and so holds ratings of every size: from the smallest items alone it could not
+ * move Σq² far, and most of the search's nodes above it would be left with an X no
+ * completion reaches. The largest items stay first (they shape D and X the most, and hold the
+ * two best players, which top2 needs above the tail). */
+static void tail_order(const eo__bal *b, int *order)
+{
+    int tmp[NMAX], nt = 0, nr = 0;
+    for (int y = 0; y < b->m; y++)
+        if (y < b->m / 3 || y % 2 == 0)
+            order[nt++] = order[y];
+        else
+            tmp[nr++] = order[y];
+    memcpy(order + nt, tmp, sizeof(int) * (size_t)nr);
+}
+
 /* The tables that do not depend on the statuses or the question (item order, sorted prefix
  * sums, current teams, preferences), built once per call into b->scratch; NULL when out of
  * memory. */
@@ -549,7 +590,14 @@ static bs *prepare(eo__bal *b)
             sum[t] += b->q[b->mem[u]];
         eo__insert_by_key_desc(s->order, t, t, sum);
     }
+    if (b->mode == EO_BALANCE_SCRAMBLE && !b->allow_split && b->tail_items > 0)
+        tail_order(b, s->order);
     /* sorted members of the items from j on, built from the last item backwards */
+    int64_t qsum = 0;
+    for (int i = 0; i < b->n; i++)
+        qsum += b->qs[i];
+    s->mid = (qsum + b->n / 2) / b->n;
+    int64_t zs[NMAX]; /* (qs - mid)² of the members so far, descending */
     int si[NMAX]; /* members so far, by q descending */
     int64_t la[NMAX], lb[NMAX]; /* q of the current-A (current-B) members so far, descending */
     int64_t sqa = 0, sqb = 0, sqn = 0;
@@ -561,6 +609,7 @@ static bs *prepare(eo__bal *b)
             for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
                 int i = b->mem[u];
                 int64_t q = b->q[i];
+                eo__insert_desc(zs, cn, (b->qs[i] - s->mid) * (b->qs[i] - s->mid));
                 eo__insert_by_key_desc(si, cn++, i, b->q);
                 if (b->team[i] == EO__SIDE_A)
                     eo__insert_desc(la, ca, q);
@@ -577,8 +626,9 @@ static bs *prepare(eo__bal *b)
             }
         }
         s->cnt[j] = cn;
-        s->pq[j][0] = s->ps[j][0] = s->px[j][0] = 0;
+        s->pq[j][0] = s->ps[j][0] = s->px[j][0] = s->pz[j][0] = 0;
         for (int x = 0; x < cn; x++) {
+            s->pz[j][x + 1] = s->pz[j][x] + zs[x];
             /* q is shifted to the minimum, so qs = q >> shift keeps q's order */
             int64_t qs = b->qs[si[x]];
             s->pq[j][x + 1] = s->pq[j][x] + b->q[si[x]];
@@ -685,15 +735,39 @@ static int tail_lists(bs *s)
 {
     const eo__bal *b = s->b;
     s->tail_j = -1;
+    s->aim_x = 0;
     int j = b->m - b->tail_items;
+    if (b->active[EO__BT_SPREAD] && 2 * b->k == b->n && s->spread_d) {
+        /* everyone plays: the window of D = 0 is centred on X = -field S / k */
+        s->aim_x = 1;
+        s->x_mid = -b->field * s->ps[0][s->cnt[0]] / b->k;
+    }
     if (b->tail_items <= 0 || !b->active[EO__BT_SPREAD] || b->allow_split ||
         2 * b->k != b->n || !s->no_pref || j <= s->top_pos)
         return 0;
-    int rc = eo__bal_tail_build(&s->tail, b, s->order + j, b->m - j, b->n, b->n,
-                                (size_t)1 << (TAIL_ITEMS_MAX / 2));
-    if (rc == 0)
-        s->tail_j = j;
-    return rc < 0 ? rc : 0;
+    /* as many items as the count-limited lists allow within TAIL_ROOM entries a half (at
+     * least tail_items): the members pinned above the tail leave the tail fewer places */
+    int pa[NMAX + 1], pb[NMAX + 1];
+    pa[0] = pb[0] = 0;
+    for (int y = 0; y < b->m; y++) {
+        int it = s->order[y], sz = b->istart[it + 1] - b->istart[it];
+        pa[y + 1] = pa[y] + (b->ist[it] == EO__BS_A ? sz : 0);
+        pb[y + 1] = pb[y] + (b->ist[it] == EO__BS_B ? sz : 0);
+    }
+    size_t room = (size_t)1 << (b->tail_items / 2);
+    room = room > TAIL_ROOM ? room : TAIL_ROOM;
+    for (int h = b->m - s->top_pos - 1; h >= b->tail_items; h--) {
+        int jj = b->m - h;
+        int rc = eo__bal_tail_build(&s->tail, b, s->order + jj, h, b->k - pa[jj],
+                                    b->k - pb[jj], room);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            s->tail_j = jj;
+            return 0;
+        }
+    }
+    return 0;
 }
 
 int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff,

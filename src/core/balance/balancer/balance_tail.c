@@ -171,37 +171,45 @@ static int groups(const eo__bal_tail *t, const eo__bal *b, int need, int cl, con
     return *L < *Le && *R < *Re;
 }
 
-/* The first pair with the spread term 0 and |D| = a (the two signs), for a = 0, 1, ... cap:
- * 1 with *bl, *br, *dev, else 0. w: the whole split's sums (whole()). */
-static int tail_fast(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
-                     int64_t cap, const ent **bl, const ent **br, int64_t *dev, uint64_t *work)
+/* For D = dt: the pair with the least spread term, *term (0: within the tolerance, found as soon
+ * as one is; else |k X - δ S| > 0). A left entry meets the right entries with the d that makes
+ * D = dt, a run sorted by x, where the nearest to the window are the first at or above its
+ * lower end and the one before. Returns 1 with *bl, *br, 0 when no pair has D = dt.
+ * w: the whole split's sums (whole()). */
+static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w, int64_t dt,
+                   int64_t *term, const ent **bl, const ent **br, uint64_t *work)
 {
-    int need = b->k - w->na;
-    for (int64_t a = 0; a <= cap; a++)
-        for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
-            int64_t dt = sg * a, xlo, xhi;
-            if (!x_window(b, dt, w->s, w->xs, &xlo, &xhi))
-                continue;
-            for (int cl = 0; cl <= need && cl <= b->n; cl++) {
-                const ent *L, *Le, *R, *Re;
-                if (!groups(t, b, need, cl, &L, &Le, &R, &Re))
+    int64_t xlo, xhi, delta = dt - b->field, k = b->k, need = b->k - w->na;
+    if ((w->s + delta) % 2 != 0)
+        return 0;
+    (void)x_window(b, dt, w->s, w->xs, &xlo, &xhi); /* may be empty: then no term is 0 */
+    int found = 0;
+    for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+        const ent *L, *Le, *R, *Re;
+        if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
+            continue;
+        for (const ent *l = L; l < Le; l++) {
+            ++*work;
+            int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
+            const ent *r = lower(R, Re, dr, xlo - x0);
+            for (const ent *c = r > R ? r - 1 : r; c <= r && c < Re; c++) {
+                if (c->d != dr)
                     continue;
-                for (const ent *l = L; l < Le; l++) {
-                    ++*work;
-                    int64_t dr = dt - w->d - l->d;
-                    const ent *r = lower(R, Re, dr, xlo - w->x - l->x);
-                    if (r < Re && r->d == dr && r->x <= xhi - w->x - l->x) {
-                        *bl = l;
-                        *br = r;
-                        *dev = a;
+                int64_t u = eo__abs64(k * (x0 + c->x) - delta * w->s);
+                u = c->x >= xlo - x0 && c->x <= xhi - x0 ? 0 : u > 0 ? u : 1;
+                if (!found || u < *term) {
+                    *term = u;
+                    *bl = l;
+                    *br = c;
+                    found = 1;
+                    if (u == 0)
                         return 1;
-                    }
                 }
             }
         }
-    return 0;
+    }
+    return found;
 }
-
 /* Every pair of the groups with D in [-dev_max, dev_max] (left by d descending, so the right
  * window only moves up): the first with a vector <= best (feas), else the least, into *cur,
  * *bl, *br (*have). Returns 1 when a feasibility question is answered. */
@@ -257,23 +265,51 @@ static int spread_zero(const eo__bal *b, const eo__bal_vec base, const eo__bal_v
     return same;
 }
 
-/* How far tail_fast() must look for question q (top2 settled in q->base) and whether that
- * settles it: when spread_zero() and there is a best (feasibility, or an incumbent), up to
- * best's |D| (least questions: below it), and a miss is a "no"; otherwise the least |D| with
- * spread 0, when there is one, is the least completion, looked for up to TAIL_FAST_DEV.
- * Returns the cap, or -1 when the fast path does not apply (the spread scale is not the
- * ratings', or it would have to look further than TAIL_FAST_DEV to settle the question). */
-#define TAIL_FAST_DEV 16
+/* The least completion by D = 0, ±1, ... cap (each by best_at()): the first with the spread
+ * term 0 ends it (a larger |D| cannot beat it); a feasibility question ends at its first
+ * completion <= best. Returns 1 with *cur, *bl, *br. */
+static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
+                      const eo__bal_tail_q *w, int64_t cap, const eo__bal_vec best,
+                      eo__bal_vec cur, const ent **bl, const ent **br, uint64_t *work)
+{
+    int have = 0;
+    eo__bal_vec v;
+    memcpy(v, q->base, sizeof v);
+    for (int64_t a = 0; a <= cap; a++)
+        for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
+            const ent *l, *r;
+            if (!best_at(t, b, w, sg * a, &v[EO__BT_SPREAD], &l, &r, work))
+                continue;
+            v[EO__BT_DEV] = a;
+            if (have && eo__bal_cmp(b, v, cur) >= 0)
+                continue;
+            memcpy(cur, v, sizeof v);
+            *bl = l;
+            *br = r;
+            have = 1;
+            if (v[EO__BT_SPREAD] == 0 || (q->feas && eo__bal_cmp(b, v, best) <= 0))
+                return 1;
+        }
+    return have;
+}
+
+/* How far tail_least() looks for question q: when spread_zero() and there is a best
+ * (feasibility, or an incumbent), only spread 0 counts and up to best's |D| (least questions:
+ * below it), so the answer is settled there (*settles); otherwise the D window, when it is at
+ * most TAIL_FAST_DEV wide (a completion with spread 0 ends the look earlier). -1 when the
+ * lists cannot answer so (the spread scale is not the ratings', or a wider window) and every
+ * pair of the window is visited instead (tail_scan()). */
+#define TAIL_FAST_DEV 64
 static int64_t fast_cap(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_vec best,
                         int *settles)
 {
     *settles = (q->feas || q->found) && spread_zero(b, q->base, best);
-    int64_t cap = q->dev_max < TAIL_FAST_DEV ? q->dev_max : TAIL_FAST_DEV;
+    int64_t cap = q->dev_max;
     if (*settles) {
         cap = best[EO__BT_DEV] - (q->feas ? 0 : 1);
         cap = cap < q->dev_max ? cap : q->dev_max;
     }
-    return b->spread_shift == 0 && (*settles || !q->feas) && cap <= TAIL_FAST_DEV ? cap : -1;
+    return b->spread_shift == 0 && cap <= TAIL_FAST_DEV ? cap : -1;
 }
 
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
@@ -283,14 +319,11 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
     int have = 0, settles;
     eo__bal_vec cur;
     const ent *bl = NULL, *br = NULL;
-    int64_t cap = fast_cap(b, q, best, &settles), dev;
-    if (cap >= 0 && tail_fast(t, b, &w, cap, &bl, &br, &dev, work)) {
-        memcpy(cur, q->base, sizeof cur);
-        cur[EO__BT_SPREAD] = 0;
-        cur[EO__BT_DEV] = dev;
-        have = 1;
-    } else if (cap >= 0 && settles) {
-        return 0;
+    int64_t cap = fast_cap(b, q, best, &settles);
+    if (cap >= 0) {
+        have = tail_least(t, b, q, &w, cap, best, cur, &bl, &br, work);
+        if (settles && have && cur[EO__BT_SPREAD] != 0)
+            have = 0; /* only spread 0 could do */
     } else {
         tail_scan(t, b, &w, best, cur, &bl, &br, &have, work);
     }
@@ -390,6 +423,8 @@ static void fixed_sums(const eo__bal *b, const uint8_t *in_w, int t, uint8_t *si
     }
 }
 
+#define REPAIR_RANDOM 3 /* windows drawn at random after the three fixed ones */
+
 /* One try of eo__bal_repair() with the window w[0..nw): everyone else as in side[] (t on A). */
 static int repair_try(eo__bal *b, int t, const int *w, int nw, const eo__bal_vec best,
                       uint8_t *side)
@@ -420,11 +455,11 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
      * descending, and by distance to t's */
     int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
     int it1 = b->item_of[b->best[0]], it2 = b->item_of[b->best[1]];
-    for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+    for (int u = t < 0 ? 0 : b->istart[t]; t >= 0 && u < b->istart[t + 1]; u++)
         qt += b->q[b->mem[u]];
     int by_q[EO__BAL_N], near[EO__BAL_N], nu = 0;
     for (int x = 0; x < b->m; x++) {
-        if (b->ist[x] != EO__BS_PLAY || x == it1 || x == it2)
+        if ((b->ist[x] != EO__BS_PLAY && b->ist[x] != EO__BS_FREE) || x == it1 || x == it2)
             continue;
         sum[x] = 0;
         for (int u = b->istart[x]; u < b->istart[x + 1]; u++)
@@ -447,6 +482,24 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
     if (rc == 0 && nu > nw) {
         memcpy(side, keep, (size_t)b->n);
         rc = repair_try(b, t, spread, nw, best, side);
+    }
+    if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
+        memcpy(side, keep, (size_t)b->n);
+        rc = repair_try(b, t, by_q, nw, best, side);
+    }
+    uint64_t rng = (uint64_t)t * 0x9E3779B97F4A7C15u + (uint64_t)nu;
+    for (int tr = 0; rc == 0 && nu > nw && tr < REPAIR_RANDOM; tr++) {
+        int pick[EO__BAL_N];
+        memcpy(pick, by_q, sizeof(int) * (size_t)nu);
+        for (int y = 0; y < nw; y++) { /* the first nw of a shuffle */
+            rng = rng * 6364136223846793005u + 1442695040888963407u;
+            int z = y + (int)((rng >> 33) % (uint64_t)(nu - y));
+            int tmpv = pick[y];
+            pick[y] = pick[z];
+            pick[z] = tmpv;
+        }
+        memcpy(side, keep, (size_t)b->n);
+        rc = repair_try(b, t, pick, nw, best, side);
     }
     return rc;
 }
