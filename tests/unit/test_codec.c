@@ -1750,9 +1750,15 @@ static void test_split_balance_request(void **state)
     assert_null(req.map);
     assert_int_equal(req.mode, EO_BALANCE_REBALANCE);
     assert_true(req.epsilon == EO_SPLIT_EPSILON_DEFAULT);
+    assert_true(isnan(req.spread_epsilon)); /* the model's split unit, eo_app_split() */
     assert_int_equal(req.budget_ms, EO_SPLIT_BUDGET_DEFAULT_MS);
     assert_int_equal(req.k_min, 2);
     assert_int_equal(req.k_max, 2);
+    eo_split_request_free(&req);
+    assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",\"c\",\"d\"],\"spread_epsilon\":2.5}",
+                                  &req, &err),
+                     0);
+    assert_true(req.balance && req.spread_epsilon == 2.5);
     eo_split_request_free(&req);
     /* Three players make no team size: an empty range. */
     assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",{\"id\":\"c\",\"team\":\"A\"}]}",
@@ -1810,6 +1816,12 @@ static const bad_case bad_balance[] = {
     {"{\"players\":[\"a\"," P4 "],\"epsilon\":0.6}", EO_EINVAL, "epsilon", "[0, 0.5]"},
     {"{\"players\":[\"a\"," P4 "],\"epsilon\":-0.01}", EO_EINVAL, "epsilon", "out of range"},
     {"{\"players\":[\"a\"," P4 "],\"epsilon\":\"0.1\"}", EO_EINVAL, "epsilon", "a number"},
+    {"{\"players\":[\"a\"," P4 "],\"spread_epsilon\":-1}", EO_EINVAL, "spread_epsilon",
+     "out of range"},
+    {"{\"players\":[\"a\"," P4 "],\"spread_epsilon\":2e6}", EO_EINVAL, "spread_epsilon",
+     "[0, 1e+06]"},
+    {"{\"players\":[\"a\"," P4 "],\"spread_epsilon\":null}", EO_EINVAL, "spread_epsilon",
+     "a number"},
     {"{\"players\":[\"a\"," P4 "],\"budget_ms\":0}", EO_EINVAL, "budget_ms", "[1, 10000]"},
     {"{\"players\":[\"a\"," P4 "],\"budget_ms\":10001}", EO_EINVAL, "budget_ms", "out of range"},
     {"{\"players\":[\"a\"," P4 "],\"budget_ms\":5.5}", EO_EINVAL, "budget_ms", "an integer"},
@@ -2012,8 +2024,21 @@ static void test_split_balance_answer(void **state)
     free(t);
     terms = json_object_get(k3, "terms");
     assert_int_equal(json_integer_value(json_object_get(terms, "top2")), 0); /* a on A, c on B */
-    /* population variances 200² and 0 */
+    /* population variances 200² and 0, standard deviations 200 and 0 */
     assert_true(json_real_value(json_object_get(terms, "spread")) == 40000.0);
+    assert_true(json_real_value(json_object_get(terms, "spread_sd")) == 200.0);
+    /* the default tolerance: one split unit, a rating point for SynElo */
+    assert_int_equal(json_integer_value(json_object_get(k3, "spread_epsilon")), 1);
+    /* proven: the bound is the terms */
+    assert_true(json_equal(json_object_get(k3, "bound"), terms));
+    json_decref(o);
+    /* the tolerance is taken down to whole split units: 2.9 rating points are 2 */
+    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
+                       "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
+                       "\"mode\":\"scramble\",\"spread_epsilon\":2.9}",
+                       m);
+    k3 = json_array_get(json_object_get(o, "splits"), 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "spread_epsilon")), 2);
     json_decref(o);
     o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
                        "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
@@ -2050,6 +2075,14 @@ static void test_split_balance_answer(void **state)
     assert_int_equal(json_array_size(json_object_get(k3, "A")), 32);
     assert_int_equal(json_array_size(json_object_get(k3, "B")), 32);
     assert_int_equal(json_integer_value(json_object_get(k3, "parties_broken")), 0);
+    /* what was proven before the budget ran out (tests/unit/test_balance.c checks it against
+     * the proven answer): every term, none negative */
+    json_t *bound = json_object_get(k3, "bound");
+    static const char *const members[] = {"broken", "moves", "top2", "spread", "spread_sd",
+                                          "denied", "bench_again", "dev"};
+    assert_int_equal(json_object_size(bound), 8);
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+        assert_true(json_number_value(json_object_get(bound, members[i])) >= 0);
     json_decref(o);
 
     /* Not a balancer request. */
