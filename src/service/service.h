@@ -20,6 +20,7 @@
 #include "evenodds/eo_pool.h"
 #include "evenodds/eo_service.h"
 #include "evenodds/eo_store.h"
+#include "engine/seed.h"
 
 /* ---- log.c: one logfmt line per event ---------------------------------------------------- */
 
@@ -116,8 +117,7 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
 /* FNV-1a from @p seed's basis with splitmix64's finaliser: a NUL-terminated string, or n bytes. */
 uint64_t eo__hash_str(uint64_t seed, const char *s);
 uint64_t eo__hash_bytes(uint64_t seed, const void *p, size_t n);
-/* A secret seed: 8 bytes of the kernel's random source (the clock and @p addr if it has none). */
-uint64_t eo__seed_fresh(const void *addr);
+/* eo__seed_fresh(): engine/seed.h */
 
 /* ---- guard.c: connection caps and deadlines (docs/SERVICE.md "Connections and limits") -- */
 
