@@ -121,6 +121,8 @@ static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
     uint8_t alt[EO__BAL_N];
     memcpy(v, cstar, sizeof v);
     memcpy(alt, side, (size_t)b->n);
+    for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+        alt[b->mem[u]] = EO__SIDE_A;
     int rc = yes == EO__BS_A ? eo__bal_repair(b, t, cstar, alt) : 0;
     if (rc == 1) {
         memcpy(side, alt, (size_t)b->n);
@@ -175,7 +177,15 @@ static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
         return rc;
     R[EO__BT_DEV] = R[EO__BT_DEV] > pg->g ? R[EO__BT_DEV] : pg->g;
     memcpy(ls, side, (size_t)b->n);
-    if (rc == 1 && eo__bal_cmp(b, pg->cstar, R) > 0 && (rc = eo__bal_repair(b, -1, R, ls)) != 0) {
+    int moved = -1, b1 = b->best[0], b2 = b->best[1], t2 = b->item_of[b2];
+    if (pg->cstar[EO__BT_TOP2] > R[EO__BT_TOP2] && b->item_of[b1] != t2 &&
+        b->ist[t2] == EO__BS_FREE) { /* the second best away from the best first */
+        moved = t2;
+        for (int u = b->istart[t2]; u < b->istart[t2 + 1]; u++)
+            ls[b->mem[u]] = ls[b1] == EO__SIDE_A ? EO__SIDE_B : EO__SIDE_A;
+    }
+    if (rc == 1 && eo__bal_cmp(b, pg->cstar, R) > 0 &&
+        (rc = eo__bal_repair(b, moved, R, ls)) != 0) {
         if (rc < 0)
             return rc;
         eo__bal_eval(b, ls, pg->cstar);

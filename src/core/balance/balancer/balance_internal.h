@@ -192,13 +192,13 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
 void eo__bal_tail_free(eo__bal_tail *t);
 
 /*
- * A cheap witness for the team-A question on item t (its status just set to A) in a full
- * scramble, given side[], a split of vector <= best that keeps every other status; or, t = -1,
- * a split of vector <= best from side[], any split keeping the statuses (the search's seed):
- * up to REPAIR_ITEMS undecided items (the nearest to t in rating sum, a spread of ratings, the
- * largest, a few drawn at random; never the two best players') may change sides by the tail's
- * lists (b->repair), every other item keeps its side. Returns 1 with side[] such a split (t on
- * A), 0 when none was found (which proves nothing; side[] may have changed then), EO_ENOMEM.
+ * A cheap witness in a full scramble: from side[], a split keeping every status but maybe the
+ * vector (item t just moved: the team-A question on t, or the second best player moved away
+ * from the best), a split of vector <= best by moving other items: up to REPAIR_ITEMS undecided
+ * items (the nearest to t in rating sum, a spread of ratings, the largest, a few drawn at
+ * random; never t or the two best players') may change sides by the tail's lists (b->repair),
+ * every other item keeps its side. t = -1: no item moved. Returns 1 with side[] such a split,
+ * 0 when none was found (which proves nothing; side[] may have changed then), EO_ENOMEM.
  */
 #define REPAIR_ITEMS 24
 int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side);

@@ -25,6 +25,7 @@ struct eo__bal_tail {
     int na0, nb0;           /* pinned members on A, on B */
     int64_t s, x;           /* Σqs and Σqs² of every listed member */
     uint8_t s1, s2;         /* sides of the two best players when pinned here, else 0 */
+    int top_free;           /* one of the two best players is in a listed free item */
     int lstart[EO__BAL_N + 2], rstart[EO__BAL_N + 2];
     ent *el, *er;           /* each half's entries by count on A, each count by (d, x) */
     ent *buf;
@@ -76,6 +77,9 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
                 t->s2 = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
         }
     }
+    t->top_free = 0;
+    for (int y = 0; y < h; y++)
+        t->top_free |= fr[y] == b->item_of[b->best[0]] || fr[y] == b->item_of[b->best[1]];
     /* alternate items to the halves: alike in size and in the ratings they reach */
     t->h = h;
     t->hl = (h + 1) / 2; /* the even positions */
@@ -177,13 +181,13 @@ static int groups(const eo__bal_tail *t, const eo__bal *b, int need, int cl, con
  * lower end and the one before. Returns 1 with *bl, *br, 0 when no pair has D = dt.
  * w: the whole split's sums (whole()). */
 static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w, int64_t dt,
-                   int64_t *term, const ent **bl, const ent **br, uint64_t *work)
+                   int64_t *term, int *top2, const ent **bl, const ent **br, uint64_t *work)
 {
     int64_t xlo, xhi, delta = dt - b->field, k = b->k, need = b->k - w->na;
     if ((w->s + delta) % 2 != 0)
         return 0;
     (void)x_window(b, dt, w->s, w->xs, &xlo, &xhi); /* may be empty: then no term is 0 */
-    int found = 0;
+    int found = 0, lim = t->top_free ? w->base[EO__BT_TOP2] : 1;
     for (int cl = 0; cl <= need && cl <= b->n; cl++) {
         const ent *L, *Le, *R, *Re;
         if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
@@ -192,24 +196,36 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
             ++*work;
             int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
             const ent *r = lower(R, Re, dr, xlo - x0);
-            for (const ent *c = r > R ? r - 1 : r; c <= r && c < Re; c++) {
+            /* the one before the window and those from its start on: all of the window when
+             * the two best players are listed (each pair then has its own top2), else the
+             * first; the first past it */
+            for (const ent *c = r > R ? r - 1 : r; c < Re && c->d <= dr; c++) {
+                int in = c->x >= xlo - x0 && c->x <= xhi - x0;
+                if (c > r && !in && c[-1].x > xhi - x0)
+                    break;
                 if (c->d != dr)
                     continue;
+                int t2 = t->top_free ? (w->s1 | l->s1 | c->s1) == (w->s2 | l->s2 | c->s2)
+                                     : (int)w->base[EO__BT_TOP2];
                 int64_t u = eo__abs64(k * (x0 + c->x) - delta * w->s);
-                u = c->x >= xlo - x0 && c->x <= xhi - x0 ? 0 : u > 0 ? u : 1;
-                if (!found || u < *term) {
-                    *term = u;
-                    *bl = l;
-                    *br = c;
-                    found = 1;
-                    if (u == 0)
-                        return 1;
-                }
+                u = in ? 0 : u > 0 ? u : 1;
+                if (t2 > lim || (found && (t2 > *top2 || (t2 == *top2 && u >= *term))))
+                    continue;
+                *term = u;
+                *top2 = t2;
+                *bl = l;
+                *br = c;
+                found = 1;
+                if (u == 0 && t2 == 0)
+                    return 1;
+                if (in && !t->top_free)
+                    break;
             }
         }
     }
     return found;
 }
+
 /* Every pair of the groups with D in [-dev_max, dev_max] (left by d descending, so the right
  * window only moves up): the first with a vector <= best (feas), else the least, into *cur,
  * *bl, *br (*have). Returns 1 when a feasibility question is answered. */
@@ -278,8 +294,10 @@ static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
     for (int64_t a = 0; a <= cap; a++)
         for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
             const ent *l, *r;
-            if (!best_at(t, b, w, sg * a, &v[EO__BT_SPREAD], &l, &r, work))
+            int t2 = 0;
+            if (!best_at(t, b, w, sg * a, &v[EO__BT_SPREAD], &t2, &l, &r, work))
                 continue;
+            v[EO__BT_TOP2] = t2;
             v[EO__BT_DEV] = a;
             if (have && eo__bal_cmp(b, v, cur) >= 0)
                 continue;
@@ -287,7 +305,8 @@ static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
             *bl = l;
             *br = r;
             have = 1;
-            if (v[EO__BT_SPREAD] == 0 || (q->feas && eo__bal_cmp(b, v, best) <= 0))
+            if ((v[EO__BT_SPREAD] == 0 && v[EO__BT_TOP2] <= q->base[EO__BT_TOP2]) ||
+                (q->feas && eo__bal_cmp(b, v, best) <= 0))
                 return 1;
         }
     return have;
@@ -312,9 +331,12 @@ static int64_t fast_cap(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal
     return b->spread_shift == 0 && cap <= TAIL_FAST_DEV ? cap : -1;
 }
 
-int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
+int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
 {
+    eo__bal_tail_q c = *qq, *q = &c;
+    if (t->top_free && q->feas) /* each pair has its own top2: those above best's are skipped */
+        c.base[EO__BT_TOP2] = best[EO__BT_TOP2];
     eo__bal_tail_q w = whole(t, b, q);
     int have = 0, settles;
     eo__bal_vec cur;
@@ -395,19 +417,17 @@ static int full_scramble(const eo__bal *b)
     return 1;
 }
 
-/* The sums of the items not in w[0..nw) (in_w) with their sides in side[], into *q (t, when
- * >= 0, on A). */
-static void fixed_sums(const eo__bal *b, const uint8_t *in_w, int t, uint8_t *side,
+/* The sums of the items not in w[0..nw) (in_w) with their sides in side[], into *q. */
+static void fixed_sums(const eo__bal *b, const uint8_t *in_w, const uint8_t *side,
                        eo__bal_tail_q *q)
 {
     memset(q, 0, sizeof *q);
     for (int x = 0; x < b->m; x++) {
         if (in_w[x])
             continue;
-        int sd = x == t ? EO__SIDE_A : side[b->mem[b->istart[x]]];
+        int sd = side[b->mem[b->istart[x]]];
         for (int u = b->istart[x]; u < b->istart[x + 1]; u++) {
             int i = b->mem[u], sg = sd == EO__SIDE_A ? 1 : -1;
-            side[i] = (uint8_t)sd;
             q->na += sd == EO__SIDE_A;
             q->nb += sd == EO__SIDE_B;
             q->d += sg * b->q[i];
@@ -424,24 +444,25 @@ static void fixed_sums(const eo__bal *b, const uint8_t *in_w, int t, uint8_t *si
 }
 
 #define REPAIR_RANDOM 3 /* windows drawn at random after the three fixed ones */
+#define REPAIR_ROOM ((size_t)1 << (REPAIR_ITEMS / 2))
+#define REPAIR_BIG ((size_t)1 << 15) /* the last, widest window's entries a half */
 
-/* One try of eo__bal_repair() with the window w[0..nw): everyone else as in side[] (t on A). */
-static int repair_try(eo__bal *b, int t, const int *w, int nw, const eo__bal_vec best,
-                      uint8_t *side)
+/* One try of eo__bal_repair() with the window w[0..nw): everyone else as in side[]. */
+static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, uint8_t *side,
+                      size_t room)
 {
     uint8_t in_w[EO__BAL_N] = {0};
     for (int y = 0; y < nw; y++)
         in_w[w[y]] = 1;
     eo__bal_tail_q q;
-    fixed_sums(b, in_w, t, side, &q);
+    fixed_sums(b, in_w, side, &q);
     eo__bal_eval(b, side, q.base); /* top2 and the constant terms */
     q.dev_max = best[EO__BT_DEV];
     q.feas = 1;
-    int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb,
-                                (size_t)1 << (REPAIR_ITEMS / 2));
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb, room);
     if (rc != 0)
-        return rc < 0 ? rc : 0;
-    uint64_t work = (uint64_t)1 << (nw / 2);
+        return rc; /* 2: too many entries */
+    uint64_t work = room;
     rc = eo__bal_tail_ask(b->repair, b, &q, best, side, &work);
     b->work += work;
     return rc;
@@ -451,15 +472,13 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
 {
     if (!full_scramble(b) || b->spread_shift != 0)
         return 0;
-    /* the undecided items but the two best players' (top2 stays as it is), by rating sum
-     * descending, and by distance to t's */
+    /* the undecided items (not t), by rating sum descending, and by distance to t's */
     int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
-    int it1 = b->item_of[b->best[0]], it2 = b->item_of[b->best[1]];
     for (int u = t < 0 ? 0 : b->istart[t]; t >= 0 && u < b->istart[t + 1]; u++)
         qt += b->q[b->mem[u]];
     int by_q[EO__BAL_N], near[EO__BAL_N], nu = 0;
     for (int x = 0; x < b->m; x++) {
-        if ((b->ist[x] != EO__BS_PLAY && b->ist[x] != EO__BS_FREE) || x == it1 || x == it2)
+        if ((b->ist[x] != EO__BS_PLAY && b->ist[x] != EO__BS_FREE) || x == t)
             continue;
         sum[x] = 0;
         for (int u = b->istart[x]; u < b->istart[x + 1]; u++)
@@ -478,14 +497,15 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         spread[y] = by_q[(int)((int64_t)y * nu / nw)];
     uint8_t keep[EO__BAL_N];
     memcpy(keep, side, (size_t)b->n);
-    int rc = repair_try(b, t, near, nw, best, side);
+    int rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
+    rc = rc == 2 ? 0 : rc;
     if (rc == 0 && nu > nw) {
         memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, t, spread, nw, best, side);
+        rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
     }
     if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
         memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, t, by_q, nw, best, side);
+        rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
     }
     uint64_t rng = (uint64_t)t * 0x9E3779B97F4A7C15u + (uint64_t)nu;
     for (int tr = 0; rc == 0 && nu > nw && tr < REPAIR_RANDOM; tr++) {
@@ -499,9 +519,18 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
             pick[z] = tmpv;
         }
         memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, t, pick, nw, best, side);
+        rc = repair_try(b, pick, nw, best, side, REPAIR_ROOM);
     }
-    return rc;
+    /* last: the widest spread of ratings whose count-limited lists fit within REPAIR_BIG */
+    for (int big = nu; (rc == 0 || rc == 2) && big > nw; big--) {
+        int wide[EO__BAL_N];
+        for (int y = 0; y < big; y++)
+            wide[y] = by_q[(int)((int64_t)y * nu / big)];
+        memcpy(side, keep, (size_t)b->n);
+        if ((rc = repair_try(b, wide, big, best, side, REPAIR_BIG)) != 2)
+            break;
+    }
+    return rc == 2 ? 0 : rc;
 }
 
 int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
@@ -516,7 +545,7 @@ int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
             in_w[x] = 1;
         }
     eo__bal_tail_q q;
-    fixed_sums(b, in_w, -1, side, &q);
+    fixed_sums(b, in_w, side, &q);
     eo__bal_eval(b, side, q.base); /* the constant terms (top2 is each pair's) */
     q.dev_max = T;
     int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb, FINISH_ROOM);
