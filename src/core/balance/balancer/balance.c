@@ -158,6 +158,8 @@ static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
     int rc = eo__bal_mitm(b, T, pg->cstar, side);
     if (rc != 2)
         return rc == 0 ? EO_EINTERNAL : rc == 1 ? 2 : rc; /* step 1 found a split within T */
+    if ((rc = eo__bal_least_moves(b, T, pg->cstar, side)) != 2)
+        return rc == 0 ? EO_EINTERNAL : rc;
     eo__bal_eval(b, side, pg->cstar);
     eo__bal_vec lv;
     uint8_t ls[EO__BAL_N];
@@ -184,7 +186,7 @@ static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
         for (int u = b->istart[t2]; u < b->istart[t2 + 1]; u++)
             ls[b->mem[u]] = ls[b1] == EO__SIDE_A ? EO__SIDE_B : EO__SIDE_A;
     }
-    if (rc == 1 && eo__bal_cmp(b, pg->cstar, R) > 0 &&
+    if (rc == 1 && b->mode == EO_BALANCE_SCRAMBLE && eo__bal_cmp(b, pg->cstar, R) > 0 &&
         (rc = eo__bal_repair(b, moved, R, ls)) != 0) {
         if (rc < 0)
             return rc;

@@ -105,7 +105,9 @@ int eo__bal_cmp(const eo__bal *b, const eo__bal_vec x, const eo__bal_vec y);
  * feas == 0: the least objective vector; returns 1 with *best and side[] (a split reaching
  *            it), 0 when no split exists.
  * feas == 1: is there a split with vector <= *best (lexicographically over the active terms)?
- *            1 with side[] and *best set to its vector, 0 when none.
+ *            1 with side[] and *best set to its vector, 0 when none. *best must be C*, the
+ *            least vector under statuses these refine (the questions' splits are then all at
+ *            least C*, and one at most C* has each of its terms: the search cuts by each).
  * feas == 2: as 0, seeded with an incumbent: *best is the vector of side[], a split keeping
  *            every status with |D| <= dev_max; returns 1 with the least vector and a split.
  * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown).
@@ -134,21 +136,30 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
 /* ---- meet in the middle (balance_mitm.c, balance_tail.c) ---- */
 
 /* One side assignment of some items (eo__bal_list()): sums of A minus those of B, members on
- * each side, which items are on A, and the sides of the two best players when listed. */
+ * each side, players moved and preference weight denied, which items are on A, and the sides
+ * of the two best players when listed. */
 typedef struct eo__bal_ent {
     int64_t d, ds, x; /* Σq, Σqs, Σqs² */
+    int64_t dn;       /* preference weight denied */
     uint32_t mask;    /* bit y: the list's item y is on A */
-    int na, nb;
+    int na, nb, mv;   /* members on A, on B; players moved */
     uint8_t s1, s2;   /* 0 when not among the items */
 } eo__bal_ent;
 
-/* Every side assignment of the items it[0..h) (h <= 32) with at most na_max members on A and
- * nb_max on B, sorted by d, then x: each item doubles the list by merging its B copy with its A
- * copy (both sorted: a shift keeps the order). Returns the count, in e; e and tmp need room
- * for eo__bal_list_room() entries, the most a stage holds (2^h without limits). */
-size_t eo__bal_list(const eo__bal *b, const int *it, int h, int na_max, int nb_max,
+/* What a list keeps: at most na, nb members on A, B, mv players moved and dn weight denied. */
+typedef struct eo__bal_lim {
+    int na, nb, mv;
+    int64_t dn;
+} eo__bal_lim;
+
+/* Every side assignment of the items it[0..h) (h <= 32) within the limits *lim, sorted by d,
+ * then x: each item doubles the list by merging its B copy with its A copy (both sorted: a
+ * shift keeps the order). Returns the count, in e; e and tmp need room for
+ * eo__bal_list_room() entries, at least the most a stage holds (2^h without limits; the room
+ * counts members and moves, not the denied weight). */
+size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim,
                     eo__bal_ent *e, eo__bal_ent *tmp);
-size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, int na_max, int nb_max);
+size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim);
 
 /* src[0..cnt), sorted, into dst grouped by the count on A (stable: each group stays sorted):
  * the entries with na = c are dst[start[c] .. start[c + 1]), c <= nmax. */
@@ -165,7 +176,8 @@ int eo__bal_before(int n, const uint8_t *x, const uint8_t *y);
  * The search's tail (balance_tail.c): in a full scramble (2k = n, parties whole, no side
  * preference) the last items of the search order are answered at once by meet in the middle
  * instead of by the search's subtrees. eo__bal_tail_build() lists the items items[0..cnt)
- * under their statuses (at most na_max members on A and nb_max on B, pinned ones included)
+ * under their statuses (pinned ones included), cut into halves alternately within lim[0], or,
+ * nleft > 0, into items[0..nleft) within lim[0] and the rest within lim[1]
  * into *tp (allocated at the first call, released with eo__bal_tail_free()); returns 0, 2 when
  * they do not fit (a BENCH status, more than room_max entries a half), EO_ENOMEM.
  * eo__bal_tail_ask() answers one node: q->feas, a completion with a vector <= best; else the
@@ -178,6 +190,8 @@ int eo__bal_before(int n, const uint8_t *x, const uint8_t *y);
 #define TAIL_ROOM ((size_t)1 << 15)
 typedef struct eo__bal_tail_q {
     int na, nb;         /* members on A and on B outside the lists */
+    int mv;             /* players moved outside the lists (rebalance: eo__bal_finish()) */
+    int64_t dn;         /* preference weight denied outside the lists */
     int64_t d, ds, x;   /* Σq, Σqs, Σqs² of A minus those of B outside the lists */
     int64_t s, xs;      /* Σqs and Σqs² of the members outside the lists */
     uint8_t s1, s2;     /* sides of the two best players outside the lists, else 0 */
@@ -186,7 +200,7 @@ typedef struct eo__bal_tail_q {
     eo__bal_vec base;   /* the vector's terms the lists do not change (top2 among them) */
 } eo__bal_tail_q;
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt,
-                       int na_max, int nb_max, size_t room_max);
+                       int nleft, const eo__bal_lim *lim, size_t room_max);
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work);
 void eo__bal_tail_free(eo__bal_tail *t);
@@ -204,14 +218,27 @@ void eo__bal_tail_free(eo__bal_tail *t);
 int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side);
 
 /*
- * The rest of team A at once in a full scramble, given side[], a split of vector best (= C*,
- * the least) that keeps the statuses, when the undecided items' lists (b->repair) stay within
- * FINISH_ROOM entries a half: among the completions of vector best, the one whose team A comes
- * first in request order, which the remaining questions would reach one by one. Returns 1
- * with side[], 2 when it does not apply, EO_ENOMEM.
+ * The rest of team A at once when everyone plays (2k = n, parties whole; in scramble mode no
+ * side preference), given side[], a split of vector best (= C*, the least) that keeps the
+ * statuses, when the undecided items' lists (b->repair) stay within FINISH_ROOM entries a half:
+ * among the completions of vector best, the one whose team A comes first in request order,
+ * which the remaining questions would reach one by one. The lists match a pair to best by
+ * spread window and top2 (scramble) or by moves and denied weight (rebalance), and d. Returns
+ * 1 with side[], 2 when it does not apply, EO_ENOMEM.
  */
 #define FINISH_ROOM ((size_t)1 << 14)
 int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side);
+
+/*
+ * C* (step 2) of a full rebalance (everyone plays, parties whole, every undecided item's
+ * members on one current team) by the same lists: the split is who moves, and the moves from
+ * A-home and B-home items differ by what the count on A fixes, so the fewest moves is the
+ * least number of B-home movers with a split within T; then the least denied weight, then
+ * |D|, by a binary search a run. Returns 1 with *best and side[] (a split reaching it), 2 when
+ * it does not apply (an item without one home, lists past FINISH_ROOM: the search answers),
+ * EO_ELIMIT, EO_ENOMEM.
+ */
+int eo__bal_least_moves(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
 
 /* -1, 0, 1: x against y by the local search's key (max(|D|, eps), then the active terms). */
 int eo__bal_key_cmp(const eo__bal *b, int64_t eps, const eo__bal_vec x, const eo__bal_vec y);

@@ -21,74 +21,103 @@
 
 typedef eo__bal_ent ent;
 
-/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side
- * sd. */
-static ent with(ent e, int y, int sd, int64_t q, int64_t qs, int64_t x, int sz, int h1, int h2)
+/* What an item adds to an entry: its sums and members, whether it holds the two best players,
+ * and on each side (0: A, 1: B) the moves and the denied preference weight it costs. */
+typedef struct part {
+    int64_t q, qs, x, dn[2];
+    int sz, h1, h2, mv[2];
+} part;
+
+static part part_of(const eo__bal *b, int t)
 {
-    int sg = sd == EO__SIDE_A ? 1 : -1;
-    e.d += sg * q;
-    e.ds += sg * qs;
-    e.x += sg * x;
+    part p;
+    memset(&p, 0, sizeof p);
+    for (int u = b->istart[t]; u < b->istart[t + 1]; u++) {
+        int i = b->mem[u];
+        p.q += b->q[i];
+        p.qs += b->qs[i];
+        p.x += b->qs[i] * b->qs[i];
+        p.sz++;
+        p.h1 |= i == b->best[0];
+        p.h2 |= i == b->best[1];
+        for (int sd = 0; sd < 2; sd++) {
+            p.mv[sd] += b->team[i] != EO__SIDE_BENCH && b->team[i] != EO__SIDE_A + sd;
+            p.dn[sd] += b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != EO__SIDE_A + sd
+                            ? b->w[i]
+                            : 0;
+        }
+    }
+    return p;
+}
+
+/* The entry e with the list's item y (p) on side sd. */
+static ent with(ent e, int y, int sd, const part *p)
+{
+    int sg = sd == EO__SIDE_A ? 1 : -1, x = sd == EO__SIDE_A ? 0 : 1;
+    e.d += sg * p->q;
+    e.ds += sg * p->qs;
+    e.x += sg * p->x;
+    e.mv += p->mv[x];
+    e.dn += p->dn[x];
     if (sd == EO__SIDE_A) {
-        e.na += sz;
+        e.na += p->sz;
         e.mask |= UINT32_C(1) << y;
     } else {
-        e.nb += sz;
+        e.nb += p->sz;
     }
-    if (h1)
+    if (p->h1)
         e.s1 = (uint8_t)sd;
-    if (h2)
+    if (p->h2)
         e.s2 = (uint8_t)sd;
     return e;
 }
 
-/* Members of item t. */
-static int size_of(const eo__bal *b, int t) { return b->istart[t + 1] - b->istart[t]; }
-
-size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, int na_max, int nb_max)
+size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim)
 {
-    uint64_t cnt[EO__BAL_N + 1] = {1}, most = 1, cap = (uint64_t)1 << 40;
+    /* entries by (members on A, players moved): the moves only when they are limited; an item
+     * whose side alone denies more than the limit cannot take it */
+    int limited = lim->mv < EO__BAL_N, mvs = limited ? lim->mv + 1 : 1;
+    uint64_t cnt[EO__BAL_N + 1][EO__BAL_N + 1], most = 1, cap = (uint64_t)1 << 40;
+    memset(cnt, 0, sizeof cnt);
+    cnt[0][0] = 1;
     int placed = 0;
     for (int y = 0; y < h; y++) {
-        int sz = size_of(b, it[y]);
+        part p = part_of(b, it[y]);
+        int sz = p.sz, ma = limited ? p.mv[0] : 0, mb = limited ? p.mv[1] : 0;
         uint64_t total = 0;
         placed += sz;
-        for (int na = na_max; na >= 0; na--) { /* in place: cnt[na - sz] is still the old */
-            uint64_t v = placed - na <= nb_max && na <= placed ? cnt[na] : 0;
-            if (na >= sz && placed - na >= 0)
-                v += cnt[na - sz];
-            cnt[na] = v < cap ? v : cap;
-            total += cnt[na];
-        }
+        for (int na = lim->na; na >= 0; na--) /* in place: na - sz is still the old row */
+            for (int mv = mvs - 1; mv >= 0; mv--) {
+                uint64_t v = 0;
+                if (placed - na <= lim->nb && na <= placed && mv >= mb && p.dn[1] <= lim->dn)
+                    v += cnt[na][mv - mb]; /* the item on B */
+                if (na >= sz && mv >= ma && p.dn[0] <= lim->dn)
+                    v += cnt[na - sz][mv - ma]; /* on A */
+                cnt[na][mv] = v < cap ? v : cap;
+                total += cnt[na][mv];
+            }
         most = total > most ? total : most;
     }
     return most < cap ? (size_t)most : (size_t)cap;
 }
 
-size_t eo__bal_list(const eo__bal *b, const int *it, int h, int na_max, int nb_max, ent *e,
+size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim, ent *e,
                     ent *tmp)
 {
     memset(&e[0], 0, sizeof e[0]);
     size_t cnt = 1;
     ent *cur = e, *nx = tmp;
-    int b1 = b->best[0], b2 = b->best[1];
     for (int y = 0; y < h; y++) {
-        int t = it[y];
-        int64_t q = 0, qs = 0, x = 0;
-        int sz = size_of(b, t), h1 = 0, h2 = 0;
-        for (int u = b->istart[t]; u < b->istart[t + 1]; u++) {
-            int i = b->mem[u];
-            q += b->q[i];
-            qs += b->qs[i];
-            x += b->qs[i] * b->qs[i];
-            h1 |= i == b1;
-            h2 |= i == b2;
-        }
+        part p = part_of(b, it[y]);
+        int64_t q = p.q, x = p.x;
+        int sz = p.sz;
         size_t pb = 0, pa = 0, o = 0;
         for (;;) {
-            while (pb < cnt && cur[pb].nb + sz > nb_max)
+            while (pb < cnt && (cur[pb].nb + sz > lim->nb || cur[pb].mv + p.mv[1] > lim->mv ||
+                                cur[pb].dn + p.dn[1] > lim->dn))
                 pb++;
-            while (pa < cnt && cur[pa].na + sz > na_max)
+            while (pa < cnt && (cur[pa].na + sz > lim->na || cur[pa].mv + p.mv[0] > lim->mv ||
+                                cur[pa].dn + p.dn[0] > lim->dn))
                 pa++;
             if (pb >= cnt && pa >= cnt)
                 break;
@@ -98,9 +127,9 @@ size_t eo__bal_list(const eo__bal *b, const int *it, int h, int na_max, int nb_m
                 b_first = db < da || (db == da && cur[pb].x - x <= cur[pa].x + x);
             }
             if (b_first)
-                nx[o++] = with(cur[pb++], y, EO__SIDE_B, q, qs, x, sz, h1, h2);
+                nx[o++] = with(cur[pb++], y, EO__SIDE_B, &p);
             else
-                nx[o++] = with(cur[pa++], y, EO__SIDE_A, q, qs, x, sz, h1, h2);
+                nx[o++] = with(cur[pa++], y, EO__SIDE_A, &p);
         }
         ent *sw = cur;
         cur = nx;
@@ -194,8 +223,9 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
     if (!el)
         return EO_ENOMEM;
     ent *er = el + nl, *rs = er + nr, *tmp = rs + nr;
-    eo__bal_list(b, fr, hl, n, n, el, tmp);
-    eo__bal_list(b, fr + hl, hr, n, n, rs, tmp);
+    eo__bal_lim all = {n, n, n, INT64_MAX};
+    eo__bal_list(b, fr, hl, &all, el, tmp);
+    eo__bal_list(b, fr + hl, hr, &all, rs, tmp);
     int start[EO__BAL_N + 2]; /* right entries with na = c: er[start[c] .. start[c+1]), by d */
     eo__bal_group(rs, nr, er, start, n);
     /* the pairs to visit, counted first against the work limit */

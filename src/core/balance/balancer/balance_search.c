@@ -360,6 +360,18 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
     return 1;
 }
 
+/* A feasibility question's cut: its *best is C*, the least vector of the splits under the base
+ * statuses, and every question's splits are among those, so a split with a vector <= C* has
+ * C*'s every term: a node is cut as soon as one term's bound passes C*'s, whatever the terms
+ * before it (a rebalance node short of C*'s moves but already denying more, say). */
+static int above(const eo__bal *b, const eo__bal_vec L, const eo__bal_vec best)
+{
+    for (int t = 0; t < EO__BT_N; t++)
+        if (b->active[t] && L[t] > best[t])
+            return 1;
+    return 0;
+}
+
 static void leaf(bs *s)
 {
     eo__bal *b = s->b;
@@ -420,7 +432,7 @@ static void dfs(bs *s, int j, const state *c)
     eo__bal_vec L;
     if (!bound(s, j, c, L))
         return;
-    if (s->feas ? eo__bal_cmp(b, L, s->best) > 0 : s->found && eo__bal_cmp(b, L, s->best) >= 0)
+    if (s->feas ? above(b, L, s->best) : s->found && eo__bal_cmp(b, L, s->best) >= 0)
         return;
     if (j == 0 && !s->have_root) {
         memcpy(s->root, L, sizeof L);
@@ -730,7 +742,8 @@ static void status_counts(bs *s)
  * whole, no side preference; every completion's vector is then (top2, spread, dev)) whose
  * spread term counts (step 1's question of the gap alone is the search's: its window is all
  * of |D|), with the two best players' items above the tail so that top2 is settled there.
- * 0 or EO_ENOMEM. */
+ * (In rebalance the search's moves bound cuts deep in the tree, which a tail would skip: it
+ * was measured slower.) 0 or EO_ENOMEM. */
 static int tail_lists(bs *s)
 {
     const eo__bal *b = s->b;
@@ -758,8 +771,8 @@ static int tail_lists(bs *s)
     room = room > TAIL_ROOM ? room : TAIL_ROOM;
     for (int h = b->m - s->top_pos - 1; h >= b->tail_items; h--) {
         int jj = b->m - h;
-        int rc = eo__bal_tail_build(&s->tail, b, s->order + jj, h, b->k - pa[jj],
-                                    b->k - pb[jj], room);
+        eo__bal_lim lim = {b->k - pa[jj], b->k - pb[jj], b->n, INT64_MAX};
+        int rc = eo__bal_tail_build(&s->tail, b, s->order + jj, h, 0, &lim, room);
         if (rc < 0)
             return rc;
         if (rc == 0) {

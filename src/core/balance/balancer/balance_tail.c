@@ -1,6 +1,7 @@
-/* Meet in the middle over part of a full scramble (balance_internal.h; docs/BALANCER.md, "The
- * balancer", "Scramble at full-server scale"): the search's tail, the team-A witnesses
- * (eo__bal_repair()) and the rest of team A at once (eo__bal_finish()).
+/* Meet in the middle over part of a full split (balance_internal.h; docs/BALANCER.md, "The
+ * balancer", "Full servers: N = 64"): the search's tail and the team-A witnesses of a scramble
+ * (eo__bal_repair()), and the rest of team A at once in either mode (eo__bal_finish(); in
+ * rebalance mode the lists match moves, denied weight and d exactly).
  *
  * In a full scramble (2k = N, parties whole, no side preference) every split plays everyone,
  * so a split's vector is (top2, spread, dev) and, once Σq(A) - Σq(B) is fixed, so are both
@@ -22,7 +23,8 @@ struct eo__bal_tail {
     int h, hl;              /* free items, of which the first hl are the left half */
     int fr[EO__BAL_N];
     int64_t d0, ds0, x0;    /* the pinned items listed: Σq, Σqs, Σqs² of A minus B */
-    int na0, nb0;           /* pinned members on A, on B */
+    int na0, nb0, mv0;      /* pinned members on A, on B; players they move */
+    int64_t dn0;            /* and the preference weight they deny */
     int64_t s, x;           /* Σqs and Σqs² of every listed member */
     uint8_t s1, s2;         /* sides of the two best players when pinned here, else 0 */
     int top_free;           /* one of the two best players is in a listed free item */
@@ -45,22 +47,40 @@ static int room_for(eo__bal_tail *t, size_t room)
     return 0;
 }
 
+/* src (sorted by d, then x) into dst by (count on A when counts, moves <= mvmax), stably: each
+ * run of one count and moves stays by d. */
+static void by_moves(const ent *src, size_t cnt, ent *dst, int counts, int mvmax)
+{
+    int start[(EO__BAL_N + 1) * (EO__BAL_N + 1) + 1];
+    int keys = (counts + 1) * (mvmax + 1);
+    memset(start, 0, sizeof(int) * (size_t)(keys + 1));
+    for (size_t r = 0; r < cnt; r++)
+        start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv + 1]++;
+    for (int c = 0; c < keys; c++)
+        start[c + 1] += start[c];
+    for (size_t r = 0; r < cnt; r++)
+        dst[start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv]++] = src[r];
+}
+
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt,
-                       int na_max, int nb_max, size_t room_max)
+                       int nleft, const eo__bal_lim *all, size_t room_max)
 {
     if (!*tp && !(*tp = calloc(1, sizeof **tp)))
         return EO_ENOMEM;
     eo__bal_tail *t = *tp;
-    int fr[EO__BAL_N], h = 0;
-    t->na0 = t->nb0 = 0;
+    int fr[EO__BAL_N], h = 0, hl = 0;
+    t->na0 = t->nb0 = t->mv0 = 0;
+    t->dn0 = 0;
     t->d0 = t->ds0 = t->x0 = t->s = t->x = 0;
     t->s1 = t->s2 = 0;
     for (int y = 0; y < cnt; y++) {
         int it = items[y], st = b->ist[it];
         if (st == EO__BS_BENCH)
             return 2;
-        if (st == EO__BS_FREE || st == EO__BS_PLAY)
+        if (st == EO__BS_FREE || st == EO__BS_PLAY) {
             fr[h++] = it;
+            hl += y < nleft;
+        }
         int sg = st == EO__BS_A ? 1 : st == EO__BS_B ? -1 : 0;
         for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
             int i = b->mem[u];
@@ -69,6 +89,9 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
             t->x0 += sg * b->qs[i] * b->qs[i];
             t->na0 += sg > 0;
             t->nb0 += sg < 0;
+            int sd = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
+            t->mv0 += sg && b->team[i] != EO__SIDE_BENCH && b->team[i] != sd;
+            t->dn0 += sg && b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != sd ? b->w[i] : 0;
             t->s += b->qs[i];
             t->x += b->qs[i] * b->qs[i];
             if (sg && i == b->best[0])
@@ -80,29 +103,40 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
     t->top_free = 0;
     for (int y = 0; y < h; y++)
         t->top_free |= fr[y] == b->item_of[b->best[0]] || fr[y] == b->item_of[b->best[1]];
-    /* alternate items to the halves: alike in size and in the ratings they reach */
+    /* the halves as given, else alternate items: alike in size and in the ratings they reach */
     t->h = h;
-    t->hl = (h + 1) / 2; /* the even positions */
-    if (t->hl > 32)
+    t->hl = nleft > 0 ? hl : (h + 1) / 2; /* the even positions */
+    if (t->hl > 32 || h - t->hl > 32)
         return 2;
     for (int y = 0; y < h; y++)
-        t->fr[y % 2 ? t->hl + y / 2 : y / 2] = fr[y];
-    na_max -= t->na0;
-    nb_max -= t->nb0;
-    size_t rl = eo__bal_list_room(b, t->fr, t->hl, na_max, nb_max);
-    size_t rr = eo__bal_list_room(b, t->fr + t->hl, h - t->hl, na_max, nb_max);
+        t->fr[nleft > 0 ? y : y % 2 ? t->hl + y / 2 : y / 2] = fr[y];
+    eo__bal_lim lim[2]; /* each half's, what the pinned listed items leave */
+    for (int x = 0; x < 2; x++) {
+        const eo__bal_lim *a = &all[nleft > 0 ? x : 0];
+        lim[x] = (eo__bal_lim){a->na - t->na0, a->nb - t->nb0, a->mv - t->mv0, a->dn - t->dn0};
+        if (lim[x].na < 0 || lim[x].nb < 0 || lim[x].mv < 0 || lim[x].dn < 0)
+            return 2;
+    }
+    size_t rl = eo__bal_list_room(b, t->fr, t->hl, &lim[0]);
+    size_t rr = eo__bal_list_room(b, t->fr + t->hl, h - t->hl, &lim[1]);
     size_t room = rl > rr ? rl : rr;
-    if (na_max < 0 || nb_max < 0 || room > room_max)
+    if (room > room_max)
         return 2;
     if (room_for(t, room) != 0)
         return EO_ENOMEM;
     ent *tmp = t->buf + 2 * room, *tmp2 = tmp + room;
     t->el = t->buf;
     t->er = t->buf + room;
-    size_t nl = eo__bal_list(b, t->fr, t->hl, na_max, nb_max, tmp2, tmp);
+    size_t nl = eo__bal_list(b, t->fr, t->hl, &lim[0], tmp2, tmp);
     eo__bal_group(tmp2, nl, t->el, t->lstart, b->n);
-    size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, na_max, nb_max, tmp2, tmp);
+    size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, &lim[1], tmp2, tmp);
     eo__bal_group(tmp2, nr, t->er, t->rstart, b->n);
+    if (b->mode == EO_BALANCE_REBALANCE) { /* by moves too: moves_run() */
+        memcpy(tmp, t->el, sizeof(ent) * nl); /* left by moves alone, right by count first */
+        by_moves(tmp, nl, t->el, 0, lim[0].mv);
+        memcpy(tmp, t->er, sizeof(ent) * nr);
+        by_moves(tmp, nr, t->er, b->n, lim[1].mv);
+    }
     return 0;
 }
 
@@ -150,6 +184,8 @@ static eo__bal_tail_q whole(const eo__bal_tail *t, const eo__bal *b, const eo__b
     eo__bal_tail_q w = *q;
     w.na += t->na0;
     w.nb += t->nb0;
+    w.mv += t->mv0;
+    w.dn += t->dn0;
     w.d += t->d0 + b->field;
     w.ds += t->ds0;
     w.x += t->x0;
@@ -255,6 +291,8 @@ static int tail_scan(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
                 v[EO__BT_SPREAD] = eo__bal_spread(b, (w->s + ds) / 2, (w->s - ds) / 2,
                                                   (w->xs + xx) / 2, (w->xs - xx) / 2);
                 v[EO__BT_DEV] = eo__abs64(w->d + l->d + r->d);
+                if (t->top_free) /* each pair's own */
+                    v[EO__BT_TOP2] = (w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2);
                 if (w->feas ? eo__bal_cmp(b, v, best) > 0
                             : *have && eo__bal_cmp(b, v, cur) >= 0)
                     continue;
@@ -331,6 +369,121 @@ static int64_t fast_cap(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal
     return b->spread_shift == 0 && cap <= TAIL_FAST_DEV ? cap : -1;
 }
 
+/* Of [R, Re) (one count on A, by moves, then d: by_moves()), those with moves mv and d in
+ * [lo, hi]: [*r0, *r1). */
+static void moves_d(const ent *R, const ent *Re, int mv, int64_t lo, int64_t hi,
+                    const ent **r0, const ent **r1)
+{
+    const ent *a = R, *z = Re;
+    while (a < z) {
+        const ent *m = a + (z - a) / 2;
+        if (m->mv < mv || (m->mv == mv && m->d < lo))
+            a = m + 1;
+        else
+            z = m;
+    }
+    const ent *e = a;
+    z = Re;
+    while (e < z) {
+        const ent *m = e + (z - e) / 2;
+        if (m->mv < mv || (m->mv == mv && m->d <= hi))
+            e = m + 1;
+        else
+            z = m;
+    }
+    *r0 = a;
+    *r1 = e;
+}
+
+/* The right entries that complete left entry l to a split of vector best with D = dt, a run
+ * [*r0, *r1) of the right list (empty when none): scramble, those with the d of D = dt and X
+ * in [xlo, xhi] (the caller judges top2); rebalance, those with the count, moves and d that
+ * make best's (best being the least vector, nothing less exists; the caller judges the
+ * denied weight). w: whole(). */
+static void run_of(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                   const eo__bal_vec best, const ent *l, int64_t dt, int64_t xlo, int64_t xhi,
+                   const ent **r0, const ent **r1)
+{
+    int cr = b->k - w->na - l->na;
+    *r0 = *r1 = NULL;
+    if (cr < 0 || cr > b->n)
+        return;
+    const ent *R = t->er + t->rstart[cr], *Re = t->er + t->rstart[cr + 1];
+    int64_t dr = dt - w->d - l->d;
+    if (b->mode == EO_BALANCE_SCRAMBLE) {
+        const ent *r = lower(R, Re, dr, xlo - w->x - l->x), *e = r;
+        while (e < Re && e->d == dr && e->x <= xhi - w->x - l->x)
+            e++;
+        *r0 = r;
+        *r1 = e;
+        return;
+    }
+    moves_d(R, Re, (int)(best[EO__BT_MOVES] - w->mv - l->mv), dr, dr, r0, r1);
+}
+
+/* Whether the lists can hold a split of vector best at all, and the X window of D = dt
+ * (scramble; *xlo > *xhi when none is within the tolerance). */
+static int window_for(const eo__bal *b, const eo__bal_tail_q *w, int64_t dt, int64_t *xlo,
+                      int64_t *xhi)
+{
+    *xlo = 1;
+    *xhi = 0;
+    if (b->mode == EO_BALANCE_SCRAMBLE)
+        return x_window(b, dt, w->s, w->xs, xlo, xhi);
+    return 1;
+}
+
+/* Of the pairs of vector best, the one whose team A comes first in request order, into side[]
+ * (every other item as there): 1, or 0 when there is none. */
+static int first_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
+{
+    int found = 0;
+    uint8_t cand[EO__BAL_N];
+    memcpy(cand, side, (size_t)b->n);
+    int64_t dev = best[EO__BT_DEV];
+    for (int sg = 1; sg >= (dev ? -1 : 1); sg -= 2) {
+        int64_t xlo, xhi;
+        if (!window_for(b, w, sg * dev, &xlo, &xhi))
+            continue;
+        for (const ent *l = t->el; l < t->el + t->lstart[b->n + 1]; l++) {
+            const ent *r, *e;
+            ++*work;
+            if (b->mode == EO_BALANCE_REBALANCE && l->mv > best[EO__BT_MOVES] - w->mv)
+                break; /* by_moves(): the rest move even more */
+            run_of(t, b, w, best, l, sg * dev, xlo, xhi, &r, &e);
+            for (; r < e; r++) {
+                ++*work;
+                if (b->mode == EO_BALANCE_SCRAMBLE
+                        ? ((w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2)) !=
+                              (best[EO__BT_TOP2] != 0)
+                        : w->dn + l->dn + r->dn != best[EO__BT_DENIED])
+                    continue;
+                eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl,
+                              r->mask, cand);
+                if (!found || eo__bal_before(b->n, cand, side)) {
+                    memcpy(side, cand, (size_t)b->n);
+                    found = 1;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* 1 when the lists can judge a split of vector best exactly: rebalance always (moves, denied and
+ * d are matched), scramble when best has the spread term 0 and the constant terms of q->base
+ * (top2 judged per pair). */
+static int exact_match(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_vec best)
+{
+    if (b->mode == EO_BALANCE_REBALANCE)
+        return best[EO__BT_BROKEN] == 0 && best[EO__BT_BENCH] == 0;
+    eo__bal_vec base;
+    memcpy(base, q->base, sizeof base);
+    base[EO__BT_TOP2] = best[EO__BT_TOP2];
+    return spread_zero(b, base, best);
+}
+
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
 {
@@ -356,59 +509,14 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
     return 1;
 }
 
-/* eo__bal_finish()'s lists: among the pairs with vector best (spread 0, |D| = best's dev, the
- * two best players apart or not as best says), the one whose team A comes first in request
- * order, into side[] (every other item as there). 1, 0 when there is none, 2 when best does
- * not have the spread term 0 with the constant terms of w->base. */
-static int tail_first(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
-                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
+/* A full split: everyone plays (2k = N, parties whole, no BENCH status), so the lists place
+ * every free item; in scramble mode, also nobody prefers a side (the vector is then top2,
+ * spread, dev; in rebalance mode moves, denied, dev). */
+static int full_split(const eo__bal *b)
 {
-    eo__bal_vec base;
-    memcpy(base, q->base, sizeof base);
-    base[EO__BT_TOP2] = best[EO__BT_TOP2]; /* each pair's own, compared below */
-    if (!spread_zero(b, base, best))
-        return 2;
-    eo__bal_tail_q w = whole(t, b, q);
-    int need = b->k - w.na, found = 0;
-    uint8_t cand[EO__BAL_N];
-    memcpy(cand, side, (size_t)b->n);
-    int64_t dev = best[EO__BT_DEV];
-    for (int sg = 1; sg >= (dev ? -1 : 1); sg -= 2) {
-        int64_t dt = sg * dev, xlo, xhi;
-        if (!x_window(b, dt, w.s, w.xs, &xlo, &xhi))
-            continue;
-        for (int cl = 0; cl <= need && cl <= b->n; cl++) {
-            const ent *L, *Le, *R, *Re;
-            if (!groups(t, b, need, cl, &L, &Le, &R, &Re))
-                continue;
-            for (const ent *l = L; l < Le; l++) {
-                ++*work;
-                int64_t dr = dt - w.d - l->d, xr = xhi - w.x - l->x;
-                for (const ent *r = lower(R, Re, dr, xlo - w.x - l->x);
-                     r < Re && r->d == dr && r->x <= xr; r++) {
-                    ++*work;
-                    if (((w.s1 | l->s1 | r->s1) == (w.s2 | l->s2 | r->s2)) !=
-                        (best[EO__BT_TOP2] != 0))
-                        continue;
-                    eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl,
-                                  r->mask, cand);
-                    if (!found || eo__bal_before(b->n, cand, side)) {
-                        memcpy(side, cand, (size_t)b->n);
-                        found = 1;
-                    }
-                }
-            }
-        }
-    }
-    return found;
-}
-
-/* A full scramble without side preferences, with every item placed (no BENCH status). */
-static int full_scramble(const eo__bal *b)
-{
-    if (b->mode != EO_BALANCE_SCRAMBLE || b->allow_split || 2 * b->k != b->n)
+    if (b->allow_split || 2 * b->k != b->n)
         return 0;
-    for (int i = 0; i < b->n; i++)
+    for (int i = 0; i < b->n && b->mode == EO_BALANCE_SCRAMBLE; i++)
         if (b->prefer[i] != EO__SIDE_BENCH)
             return 0;
     for (int t = 0; t < b->m; t++)
@@ -430,6 +538,8 @@ static void fixed_sums(const eo__bal *b, const uint8_t *in_w, const uint8_t *sid
             int i = b->mem[u], sg = sd == EO__SIDE_A ? 1 : -1;
             q->na += sd == EO__SIDE_A;
             q->nb += sd == EO__SIDE_B;
+            q->mv += b->team[i] != EO__SIDE_BENCH && b->team[i] != sd;
+            q->dn += b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != sd ? b->w[i] : 0;
             q->d += sg * b->q[i];
             q->ds += sg * b->qs[i];
             q->x += sg * b->qs[i] * b->qs[i];
@@ -459,7 +569,8 @@ static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, 
     eo__bal_eval(b, side, q.base); /* top2 and the constant terms */
     q.dev_max = best[EO__BT_DEV];
     q.feas = 1;
-    int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb, room);
+    eo__bal_lim lim = {b->k - q.na, b->k - q.nb, b->n, INT64_MAX};
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, 0, &lim, room);
     if (rc != 0)
         return rc; /* 2: too many entries */
     uint64_t work = room;
@@ -470,7 +581,9 @@ static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, 
 
 int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
 {
-    if (!full_scramble(b) || b->spread_shift != 0)
+    /* scramble only: in rebalance most team-A questions are "no" (a player asked onto A who is
+     * on B and need not move), where a witness is sought in vain */
+    if (b->mode != EO_BALANCE_SCRAMBLE || !full_split(b) || b->spread_shift != 0)
         return 0;
     /* the undecided items (not t), by rating sum descending, and by distance to t's */
     int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
@@ -533,9 +646,48 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
     return rc == 2 ? 0 : rc;
 }
 
+/* Rebalance: the undecided items w[0..nw) reordered by home (items whose members all have
+ * current team A, then those whose members all have B), and each half's limits in lim[0..1]:
+ * best is the least vector, so no pair moves or denies more than it leaves (mv, dn), and when
+ * every item has one home a pair's moves from each are fixed by the count on A (an A-home item
+ * that moves leaves A; a B-home one joins it): the lists then hold only those. Returns the
+ * number of A-home items (the left half), 0 for the usual halves (an item without one home). */
+static int by_home(const eo__bal *b, const eo__bal_vec best, const eo__bal_tail_q *q, int *w,
+                   int nw, eo__bal_lim *lim)
+{
+    lim[0].mv = (int)(best[EO__BT_MOVES] - q->mv);
+    lim[0].dn = best[EO__BT_DENIED] - q->dn;
+    int home[EO__BAL_N], na = 0, nb = 0, ma = 0;
+    for (int y = 0; y < nw; y++) {
+        int t = w[y], h = b->team[b->mem[b->istart[t]]];
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+            h = b->team[b->mem[u]] == h ? h : EO__SIDE_BENCH;
+        if (h == EO__SIDE_BENCH)
+            return 0;
+        home[y] = h;
+        na += h == EO__SIDE_A;
+        nb += h == EO__SIDE_B;
+        ma += h == EO__SIDE_A ? b->istart[t + 1] - b->istart[t] : 0;
+    }
+    /* ma - mv(A-home) + mv(B-home) = k - q->na members on A, and the two moves add to lim.mv */
+    int twice = lim[0].mv + ma - (b->k - q->na);
+    if (twice < 0 || twice % 2 != 0 || twice / 2 > lim[0].mv || na == 0 || nb == 0)
+        return 0;
+    int tmp[EO__BAL_N], x = 0;
+    for (int side = EO__SIDE_A; side <= EO__SIDE_B; side++)
+        for (int y = 0; y < nw; y++)
+            if (home[y] == side)
+                tmp[x++] = w[y];
+    memcpy(w, tmp, sizeof(int) * (size_t)nw);
+    lim[1] = lim[0];
+    lim[0].mv = twice / 2;
+    lim[1].mv -= twice / 2;
+    return na;
+}
+
 int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
 {
-    if (!full_scramble(b) || b->spread_shift != 0)
+    if (!full_split(b) || (b->mode == EO_BALANCE_SCRAMBLE && b->spread_shift != 0))
         return 2;
     int w[EO__BAL_N], nw = 0;
     uint8_t in_w[EO__BAL_N] = {0};
@@ -548,11 +700,101 @@ int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
     fixed_sums(b, in_w, side, &q);
     eo__bal_eval(b, side, q.base); /* the constant terms (top2 is each pair's) */
     q.dev_max = T;
-    int rc = eo__bal_tail_build(&b->repair, b, w, nw, b->k - q.na, b->k - q.nb, FINISH_ROOM);
+    eo__bal_lim lim[2] = {{b->k - q.na, b->k - q.nb, b->n, INT64_MAX}};
+    int nleft = b->mode == EO_BALANCE_REBALANCE ? by_home(b, best, &q, w, nw, lim) : 0;
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, nleft, lim, FINISH_ROOM);
     if (rc != 0)
         return rc;
     uint64_t work = FINISH_ROOM / 8;
-    rc = tail_first(b->repair, b, &q, best, side, &work);
+    eo__bal_tail_q wq = whole(b->repair, b, &q);
+    rc = exact_match(b, &q, best) ? first_pair(b->repair, b, &wq, best, side, &work) : 2;
     b->work += work;
     return rc == 0 ? EO_EINTERNAL : rc; /* a witness keeps the statuses */
+}
+
+/* For the left entry l and the right entries of moves mb (and the count that completes l's),
+ * those with |D| <= T: the least (denied weight, |D|) of them, into *dn, *dev, *br when it
+ * beats what they hold (*br NULL: nothing yet). Returns 1 when it did. */
+static int least_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                      const ent *l, int mb, int64_t T, int64_t *dn, int64_t *dev,
+                      const ent **br, uint64_t *work)
+{
+    int cr = b->k - w->na - l->na;
+    if (cr < 0 || cr > b->n)
+        return 0;
+    const ent *r, *e;
+    int better = 0;
+    moves_d(t->er + t->rstart[cr], t->er + t->rstart[cr + 1], mb, -T - w->d - l->d,
+            T - w->d - l->d, &r, &e);
+    for (const ent *c = r; c < e; c++) {
+        ++*work;
+        int64_t v = l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
+        if (!*br || v < *dn || (v == *dn && a < *dev)) {
+            *dn = v;
+            *dev = a;
+            *br = c;
+            better = 1;
+        }
+    }
+    return better;
+}
+
+#define LEAST_ROOM ((size_t)1 << 16) /* once a call, not a question: wider than FINISH_ROOM */
+int eo__bal_least_moves(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
+{
+    if (b->mode != EO_BALANCE_REBALANCE || !full_split(b))
+        return 2;
+    int w[EO__BAL_N], nw = 0;
+    uint8_t in_w[EO__BAL_N] = {0};
+    for (int x = 0; x < b->m; x++)
+        if (b->ist[x] == EO__BS_PLAY || b->ist[x] == EO__BS_FREE) {
+            w[nw++] = x;
+            in_w[x] = 1;
+        }
+    eo__bal_tail_q q;
+    fixed_sums(b, in_w, side, &q);
+    /* moves from the A-home items (ma) and the B-home ones (mb): ma - mb is fixed by the count
+     * on A, so the fewest moves is the least mb with a split within T */
+    int ma0 = 0; /* the A-home members (by_home() checks that every item has one home) */
+    for (int y = 0; y < nw; y++)
+        ma0 += b->team[b->mem[b->istart[w[y]]]] == EO__SIDE_A
+                   ? b->istart[w[y] + 1] - b->istart[w[y]]
+                   : 0;
+    for (int mb = 0; mb <= b->n; mb++) {
+        int ma = ma0 - (b->k - q.na) + mb;
+        if (ma < 0)
+            continue;
+        eo__bal_vec probe; /* these moves, any denials */
+        memset(probe, 0, sizeof probe);
+        probe[EO__BT_MOVES] = q.mv + ma + mb;
+        probe[EO__BT_DENIED] = INT64_MAX / 2;
+        eo__bal_lim lim[2] = {{b->k - q.na, b->k - q.nb, b->n, INT64_MAX}};
+        int nleft = by_home(b, probe, &q, w, nw, lim);
+        if (nleft == 0 || lim[0].mv != ma)
+            return 2;
+        int rc = eo__bal_tail_build(&b->repair, b, w, nw, nleft, lim, LEAST_ROOM);
+        if (rc != 0)
+            return rc;
+        const eo__bal_tail *t = b->repair;
+        eo__bal_tail_q wq = whole(t, b, &q);
+        uint64_t work = LEAST_ROOM / 8;
+        int64_t dn = 0, dev = 0;
+        const ent *bl = NULL, *br = NULL;
+        for (const ent *l = t->el; l < t->el + t->lstart[b->n + 1] && l->mv <= ma; l++) {
+            ++work;
+            if (l->mv == ma && (!br || l->dn <= dn) &&
+                least_pair(t, b, &wq, l, mb, T, &dn, &dev, &br, &work))
+                bl = l;
+        }
+        b->work += work;
+        if (br) {
+            eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask,
+                          side);
+            eo__bal_eval(b, side, best);
+            return 1;
+        }
+        if (b->work_limit && b->work > b->work_limit)
+            return EO_ELIMIT;
+    }
+    return 2;
 }
