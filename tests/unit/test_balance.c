@@ -903,6 +903,5 @@ int main(void)
         cmocka_unit_test(test_props_exact),
         cmocka_unit_test(test_props_local),
     };
-    if (getenv("TF")) cmocka_set_test_filter(getenv("TF")); /*TMPFILTER*/
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

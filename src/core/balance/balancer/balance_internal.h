@@ -139,11 +139,11 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
  * each side, players moved and preference weight denied, which items are on A, and the sides
  * of the two best players when listed. */
 typedef struct eo__bal_ent {
-    int64_t d, ds, x; /* Σq, Σqs, Σqs² */
-    int64_t dn;       /* preference weight denied */
-    uint32_t mask;    /* bit y: the list's item y is on A */
-    int na, nb, mv;   /* members on A, on B; players moved */
-    uint8_t s1, s2;   /* 0 when not among the items */
+    int64_t d, ds, x;     /* Σq, Σqs, Σqs² */
+    int64_t dn;           /* preference weight denied */
+    uint32_t mask;        /* bit y: the list's item y is on A */
+    uint8_t na, nb, mv;   /* members on A, on B; players moved (n <= EO__BAL_EXACT) */
+    uint8_t s1, s2;       /* 0 when not among the items */
 } eo__bal_ent;
 
 /* What a list keeps: at most na, nb members on A, B, mv players moved and dn weight denied. */

@@ -57,13 +57,13 @@ static ent with(ent e, int y, int sd, const part *p)
     e.d += sg * p->q;
     e.ds += sg * p->qs;
     e.x += sg * p->x;
-    e.mv += p->mv[x];
+    e.mv = (uint8_t)(e.mv + p->mv[x]);
     e.dn += p->dn[x];
     if (sd == EO__SIDE_A) {
-        e.na += p->sz;
+        e.na = (uint8_t)(e.na + p->sz);
         e.mask |= UINT32_C(1) << y;
     } else {
-        e.nb += p->sz;
+        e.nb = (uint8_t)(e.nb + p->sz);
     }
     if (p->h1)
         e.s1 = (uint8_t)sd;
@@ -72,29 +72,53 @@ static ent with(ent e, int y, int sd, const part *p)
     return e;
 }
 
+/* eo__bal_list_room() by members on A alone (no moves or denials to limit). */
+static size_t room_by_count(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim)
+{
+    uint64_t cnt[EO__BAL_N + 1] = {1}, most = 1, cap = (uint64_t)1 << 40;
+    int placed = 0, nas = lim->na < b->n ? lim->na : b->n;
+    for (int y = 0; y < h; y++) {
+        int sz = b->istart[it[y] + 1] - b->istart[it[y]];
+        uint64_t total = 0;
+        placed += sz;
+        for (int na = nas; na >= 0; na--) { /* in place: cnt[na - sz] is still the old */
+            uint64_t v = placed - na <= lim->nb && na <= placed ? cnt[na] : 0;
+            if (na >= sz)
+                v += cnt[na - sz];
+            cnt[na] = v < cap ? v : cap;
+            total += cnt[na];
+        }
+        most = total > most ? total : most;
+    }
+    return most < cap ? (size_t)most : (size_t)cap;
+}
+
 size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim)
 {
-    /* entries by (members on A, players moved): the moves only when they are limited; an item
-     * whose side alone denies more than the limit cannot take it */
-    int limited = lim->mv < EO__BAL_N, mvs = limited ? lim->mv + 1 : 1;
-    uint64_t cnt[EO__BAL_N + 1][EO__BAL_N + 1], most = 1, cap = (uint64_t)1 << 40;
-    memset(cnt, 0, sizeof cnt);
-    cnt[0][0] = 1;
+    if (lim->mv >= b->n && lim->dn == INT64_MAX) /* nothing to count but members */
+        return room_by_count(b, it, h, lim);
+    /* entries by (members on A, players moved); an item whose side alone denies more than the
+     * limit cannot take it */
+    int mvs = (lim->mv < b->n ? lim->mv : b->n) + 1;
+    int nas = (lim->na < b->n ? lim->na : b->n) + 1;
+    uint64_t cnt[(EO__BAL_EXACT + 1) * (EO__BAL_EXACT + 1)], most = 1, cap = (uint64_t)1 << 40;
+    memset(cnt, 0, sizeof cnt[0] * (size_t)(nas * mvs));
+    cnt[0] = 1;
     int placed = 0;
     for (int y = 0; y < h; y++) {
         part p = part_of(b, it[y]);
-        int sz = p.sz, ma = limited ? p.mv[0] : 0, mb = limited ? p.mv[1] : 0;
         uint64_t total = 0;
-        placed += sz;
-        for (int na = lim->na; na >= 0; na--) /* in place: na - sz is still the old row */
+        placed += p.sz;
+        for (int na = nas - 1; na >= 0; na--) /* in place: na - sz is still the old row */
             for (int mv = mvs - 1; mv >= 0; mv--) {
                 uint64_t v = 0;
-                if (placed - na <= lim->nb && na <= placed && mv >= mb && p.dn[1] <= lim->dn)
-                    v += cnt[na][mv - mb]; /* the item on B */
-                if (na >= sz && mv >= ma && p.dn[0] <= lim->dn)
-                    v += cnt[na - sz][mv - ma]; /* on A */
-                cnt[na][mv] = v < cap ? v : cap;
-                total += cnt[na][mv];
+                if (placed - na <= lim->nb && na <= placed && mv >= p.mv[1] &&
+                    p.dn[1] <= lim->dn)
+                    v += cnt[na * mvs + mv - p.mv[1]]; /* the item on B */
+                if (na >= p.sz && mv >= p.mv[0] && p.dn[0] <= lim->dn)
+                    v += cnt[(na - p.sz) * mvs + mv - p.mv[0]]; /* on A */
+                cnt[na * mvs + mv] = v < cap ? v : cap;
+                total += cnt[na * mvs + mv];
             }
         most = total > most ? total : most;
     }

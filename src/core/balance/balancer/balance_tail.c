@@ -51,7 +51,7 @@ static int room_for(eo__bal_tail *t, size_t room)
  * run of one count and moves stays by d. */
 static void by_moves(const ent *src, size_t cnt, ent *dst, int counts, int mvmax)
 {
-    int start[(EO__BAL_N + 1) * (EO__BAL_N + 1) + 1];
+    int start[(EO__BAL_EXACT + 1) * (EO__BAL_EXACT + 1) + 1];
     int keys = (counts + 1) * (mvmax + 1);
     memset(start, 0, sizeof(int) * (size_t)(keys + 1));
     for (size_t r = 0; r < cnt; r++)
@@ -555,7 +555,7 @@ static void fixed_sums(const eo__bal *b, const uint8_t *in_w, const uint8_t *sid
 
 #define REPAIR_RANDOM 3 /* windows drawn at random after the three fixed ones */
 #define REPAIR_ROOM ((size_t)1 << (REPAIR_ITEMS / 2))
-#define REPAIR_BIG ((size_t)1 << 15) /* the last, widest window's entries a half */
+#define REPAIR_BIG ((size_t)1 << 13) /* the last, widest window's entries a half */
 
 /* One try of eo__bal_repair() with the window w[0..nw): everyone else as in side[]. */
 static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, uint8_t *side,
