@@ -2,7 +2,11 @@
  * mode with parties and locks and of rebalance mode, N = 24, 32, 64, and how many answers were
  * exact within the work limit.
  *
- *   bench_balance [instances] [work_limit] [all] [n=N] [dump]
+ *   bench_balance [instances] [work_limit] [all] [n=N] [se=E] [dump]
+ *
+ * The work limit defaults to the service's default budget in nodes (EO_SPLIT_BUDGET_DEFAULT_MS
+ * times EO_SPLIT_NODES_PER_MS: 4·10^6), the spread tolerance (se=) to one rating unit, the
+ * service's default for integer models (se=0 compares the spreads exactly, the earlier rule).
  *
  * Ratings normal(1000, 300) rounded (clamped >= 100), seeded. Scramble rows: a party of 2 or 3
  * for about a quarter of the players, two players locked (one per side), current teams ignored.
@@ -26,6 +30,7 @@
 
 #include "bench_util.h"
 #include "evenodds/eo_balance.h"
+#include "evenodds/eo_codec.h"
 
 /* CPU time of this thread: not counting the time other jobs on a shared machine take the core */
 static double cpu_us(void) { return bench_clock_us(CLOCK_THREAD_CPUTIME_ID); }
@@ -121,7 +126,8 @@ static void row(int n, int scramble, int count, uint64_t work, int64_t se, int a
 int main(int argc, char **argv)
 {
     int count = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 100;
-    uint64_t work = argc > 2 ? strtoull(argv[2], NULL, 10) : UINT64_C(10000000);
+    uint64_t work = argc > 2 ? strtoull(argv[2], NULL, 10)
+                             : (uint64_t)EO_SPLIT_BUDGET_DEFAULT_MS * EO_SPLIT_NODES_PER_MS;
     int all = 0, dump = 0, only = 0;
     int64_t se = 1;
     for (int x = 3; x < argc; x++) {

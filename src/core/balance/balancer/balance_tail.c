@@ -646,6 +646,21 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
     return rc == 2 ? 0 : rc;
 }
 
+/* The undecided items (status FREE or PLAY) into w, and the sums of the others as side[] has
+ * them into *q. Returns their number. */
+static int undecided(const eo__bal *b, const uint8_t *side, int *w, eo__bal_tail_q *q)
+{
+    int nw = 0;
+    uint8_t in_w[EO__BAL_N] = {0};
+    for (int x = 0; x < b->m; x++)
+        if (b->ist[x] == EO__BS_PLAY || b->ist[x] == EO__BS_FREE) {
+            w[nw++] = x;
+            in_w[x] = 1;
+        }
+    fixed_sums(b, in_w, side, q);
+    return nw;
+}
+
 /* Rebalance: the undecided items w[0..nw) reordered by home (items whose members all have
  * current team A, then those whose members all have B), and each half's limits in lim[0..1]:
  * best is the least vector, so no pair moves or denies more than it leaves (mv, dn), and when
@@ -689,15 +704,9 @@ int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
 {
     if (!full_split(b) || (b->mode == EO_BALANCE_SCRAMBLE && b->spread_shift != 0))
         return 2;
-    int w[EO__BAL_N], nw = 0;
-    uint8_t in_w[EO__BAL_N] = {0};
-    for (int x = 0; x < b->m; x++)
-        if (b->ist[x] == EO__BS_PLAY || b->ist[x] == EO__BS_FREE) {
-            w[nw++] = x;
-            in_w[x] = 1;
-        }
+    int w[EO__BAL_N];
     eo__bal_tail_q q;
-    fixed_sums(b, in_w, side, &q);
+    int nw = undecided(b, side, w, &q);
     eo__bal_eval(b, side, q.base); /* the constant terms (top2 is each pair's) */
     q.dev_max = T;
     eo__bal_lim lim[2] = {{b->k - q.na, b->k - q.nb, b->n, INT64_MAX}};
@@ -744,15 +753,9 @@ int eo__bal_least_moves(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
 {
     if (b->mode != EO_BALANCE_REBALANCE || !full_split(b))
         return 2;
-    int w[EO__BAL_N], nw = 0;
-    uint8_t in_w[EO__BAL_N] = {0};
-    for (int x = 0; x < b->m; x++)
-        if (b->ist[x] == EO__BS_PLAY || b->ist[x] == EO__BS_FREE) {
-            w[nw++] = x;
-            in_w[x] = 1;
-        }
+    int w[EO__BAL_N];
     eo__bal_tail_q q;
-    fixed_sums(b, in_w, side, &q);
+    int nw = undecided(b, side, w, &q);
     /* moves from the A-home items (ma) and the B-home ones (mb): ma - mb is fixed by the count
      * on A, so the fewest moves is the least mb with a split within T */
     int ma0 = 0; /* the A-home members (by_home() checks that every item has one home) */
