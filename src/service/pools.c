@@ -19,6 +19,7 @@ struct eo__bias_snap {
     eo_bias_config cfg;
     size_t n;
     bias_entry *v;
+    double presence; /* strength·π in logits (0 when presence is off) */
 };
 
 static void snap_free(struct eo__bias_snap *s)
@@ -191,6 +192,8 @@ static struct eo__bias_snap *snap_of(const eo_pool *pool)
         return NULL;
     }
     s->cfg = eo_pool_get_config(pool)->bias;
+    s->presence = eo_presence_field(&eo_pool_get_config(pool)->presence, eo_pool_presence(pool),
+                                    1.0);
     for (size_t i = 0; i < n; i++) {
         eo_bias_stats st;
         eo_bias_get(t, i, &st);
@@ -209,7 +212,7 @@ static struct eo__bias_snap *snap_of(const eo_pool *pool)
 
 int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool)
 {
-    if (!pool || !eo_pool_bias(pool))
+    if (!pool || (!eo_pool_bias(pool) && !eo_pool_presence(pool)))
         return 0;
     struct eo__bias_snap *s = snap_of(pool);
     if (!s)
@@ -251,6 +254,15 @@ double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t n
     }
     pthread_rwlock_unlock(&p->lock);
     return f;
+}
+
+double eo__pools_presence(eo__pools *p, const char *name)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    long i = find(p, name);
+    double pi = i >= 0 && p->v[i].bias ? p->v[i].bias->presence : 0.0;
+    pthread_rwlock_unlock(&p->lock);
+    return pi;
 }
 
 int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *out)
