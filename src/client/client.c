@@ -113,8 +113,7 @@ static int64_t known_index(eo_client *c, const char *id, bool add)
 static eo_client_rating rating_or_start(const eo_client *c, const char *id)
 {
     size_t len = strlen(id);
-    int64_t i =
-        eo__strmap_find(c->known_ids, id, len, eo__strmap_hash(c->known_ids, id, len));
+    int64_t i = eo__strmap_find(c->known_ids, id, len, eo__strmap_hash(c->known_ids, id, len));
     if (i >= 0)
         return c->known[i].r;
     eo_client_rating r = {.mean = c->cfg.start_rating, .display = c->cfg.start_rating,

@@ -821,9 +821,8 @@ int eo_fit_lookup(const eo_fit *f, const char *id, eo_fit_player *out)
     if (f == NULL || id == NULL || out == NULL)
         return EO_EINVAL;
     size_t len = strnlen(id, EO_ID_MAX + 1);
-    int64_t i = len <= EO_ID_MAX
-                    ? eo__strmap_find(f->ids, id, len, eo__strmap_hash(f->ids, id, len))
-                                 : -1;
+    int64_t i =
+        len <= EO_ID_MAX ? eo__strmap_find(f->ids, id, len, eo__strmap_hash(f->ids, id, len)) : -1;
     if (i >= 0)
         return eo_fit_player_get(f, (size_t)i, out);
     double d1, d2;

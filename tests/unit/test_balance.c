@@ -41,8 +41,8 @@ static int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi)
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Terms of an assignment (side: 0 bench, 1 A, 2 B), by the definitions of eo_balance.h and
- * docs/BALANCER.md ("The balancer"), written independently of the solver. t[] in the solver's order:
- * broken, moves, top2, spread (0 when |sd A - sd B| <= the request's spread_epsilon, else
+ * docs/BALANCER.md ("The balancer"), written independently of the solver. t[] in the solver's
+ * order: broken, moves, top2, spread (0 when |sd A - sd B| <= the request's spread_epsilon, else
  * k^2 |var A - var B|, both on the spread scale), denied, bench, dev. */
 enum { BROKEN, MOVES, TOP2, SPREAD, DENIED, BENCH, DEV, NTERM };
 
@@ -457,6 +457,17 @@ static void test_brute_gap_table(void **state)
     run_brute(11, 12, 40, 12, &GENERAL_TABLE);
 }
 
+/* Everyone playing (2k = n), parties whole, in @p mode; a tolerance of at most 4 past 12
+ * players (a wide one makes the search's comparison slow). */
+static void full_request(eo_balance_request *r, int n, eo_balance_mode mode)
+{
+    r->mode = mode;
+    r->allow_party_split = 0;
+    r->k_min = r->k_max = n / 2;
+    if (n > 12 && r->epsilon > 4)
+        r->epsilon = 4;
+}
+
 /* Scramble with everyone playing (2k = n), parties whole, no preference: the meet in the middle
  * answers (balance_mitm.c). Against brute force for n <= 12, and against the search (the
  * no_mitm switch turns the meet in the middle off) for n up to 20. */
@@ -469,11 +480,7 @@ static void test_scramble_full(void **state)
         eo_balance_player p[20];
         eo_balance_request r;
         gen(&s, n, p, &r, (int)rng_range(&s, 0, 127) & ~16);
-        r.mode = EO_BALANCE_SCRAMBLE;
-        r.allow_party_split = 0;
-        r.k_min = r.k_max = n / 2;
-        if (n > 12 && r.epsilon > 4)
-            r.epsilon = 4; /* a wide tolerance makes the search's comparison slow */
+        full_request(&r, n, EO_BALANCE_SCRAMBLE);
         eo_balance_result *res = NULL, *ref_res = NULL;
         int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, &GENERAL);
         if (rc == EO_EINVAL) /* a party pinned to both sides */
@@ -535,12 +542,8 @@ static void run_full_paths(int nmin, int nmax, int count, uint64_t seed, int tai
         for (int i = 0; i < n && shape < 3; i++)
             p[i].rating = shape == 0 ? 1000 + rng_range(&s, -300, 300) + rng_range(&s, -300, 300)
                                      : rng_range(&s, 0, 30);
-        r.mode = mode;
-        r.allow_party_split = 0;
-        r.k_min = r.k_max = n / 2;
+        full_request(&r, n, mode);
         r.spread_epsilon = rng_range(&s, 0, 3) == 0 ? 0 : rng_range(&s, 1, 40);
-        if (n > 12 && r.epsilon > 4)
-            r.epsilon = 4; /* a wide tolerance makes the search's comparison slow */
         eo_balance_result *res = NULL, *ref_res = NULL;
         int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, &paths);
         if (rc == EO_EINVAL) /* a party pinned to both sides */
@@ -610,8 +613,8 @@ static void test_spread_tolerance(void **state)
     for (size_t x = 0; x < sizeof want / sizeof want[0]; x++) {
         q.spread_epsilon = want[x].eps;
         for (int path = 0; path < 3; path++) { /* meet in the middle; search; its lists */
-            eo__balance_opts o = {.general_path = true, .no_mitm = path > 0,
-                                  .tail_items = path == 2 ? 4 : -1};
+            eo__balance_opts o = {
+                .general_path = true, .no_mitm = path > 0, .tail_items = path == 2 ? 4 : -1};
             eo_balance_result *res = NULL;
             assert_int_equal(eo__balance_solve(p, 8, &q, &res, NULL, &o), 0);
             const eo_balance_split *s = &res->split[0];

@@ -1840,9 +1840,9 @@ static void test_split_balance_request(void **state)
     assert_int_equal(req.k_min, 2);
     assert_int_equal(req.k_max, 2);
     eo_split_request_free(&req);
-    assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",\"c\",\"d\"],\"spread_epsilon\":2.5}",
-                                  &req, &err),
-                     0);
+    assert_int_equal(
+        split_decode("{\"players\":[\"a\",\"b\",\"c\",\"d\"],\"spread_epsilon\":2.5}", &req, &err),
+        0);
     assert_true(req.balance && req.spread_epsilon == 2.5);
     eo_split_request_free(&req);
     /* Three players make no team size: an empty range. */
@@ -1872,7 +1872,8 @@ static const bad_case bad_balance[] = {
     {"{\"players\":[{\"id\":\"a\",\"team\":\"C\"}," P4 "]}", EO_EINVAL, "players[0].team",
      "expected \"A\", \"B\" or null"},
     {"{\"players\":[{\"id\":\"a\",\"team\":\"a\"}," P4 "]}", EO_EINVAL, "players[0].team", "\"A\""},
-    {"{\"players\":[{\"id\":\"a\",\"team\":\"AB\"}," P4 "]}", EO_EINVAL, "players[0].team", "\"A\""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"AB\"}," P4 "]}", EO_EINVAL, "players[0].team",
+     "\"A\""},
     {"{\"players\":[{\"id\":\"a\",\"team\":1}," P4 "]}", EO_EINVAL, "players[0].team", "\"B\""},
     {"{\"players\":[" P4 ",{\"id\":\"a\",\"lock\":\"\"}]}", EO_EINVAL, "players[3].lock", "\"A\""},
     {"{\"players\":[" P4 ",{\"id\":\"a\",\"prefer\":true}]}", EO_EINVAL, "players[3].prefer",
@@ -1913,8 +1914,8 @@ static const bad_case bad_balance[] = {
     {"{\"players\":[\"a\"," P4 "],\"map\":\"\"}", EO_EINVAL, "map", "must not be empty"},
     {"{\"players\":[\"a\"," P4 "],\"map\":\"a\\u0001b\"}", EO_EINVAL, "map", "control character"},
     {"{\"players\":[\"a\"," P4 "],\"map\":5}", EO_EINVAL, "map", "expected a string"},
-    {"{\"players\":[\"a\"," P4 "],\"allow_party_split\":\"yes\"}", EO_EINVAL,
-     "allow_party_split", "true or false"},
+    {"{\"players\":[\"a\"," P4 "],\"allow_party_split\":\"yes\"}", EO_EINVAL, "allow_party_split",
+     "true or false"},
     {"{\"players\":[\"a\"," P4 "],\"allow_protected\":0}", EO_EINVAL, "allow_protected",
      "true or false"},
     {"{\"players\":[\"a\"," P4 "],\"k_min\":1}", EO_EINVAL, "k_min", "[2, 2]"},
@@ -1923,8 +1924,8 @@ static const bad_case bad_balance[] = {
      "smaller than k_min (3)"},
     {"{\"players\":[\"a\",\"b\",\"c\"],\"k_min\":2}", EO_EINVAL, "k_min", "no team size"},
     {"{\"players\":[\"a\"," P4 "],\"k_min\":\"2\"}", EO_EINVAL, "k_min", "an integer"},
-    {"{\"players\":[\"a\"," P4 "],\"bench\":\"queue\",\"mode\":\"scramble\"}", EO_EINVAL,
-     "bench", "cannot be combined"},
+    {"{\"players\":[\"a\"," P4 "],\"bench\":\"queue\",\"mode\":\"scramble\"}", EO_EINVAL, "bench",
+     "cannot be combined"},
     {"{\"players\":[" P4 ",{\"id\":\"a\",\"team\":\"A\",\"protected\":true,\"lock\":\"B\"}]}",
      EO_EINVAL, "players[3].lock", "locked to B but protected on team A"},
     {"{\"players\":[{\"id\":\"a\",\"party\":\"p\",\"lock\":\"A\"},\"b\",\"c\","
@@ -2163,8 +2164,8 @@ static void test_split_balance_answer(void **state)
     /* what was proven before the budget ran out (tests/unit/test_balance.c checks it against
      * the proven answer): every term, none negative */
     json_t *bound = json_object_get(k3, "bound");
-    static const char *const members[] = {"broken", "moves", "top2", "spread", "spread_sd",
-                                          "denied", "bench_again", "dev"};
+    static const char *const members[] = {"broken",    "moves",  "top2",        "spread",
+                                          "spread_sd", "denied", "bench_again", "dev"};
     assert_int_equal(json_object_size(bound), 8);
     for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
         assert_true(json_number_value(json_object_get(bound, members[i])) >= 0);

@@ -364,8 +364,8 @@ static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__b
     b->spread_eps = se < SPREAD_EPS_MAX ? se : SPREAD_EPS_MAX;
     b->work_limit = req->work_limit;
     b->no_mitm = opts->no_mitm;
-    b->tail_items = opts->tail_items == 0 ? TAIL_ITEMS
-                    : opts->tail_items < 0 ? 0
+    b->tail_items = opts->tail_items == 0               ? TAIL_ITEMS
+                    : opts->tail_items < 0              ? 0
                     : opts->tail_items < TAIL_ITEMS_MAX ? opts->tail_items
                                                         : TAIL_ITEMS_MAX;
     b->dp_try = opts->table_early ? 1 : 0;
@@ -515,8 +515,8 @@ static int proven_bound(eo__bal *b, const progress *pg, int64_t eps, eo_balance_
  * proven, else up to epsilon, counting as equal) of the local search's split and the split
  * solve_k() held, into side[]; *bound what was proven. Returns 1, 0 when neither has a split,
  * or an error. */
-static int fallback(eo__bal *b, const eo_balance_request *req, const progress *pg,
-                    uint8_t *side, eo_balance_terms *bound)
+static int fallback(eo__bal *b, const eo_balance_request *req, const progress *pg, uint8_t *side,
+                    eo_balance_terms *bound)
 {
     int64_t T = pg->stage == 0 || pg->g < req->epsilon ? req->epsilon : pg->g;
     eo__bal_vec lv, hv;
@@ -538,8 +538,8 @@ static int fallback(eo__bal *b, const eo_balance_request *req, const progress *p
  * (set here when the work limit stops the exact search: the later sizes follow), fallback().
  * Returns 1 with side[] the answer, *exact and (when not exact) *bound, 0 when no split
  * exists or local search found none, or an error that ends the call. */
-static int answer_k(eo__bal *b, const eo_balance_request *req, const uint8_t *base,
-                    int *limited, uint8_t *side, int *exact, eo_balance_terms *bound)
+static int answer_k(eo__bal *b, const eo_balance_request *req, const uint8_t *base, int *limited,
+                    uint8_t *side, int *exact, eo_balance_terms *bound)
 {
     progress pg;
     memset(&pg, 0, sizeof pg);

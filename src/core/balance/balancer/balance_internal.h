@@ -49,7 +49,7 @@ typedef struct eo__bal {
     int64_t q[EO__BAL_N];  /* rating - min rating */
     int64_t qs[EO__BAL_N]; /* q >> spread_shift: the spread term's scale (< 2^20) */
     int spread_shift;
-    int64_t spread_eps;    /* the tolerance on |sd(A) - sd(B)| on the spread scale (< 2^21) */
+    int64_t spread_eps; /* the tolerance on |sd(A) - sd(B)| on the spread scale (< 2^21) */
     uint8_t team[EO__BAL_N], prefer[EO__BAL_N], sat_out[EO__BAL_N];
     int64_t w[EO__BAL_N];  /* preference weights (>= 1) */
     int64_t wmin;          /* least weight of a player with a preference */
@@ -118,8 +118,7 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
  * keeping every status with |D| <= dev_max, and of k²|var(A) - var(B)| (*vdiff) and of
  * k|sd(A) - sd(B)| (*sdiff), both on the spread scale. Returns 1, 0 when no such split exists,
  * EO_ENOMEM. */
-int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff,
-                       double *sdiff);
+int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff, double *sdiff);
 
 /* Releases b->scratch (NULL is fine). */
 void eo__bal_search_free(eo__bal *b);
@@ -139,11 +138,11 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
  * each side, players moved and preference weight denied, which items are on A, and the sides
  * of the two best players when listed. */
 typedef struct eo__bal_ent {
-    int64_t d, ds, x;     /* Σq, Σqs, Σqs² */
-    int64_t dn;           /* preference weight denied */
-    uint32_t mask;        /* bit y: the list's item y is on A */
-    uint8_t na, nb, mv;   /* members on A, on B; players moved (n <= EO__BAL_EXACT) */
-    uint8_t s1, s2;       /* 0 when not among the items */
+    int64_t d, ds, x;   /* Σq, Σqs, Σqs² */
+    int64_t dn;         /* preference weight denied */
+    uint32_t mask;      /* bit y: the list's item y is on A */
+    uint8_t na, nb, mv; /* members on A, on B; players moved (n <= EO__BAL_EXACT) */
+    uint8_t s1, s2;     /* 0 when not among the items */
 } eo__bal_ent;
 
 /* What a list keeps: at most na, nb members on A, B, mv players moved and dn weight denied. */
@@ -157,8 +156,8 @@ typedef struct eo__bal_lim {
  * shift keeps the order). Returns the count, in e; e and tmp need room for
  * eo__bal_list_room() entries, at least the most a stage holds (2^h without limits; the room
  * counts members and moves, not the denied weight). */
-size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim,
-                    eo__bal_ent *e, eo__bal_ent *tmp);
+size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim, eo__bal_ent *e,
+                    eo__bal_ent *tmp);
 size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim);
 
 /* src[0..cnt), sorted, into dst grouped by the count on A (stable: each group stays sorted):
@@ -189,18 +188,18 @@ int eo__bal_before(int n, const uint8_t *x, const uint8_t *y);
 #define TAIL_ITEMS_MAX 24
 #define TAIL_ROOM ((size_t)1 << 15)
 typedef struct eo__bal_tail_q {
-    int na, nb;         /* members on A and on B outside the lists */
-    int mv;             /* players moved outside the lists (rebalance: eo__bal_finish()) */
-    int64_t dn;         /* preference weight denied outside the lists */
-    int64_t d, ds, x;   /* Σq, Σqs, Σqs² of A minus those of B outside the lists */
-    int64_t s, xs;      /* Σqs and Σqs² of the members outside the lists */
-    uint8_t s1, s2;     /* sides of the two best players outside the lists, else 0 */
+    int na, nb;       /* members on A and on B outside the lists */
+    int mv;           /* players moved outside the lists (rebalance: eo__bal_finish()) */
+    int64_t dn;       /* preference weight denied outside the lists */
+    int64_t d, ds, x; /* Σq, Σqs, Σqs² of A minus those of B outside the lists */
+    int64_t s, xs;    /* Σqs and Σqs² of the members outside the lists */
+    uint8_t s1, s2;   /* sides of the two best players outside the lists, else 0 */
     int64_t dev_max;
-    int feas, found;    /* a feasibility question; an incumbent exists (least questions) */
-    eo__bal_vec base;   /* the vector's terms the lists do not change (top2 among them) */
+    int feas, found;  /* a feasibility question; an incumbent exists (least questions) */
+    eo__bal_vec base; /* the vector's terms the lists do not change (top2 among them) */
 } eo__bal_tail_q;
-int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt,
-                       int nleft, const eo__bal_lim *lim, size_t room_max);
+int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                       const eo__bal_lim *lim, size_t room_max);
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work);
 void eo__bal_tail_free(eo__bal_tail *t);

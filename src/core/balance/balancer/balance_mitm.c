@@ -42,9 +42,8 @@ static part part_of(const eo__bal *b, int t)
         p.h2 |= i == b->best[1];
         for (int sd = 0; sd < 2; sd++) {
             p.mv[sd] += b->team[i] != EO__SIDE_BENCH && b->team[i] != EO__SIDE_A + sd;
-            p.dn[sd] += b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != EO__SIDE_A + sd
-                            ? b->w[i]
-                            : 0;
+            p.dn[sd] +=
+                b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != EO__SIDE_A + sd ? b->w[i] : 0;
         }
     }
     return p;
@@ -112,8 +111,7 @@ size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_l
         for (int na = nas - 1; na >= 0; na--) /* in place: na - sz is still the old row */
             for (int mv = mvs - 1; mv >= 0; mv--) {
                 uint64_t v = 0;
-                if (placed - na <= lim->nb && na <= placed && mv >= p.mv[1] &&
-                    p.dn[1] <= lim->dn)
+                if (placed - na <= lim->nb && na <= placed && mv >= p.mv[1] && p.dn[1] <= lim->dn)
                     v += cnt[na * mvs + mv - p.mv[1]]; /* the item on B */
                 if (na >= p.sz && mv >= p.mv[0] && p.dn[0] <= lim->dn)
                     v += cnt[(na - p.sz) * mvs + mv - p.mv[0]]; /* on A */

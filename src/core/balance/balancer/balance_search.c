@@ -67,10 +67,9 @@ typedef struct eo__bal_bs {
     eo__split_buf dp;    /* the table's memory, kept across questions */
     /* full scrambles: the items order[tail_j..] are answered by the tail's lists (-1: none) */
     int tail_j;
-    int no_pref;         /* nobody has a side preference */
+    int no_pref; /* nobody has a side preference */
     eo__bal_tail *tail;
 } bs;
-
 
 int64_t eo__bal_spread(const eo__bal *b, int64_t sa, int64_t sb, int64_t xa, int64_t xb)
 {
@@ -499,10 +498,10 @@ static void dfs(bs *s, int j, const state *c)
         key1[x] = cost;
         key2[x] = (double)eo__abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
         if (s->aim_x && rest > 0) /* and X at the spread window's middle, each in its scale */
-            key2[x] = key2[x] / (double)rest +
-                      fabs((double)(e->xa - e->xb - s->x_mid) * (double)scale +
-                           (double)(ka1 - kb1) * (double)restx) /
-                          (double)restx;
+            key2[x] =
+                key2[x] / (double)rest + fabs((double)(e->xa - e->xb - s->x_mid) * (double)scale +
+                                              (double)(ka1 - kb1) * (double)restx) /
+                                             (double)restx;
     }
     int ord[3] = {0, 1, 2};
     for (int x = 1; x < nopt; x++)
@@ -755,8 +754,8 @@ static int tail_lists(bs *s)
         s->aim_x = 1;
         s->x_mid = -b->field * s->ps[0][s->cnt[0]] / b->k;
     }
-    if (b->tail_items <= 0 || !b->active[EO__BT_SPREAD] || b->allow_split ||
-        2 * b->k != b->n || !s->no_pref || j <= s->top_pos)
+    if (b->tail_items <= 0 || !b->active[EO__BT_SPREAD] || b->allow_split || 2 * b->k != b->n ||
+        !s->no_pref || j <= s->top_pos)
         return 0;
     /* as many items as the count-limited lists allow within TAIL_ROOM entries a half (at
      * least tail_items): the members pinned above the tail leave the tail fewer places */
@@ -783,8 +782,7 @@ static int tail_lists(bs *s)
     return 0;
 }
 
-int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff,
-                       double *sdiff)
+int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff, double *sdiff)
 {
     bs *s = prepare(b);
     if (!s)

@@ -20,18 +20,18 @@
 typedef eo__bal_ent ent;
 
 struct eo__bal_tail {
-    int h, hl;              /* free items, of which the first hl are the left half */
+    int h, hl; /* free items, of which the first hl are the left half */
     int fr[EO__BAL_N];
-    int64_t d0, ds0, x0;    /* the pinned items listed: Σq, Σqs, Σqs² of A minus B */
-    int na0, nb0, mv0;      /* pinned members on A, on B; players they move */
-    int64_t dn0;            /* and the preference weight they deny */
-    int64_t s, x;           /* Σqs and Σqs² of every listed member */
-    uint8_t s1, s2;         /* sides of the two best players when pinned here, else 0 */
-    int top_free;           /* one of the two best players is in a listed free item */
+    int64_t d0, ds0, x0; /* the pinned items listed: Σq, Σqs, Σqs² of A minus B */
+    int na0, nb0, mv0;   /* pinned members on A, on B; players they move */
+    int64_t dn0;         /* and the preference weight they deny */
+    int64_t s, x;        /* Σqs and Σqs² of every listed member */
+    uint8_t s1, s2;      /* sides of the two best players when pinned here, else 0 */
+    int top_free;        /* one of the two best players is in a listed free item */
     int lstart[EO__BAL_N + 2], rstart[EO__BAL_N + 2];
-    ent *el, *er;           /* each half's entries by count on A, each count by (d, x) */
+    ent *el, *er; /* each half's entries by count on A, each count by (d, x) */
     ent *buf;
-    size_t cap;             /* entries in buf */
+    size_t cap; /* entries in buf */
 };
 
 /* Room for 4 * room entries in *t's buffer. 0 or EO_ENOMEM. */
@@ -62,8 +62,8 @@ static void by_moves(const ent *src, size_t cnt, ent *dst, int counts, int mvmax
         dst[start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv]++] = src[r];
 }
 
-int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt,
-                       int nleft, const eo__bal_lim *all, size_t room_max)
+int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                       const eo__bal_lim *all, size_t room_max)
 {
     if (!*tp && !(*tp = calloc(1, sizeof **tp)))
         return EO_ENOMEM;
@@ -131,7 +131,7 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
     eo__bal_group(tmp2, nl, t->el, t->lstart, b->n);
     size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, &lim[1], tmp2, tmp);
     eo__bal_group(tmp2, nr, t->er, t->rstart, b->n);
-    if (b->mode == EO_BALANCE_REBALANCE) { /* by moves too: moves_run() */
+    if (b->mode == EO_BALANCE_REBALANCE) {    /* by moves too: moves_run() */
         memcpy(tmp, t->el, sizeof(ent) * nl); /* left by moves alone, right by count first */
         by_moves(tmp, nl, t->el, 0, lim[0].mv);
         memcpy(tmp, t->er, sizeof(ent) * nr);
@@ -150,8 +150,7 @@ void eo__bal_tail_free(eo__bal_tail *t)
 /* The window [*xlo, *xhi] of X = Σqs²(A) - Σqs²(B) of the splits with D = dt (everyone plays,
  * qs = q: δ = dt - field) within the spread tolerance (eo__bal_umax()); S and XS are the
  * players' Σqs and Σqs². 0 when no split has D = dt (parity). */
-static int x_window(const eo__bal *b, int64_t dt, int64_t S, int64_t XS, int64_t *xlo,
-                    int64_t *xhi)
+static int x_window(const eo__bal *b, int64_t dt, int64_t S, int64_t XS, int64_t *xlo, int64_t *xhi)
 {
     int64_t delta = dt - b->field, k = b->k;
     if ((S + delta) % 2 != 0)
@@ -293,8 +292,7 @@ static int tail_scan(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
                 v[EO__BT_DEV] = eo__abs64(w->d + l->d + r->d);
                 if (t->top_free) /* each pair's own */
                     v[EO__BT_TOP2] = (w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2);
-                if (w->feas ? eo__bal_cmp(b, v, best) > 0
-                            : *have && eo__bal_cmp(b, v, cur) >= 0)
+                if (w->feas ? eo__bal_cmp(b, v, best) > 0 : *have && eo__bal_cmp(b, v, cur) >= 0)
                     continue;
                 memcpy(cur, v, sizeof v);
                 *bl = l;
@@ -323,8 +321,8 @@ static int spread_zero(const eo__bal *b, const eo__bal_vec base, const eo__bal_v
  * term 0 ends it (a larger |D| cannot beat it); a feasibility question ends at its first
  * completion <= best. Returns 1 with *cur, *bl, *br. */
 static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
-                      const eo__bal_tail_q *w, int64_t cap, const eo__bal_vec best,
-                      eo__bal_vec cur, const ent **bl, const ent **br, uint64_t *work)
+                      const eo__bal_tail_q *w, int64_t cap, const eo__bal_vec best, eo__bal_vec cur,
+                      const ent **bl, const ent **br, uint64_t *work)
 {
     int have = 0;
     eo__bal_vec v;
@@ -371,8 +369,8 @@ static int64_t fast_cap(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal
 
 /* Of [R, Re) (one count on A, by moves, then d: by_moves()), those with moves mv and d in
  * [lo, hi]: [*r0, *r1). */
-static void moves_d(const ent *R, const ent *Re, int mv, int64_t lo, int64_t hi,
-                    const ent **r0, const ent **r1)
+static void moves_d(const ent *R, const ent *Re, int mv, int64_t lo, int64_t hi, const ent **r0,
+                    const ent **r1)
 {
     const ent *a = R, *z = Re;
     while (a < z) {
@@ -459,8 +457,7 @@ static int first_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
                               (best[EO__BT_TOP2] != 0)
                         : w->dn + l->dn + r->dn != best[EO__BT_DENIED])
                     continue;
-                eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl,
-                              r->mask, cand);
+                eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl, r->mask, cand);
                 if (!found || eo__bal_before(b->n, cand, side)) {
                     memcpy(side, cand, (size_t)b->n);
                     found = 1;
@@ -502,8 +499,8 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
     } else {
         tail_scan(t, b, &w, best, cur, &bl, &br, &have, work);
     }
-    if (!have || (q->feas ? eo__bal_cmp(b, cur, best) > 0
-                          : q->found && eo__bal_cmp(b, cur, best) >= 0))
+    if (!have ||
+        (q->feas ? eo__bal_cmp(b, cur, best) > 0 : q->found && eo__bal_cmp(b, cur, best) >= 0))
         return 0;
     eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask, side);
     return 1;
@@ -725,16 +722,16 @@ int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
  * those with |D| <= T: the least (denied weight, |D|) of them, into *dn, *dev, *br when it
  * beats what they hold (*br NULL: nothing yet). Returns 1 when it did. */
 static int least_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
-                      const ent *l, int mb, int64_t T, int64_t *dn, int64_t *dev,
-                      const ent **br, uint64_t *work)
+                      const ent *l, int mb, int64_t T, int64_t *dn, int64_t *dev, const ent **br,
+                      uint64_t *work)
 {
     int cr = b->k - w->na - l->na;
     if (cr < 0 || cr > b->n)
         return 0;
     const ent *r, *e;
     int better = 0;
-    moves_d(t->er + t->rstart[cr], t->er + t->rstart[cr + 1], mb, -T - w->d - l->d,
-            T - w->d - l->d, &r, &e);
+    moves_d(t->er + t->rstart[cr], t->er + t->rstart[cr + 1], mb, -T - w->d - l->d, T - w->d - l->d,
+            &r, &e);
     for (const ent *c = r; c < e; c++) {
         ++*work;
         int64_t v = l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
@@ -791,8 +788,7 @@ int eo__bal_least_moves(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
         }
         b->work += work;
         if (br) {
-            eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask,
-                          side);
+            eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask, side);
             eo__bal_eval(b, side, best);
             return 1;
         }
