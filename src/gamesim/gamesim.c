@@ -196,15 +196,10 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
-int main(int argc, char **argv)
+/* The first signal stops the run at the next step and still flushes and sums up; a second one
+ * ends the process the default way. */
+static void catch_signals(void)
 {
-    gs_opts o;
-    int prc = gs_opts_load(argc, argv, &o);
-    if (prc != 0)
-        return prc > 0 ? 0 : 2;
-
-    /* The first signal stops the run at the next step and still flushes and sums up; a
-     * second one ends the process the default way. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -212,6 +207,75 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Servers that play their own rounds: round-robin steps, the final flush and the summary on
+ * stdout. Returns the exit status. */
+static int play_rounds(gs_run *run)
+{
+    const gs_opts *o = run->o;
+    if (!o->quiet)
+        fprintf(stderr,
+                "gamesim: %lld server(s) x %lld rounds, %lld players each (population %lld, "
+                "seed %llu, %s, %s), service %s pool %s; state files in %s\n",
+                (long long)o->servers, (long long)o->rounds, (long long)o->players,
+                (long long)o->population, (unsigned long long)o->seed,
+                eo_trigger_mode_name(o->mode), o->scramble ? "scrambles" : "no scrambles",
+                o->url, o->pool, o->state_dir);
+
+    /* Round-robin: each server takes one step in turn; when none could (all wait on real
+     * time), sleep a millisecond rather than spin. */
+    bool all_done = false;
+    while (!all_done && !stop_flag) {
+        bool moved = false;
+        all_done = true;
+        for (size_t i = 0; i < run->nsv; i++) {
+            moved |= gs_server_step(&run->sv[i]);
+            all_done &= run->sv[i].phase == GS_DONE;
+        }
+        if (!moved && !all_done) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+    }
+    bool interrupted = stop_flag != 0;
+    if (interrupted)
+        fprintf(stderr, "gamesim: interrupted; rounds running now are not reported\n");
+
+    /* The end: every server's queued reports get --wait-ms in all (the workers send in
+     * parallel, so one deadline serves them all). */
+    int64_t deadline = gs_mono_ms() + o->wait_ms;
+    for (size_t i = 0; i < run->nsv; i++) {
+        int64_t left = deadline - gs_mono_ms();
+        (void)eo_client_flush(run->sv[i].c, left > 0 ? (long)left : 0);
+    }
+    for (size_t i = 0; i < run->nsv; i++)
+        gs_server_drain(&run->sv[i]);
+    bool ok = false;
+    json_t *sum = summary(run, interrupted, &ok);
+    size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6);
+    char *text = sum ? json_dumps(sum, flags) : NULL;
+    json_decref(sum);
+    if (text == NULL) {
+        fprintf(stderr, PROG ": out of memory for the summary\n");
+        return 1;
+    }
+    puts(text);
+    free(text);
+    fflush(stdout);
+    if (!ok && !o->quiet)
+        fprintf(stderr, "gamesim: not every report was acknowledged (see the summary)\n");
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    gs_opts o;
+    int prc = gs_opts_load(argc, argv, &o);
+    if (prc != 0)
+        return prc > 0 ? 0 : 2;
+
+    catch_signals();
 
     gs_run run;
     memset(&run, 0, sizeof run);
@@ -253,57 +317,7 @@ int main(int argc, char **argv)
         status = gs_queued_run(&run);
         goto out;
     }
-    if (!o.quiet)
-        fprintf(stderr,
-                "gamesim: %lld server(s) x %lld rounds, %lld players each (population %lld, "
-                "seed %llu, %s, %s), service %s pool %s; state files in %s\n",
-                (long long)o.servers, (long long)o.rounds, (long long)o.players,
-                (long long)o.population, (unsigned long long)o.seed,
-                eo_trigger_mode_name(o.mode), o.scramble ? "scrambles" : "no scrambles",
-                o.url, o.pool, o.state_dir);
-
-    /* Round-robin: each server takes one step in turn; when none could (all wait on real
-     * time), sleep a millisecond rather than spin. */
-    bool all_done = false;
-    while (!all_done && !stop_flag) {
-        bool moved = false;
-        all_done = true;
-        for (size_t i = 0; i < run.nsv; i++) {
-            moved |= gs_server_step(&run.sv[i]);
-            all_done &= run.sv[i].phase == GS_DONE;
-        }
-        if (!moved && !all_done) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
-    }
-    bool interrupted = stop_flag != 0;
-    if (interrupted)
-        fprintf(stderr, "gamesim: interrupted; rounds running now are not reported\n");
-
-    /* The end: every server's queued reports get --wait-ms in all (the workers send in
-     * parallel, so one deadline serves them all). */
-    int64_t deadline = gs_mono_ms() + o.wait_ms;
-    for (size_t i = 0; i < run.nsv; i++) {
-        int64_t left = deadline - gs_mono_ms();
-        (void)eo_client_flush(run.sv[i].c, left > 0 ? (long)left : 0);
-    }
-    for (size_t i = 0; i < run.nsv; i++)
-        gs_server_drain(&run.sv[i]);
-    bool ok = false;
-    json_t *sum = summary(&run, interrupted, &ok);
-    char *text = sum ? json_dumps(sum, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) : NULL;
-    json_decref(sum);
-    if (text == NULL) {
-        fprintf(stderr, PROG ": out of memory for the summary\n");
-        goto out;
-    }
-    puts(text);
-    free(text);
-    fflush(stdout);
-    if (!ok && !o.quiet)
-        fprintf(stderr, "gamesim: not every report was acknowledged (see the summary)\n");
-    status = ok ? 0 : 1;
+    status = play_rounds(&run);
 out:
     for (size_t i = 0; i < run.nsv; i++)
         gs_server_free(&run.sv[i]);

@@ -543,15 +543,13 @@ static inline void strength_of(const eo_glicko2_player *pl, eo_strength *s)
     s->var = rd * rd;
 }
 
-int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t na,
-                    const eo_participant *b, size_t nb, eo_winner winner, double field,
-                    int64_t at, double *p_a, eo_model_update *out)
+/* Pass 1: every participant of weight > 0 at the round's period (this is the only write before
+ * the games, and it moves each state to its own period start, which every game of the round then
+ * reads); the team aggregates from those period-start values, each member's rating into before. */
+static inline void period_start(const eo_glicko2_params *p, const eo_participant *a, size_t na,
+                                const eo_participant *b, size_t nb, int64_t at, eo_team_agg agg[2],
+                                double *before)
 {
-    /* Pass 1: every participant of weight > 0 at the round's period (this is the only write
-     * before the games, and it moves each state to its own period start, which every game of
-     * the round then reads); the team aggregates from those period-start values. */
-    eo_team_agg agg[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
-    double before[EO_PLAYERS_MAX];
     bool per_round = p->period == 0;
     for (int side = 0; side < 2; side++) {
         /* One side at a time, its sums in a local: a chain of additions in registers. */
@@ -577,6 +575,63 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
         }
         agg[side] = t;
     }
+}
+
+/* Per-round mode closes the period: step 5 for all of vin in one vol_solve() call, then
+ * steps 6-7. */
+static inline void close_period(const eo_glicko2_params *p, eo_glicko2_player **vin, size_t nv)
+{
+    double ex[EO_PLAYERS_MAX], ln[EO_PLAYERS_MAX];
+    vol_solve(p->tau, p->epsilon, nv, vin, ex, ln);
+    double pmax = phi_max(p), pmax2 = pmax * pmax;
+    /* finish_period() two players at a time: its division in one vector operation. */
+    for (size_t k = 0; k < nv; k += 2) {
+        size_t k1 = k + 1 < nv ? k + 1 : k;
+        eo_glicko2_player *q[2] = {vin[k], vin[k1]};
+        v2d ph = {q[0]->phi, q[1]->phi}, e = {ex[k], ex[k1]};
+        v2d ps2 = ph * ph + e;
+        ps2 = vsel(ps2 < pmax2, ps2, (v2d){pmax2, pmax2});
+        v2d phi2 = ps2 / (1.0 + ps2 * (v2d){q[0]->s1, q[1]->s1});
+        for (size_t j = 0; j < 2 && k + j < nv; j++)
+            finish_with(q[j], phi2[j], ex[k + j], ln[k + j]);
+    }
+}
+
+/* Each participant's update: before, after and the deviation; a weight-0 member's state is
+ * viewed at the round's time (no write). */
+static inline void report_updates(const eo_glicko2_params *p, const eo_participant *a, size_t na,
+                                  const eo_participant *b, size_t nb, int64_t at,
+                                  const double *before, double pa, double pb, eo_model_update *out)
+{
+    bool per_round = p->period == 0;
+    for (size_t i = 0; i < na + nb; i++) {
+        const eo_participant *m = i < na ? &a[i] : &b[i - na];
+        int side = i >= na;
+        eo_glicko2_player *pl = m->st;
+        eo_glicko2_player after;
+        const eo_glicko2_player *cur = pl;
+        if (!(m->w > 0.0) && !per_round) {
+            eo_glicko2_at(p, pl, at, &after);
+            cur = &after;
+        }
+        eo_model_update *u = &out[i];
+        u->before = before[i];
+        u->after = eo_glicko2_rating(cur->mu);
+        u->expected = side ? pb : pa;
+        u->k = 0.0;
+        u->mu = u->after;
+        u->sigma = EO_GLICKO2_SCALE * cur->phi;
+    }
+}
+
+int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t na,
+                    const eo_participant *b, size_t nb, eo_winner winner, double field,
+                    int64_t at, double *p_a, eo_model_update *out)
+{
+    eo_team_agg agg[2] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+    double before[EO_PLAYERS_MAX];
+    bool per_round = p->period == 0;
+    period_start(p, a, na, b, nb, at, agg, before);
     double r_a, rd2_a, r_b, rd2_b;
     eo_glicko2_composite(p, &agg[0], &r_a, &rd2_a);
     eo_glicko2_composite(p, &agg[1], &r_b, &rd2_b);
@@ -628,40 +683,10 @@ int eo_glicko2_rate(const eo_glicko2_params *p, const eo_participant *a, size_t 
         if (per_round)
             vin[nv++] = pl;
     }
-    if (nv > 0) {
-        double ex[EO_PLAYERS_MAX], ln[EO_PLAYERS_MAX];
-        vol_solve(p->tau, p->epsilon, nv, vin, ex, ln);
-        double pmax = phi_max(p), pmax2 = pmax * pmax;
-        /* finish_period() two players at a time: its division in one vector operation. */
-        for (size_t k = 0; k < nv; k += 2) {
-            size_t k1 = k + 1 < nv ? k + 1 : k;
-            eo_glicko2_player *q[2] = {vin[k], vin[k1]};
-            v2d ph = {q[0]->phi, q[1]->phi}, e = {ex[k], ex[k1]};
-            v2d ps2 = ph * ph + e;
-            ps2 = vsel(ps2 < pmax2, ps2, (v2d){pmax2, pmax2});
-            v2d phi2 = ps2 / (1.0 + ps2 * (v2d){q[0]->s1, q[1]->s1});
-            for (size_t j = 0; j < 2 && k + j < nv; j++)
-                finish_with(q[j], phi2[j], ex[k + j], ln[k + j]);
-        }
-    }
-    for (size_t i = 0; out != NULL && i < na + nb; i++) {
-        const eo_participant *m = i < na ? &a[i] : &b[i - na];
-        int side = i >= na;
-        eo_glicko2_player *pl = m->st;
-        eo_glicko2_player after;
-        const eo_glicko2_player *cur = pl;
-        if (!(m->w > 0.0) && !per_round) {
-            eo_glicko2_at(p, pl, at, &after);
-            cur = &after;
-        }
-        eo_model_update *u = &out[i];
-        u->before = before[i];
-        u->after = eo_glicko2_rating(cur->mu);
-        u->expected = side ? pb : pa;
-        u->k = 0.0;
-        u->mu = u->after;
-        u->sigma = EO_GLICKO2_SCALE * cur->phi;
-    }
+    if (nv > 0)
+        close_period(p, vin, nv);
+    if (out != NULL)
+        report_updates(p, a, na, b, nb, at, before, pa, pb, out);
     return 0;
 }
 

@@ -483,10 +483,96 @@ static int strength_moves(const eo_ab_policy *pol, const eo_ab_state *st, int ka
 
 /* ---- the entry points ------------------------------------------------------------------- */
 
-int eo_autobalance_check(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_result *res)
+/* Why not act, in order (docs/BALANCER.md "Autobalance"); sets out->action and out->act_at. */
+static void decide_action(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_result *out)
 {
-    if (pol == NULL || st == NULL || res == NULL)
-        return EO_EINVAL;
+    if (!pol->enabled)
+        out->action = EO_AB_OFF_DISABLED;
+    else if (pol->mode != EO_AB_MODE_NORMAL)
+        out->action = EO_AB_OFF_MODE;
+    else if (st->time_left != EO_AB_TIME_UNKNOWN && st->time_left < pol->last_minutes)
+        out->action = EO_AB_OFF_LAST_MINUTES;
+    else if (out->rule == EO_AB_RULE_NONE)
+        out->action = EO_AB_OFF_BALANCED;
+    else if (pol->delay > 0 && (st->unbalanced_since == EO_AB_NEVER ||
+                                st->now < st->unbalanced_since + pol->delay)) {
+        out->action = EO_AB_OFF_DELAY;
+        out->act_at = (st->unbalanced_since == EO_AB_NEVER ? st->now : st->unbalanced_since) +
+                      pol->delay;
+    } else
+        out->action = EO_AB_ACT;
+}
+
+/* The size rule's moves: out->needed players from the larger team, the eligible ones whose
+ * move leaves the smallest gap (all of them when there are too few). */
+static void size_moves(const eo_ab_policy *pol, const eo_ab_state *st, int64_t sa, int64_t sb,
+                       uint16_t order[2][EO_AB_TEAM_MAX], const int cnt[2], eo_ab_result *out)
+{
+    int ka = out->ka, kb = out->kb;
+    int big = ka > kb ? ka : kb, small = ka > kb ? kb : ka;
+    int lt = ka > kb ? EO_AB_A : EO_AB_B, e = cnt[lt], m = out->needed;
+    const eo_ab_player *pl = st->players;
+    out->eligible = e;
+    int pick[MMAX];
+    if (e <= m) { /* everyone who may move moves */
+        for (int i = 0; i < e; i++)
+            pick[i] = i;
+        out->short_by = m - e;
+        m = e;
+    } else {
+        int64_t r[EO_AB_TEAM_MAX];
+        for (int i = 0; i < e; i++)
+            r[i] = pl[order[lt][i]].rating;
+        int64_t D = lt == EO_AB_A ? sa - sb : sb - sa;
+        uint64_t limit = pol->work_limit ? pol->work_limit : EO_AB_DEFAULT_WORK_LIMIT;
+        joint J;
+        out->exact = choose_joint(&J, r, e, m, D, pol->gap_tolerance, limit, pick);
+        /* Odd |Δk|: the odd player may end on either team (seed 000); one more move only
+         * when it beats the fewer moves by more than the tolerance. */
+        if (pol->odd_extra && (big - small) % 2 != 0 && e > m) {
+            int64_t best_m = J.best;
+            int pick2[MMAX];
+            bool exact2 = choose_joint(&J, r, e, m + 1, D, pol->gap_tolerance, limit, pick2);
+            if (J.best < best_m && best_m - J.best > pol->gap_tolerance) {
+                memcpy(pick, pick2, sizeof pick2);
+                m++;
+            }
+            out->exact = out->exact && exact2;
+        }
+    }
+    if (m == 0)
+        out->action = EO_AB_OFF_NO_ELIGIBLE;
+    for (int i = 0; i < m; i++) {
+        int idx = order[lt][pick[i]];
+        eo_ab_move *mv = &out->moves[out->nmoves++];
+        mv->index = (uint16_t)idx;
+        mv->id = pl[idx].id;
+        mv->from = (eo_ab_team)lt;
+        mv->to = lt == EO_AB_A ? EO_AB_B : EO_AB_A;
+        mv->reason = EO_AB_REASON_SIZE_GAP;
+    }
+}
+
+/* The teams after out's moves: the gap and P(A) afterwards. */
+static int after_moves(const eo_ab_policy *pol, const eo_ab_state *st, int64_t sa, int64_t sb,
+                       eo_ab_result *out)
+{
+    int64_t nsa = sa, nsb = sb;
+    int nka = out->ka, nkb = out->kb;
+    for (size_t i = 0; i < out->nmoves; i++) {
+        int64_t r = st->players[out->moves[i].index].rating;
+        if (out->moves[i].from == EO_AB_A) {
+            nsa -= r, nsb += r, nka--, nkb++;
+        } else {
+            nsb -= r, nsa += r, nkb--, nka++;
+        }
+    }
+    out->gap_after = nsa - nsb;
+    return predict(pol, nsa, nka, nsb, nkb, &out->p_after);
+}
+
+static int check_state(const eo_ab_policy *pol, const eo_ab_state *st)
+{
     int rc = check_policy(pol);
     if (rc != 0)
         return rc;
@@ -495,6 +581,16 @@ int eo_autobalance_check(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_r
     if (!time_ok(st->now) || (st->time_left < 0 && st->time_left != EO_AB_TIME_UNKNOWN) ||
         (st->unbalanced_since != EO_AB_NEVER && !time_ok(st->unbalanced_since)))
         return EO_EINVAL;
+    return 0;
+}
+
+int eo_autobalance_check(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_result *res)
+{
+    if (pol == NULL || st == NULL || res == NULL)
+        return EO_EINVAL;
+    int rc = check_state(pol, st);
+    if (rc != 0)
+        return rc;
     int ka, kb;
     int64_t sa, sb;
     if ((rc = check_players(st->players, st->n, &ka, &kb, &sa, &sb)) != 0)
@@ -526,22 +622,7 @@ int eo_autobalance_check(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_r
     if (out.rule != EO_AB_RULE_NONE && out.rule != EO_AB_RULE_STRENGTH_GAP)
         out.needed = (big - small) / 2;
 
-    /* Why not act, in order. */
-    if (!pol->enabled)
-        out.action = EO_AB_OFF_DISABLED;
-    else if (pol->mode != EO_AB_MODE_NORMAL)
-        out.action = EO_AB_OFF_MODE;
-    else if (st->time_left != EO_AB_TIME_UNKNOWN && st->time_left < pol->last_minutes)
-        out.action = EO_AB_OFF_LAST_MINUTES;
-    else if (out.rule == EO_AB_RULE_NONE)
-        out.action = EO_AB_OFF_BALANCED;
-    else if (pol->delay > 0 && (st->unbalanced_since == EO_AB_NEVER ||
-                                st->now < st->unbalanced_since + pol->delay)) {
-        out.action = EO_AB_OFF_DELAY;
-        out.act_at = (st->unbalanced_since == EO_AB_NEVER ? st->now : st->unbalanced_since) +
-                     pol->delay;
-    } else
-        out.action = EO_AB_ACT;
+    decide_action(pol, st, &out);
     if (out.action != EO_AB_ACT) {
         *res = out;
         return 0;
@@ -551,8 +632,6 @@ int eo_autobalance_check(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_r
     uint16_t order[2][EO_AB_TEAM_MAX];
     int cnt[2];
     eligibility(pol, st, ok, order, cnt);
-    const eo_ab_player *pl = st->players;
-
     if (out.rule == EO_AB_RULE_STRENGTH_GAP) {
         int wt = s.lead > 0 ? EO_AB_A : EO_AB_B;
         out.eligible = cnt[wt];
@@ -561,62 +640,10 @@ int eo_autobalance_check(const eo_ab_policy *pol, const eo_ab_state *st, eo_ab_r
             return rc;
         if (rc == 0)
             out.action = cnt[wt] == 0 ? EO_AB_OFF_NO_ELIGIBLE : EO_AB_OFF_NO_IMPROVEMENT;
-    } else {
-        int lt = ka > kb ? EO_AB_A : EO_AB_B, e = cnt[lt], m = out.needed;
-        out.eligible = e;
-        int pick[MMAX];
-        if (e <= m) { /* everyone who may move moves */
-            for (int i = 0; i < e; i++)
-                pick[i] = i;
-            out.short_by = m - e;
-            m = e;
-        } else {
-            int64_t r[EO_AB_TEAM_MAX];
-            for (int i = 0; i < e; i++)
-                r[i] = pl[order[lt][i]].rating;
-            int64_t D = lt == EO_AB_A ? sa - sb : sb - sa;
-            uint64_t limit = pol->work_limit ? pol->work_limit : EO_AB_DEFAULT_WORK_LIMIT;
-            joint J;
-            out.exact = choose_joint(&J, r, e, m, D, pol->gap_tolerance, limit, pick);
-            /* Odd |Δk|: the odd player may end on either team (seed 000); one more move only
-             * when it beats the fewer moves by more than the tolerance. */
-            if (pol->odd_extra && (big - small) % 2 != 0 && e > m) {
-                int64_t best_m = J.best;
-                int pick2[MMAX];
-                bool exact2 = choose_joint(&J, r, e, m + 1, D, pol->gap_tolerance, limit, pick2);
-                if (J.best < best_m && best_m - J.best > pol->gap_tolerance) {
-                    memcpy(pick, pick2, sizeof pick2);
-                    m++;
-                }
-                out.exact = out.exact && exact2;
-            }
-        }
-        if (m == 0)
-            out.action = EO_AB_OFF_NO_ELIGIBLE;
-        for (int i = 0; i < m; i++) {
-            int idx = order[lt][pick[i]];
-            eo_ab_move *mv = &out.moves[out.nmoves++];
-            mv->index = (uint16_t)idx;
-            mv->id = pl[idx].id;
-            mv->from = (eo_ab_team)lt;
-            mv->to = lt == EO_AB_A ? EO_AB_B : EO_AB_A;
-            mv->reason = EO_AB_REASON_SIZE_GAP;
-        }
-    }
+    } else
+        size_moves(pol, st, sa, sb, order, cnt, &out);
 
-    /* The teams after the moves. */
-    int64_t nsa = sa, nsb = sb;
-    int nka = ka, nkb = kb;
-    for (size_t i = 0; i < out.nmoves; i++) {
-        int64_t r = pl[out.moves[i].index].rating;
-        if (out.moves[i].from == EO_AB_A) {
-            nsa -= r, nsb += r, nka--, nkb++;
-        } else {
-            nsb -= r, nsa += r, nkb--, nka++;
-        }
-    }
-    out.gap_after = nsa - nsb;
-    if ((rc = predict(pol, nsa, nka, nsb, nkb, &out.p_after)) != 0)
+    if ((rc = after_moves(pol, st, sa, sb, &out)) != 0)
         return rc;
     *res = out;
     return 0;
