@@ -126,11 +126,13 @@ static void row(int n, int scramble, int count, uint64_t work, int64_t se, int a
 int main(int argc, char **argv)
 {
     int count = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 100;
-    uint64_t work = argc > 2 ? strtoull(argv[2], NULL, 10)
-                             : (uint64_t)EO_SPLIT_BUDGET_DEFAULT_MS * EO_SPLIT_NODES_PER_MS;
+    /* the work limit is the second argument when it is a number (0: none), else the default */
+    int numeric = argc > 2 && argv[2][0] >= '0' && argv[2][0] <= '9';
+    uint64_t work = numeric ? strtoull(argv[2], NULL, 10)
+                            : (uint64_t)EO_SPLIT_BUDGET_DEFAULT_MS * EO_SPLIT_NODES_PER_MS;
     int all = 0, dump = 0, only = 0;
     int64_t se = 1;
-    for (int x = 3; x < argc; x++) {
+    for (int x = numeric ? 3 : 2; x < argc; x++) {
         if (strncmp(argv[x], "n=", 2) == 0)
             only = (int)strtol(argv[x] + 2, NULL, 10);
         if (strncmp(argv[x], "se=", 3) == 0)

@@ -730,7 +730,7 @@ static void test_plain_equals_split(void **state)
 
 /* ---- properties on large instances ---------------------------------------------------------- */
 
-static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t work)
+static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t work, int full)
 {
     uint64_t s = seed;
     for (int c = 0; c < count; c++) {
@@ -743,6 +743,13 @@ static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t
             if (p[i].party)
                 p[i].party = (uint32_t)(i / 3 + 1);
         r.k_min = r.k_max = n / 2 - (int)rng_range(&s, 0, 2);
+        if (full) { /* everyone plays, parties whole, scramble and rebalance in turn */
+            full_request(&r, n, c % 2 ? EO_BALANCE_REBALANCE : EO_BALANCE_SCRAMBLE);
+            if (r.spread_epsilon == 0)
+                r.spread_epsilon = 1; /* the service's default: exact spreads exhaust the budget */
+            for (int i = 0; i < n && c % 2 == 0; i++)
+                p[i].prefer = EO_BALANCE_NONE; /* the scramble's lists need no preference */
+        }
         r.work_limit = work;
         eo_balance_result *res = NULL;
         uint32_t bad = 0;
@@ -770,17 +777,18 @@ static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t
 static void test_props_exact(void **state)
 {
     (void)state;
-    run_props(24, 30, 21, 0, 2000000);
-    run_props(32, 10, 22, 0, 1000000);
-    run_props(64, 3, 23, 0, 500000);
+    run_props(24, 30, 21, 0, 2000000, 0);
+    run_props(32, 10, 22, 0, 1000000, 0);
+    run_props(64, 3, 23, 0, 500000, 0);
+    run_props(64, 6, 24, 0, 4000000, 1); /* full servers at the default budget */
 }
 
 static void test_props_local(void **state)
 {
     (void)state;
-    run_props(12, 100, 31, 1, 0);
-    run_props(40, 20, 32, 1, 0);
-    run_props(100, 3, 33, 0, 0); /* beyond the exact sizes */
+    run_props(12, 100, 31, 1, 0, 0);
+    run_props(40, 20, 32, 1, 0, 0);
+    run_props(100, 3, 33, 0, 0, 0); /* beyond the exact sizes */
 }
 
 /* ---- hand-made cases ---------------------------------------------------------------------- */
