@@ -2034,6 +2034,9 @@ static const char *str_at(const json_t *o, const char *k)
     "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"}," \
     "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"}," \
     "{\"id\":\"f\",\"rating\":1050,\"team\":\"B\"}],\"k_min\":3"
+/* The scramble below: a 1200, b 800, c 1000, d 1000; the request's last member follows. */
+#define SCRAMBLE4 "{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800}," \
+    "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],\"mode\":\"scramble\","
 
 static void test_split_balance_answer(void **state)
 {
@@ -2100,10 +2103,7 @@ static void test_split_balance_answer(void **state)
      * {c,d}: top two (a, then c by request order) apart, spreads 200² and 0. With every split
      * near-optimal ("epsilon": 0.5) {a,d} v {b,c} keeps them apart with equal spreads (A holds
      * a); {a,c} v {b,d} would put them together. */
-    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
-                       "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
-                       "\"mode\":\"scramble\",\"epsilon\":0}",
-                       m);
+    o = balance_answer(SCRAMBLE4 "\"epsilon\":0}", m);
     k3 = json_array_get(json_object_get(o, "splits"), 0);
     t = json_dumps(json_object_get(k3, "A"), JSON_COMPACT);
     assert_string_equal(t, "[\"a\",\"b\"]");
@@ -2119,10 +2119,7 @@ static void test_split_balance_answer(void **state)
     assert_true(json_equal(json_object_get(k3, "bound"), terms));
     json_decref(o);
     /* the tolerance is taken down to whole split units: 2.9 rating points are 2 */
-    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
-                       "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
-                       "\"mode\":\"scramble\",\"spread_epsilon\":2.9}",
-                       m);
+    o = balance_answer(SCRAMBLE4 "\"spread_epsilon\":2.9}", m);
     k3 = json_array_get(json_object_get(o, "splits"), 0);
     assert_int_equal(json_integer_value(json_object_get(k3, "spread_epsilon")), 2);
     json_decref(o);
