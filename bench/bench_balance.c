@@ -2,7 +2,11 @@
  * mode with parties and locks and of rebalance mode, N = 24, 32, 64, and how many answers were
  * exact within the work limit.
  *
- *   bench_balance [instances] [work_limit] [all] [n=N] [dump]
+ *   bench_balance [instances] [work_limit] [all] [n=N] [se=E] [dump]
+ *
+ * The work limit defaults to the service's default budget in nodes (EO_SPLIT_BUDGET_DEFAULT_MS
+ * times EO_SPLIT_NODES_PER_MS: 4·10^6), the spread tolerance (se=) to one rating unit, the
+ * service's default for integer models (se=0 compares the spreads exactly, the earlier rule).
  *
  * Ratings normal(1000, 300) rounded (clamped >= 100), seeded. Scramble rows: a party of 2 or 3
  * for about a quarter of the players, two players locked (one per side), current teams ignored.
@@ -26,6 +30,7 @@
 
 #include "bench_util.h"
 #include "evenodds/eo_balance.h"
+#include "evenodds/eo_codec.h"
 
 /* CPU time of this thread: not counting the time other jobs on a shared machine take the core */
 static double cpu_us(void) { return bench_clock_us(CLOCK_THREAD_CPUTIME_ID); }
@@ -39,7 +44,7 @@ static uint64_t fnv(uint64_t h, uint64_t v)
     return h;
 }
 
-static void row(int n, int scramble, int count, uint64_t work, int all, int dump)
+static void row(int n, int scramble, int count, uint64_t work, int64_t se, int all, int dump)
 {
     uint64_t sum = UINT64_C(0xcbf29ce484222325);
     uint64_t s = (uint64_t)n * 1000 + (uint64_t)scramble;
@@ -53,6 +58,7 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
         eo_balance_request r;
         memset(&r, 0, sizeof r);
         r.work_limit = work;
+        r.spread_epsilon = se;
         if (!all)
             r.k_min = r.k_max = n / 2;
         if (scramble) {
@@ -120,18 +126,24 @@ static void row(int n, int scramble, int count, uint64_t work, int all, int dump
 int main(int argc, char **argv)
 {
     int count = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 100;
-    uint64_t work = argc > 2 ? strtoull(argv[2], NULL, 10) : UINT64_C(10000000);
+    /* the work limit is the second argument when it is a number (0: none), else the default */
+    int numeric = argc > 2 && argv[2][0] >= '0' && argv[2][0] <= '9';
+    uint64_t work = numeric ? strtoull(argv[2], NULL, 10)
+                            : (uint64_t)EO_SPLIT_BUDGET_DEFAULT_MS * EO_SPLIT_NODES_PER_MS;
     int all = 0, dump = 0, only = 0;
-    for (int x = 3; x < argc; x++) {
+    int64_t se = 1;
+    for (int x = numeric ? 3 : 2; x < argc; x++) {
         if (strncmp(argv[x], "n=", 2) == 0)
             only = (int)strtol(argv[x] + 2, NULL, 10);
+        if (strncmp(argv[x], "se=", 3) == 0)
+            se = strtoll(argv[x] + 3, NULL, 10);
         all |= strcmp(argv[x], "all") == 0;
         dump |= strcmp(argv[x], "dump") == 0;
     }
     if (count < 1)
         count = 1;
-    printf("instances %d, work limit %llu nodes, %s\n", count, (unsigned long long)work,
-           all ? "every k" : "k = N/2");
+    printf("instances %d, work limit %llu nodes, spread_epsilon %lld, %s\n", count,
+           (unsigned long long)work, (long long)se, all ? "every k" : "k = N/2");
     printf("| N  | mode      | p50 us     | p99 us     | max us     | cpu p50    | cpu p99    "
            "| exact | errors | checksum         |\n");
     printf("|----|-----------|-----------:|-----------:|-----------:|-----------:|-----------:"
@@ -140,8 +152,8 @@ int main(int argc, char **argv)
     for (int x = 0; x < 3; x++) {
         if (only && ns[x] != only)
             continue;
-        row(ns[x], 1, count, work, all, dump);
-        row(ns[x], 0, count, work, all, dump);
+        row(ns[x], 1, count, work, se, all, dump);
+        row(ns[x], 0, count, work, se, all, dump);
     }
     return 0;
 }

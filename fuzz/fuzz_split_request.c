@@ -3,7 +3,8 @@
  * encoder must give json_dumps()'s bytes. The plain reader (eo_split_request_plain()) reads
  * the same bytes: whatever it decodes, the general decoder must decode alike. A balancer
  * request of at most 16 players is answered (budget cut to 1 ms of nodes) and encoded: what the
- * decoder accepts the core must accept too, and every answer must honour the locks. */
+ * decoder accepts the core must accept too, every answer must honour the locks, and a proven
+ * one's bound must be its terms. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ static void balance(eo_split_request *req)
                 abort();
         if ((size_t)(2 * s->k) + s->nbench != req->n)
             abort();
+        if (s->exact && memcmp(&s->bound, &s->terms, sizeof s->bound) != 0)
+            abort(); /* a proven answer's bound is its terms */
     }
     json_t *out = eo_split_answer_to_json(&ans, req);
     if (out == NULL)

@@ -73,6 +73,11 @@ typedef struct eo_balance_request {
     int64_t epsilon;          /**< >= 0: tolerance on |D| (rating units) within which the
                                *   secondary objectives may trade gap away */
     int64_t field;            /**< side A's map advantage in rating units, |field| <= 2^46 */
+    /** >= 0, at most 2^40: scramble's tolerance on |sd(A) - sd(B)| (rating units): splits
+     *  within it tie on the spread term and the next terms decide; 0 compares the spreads
+     *  exactly (docs/BALANCER.md, the rules, *spread*). The service's default is one rating
+     *  unit (eo_model_split_unit()). */
+    int64_t spread_epsilon;
     int allow_party_split;    /**< 1: parties may be split (each broken party costs, first) */
     int allow_protected;      /**< 1: protected players may be moved like the others */
     /** Search nodes for the exact solver over the whole call; 0 = no limit. Past it the
@@ -97,8 +102,11 @@ typedef struct eo_balance_terms {
                           *   an objective in rebalance mode, reported in both */
     int64_t top2;        /**< scramble: 1 when the two best playing players share a team */
     double spread;       /**< |var(A) - var(B)| of the ratings (rating^2); scramble objective */
+    double spread_sd;    /**< |sd(A) - sd(B)| of the ratings (rating units): within the request's
+                          *   spread_epsilon the spread term counts as 0 */
     int64_t denied;      /**< sum of weights of players with a preference not on that side */
     int64_t bench_again; /**< players who sat out the previous split and sit out again */
+    int64_t dev;         /**< |ΣA - ΣB + field| (the split's dev) */
 } eo_balance_terms;
 
 /** The answer for one team size. Index arrays point into the request (0-based). */
@@ -119,7 +127,15 @@ typedef struct eo_balance_split {
     const eo_balance_move *moves;  /**< by player index */
     size_t nmoves;
     eo_balance_terms terms;
-    int exact; /**< 1: proven optimal under the rules; 0: local search answered */
+    /** What the exact search proved before it stopped: each member a lower bound of that term
+     *  for the rules' answer (and for every split within its tolerance of the least |D|).
+     *  Equal to @c terms when @c exact; with exact = 0 a plugin compares the two to weigh
+     *  whether acting on the answer is worth it. @c bound.dev is the least |D| of any split
+     *  once that was proven. spread and spread_sd bound |var(A) - var(B)| and |sd(A) - sd(B)|
+     *  (0 when nothing was proven). docs/BALANCER.md, "Output per k". */
+    eo_balance_terms bound;
+    int exact; /**< 1: proven to be the rules' answer; 0: the best split the budget allowed (the
+                *   local search's, or the exact search's best so far when that is better) */
 } eo_balance_split;
 
 /** All answers of one request, k ascending. One allocation. */

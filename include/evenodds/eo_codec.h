@@ -284,8 +284,8 @@ void eo_jsonl_close(eo_jsonl_reader *r);
 /**
  * A decoded split request (docs/SERVICE.md, "POST /v1/pools/{pool}/splits"):
  * {"players":[id | {"id":…, "rating"?, "team"?, "party"?, "lock"?, "priority"?, "prefer"?,
- * "denied"?, "protected"?, "sat_out"?}, …], "bench"?, "mode"?, "epsilon"?, "budget_ms"?,
- * "map"?, "allow_party_split"?, "allow_protected"?, "k_min"?, "k_max"?}.
+ * "denied"?, "protected"?, "sat_out"?}, …], "bench"?, "mode"?, "epsilon"?, "spread_epsilon"?,
+ * "budget_ms"?, "map"?, "allow_party_split"?, "allow_protected"?, "k_min"?, "k_max"?}.
  * A *plain* request (only ids, ratings and "bench") is the exact splitter's (eo_split.h) and
  * leaves @c balance false; any other listed field makes it a balancer request (eo_balance.h).
  * eo_app_split() (eo_app.h) answers both.
@@ -307,6 +307,9 @@ typedef struct eo_split_request {
     size_t nparty;
     eo_balance_mode mode;  /**< default rebalance */
     double epsilon;        /**< tolerance on |P(A) − 0.5|, default EO_SPLIT_EPSILON_DEFAULT */
+    /** scramble's tolerance on |sd(A) − sd(B)| in the model's rating units; NaN when absent
+     *  (the default: one split unit, eo_model_split_unit(); docs/BALANCER.md) */
+    double spread_epsilon;
     int64_t budget_ms;     /**< time budget, default EO_SPLIT_BUDGET_DEFAULT_MS */
     char *map;             /**< owned, NULL when absent (validated; its bias is the caller's:
                                 it sets @c field) */
@@ -322,6 +325,8 @@ typedef struct eo_split_request {
 #define EO_SPLIT_RATING_MAX 1000000
 /** Tolerance on |P(A) − 0.5| of a balancer request without "epsilon" (docs/BALANCER.md). */
 #define EO_SPLIT_EPSILON_DEFAULT 0.01
+/** Largest "spread_epsilon" (model rating units). */
+#define EO_SPLIT_SPREAD_EPSILON_MAX 1e6
 /** Time budget of a balancer request without "budget_ms", and the largest one accepted. */
 #define EO_SPLIT_BUDGET_DEFAULT_MS 100
 #define EO_SPLIT_BUDGET_MAX_MS 10000
@@ -346,7 +351,8 @@ typedef struct eo_split_request {
  * "denied" an integer in [0, EO_SPLIT_DENIED_MAX] (rounds the player was denied his preferred
  * side, net of rounds it was met: Shine's history, kept by the caller), "protected" and
  * "sat_out" booleans; per request "mode" "rebalance" | "scramble", "epsilon" a number in
- * [0, 0.5], "budget_ms" an integer in [1, EO_SPLIT_BUDGET_MAX_MS], "map" an id string or null,
+ * [0, 0.5], "spread_epsilon" a number in [0, EO_SPLIT_SPREAD_EPSILON_MAX], "budget_ms" an
+ * integer in [1, EO_SPLIT_BUDGET_MAX_MS], "map" an id string or null,
  * "allow_party_split" and "allow_protected" booleans, "k_min" and "k_max" integers with
  * 2 <= k_min <= k_max <= n/2. A balancer request may not ask for "bench": "queue"; a player
  * locked to one side and protected on the other, or a party (unless allow_party_split) whose
@@ -418,6 +424,7 @@ typedef struct eo_split_answer {
     size_t count;                 /**< team sizes, k ascending */
     eo_balance_split **split;     /**< count entries, owned array; point into @c res */
     int64_t *epsilon;             /**< count tolerances used (split units), owned */
+    int64_t spread_epsilon;       /**< the spread tolerance used (split units) */
     eo_balance_result **res;      /**< nres results, owned (one per run of equal tolerance) */
     size_t nres;
 } eo_split_answer;
@@ -428,9 +435,12 @@ void eo_split_answer_free(eo_split_answer *a);
 /**
  * Encodes an answer: a plain request's as eo_splits_to_json(a->splits, req->ids, a->unit); a
  * balancer request's as {"splits":[…]} with, per k, the fields of eo_splits_to_json()
- * (sums divided by the unit) and "dev", "epsilon" (the tolerance used, model scale), "exact",
- * "parties_broken", "moves":[{"id","from":"A"|"B","to":"A"|"B"|"bench"}] and "terms":
- * {"broken","moves","top2","spread" (rating², model scale),"denied","bench_again","dev"}; a k
+ * (sums divided by the unit) and "dev", "epsilon" (the tolerance used, model scale),
+ * "spread_epsilon" (the same for the spread), "exact", "parties_broken",
+ * "moves":[{"id","from":"A"|"B","to":"A"|"B"|"bench"}], "terms":
+ * {"broken","moves","top2","spread" (rating², model scale),"spread_sd" (rating units),"denied",
+ * "bench_again","dev"} and "bound" (the same members: what the search proved of the rules'
+ * answer, equal to "terms" when "exact"); a k
  * without an answer has "k" and "error":{"code","message","field"?,"party"?} instead
  * ("party_too_large" naming the party and its first member's "party" field, or "no_split").
  * Returns a new reference or NULL (out of memory).

@@ -287,6 +287,14 @@ int64_t eo_model_split_tolerance(const eo_model_ctx *model, double p_tol, int k,
 int64_t eo_model_field_units(const eo_model_ctx *model, double field, int k, double var_sum,
                              int64_t unit);
 
+/**
+ * Scramble's spread tolerance @p sd (a difference of team standard deviations, in the model's
+ * rating units: μ for the Gaussian models) in split units, rounded down (never wider than asked),
+ * at most 2^40 (eo_balance_request.spread_epsilon). NaN (absent) gives the default, one split
+ * unit (docs/BALANCER.md, the rules, *spread*); a negative @p sd gives 0.
+ */
+int64_t eo_model_spread_units(const eo_model_ctx *model, double sd);
+
 /** A participant of eo_model_rate(): its state and its partial-play weight in [0, 1]. */
 typedef struct eo_participant {
     void *st;

@@ -45,6 +45,11 @@ typedef struct eo_pool_config {
     eo_division divisions[EO_DIVISIONS_MAX]; /**< strictly ascending @c from */
     eo_bias_config bias;                     /**< "bias", "bias_prior", "bias_strength" */
     eo_presence_config presence; /**< "presence", "presence_prior", "presence_strength" */
+    /** Secret seed of the pool's player-id table: the shell that serves clients draws one per
+     *  pool (the engine: getrandom), so that ids colliding in it cannot be searched offline. No
+     *  result depends on it (players are ordered by id, never by hash). Not a parameter: not
+     *  stored, not in the JSON mapping; 0 by default. */
+    uint64_t id_seed;
 } eo_pool_config;
 
 /**

@@ -113,6 +113,7 @@ static int solve_runs(const eo_split_request *req, const int64_t *field, size_t 
         br.k_min = req->k_min + (int)c;
         br.k_max = req->k_min + (int)e - 1;
         br.epsilon = out->epsilon[c];
+        br.spread_epsilon = out->spread_epsilon;
         br.field = field[c];
         br.allow_party_split = req->allow_party_split;
         br.allow_protected = req->allow_protected;
@@ -145,6 +146,7 @@ int eo_app_split_balance(eo_split_request *req, const eo_model_ctx *model,
         req->n > EO_SPLIT_EXACT_MAX)
         return eo__fail(err, "", "not a balancer request");
     out->unit = eo_model_split_unit(model);
+    out->spread_epsilon = eo_model_spread_units(model, req->spread_epsilon);
     double var[EO_SPLIT_EXACT_MAX], rerr[EO_SPLIT_EXACT_MAX];
     split_ratings(req, model, strength, out->unit, var, rerr);
     out->count = req->k_min >= 2 && req->k_max >= req->k_min

@@ -86,7 +86,7 @@ static bool id_ok(const char *id)
 static int64_t known_index(eo_client *c, const char *id, bool add)
 {
     size_t len = strlen(id);
-    uint64_t h = eo__strmap_hash(id, len);
+    uint64_t h = eo__strmap_hash(c->known_ids, id, len);
     int64_t i = eo__strmap_find(c->known_ids, id, len, h);
     if (i >= 0 || !add)
         return i;
@@ -113,7 +113,7 @@ static int64_t known_index(eo_client *c, const char *id, bool add)
 static eo_client_rating rating_or_start(const eo_client *c, const char *id)
 {
     size_t len = strlen(id);
-    int64_t i = eo__strmap_find(c->known_ids, id, len, eo__strmap_hash(id, len));
+    int64_t i = eo__strmap_find(c->known_ids, id, len, eo__strmap_hash(c->known_ids, id, len));
     if (i >= 0)
         return c->known[i].r;
     eo_client_rating r = {.mean = c->cfg.start_rating, .display = c->cfg.start_rating,
@@ -329,7 +329,7 @@ int eo_client_create(const eo_client_config *cfg, eo_client **out, char *err, si
     pthread_cond_init(&c->wake, &ca);
     pthread_cond_init(&c->idle, &ca);
     pthread_condattr_destroy(&ca);
-    c->known_ids = oom ? NULL : eo__strmap_create();
+    c->known_ids = oom ? NULL : eo__strmap_create(0);
     if (oom || c->known_ids == NULL || eo_tracker_create(&c->tr) != 0) {
         eo_client_destroy(c);
         return say(err, errlen, EO_ENOMEM, "out of memory");

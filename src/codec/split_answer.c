@@ -62,8 +62,31 @@ static json_t *error_of(const eo_balance_split *s, const eo_split_request *req)
     return e;
 }
 
-static json_t *split_json(const eo_balance_split *s, int64_t eps, const eo_split_request *req,
-                          int64_t unit)
+/* {"broken","moves","top2","spread","spread_sd","denied","bench_again","dev"}: an answer's
+ * terms or the bound the search proved, on the model's scale. NULL when out of memory. */
+static json_t *terms_json(const eo_balance_terms *tm, int64_t unit)
+{
+    json_t *t = json_object();
+    if (t == NULL)
+        return NULL;
+    double u = (double)unit;
+    int bad = json_object_set_new(t, "broken", json_integer(tm->broken));
+    bad |= json_object_set_new(t, "moves", json_integer(tm->moves));
+    bad |= json_object_set_new(t, "top2", json_integer(tm->top2));
+    bad |= json_object_set_new(t, "spread", json_real(tm->spread / (u * u)));
+    bad |= json_object_set_new(t, "spread_sd", json_real(tm->spread_sd / u));
+    bad |= json_object_set_new(t, "denied", json_integer(tm->denied));
+    bad |= json_object_set_new(t, "bench_again", json_integer(tm->bench_again));
+    bad |= json_object_set_new(t, "dev", eo__json_scaled(tm->dev, unit));
+    if (bad) {
+        json_decref(t);
+        return NULL;
+    }
+    return t;
+}
+
+static json_t *split_json(const eo_balance_split *s, int64_t eps, int64_t spread_eps,
+                          const eo_split_request *req, int64_t unit)
 {
     json_t *o = json_object();
     if (o == NULL)
@@ -85,6 +108,7 @@ static json_t *split_json(const eo_balance_split *s, int64_t eps, const eo_split
     bad |= json_object_set_new(o, "p_a", isnan(s->p_a) ? json_null() : json_real(s->p_a));
     bad |= json_object_set_new(o, "dev", eo__json_scaled(s->dev, unit));
     bad |= json_object_set_new(o, "epsilon", eo__json_scaled(eps, unit));
+    bad |= json_object_set_new(o, "spread_epsilon", eo__json_scaled(spread_eps, unit));
     bad |= json_object_set_new(o, "exact", json_boolean(s->exact));
     bad |= json_object_set_new(o, "parties_broken", json_integer(s->terms.broken));
     json_t *moves = json_array();
@@ -105,22 +129,8 @@ static json_t *split_json(const eo_balance_split *s, int64_t eps, const eo_split
         }
     }
     bad |= json_object_set_new(o, "moves", moves);
-    json_t *t = json_object();
-    if (t != NULL) {
-        int b3 = json_object_set_new(t, "broken", json_integer(s->terms.broken));
-        b3 |= json_object_set_new(t, "moves", json_integer(s->terms.moves));
-        b3 |= json_object_set_new(t, "top2", json_integer(s->terms.top2));
-        b3 |= json_object_set_new(t, "spread",
-                                  json_real(s->terms.spread / ((double)unit * (double)unit)));
-        b3 |= json_object_set_new(t, "denied", json_integer(s->terms.denied));
-        b3 |= json_object_set_new(t, "bench_again", json_integer(s->terms.bench_again));
-        b3 |= json_object_set_new(t, "dev", eo__json_scaled(s->dev, unit));
-        if (b3) {
-            json_decref(t);
-            t = NULL;
-        }
-    }
-    bad |= json_object_set_new(o, "terms", t);
+    bad |= json_object_set_new(o, "terms", terms_json(&s->terms, unit));
+    bad |= json_object_set_new(o, "bound", terms_json(&s->bound, unit));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -139,8 +149,8 @@ json_t *eo_split_answer_to_json(const eo_split_answer *a, const eo_split_request
     if (root == NULL)
         return NULL;
     for (size_t i = 0; i < a->count; i++) {
-        if (json_array_append_new(arr, split_json(a->split[i], a->epsilon[i], req, a->unit)) !=
-            0) {
+        if (json_array_append_new(arr, split_json(a->split[i], a->epsilon[i], a->spread_epsilon,
+                                                  req, a->unit)) != 0) {
             json_decref(root);
             return NULL;
         }

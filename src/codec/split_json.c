@@ -51,9 +51,10 @@ static int get_side(const json_t *obj, const char *path, const char *name, bool 
 static const char *const player_keys[] = {"team",     "party",     "lock",    "priority",
                                           "prefer",   "denied",    "protected", "sat_out",
                                           NULL};
-static const char *const request_keys[] = {"mode",      "epsilon",           "budget_ms",
-                                           "map",       "allow_party_split", "allow_protected",
-                                           "k_min",     "k_max",             NULL};
+static const char *const request_keys[] = {"mode",          "epsilon",         "spread_epsilon",
+                                           "budget_ms",     "map",             "allow_party_split",
+                                           "allow_protected", "k_min",         "k_max",
+                                           NULL};
 
 static bool has_any(const json_t *obj, const char *const *keys)
 {
@@ -163,6 +164,7 @@ static int request_balance(const json_t *obj, eo_split_request *out, const doubl
         return rc;
     out->mode = EO_BALANCE_REBALANCE;
     out->epsilon = EO_SPLIT_EPSILON_DEFAULT;
+    out->spread_epsilon = NAN; /* the model's split unit (eo_app_split()) */
     out->budget_ms = EO_SPLIT_BUDGET_DEFAULT_MS;
     if (out->bench == EO_BENCH_QUEUE)
         return eo__fail(err, "bench", "\"queue\" cannot be combined with balancer inputs "
@@ -179,6 +181,8 @@ static int request_balance(const json_t *obj, eo_split_request *out, const doubl
     }
     int64_t kmin = 0, kmax = 0, half = (int64_t)(out->n / 2);
     if ((rc = eo__get_num(obj, "", "epsilon", 0.0, 0.5, &out->epsilon, err)) != 0 ||
+        (rc = eo__get_num(obj, "", "spread_epsilon", 0.0, EO_SPLIT_SPREAD_EPSILON_MAX,
+                          &out->spread_epsilon, err)) != 0 ||
         (rc = eo__get_int(obj, "", "budget_ms", 1, EO_SPLIT_BUDGET_MAX_MS, &out->budget_ms, NULL,
                           err)) != 0 ||
         (rc = eo__get_bool(obj, "", "allow_party_split", &out->allow_party_split, err)) != 0 ||

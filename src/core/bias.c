@@ -159,7 +159,7 @@ int eo_bias_create(const eo_bias_config *c, eo_bias **out)
     if (t == NULL)
         return EO_ENOMEM;
     t->cfg = *c;
-    t->keys = eo__strmap_create();
+    t->keys = eo__strmap_create(0);
     if (t->keys == NULL) {
         free(t);
         return EO_ENOMEM;
@@ -217,7 +217,7 @@ int eo_bias_find(const eo_bias *t, const eo_bias_key *k, size_t *index)
     size_t len = t != NULL && k != NULL ? compose(k, buf, sizeof buf) : 0;
     if (len == 0)
         return t != NULL && k != NULL ? EO_ENOTFOUND : EO_EINVAL;
-    int64_t i = eo__strmap_find(t->keys, buf, len, eo__strmap_hash(buf, len));
+    int64_t i = eo__strmap_find(t->keys, buf, len, eo__strmap_hash(t->keys, buf, len));
     if (i < 0)
         return EO_ENOTFOUND;
     if (index != NULL)
@@ -236,7 +236,7 @@ int eo_bias_slot(eo_bias *t, const eo_bias_key *k, size_t *index)
     size_t len = t != NULL && k != NULL && index != NULL ? compose(k, buf, sizeof buf) : 0;
     if (len == 0)
         return EO_EINVAL;
-    uint64_t h = eo__strmap_hash(buf, len);
+    uint64_t h = eo__strmap_hash(t->keys, buf, len);
     int64_t i = eo__strmap_find(t->keys, buf, len, h);
     if (i >= 0) {
         *index = (size_t)i;

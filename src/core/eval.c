@@ -41,7 +41,7 @@ int eo_eval_create(eo_eval **out)
     eo_eval *ev = calloc(1, sizeof *ev);
     if (ev == NULL)
         return EO_ENOMEM;
-    ev->ids = eo__strmap_create();
+    ev->ids = eo__strmap_create(0);
     if (ev->ids == NULL) {
         free(ev);
         return EO_ENOMEM;
@@ -90,7 +90,7 @@ int eo_eval_players(eo_eval *ev, const eo_round *r, double *mean)
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < r->n[0] ? &r->team[0][i] : &r->team[1][i - r->n[0]];
         size_t len = strlen(m->id);
-        uint64_t h = eo__strmap_hash(m->id, len);
+        uint64_t h = eo__strmap_hash(ev->ids, m->id, len);
         int64_t k = eo__strmap_find(ev->ids, m->id, len, h);
         if (k < 0) {
             k = eo__strmap_insert(ev->ids, m->id, len, h); /* reserved: cannot fail */

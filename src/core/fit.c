@@ -129,7 +129,7 @@ static int presence_key(eo_fit *f)
 {
     if (reserve_keys(f) != 0 || eo__strmap_reserve(f->keys, 1, sizeof presence_text) != 0)
         return EO_ENOMEM;
-    uint64_t h = eo__strmap_hash(presence_text, sizeof presence_text - 1);
+    uint64_t h = eo__strmap_hash(f->keys, presence_text, sizeof presence_text - 1);
     int64_t k = eo__strmap_insert(f->keys, presence_text, sizeof presence_text - 1, h);
     memset(&f->kp[k], 0, sizeof f->kp[k]);
     f->b[k] = 0.0;
@@ -156,8 +156,8 @@ int eo_fit_create(const eo_pool_config *pool, const eo_fit_config *cfg, eo_fit *
     f->cfg = *cfg;
     f->eta = 1.0;
     link_of(f);
-    f->ids = eo__strmap_create();
-    f->keys = eo__strmap_create();
+    f->ids = eo__strmap_create(0);
+    f->keys = eo__strmap_create(0);
     if (f->ids == NULL || f->keys == NULL ||
         (cfg->method == EO_FIT_SMOOTH && eo__fit_smooth_init(f) != 0) ||
         (eo_model_wants_pool_length(f->model) && eo__roundlen_init(&f->lengths) != 0) ||
@@ -389,7 +389,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
             if (len[j] == len[i] && memcmp(o->id, m->id, len[i]) == 0)
                 return EO_EINVAL;
         }
-        hash[i] = eo__strmap_hash(m->id, len[i]);
+        hash[i] = eo__strmap_hash(f->ids, m->id, len[i]);
         idx[i] = eo__strmap_find(f->ids, m->id, len[i], hash[i]);
         w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m, median);
         ones = ones && w[i] == 1.0;
@@ -406,7 +406,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
             (key.mode != NULL && eo_id_check(key.mode, strnlen(key.mode, EO_ID_MAX + 1)) != 0) ||
             key_text(&key, ktext, sizeof ktext, &klen) != 0)
             return EO_EINVAL;
-        khash = eo__strmap_hash(ktext, klen);
+        khash = eo__strmap_hash(f->keys, ktext, klen);
         kidx = eo__strmap_find(f->keys, ktext, klen, khash);
     }
     size_t nnew = 0, bytes = 0;
@@ -821,8 +821,8 @@ int eo_fit_lookup(const eo_fit *f, const char *id, eo_fit_player *out)
     if (f == NULL || id == NULL || out == NULL)
         return EO_EINVAL;
     size_t len = strnlen(id, EO_ID_MAX + 1);
-    int64_t i = len <= EO_ID_MAX ? eo__strmap_find(f->ids, id, len, eo__strmap_hash(id, len))
-                                 : -1;
+    int64_t i =
+        len <= EO_ID_MAX ? eo__strmap_find(f->ids, id, len, eo__strmap_hash(f->ids, id, len)) : -1;
     if (i >= 0)
         return eo_fit_player_get(f, (size_t)i, out);
     double d1, d2;
@@ -868,7 +868,7 @@ static int32_t key_of(const eo_fit *f, const eo_round *r)
     if (eo_bias_key_of(&f->pool.bias, r->map, r->n[0], r->n[1], r->mode, &key) != 0 ||
         key_text(&key, ktext, sizeof ktext, &klen) != 0)
         return -1;
-    return (int32_t)eo__strmap_find(f->keys, ktext, klen, eo__strmap_hash(ktext, klen));
+    return (int32_t)eo__strmap_find(f->keys, ktext, klen, eo__strmap_hash(f->keys, ktext, klen));
 }
 
 int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)

@@ -108,7 +108,7 @@ int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
     p->stride = eo_model_state_size(p->model);
     p->agg_unit = cfg->presence.on && !eo_model_uses_weights(p->model);
     eo_model_range_of(p->model, &p->range);
-    p->ids = eo__strmap_create();
+    p->ids = eo__strmap_create(cfg->id_seed);
     if (p->ids == NULL ||
         (cfg->bias.by != EO_BIAS_OFF && eo_bias_create(&cfg->bias, &p->bias) != 0) ||
         (eo_model_wants_pool_length(p->model) && eo__roundlen_init(&p->lengths) != 0)) {
@@ -152,7 +152,7 @@ const eo_model_ctx *eo_pool_model(const eo_pool *pool)
 static int64_t find(const eo_pool *pool, const char *id, size_t *len_out, uint64_t *hash_out)
 {
     size_t len = strnlen(id, EO_ID_MAX + 1);
-    uint64_t h = eo__strmap_hash(id, len);
+    uint64_t h = eo__strmap_hash(pool->ids, id, len);
     if (len_out != NULL) {
         *len_out = len;
         *hash_out = h;
@@ -409,7 +409,7 @@ static inline __attribute__((always_inline)) int resolve(eo_pool *pool, const eo
         if (id == NULL)
             return EO_EINVAL;
         len[i] = strnlen(id, EO_ID_MAX + 1);
-        hash[i] = eo__strmap_hash(id, len[i]);
+        hash[i] = eo__strmap_hash(pool->ids, id, len[i]);
         eo__strmap_prefetch(pool->ids, hash[i]);
     }
     for (size_t i = 0; i < n; i++) {

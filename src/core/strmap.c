@@ -24,6 +24,7 @@ typedef struct chunk {
 } chunk;
 
 struct eo__strmap {
+    uint64_t seed;
     slot *slots;
     size_t mask;     /* slots - 1, a power of two minus one */
     size_t n;
@@ -32,11 +33,12 @@ struct eo__strmap {
     chunk *chunks;
 };
 
-eo__strmap *eo__strmap_create(void)
+eo__strmap *eo__strmap_create(uint64_t seed)
 {
     eo__strmap *m = calloc(1, sizeof *m);
     if (m == NULL)
         return NULL;
+    m->seed = seed;
     m->slots = calloc(64, sizeof *m->slots);
     if (m->slots == NULL) {
         free(m);
@@ -62,11 +64,13 @@ void eo__strmap_destroy(eo__strmap *m)
 
 /* Eight bytes at a time with a multiply-xorshift mix: ids are short, and a byte-wise hash
  * such as FNV would cost more than the rest of a lookup. The value never reaches any result
- * (the pool orders players by id, not by hash), so its byte order does not matter. */
-uint64_t eo__strmap_hash(const char *key, size_t len)
+ * (the pool orders players by id, not by hash), so its byte order does not matter. The seed is
+ * the starting state: each step maps (state xor word) one to one, so whether two keys meet
+ * depends on the states the seed leads to. */
+uint64_t eo__strmap_hash(const eo__strmap *m, const char *key, size_t len)
 {
     const uint64_t mul = 0x9E3779B97F4A7C15u;
-    uint64_t h = 0x243F6A8885A308D3u ^ (len * mul);
+    uint64_t h = 0x243F6A8885A308D3u ^ m->seed ^ (len * mul);
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
@@ -155,7 +159,7 @@ static int grow(eo__strmap *m)
         return -1;
     for (size_t i = 0; i < m->n; i++) {
         size_t len = strlen(m->keys[i]);
-        uint64_t h = eo__strmap_hash(m->keys[i], len);
+        uint64_t h = eo__strmap_hash(m, m->keys[i], len);
         place(slots, cap - 1, h, tag_of(h, len), (uint32_t)i + 1, m->keys[i]);
     }
     free(m->slots);
@@ -220,7 +224,7 @@ void eo__strmap_truncate(eo__strmap *m, size_t n)
     while (m->n > n) {
         uint32_t idx1 = (uint32_t)m->n;
         const char *k = m->keys[idx1 - 1];
-        uint64_t h = eo__strmap_hash(k, strlen(k));
+        uint64_t h = eo__strmap_hash(m, k, strlen(k));
         for (size_t i = (size_t)h & m->mask;; i = (i + 1) & m->mask) {
             if (m->slots[i].idx1 == idx1) {
                 m->slots[i].idx1 = 0;

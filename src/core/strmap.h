@@ -12,12 +12,15 @@
 
 typedef struct eo__strmap eo__strmap;
 
-/* Returns NULL when out of memory. */
-eo__strmap *eo__strmap_create(void);
+/* Returns NULL when out of memory. @p seed picks the hash function: where the keys come from
+ * clients (a pool's player ids), the shell draws a secret one (eo_pool_config.id_seed), so that
+ * colliding keys cannot be searched offline; the map's indices and keys, and so every result,
+ * do not depend on it. */
+eo__strmap *eo__strmap_create(uint64_t seed);
 void eo__strmap_destroy(eo__strmap *m);
 
-/* Hash of @p len bytes of @p key (for eo__strmap_find_h / eo__strmap_insert_h). */
-uint64_t eo__strmap_hash(const char *key, size_t len);
+/* Hash of @p len bytes of @p key under @p m's seed (for eo__strmap_find / eo__strmap_insert). */
+uint64_t eo__strmap_hash(const eo__strmap *m, const char *key, size_t len);
 
 /* Starts loading the slot where a lookup of @p hash begins (a hint; no effect on results), so
  * the lookups of a whole round can overlap their cache misses. */

@@ -27,7 +27,7 @@ struct eo_truth {
 
 static int named_init(named *m, size_t cap)
 {
-    m->ids = eo__strmap_create();
+    m->ids = eo__strmap_create(0);
     m->val = malloc((cap > 0 ? cap : 1) * sizeof *m->val); /* malloc(0) may return NULL */
     m->cap = cap;
     return m->ids != NULL && m->val != NULL ? 0 : EO_ENOMEM;
@@ -69,14 +69,14 @@ void eo_truth_destroy(eo_truth *t)
 /* The index of @p id, or -1. */
 static int64_t find(const named *m, const char *id, size_t len)
 {
-    return eo__strmap_find(m->ids, id, len, eo__strmap_hash(id, len));
+    return eo__strmap_find(m->ids, id, len, eo__strmap_hash(m->ids, id, len));
 }
 
 static int add(named *m, const char *id, size_t len, double v)
 {
     if (id == NULL || !isfinite(v))
         return EO_EINVAL;
-    uint64_t h = eo__strmap_hash(id, len);
+    uint64_t h = eo__strmap_hash(m->ids, id, len);
     if (eo__strmap_find(m->ids, id, len, h) >= 0)
         return EO_EEXIST;
     size_t n = eo__strmap_size(m->ids);

@@ -124,6 +124,7 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
                               params ? rerr.message : jerr.text);
     }
     json_decref(params);
+    cfg.id_seed = eo__seed_fresh(&cfg);
     eo_pool *pool = NULL;
     int rc = eo_pool_create(&cfg, &pool);
     if (rc)

@@ -81,8 +81,10 @@ int eo_engine_pool_create_config(eo_engine *e, const char *name, const eo_pool_c
     json_t *full = eo_pool_config_to_json(cfg);
     char *text = full ? json_dumps(full, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(full);
+    eo_pool_config seeded = *cfg;
+    seeded.id_seed = eo__seed_fresh(&seeded);
     eo_pool *pool = NULL;
-    int rc = text ? eo_pool_create(cfg, &pool) : EO_ENOMEM;
+    int rc = text ? eo_pool_create(&seeded, &pool) : EO_ENOMEM;
     if (rc) {
         free(text);
         return eo_engine_fail(err, EO_OP_POOL, rc == EO_ENOMEM ? EO_ENOMEM : EO_EINTERNAL, "",

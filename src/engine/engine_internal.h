@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "engine/seed.h"
 #include "evenodds/eo_engine.h"
 
 /* A pool as the engine keeps it: the store's row (id, name) beside the core's eo_pool folded

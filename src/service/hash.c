@@ -1,8 +1,6 @@
 /* Seeded hashing for the service's tables keyed by what clients send (ids, addresses): a
  * slot depends on a secret drawn per table, so colliding keys cannot be searched offline. */
 #include <stdint.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "service/service.h"
 
@@ -32,14 +30,4 @@ uint64_t eo__hash_bytes(uint64_t seed, const void *p, size_t n)
     for (size_t i = 0; i < n; i++)
         h = (h ^ b[i]) * 1099511628211u;
     return finish(h);
-}
-
-uint64_t eo__seed_fresh(const void *addr)
-{
-    uint64_t s = 0;
-    if (getrandom(&s, sizeof s, GRND_NONBLOCK) == (ssize_t)sizeof s)
-        return s;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)addr;
 }

@@ -20,6 +20,7 @@
 #include "evenodds/eo_pool.h"
 #include "evenodds/eo_service.h"
 #include "evenodds/eo_store.h"
+#include "engine/seed.h"
 
 /* ---- log.c: one logfmt line per event ---------------------------------------------------- */
 
@@ -144,8 +145,7 @@ void eo__hist_render(struct eo__buf *t, const char *name, const char *labels, eo
 /* FNV-1a from @p seed's basis with splitmix64's finaliser: a NUL-terminated string, or n bytes. */
 uint64_t eo__hash_str(uint64_t seed, const char *s);
 uint64_t eo__hash_bytes(uint64_t seed, const void *p, size_t n);
-/* A secret seed: 8 bytes of the kernel's random source (the clock and @p addr if it has none). */
-uint64_t eo__seed_fresh(const void *addr);
+/* eo__seed_fresh(): engine/seed.h */
 
 /* ---- guard.c: connection caps and deadlines (docs/SERVICE.md "Connections and limits") -- */
 

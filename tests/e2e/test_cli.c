@@ -826,6 +826,8 @@ static void test_split_balancer(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 1), "id")), "f");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(k3, "terms"), "moves")),
                      2);
+    assert_int_equal(json_integer_value(json_object_get(k3, "spread_epsilon")), 1);
+    assert_true(json_equal(json_object_get(k3, "bound"), json_object_get(k3, "terms")));
     json_decref(j);
 
     write_text(bad,

@@ -1553,7 +1553,23 @@ static void test_splits_balancer(void **state)
     assert_int_equal(jint(k2, "gap"), 400);
     assert_int_equal(jint(json_object_get(k2, "terms"), "top2"), 0);
     assert_true(jnum(json_object_get(k2, "terms"), "spread") == 0.0);
+    assert_true(jnum(json_object_get(k2, "terms"), "spread_sd") == 0.0);
     assert_int_equal(json_array_size(json_object_get(k2, "moves")), 0);
+    assert_int_equal(jint(k2, "spread_epsilon"), 1); /* the default: one SynElo point */
+    assert_true(json_equal(json_object_get(k2, "bound"), json_object_get(k2, "terms")));
+    json_decref(j);
+
+    /* The spread tolerance: with "epsilon": 0 only {a,b} v {c,d} has gap 0 (sds 200 and 0);
+     * any "spread_epsilon" keeps it, and the answer echoes the tolerance used. */
+    j = expect(&s, "POST", "/v1/pools/bal/splits", s.server_key,
+               "{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
+               "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
+               "\"mode\":\"scramble\",\"epsilon\":0,\"spread_epsilon\":250}",
+               200);
+    k2 = json_array_get(json_object_get(j, "splits"), 0);
+    assert_int_equal(jint(k2, "spread_epsilon"), 250);
+    assert_int_equal(jint(k2, "gap"), 0);
+    assert_true(jnum(json_object_get(k2, "terms"), "spread_sd") == 200.0);
     json_decref(j);
 
     /* A party larger than k: that k's entry names it, the others are answered. */
@@ -1576,6 +1592,7 @@ static void test_splits_balancer(void **state)
     } bad[] = {
         {"{\"players\":[{\"id\":\"a\",\"team\":\"C\"},\"b\"]}", "players[0].team"},
         {"{\"players\":[\"a\",\"b\"],\"epsilon\":2}", "epsilon"},
+        {"{\"players\":[\"a\",\"b\"],\"spread_epsilon\":-3}", "spread_epsilon"},
         {"{\"players\":[\"a\",\"b\"],\"mode\":\"swap\"}", "mode"},
         {"{\"players\":[\"a\",\"b\"],\"budget_ms\":0}", "budget_ms"},
         {"{\"players\":[\"a\",\"b\"],\"map\":\"\"}", "map"},

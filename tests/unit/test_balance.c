@@ -41,8 +41,9 @@ static int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi)
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Terms of an assignment (side: 0 bench, 1 A, 2 B), by the definitions of eo_balance.h and
- * docs/BALANCER.md ("The balancer"), written independently of the solver. t[] in the solver's order:
- * broken, moves, top2, spread (k^2 |var A - var B| on the spread scale), denied, bench, dev. */
+ * docs/BALANCER.md ("The balancer"), written independently of the solver. t[] in the solver's
+ * order: broken, moves, top2, spread (0 when |sd A - sd B| <= the request's spread_epsilon, else
+ * k^2 |var A - var B|, both on the spread scale), denied, bench, dev. */
 enum { BROKEN, MOVES, TOP2, SPREAD, DENIED, BENCH, DEV, NTERM };
 
 static int spread_shift(const eo_balance_player *p, int n, int64_t *lo)
@@ -59,9 +60,19 @@ static int spread_shift(const eo_balance_player *p, int n, int64_t *lo)
     return sh;
 }
 
-static void terms(const eo_balance_player *p, int n, int k, const uint8_t *side, int64_t field,
-                  int64_t *t)
+/* 1 when |sqrt(va) - sqrt(vb)| <= e (va, vb >= 0): squared, va + vb - e^2 <= 2 sqrt(va vb),
+ * and squared again when the left side is positive. */
+__extension__ typedef __int128 i128;
+static int sd_within(int64_t va, int64_t vb, int64_t e)
 {
+    i128 lhs = (i128)va + vb - (i128)e * e;
+    return lhs <= 0 || lhs * lhs <= (i128)4 * va * vb;
+}
+
+static void terms(const eo_balance_player *p, int n, int k, const uint8_t *side,
+                  const eo_balance_request *r, int64_t *t)
+{
+    int64_t field = r->field;
     int64_t lo;
     int sh = spread_shift(p, n, &lo);
     memset(t, 0, sizeof(int64_t) * NTERM);
@@ -112,7 +123,10 @@ static void terms(const eo_balance_player *p, int n, int k, const uint8_t *side,
         }
     }
     t[TOP2] = b2 >= 0 && side[b1] == side[b2];
-    t[SPREAD] = abs64(k * (xa - xb) - (sa - sb) * (sa + sb));
+    int64_t va = k * xa - sa * sa, vb = k * xb - sb * sb; /* k^2 var */
+    int64_t eps = r->spread_epsilon >> sh;
+    eps = eps < (INT64_C(1) << 21) ? eps : INT64_C(1) << 21;
+    t[SPREAD] = sd_within(va, vb, k * eps) ? 0 : abs64(va - vb);
     t[DEV] = abs64(ra - rb + field);
 }
 
@@ -203,7 +217,7 @@ static ref brute(const eo_balance_player *p, int n, int k, const eo_balance_requ
             if (na != k || nb != k || !allowed(p, n, r, side))
                 continue;
             int64_t t[NTERM];
-            terms(p, n, k, side, r->field, t);
+            terms(p, n, k, side, r, t);
             if (pass == 0) {
                 g = t[DEV] < g ? t[DEV] : g;
                 continue;
@@ -250,8 +264,8 @@ static void check_answer(const eo_balance_split *s, const eo_balance_player *p, 
     assert_true(s->sum_a == sa && s->sum_b == sb && s->gap == abs64(sa - sb));
     assert_true(allowed(p, n, r, side)); /* locks, protection, parties */
     int64_t t[NTERM];
-    terms(p, n, k, side, r->field, t);
-    assert_true(s->dev == t[DEV]);
+    terms(p, n, k, side, r, t);
+    assert_true(s->dev == t[DEV] && s->terms.dev == t[DEV]);
     assert_true(s->terms.broken == t[BROKEN]);
     assert_true(s->terms.moves == t[MOVES]);
     assert_true(s->terms.top2 == t[TOP2]);
@@ -266,8 +280,12 @@ static void check_answer(const eo_balance_split *s, const eo_balance_player *p, 
         else if (side[i] == 2)
             vb += (x - mb) * (x - mb);
     }
-    double sp = fabs(va / k - vb / k);
+    double sp = fabs(va / k - vb / k), sd = fabs(sqrt(va / k) - sqrt(vb / k));
     assert_true(fabs(s->terms.spread - sp) <= 1e-6 * (1 + sp));
+    assert_true(fabs(s->terms.spread_sd - sd) <= 1e-6 * (1 + sd));
+    /* the bound of a proven answer is its terms (test_fallback_bound checks the others) */
+    if (s->exact)
+        assert_memory_equal(&s->bound, &s->terms, sizeof s->bound);
     /* moves list: exactly the players with a team who end elsewhere */
     size_t nm = 0;
     for (int i = 0; i < n; i++)
@@ -318,6 +336,10 @@ static void gen(uint64_t *s, int n, eo_balance_player *p, eo_balance_request *r,
     if (rng_range(s, 0, 3) == 0)
         r->field = shape == 3 ? rng_range(s, -(INT64_C(1) << 38), INT64_C(1) << 38)
                               : rng_range(s, -30, 30);
+    if (rng_range(s, 0, 1))
+        r->spread_epsilon = shape == 3   ? rng_range(s, 0, INT64_C(1) << 40)
+                            : shape == 2 ? rng_range(s, 0, 300)
+                                         : rng_range(s, 0, 20);
     r->allow_party_split = rng_range(s, 0, 3) == 0;
     r->allow_protected = rng_range(s, 0, 3) == 0;
 }
@@ -390,8 +412,9 @@ static void run_brute(int nmin, int nmax, int count, uint64_t seed, const eo__ba
             uint8_t side[16];
             check_answer(sp, p, n, &r, side);
             if (memcmp(side, want.side, (size_t)n) != 0) {
-                print_error("case %d n=%d k=%d mode=%d eps=%lld field=%lld\n", c, n, k, r.mode,
-                            (long long)r.epsilon, (long long)r.field);
+                print_error("case %d n=%d k=%d mode=%d eps=%lld field=%lld se=%lld\n", c, n, k,
+                            r.mode, (long long)r.epsilon, (long long)r.field,
+                            (long long)r.spread_epsilon);
                 for (int i = 0; i < n; i++)
                     print_error("  %d: r=%lld team=%d party=%u lock=%d prot=%d pref=%d w=%u "
                                 "sat=%d prio=%d  got %d want %d\n",
@@ -434,6 +457,17 @@ static void test_brute_gap_table(void **state)
     run_brute(11, 12, 40, 12, &GENERAL_TABLE);
 }
 
+/* Everyone playing (2k = n), parties whole, in @p mode; a tolerance of at most 4 past 12
+ * players (a wide one makes the search's comparison slow). */
+static void full_request(eo_balance_request *r, int n, eo_balance_mode mode)
+{
+    r->mode = mode;
+    r->allow_party_split = 0;
+    r->k_min = r->k_max = n / 2;
+    if (n > 12 && r->epsilon > 4)
+        r->epsilon = 4;
+}
+
 /* Scramble with everyone playing (2k = n), parties whole, no preference: the meet in the middle
  * answers (balance_mitm.c). Against brute force for n <= 12, and against the search (the
  * no_mitm switch turns the meet in the middle off) for n up to 20. */
@@ -446,11 +480,7 @@ static void test_scramble_full(void **state)
         eo_balance_player p[20];
         eo_balance_request r;
         gen(&s, n, p, &r, (int)rng_range(&s, 0, 127) & ~16);
-        r.mode = EO_BALANCE_SCRAMBLE;
-        r.allow_party_split = 0;
-        r.k_min = r.k_max = n / 2;
-        if (n > 12 && r.epsilon > 4)
-            r.epsilon = 4; /* a wide tolerance makes the search's comparison slow */
+        full_request(&r, n, EO_BALANCE_SCRAMBLE);
         eo_balance_result *res = NULL, *ref_res = NULL;
         int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, &GENERAL);
         if (rc == EO_EINVAL) /* a party pinned to both sides */
@@ -489,6 +519,168 @@ static void test_brute_14(void **state)
 {
     (void)state;
     run_brute(13, 14, 4, 5, &DEFAULTS);
+}
+
+/* Full splits (everyone plays) by the search instead of the meet in the middle (no_mitm), with
+ * the search's tail cut to tail_items items so that it runs on small instances: its lists, the
+ * team-A witnesses (repair) and the rest of team A at once (finish) answer, and must give
+ * brute force's answer (n <= 12), or the meet in the middle's (larger n, scramble). Ratings:
+ * realistic (the lists' fast path, spread 0 within the tolerance), narrow and a few wide. In
+ * rebalance mode (finish matching moves and denials) against brute force only. */
+static void run_full_paths(int nmin, int nmax, int count, uint64_t seed, int tail_items,
+                           eo_balance_mode mode)
+{
+    uint64_t s = seed;
+    eo__balance_opts paths = {.general_path = true, .no_mitm = true, .tail_items = tail_items};
+    for (int c = 0; c < count; c++) {
+        int n = 2 * (int)rng_range(&s, nmin / 2, nmax / 2);
+        eo_balance_player p[32];
+        eo_balance_request r;
+        int cfg = (int)rng_range(&s, 0, 127);
+        gen(&s, n, p, &r, mode == EO_BALANCE_SCRAMBLE ? cfg & ~16 : cfg | 1);
+        int shape = (int)rng_range(&s, 0, 3);
+        for (int i = 0; i < n && shape < 3; i++)
+            p[i].rating = shape == 0 ? 1000 + rng_range(&s, -300, 300) + rng_range(&s, -300, 300)
+                                     : rng_range(&s, 0, 30);
+        full_request(&r, n, mode);
+        r.spread_epsilon = rng_range(&s, 0, 3) == 0 ? 0 : rng_range(&s, 1, 40);
+        eo_balance_result *res = NULL, *ref_res = NULL;
+        int rc = eo__balance_solve(p, (size_t)n, &r, &res, NULL, &paths);
+        if (rc == EO_EINVAL) /* a party pinned to both sides */
+            continue;
+        assert_int_equal(rc, 0);
+        const eo_balance_split *sp = &res->split[0];
+        uint8_t side[32], want[32];
+        if (n <= 12) {
+            ref w = brute(p, n, n / 2, &r);
+            assert_int_equal(sp->err != 0, !w.ok || sp->err == EO_EINVAL);
+            memcpy(want, w.side, (size_t)n);
+        } else {
+            assert_int_equal(eo__balance_solve(p, (size_t)n, &r, &ref_res, NULL, &GENERAL), 0);
+            assert_int_equal(sp->err, ref_res->split[0].err);
+            if (sp->err == 0)
+                check_answer(&ref_res->split[0], p, n, &r, want);
+            eo_balance_free(ref_res);
+        }
+        if (sp->err == 0) {
+            check_answer(sp, p, n, &r, side);
+            assert_int_equal(sp->exact, 1);
+            assert_memory_equal(side, want, (size_t)n);
+        }
+        eo_balance_free(res);
+    }
+}
+
+static void test_full_paths(void **state)
+{
+    (void)state;
+    run_full_paths(4, 10, 600, 51, 4, EO_BALANCE_SCRAMBLE);
+    run_full_paths(12, 12, 40, 52, 6, EO_BALANCE_SCRAMBLE);
+    run_full_paths(14, 22, 40, 53, 10, EO_BALANCE_SCRAMBLE);
+    run_full_paths(4, 10, 500, 54, 4, EO_BALANCE_REBALANCE);
+    run_full_paths(12, 12, 30, 55, 6, EO_BALANCE_REBALANCE);
+}
+
+/* The spread tolerance by hand: 8 players, k = 4, everyone plays; the two best are players 4
+ * (1500) and 2 (1400, before player 5 in request order). Gap-0 splits with them apart include
+ *   A = {0, 2, 5, 6} = 800 1400 1400 500 v 1300 700 1500 600: sd 389.71 v 383.24 (6.47 apart),
+ *       k² |var A - var B| = 80,000, the least of all;
+ *   A = {0, 1, 4, 6} = 800 1300 1500 500 v 1400 700 1400 600: sd 396.07 v 376.66 (19.41),
+ *       240,000;
+ *   A = {0, 1, 2, 7} = 800 1300 1400 600 v 700 1500 1400 500: sd 334.48 v 432.29 (97.8).
+ * ε 0 and 6: the least spread, {0, 2, 5, 6}; ε 7 and 19: {0, 2, 5, 6} alone is within (its
+ * mirror {1, 3, 4, 7} too, but team A with player 0 comes first); ε 20: {0, 1, 4, 6} is within
+ * as well and comes first in request order; ε 1000: every split is within, and {0, 1, 2, 7}
+ * comes first of them all (found with a brute-force script over the 70 splits). */
+static void test_spread_tolerance(void **state)
+{
+    (void)state;
+    int64_t r[8] = {800, 1300, 1400, 700, 1500, 1400, 500, 600};
+    static const struct {
+        int64_t eps;
+        uint16_t a[4];
+        int64_t term; /* the spread term is 0 within the tolerance */
+    } want[] = {{0, {0, 2, 5, 6}, 80000}, {6, {0, 2, 5, 6}, 80000}, {7, {0, 2, 5, 6}, 0},
+                {19, {0, 2, 5, 6}, 0},    {20, {0, 1, 4, 6}, 0},    {1000, {0, 1, 2, 7}, 0}};
+    eo_balance_player p[8];
+    memset(p, 0, sizeof p);
+    for (int i = 0; i < 8; i++)
+        p[i].rating = r[i];
+    eo_balance_request q;
+    memset(&q, 0, sizeof q);
+    q.mode = EO_BALANCE_SCRAMBLE;
+    q.k_min = q.k_max = 4;
+    for (size_t x = 0; x < sizeof want / sizeof want[0]; x++) {
+        q.spread_epsilon = want[x].eps;
+        for (int path = 0; path < 3; path++) { /* meet in the middle; search; its lists */
+            eo__balance_opts o = {
+                .general_path = true, .no_mitm = path > 0, .tail_items = path == 2 ? 4 : -1};
+            eo_balance_result *res = NULL;
+            assert_int_equal(eo__balance_solve(p, 8, &q, &res, NULL, &o), 0);
+            const eo_balance_split *s = &res->split[0];
+            uint8_t side[8];
+            check_answer(s, p, 8, &q, side);
+            assert_true(s->gap == 0 && s->terms.top2 == 0 && s->exact);
+            assert_memory_equal(s->a, want[x].a, sizeof want[x].a);
+            int64_t t[NTERM];
+            terms(p, 8, 4, side, &q, t);
+            assert_true(t[SPREAD] == want[x].term);
+            eo_balance_free(res);
+        }
+    }
+    eo_balance_result *res = NULL;
+    q.spread_epsilon = -1;
+    assert_int_equal(eo_balance_solve(p, 8, &q, &res, NULL), EO_EINVAL);
+    q.spread_epsilon = (INT64_C(1) << 40) + 1;
+    assert_int_equal(eo_balance_solve(p, 8, &q, &res, NULL), EO_EINVAL);
+}
+
+/* Past the work limit: exact = 1 only for the answer the unlimited call gives; the bound never
+ * above the unlimited (proven) answer's terms: it bounds the rules' answer, not the split the
+ * budget allowed, which may be outside the tolerance of the least |D|. */
+static void test_fallback_bound(void **state)
+{
+    (void)state;
+    uint64_t s = 61;
+    static const uint64_t limits[] = {1, 30, 300, 3000, 30000};
+    for (int c = 0; c < 60; c++) {
+        int n = (int)rng_range(&s, 16, 28);
+        eo_balance_player p[32];
+        eo_balance_request r;
+        gen(&s, n, p, &r, (int)rng_range(&s, 0, 127));
+        for (int i = 0; i < n; i++)
+            p[i].rating = 1000 + rng_range(&s, -300, 300);
+        r.k_min = r.k_max = n / 2 - (int)rng_range(&s, 0, 2);
+        if (r.epsilon > 4)
+            r.epsilon = 4;
+        eo_balance_result *full = NULL;
+        if (eo_balance_solve(p, (size_t)n, &r, &full, NULL) != 0)
+            continue; /* a pin conflict */
+        const eo_balance_split *w = &full->split[0];
+        uint8_t want[32], side[32];
+        if (w->err == 0)
+            check_answer(w, p, n, &r, want);
+        for (size_t x = 0; x < sizeof limits / sizeof limits[0]; x++) {
+            eo_balance_request lr = r;
+            lr.work_limit = limits[x];
+            eo_balance_result *res = NULL;
+            assert_int_equal(eo_balance_solve(p, (size_t)n, &lr, &res, NULL), 0);
+            const eo_balance_split *sp = &res->split[0];
+            if (sp->err == 0 && w->err == 0) {
+                check_answer(sp, p, n, &lr, side);
+                if (sp->exact)
+                    assert_memory_equal(side, want, (size_t)n);
+                const eo_balance_terms *bd = &sp->bound, *tm = &w->terms;
+                assert_true(bd->broken <= tm->broken && bd->moves <= tm->moves &&
+                            bd->top2 <= tm->top2 && bd->denied <= tm->denied &&
+                            bd->bench_again <= tm->bench_again && bd->dev <= tm->dev);
+                assert_true(bd->spread <= tm->spread * (1 + 1e-9) + 1e-9 &&
+                            bd->spread_sd <= tm->spread_sd * (1 + 1e-9) + 1e-9);
+            }
+            eo_balance_free(res);
+        }
+        eo_balance_free(full);
+    }
 }
 
 /* ---- plain requests are the splitter's ------------------------------------------------------ */
@@ -538,7 +730,7 @@ static void test_plain_equals_split(void **state)
 
 /* ---- properties on large instances ---------------------------------------------------------- */
 
-static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t work)
+static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t work, int full)
 {
     uint64_t s = seed;
     for (int c = 0; c < count; c++) {
@@ -551,6 +743,13 @@ static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t
             if (p[i].party)
                 p[i].party = (uint32_t)(i / 3 + 1);
         r.k_min = r.k_max = n / 2 - (int)rng_range(&s, 0, 2);
+        if (full) { /* everyone plays, parties whole, scramble and rebalance in turn */
+            full_request(&r, n, c % 2 ? EO_BALANCE_REBALANCE : EO_BALANCE_SCRAMBLE);
+            if (r.spread_epsilon == 0)
+                r.spread_epsilon = 1; /* the service's default: exact spreads exhaust the budget */
+            for (int i = 0; i < n && c % 2 == 0; i++)
+                p[i].prefer = EO_BALANCE_NONE; /* the scramble's lists need no preference */
+        }
         r.work_limit = work;
         eo_balance_result *res = NULL;
         uint32_t bad = 0;
@@ -578,17 +777,18 @@ static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t
 static void test_props_exact(void **state)
 {
     (void)state;
-    run_props(24, 30, 21, 0, 2000000);
-    run_props(32, 10, 22, 0, 1000000);
-    run_props(64, 3, 23, 0, 500000);
+    run_props(24, 30, 21, 0, 2000000, 0);
+    run_props(32, 10, 22, 0, 1000000, 0);
+    run_props(64, 3, 23, 0, 500000, 0);
+    run_props(64, 6, 24, 0, 4000000, 1); /* full servers at the default budget */
 }
 
 static void test_props_local(void **state)
 {
     (void)state;
-    run_props(12, 100, 31, 1, 0);
-    run_props(40, 20, 32, 1, 0);
-    run_props(100, 3, 33, 0, 0); /* beyond the exact sizes */
+    run_props(12, 100, 31, 1, 0, 0);
+    run_props(40, 20, 32, 1, 0, 0);
+    run_props(100, 3, 33, 0, 0, 0); /* beyond the exact sizes */
 }
 
 /* ---- hand-made cases ---------------------------------------------------------------------- */
@@ -708,6 +908,9 @@ int main(void)
         cmocka_unit_test(test_brute_gap_table),
         cmocka_unit_test(test_brute_14),
         cmocka_unit_test(test_scramble_full),
+        cmocka_unit_test(test_full_paths),
+        cmocka_unit_test(test_spread_tolerance),
+        cmocka_unit_test(test_fallback_bound),
         cmocka_unit_test(test_props_exact),
         cmocka_unit_test(test_props_local),
     };

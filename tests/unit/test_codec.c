@@ -1835,9 +1835,15 @@ static void test_split_balance_request(void **state)
     assert_null(req.map);
     assert_int_equal(req.mode, EO_BALANCE_REBALANCE);
     assert_true(req.epsilon == EO_SPLIT_EPSILON_DEFAULT);
+    assert_true(isnan(req.spread_epsilon)); /* the model's split unit, eo_app_split() */
     assert_int_equal(req.budget_ms, EO_SPLIT_BUDGET_DEFAULT_MS);
     assert_int_equal(req.k_min, 2);
     assert_int_equal(req.k_max, 2);
+    eo_split_request_free(&req);
+    assert_int_equal(
+        split_decode("{\"players\":[\"a\",\"b\",\"c\",\"d\"],\"spread_epsilon\":2.5}", &req, &err),
+        0);
+    assert_true(req.balance && req.spread_epsilon == 2.5);
     eo_split_request_free(&req);
     /* Three players make no team size: an empty range. */
     assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",{\"id\":\"c\",\"team\":\"A\"}]}",
@@ -1866,7 +1872,8 @@ static const bad_case bad_balance[] = {
     {"{\"players\":[{\"id\":\"a\",\"team\":\"C\"}," P4 "]}", EO_EINVAL, "players[0].team",
      "expected \"A\", \"B\" or null"},
     {"{\"players\":[{\"id\":\"a\",\"team\":\"a\"}," P4 "]}", EO_EINVAL, "players[0].team", "\"A\""},
-    {"{\"players\":[{\"id\":\"a\",\"team\":\"AB\"}," P4 "]}", EO_EINVAL, "players[0].team", "\"A\""},
+    {"{\"players\":[{\"id\":\"a\",\"team\":\"AB\"}," P4 "]}", EO_EINVAL, "players[0].team",
+     "\"A\""},
     {"{\"players\":[{\"id\":\"a\",\"team\":1}," P4 "]}", EO_EINVAL, "players[0].team", "\"B\""},
     {"{\"players\":[" P4 ",{\"id\":\"a\",\"lock\":\"\"}]}", EO_EINVAL, "players[3].lock", "\"A\""},
     {"{\"players\":[" P4 ",{\"id\":\"a\",\"prefer\":true}]}", EO_EINVAL, "players[3].prefer",
@@ -1895,14 +1902,20 @@ static const bad_case bad_balance[] = {
     {"{\"players\":[\"a\"," P4 "],\"epsilon\":0.6}", EO_EINVAL, "epsilon", "[0, 0.5]"},
     {"{\"players\":[\"a\"," P4 "],\"epsilon\":-0.01}", EO_EINVAL, "epsilon", "out of range"},
     {"{\"players\":[\"a\"," P4 "],\"epsilon\":\"0.1\"}", EO_EINVAL, "epsilon", "a number"},
+    {"{\"players\":[\"a\"," P4 "],\"spread_epsilon\":-1}", EO_EINVAL, "spread_epsilon",
+     "out of range"},
+    {"{\"players\":[\"a\"," P4 "],\"spread_epsilon\":2e6}", EO_EINVAL, "spread_epsilon",
+     "[0, 1e+06]"},
+    {"{\"players\":[\"a\"," P4 "],\"spread_epsilon\":null}", EO_EINVAL, "spread_epsilon",
+     "a number"},
     {"{\"players\":[\"a\"," P4 "],\"budget_ms\":0}", EO_EINVAL, "budget_ms", "[1, 10000]"},
     {"{\"players\":[\"a\"," P4 "],\"budget_ms\":10001}", EO_EINVAL, "budget_ms", "out of range"},
     {"{\"players\":[\"a\"," P4 "],\"budget_ms\":5.5}", EO_EINVAL, "budget_ms", "an integer"},
     {"{\"players\":[\"a\"," P4 "],\"map\":\"\"}", EO_EINVAL, "map", "must not be empty"},
     {"{\"players\":[\"a\"," P4 "],\"map\":\"a\\u0001b\"}", EO_EINVAL, "map", "control character"},
     {"{\"players\":[\"a\"," P4 "],\"map\":5}", EO_EINVAL, "map", "expected a string"},
-    {"{\"players\":[\"a\"," P4 "],\"allow_party_split\":\"yes\"}", EO_EINVAL,
-     "allow_party_split", "true or false"},
+    {"{\"players\":[\"a\"," P4 "],\"allow_party_split\":\"yes\"}", EO_EINVAL, "allow_party_split",
+     "true or false"},
     {"{\"players\":[\"a\"," P4 "],\"allow_protected\":0}", EO_EINVAL, "allow_protected",
      "true or false"},
     {"{\"players\":[\"a\"," P4 "],\"k_min\":1}", EO_EINVAL, "k_min", "[2, 2]"},
@@ -1911,8 +1924,8 @@ static const bad_case bad_balance[] = {
      "smaller than k_min (3)"},
     {"{\"players\":[\"a\",\"b\",\"c\"],\"k_min\":2}", EO_EINVAL, "k_min", "no team size"},
     {"{\"players\":[\"a\"," P4 "],\"k_min\":\"2\"}", EO_EINVAL, "k_min", "an integer"},
-    {"{\"players\":[\"a\"," P4 "],\"bench\":\"queue\",\"mode\":\"scramble\"}", EO_EINVAL,
-     "bench", "cannot be combined"},
+    {"{\"players\":[\"a\"," P4 "],\"bench\":\"queue\",\"mode\":\"scramble\"}", EO_EINVAL, "bench",
+     "cannot be combined"},
     {"{\"players\":[" P4 ",{\"id\":\"a\",\"team\":\"A\",\"protected\":true,\"lock\":\"B\"}]}",
      EO_EINVAL, "players[3].lock", "locked to B but protected on team A"},
     {"{\"players\":[{\"id\":\"a\",\"party\":\"p\",\"lock\":\"A\"},\"b\",\"c\","
@@ -2021,6 +2034,9 @@ static const char *str_at(const json_t *o, const char *k)
     "{\"id\":\"d\",\"rating\":900,\"team\":\"B\",\"party\":\"p\"}," \
     "{\"id\":\"e\",\"rating\":950,\"team\":\"A\",\"lock\":\"A\"}," \
     "{\"id\":\"f\",\"rating\":1050,\"team\":\"B\"}],\"k_min\":3"
+/* The scramble below: a 1200, b 800, c 1000, d 1000; the request's last member follows. */
+#define SCRAMBLE4 "{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800}," \
+    "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],\"mode\":\"scramble\","
 
 static void test_split_balance_answer(void **state)
 {
@@ -2087,18 +2103,25 @@ static void test_split_balance_answer(void **state)
      * {c,d}: top two (a, then c by request order) apart, spreads 200² and 0. With every split
      * near-optimal ("epsilon": 0.5) {a,d} v {b,c} keeps them apart with equal spreads (A holds
      * a); {a,c} v {b,d} would put them together. */
-    o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
-                       "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
-                       "\"mode\":\"scramble\",\"epsilon\":0}",
-                       m);
+    o = balance_answer(SCRAMBLE4 "\"epsilon\":0}", m);
     k3 = json_array_get(json_object_get(o, "splits"), 0);
     t = json_dumps(json_object_get(k3, "A"), JSON_COMPACT);
     assert_string_equal(t, "[\"a\",\"b\"]");
     free(t);
     terms = json_object_get(k3, "terms");
     assert_int_equal(json_integer_value(json_object_get(terms, "top2")), 0); /* a on A, c on B */
-    /* population variances 200² and 0 */
+    /* population variances 200² and 0, standard deviations 200 and 0 */
     assert_true(json_real_value(json_object_get(terms, "spread")) == 40000.0);
+    assert_true(json_real_value(json_object_get(terms, "spread_sd")) == 200.0);
+    /* the default tolerance: one split unit, a rating point for SynElo */
+    assert_int_equal(json_integer_value(json_object_get(k3, "spread_epsilon")), 1);
+    /* proven: the bound is the terms */
+    assert_true(json_equal(json_object_get(k3, "bound"), terms));
+    json_decref(o);
+    /* the tolerance is taken down to whole split units: 2.9 rating points are 2 */
+    o = balance_answer(SCRAMBLE4 "\"spread_epsilon\":2.9}", m);
+    k3 = json_array_get(json_object_get(o, "splits"), 0);
+    assert_int_equal(json_integer_value(json_object_get(k3, "spread_epsilon")), 2);
     json_decref(o);
     o = balance_answer("{\"players\":[{\"id\":\"a\",\"rating\":1200},{\"id\":\"b\",\"rating\":800},"
                        "{\"id\":\"c\",\"rating\":1000},{\"id\":\"d\",\"rating\":1000}],"
@@ -2135,6 +2158,14 @@ static void test_split_balance_answer(void **state)
     assert_int_equal(json_array_size(json_object_get(k3, "A")), 32);
     assert_int_equal(json_array_size(json_object_get(k3, "B")), 32);
     assert_int_equal(json_integer_value(json_object_get(k3, "parties_broken")), 0);
+    /* what was proven before the budget ran out (tests/unit/test_balance.c checks it against
+     * the proven answer): every term, none negative */
+    json_t *bound = json_object_get(k3, "bound");
+    static const char *const members[] = {"broken",    "moves",  "top2",        "spread",
+                                          "spread_sd", "denied", "bench_again", "dev"};
+    assert_int_equal(json_object_size(bound), 8);
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+        assert_true(json_number_value(json_object_get(bound, members[i])) >= 0);
     json_decref(o);
 
     /* Not a balancer request. */

@@ -335,6 +335,16 @@ int64_t eo_model_split_rating(const eo_model_ctx *ctx, double mu)
     return eo__round_half_even(x);
 }
 
+int64_t eo_model_spread_units(const eo_model_ctx *model, double sd)
+{
+    if (isnan(sd))
+        return 1;
+    /* down, but a value that is a whole number of units in decimal stays one (0.3 · 10) */
+    double x = floor(sd * (double)eo_model_split_unit(model) + 1e-9);
+    const double lim = 1099511627776.0; /* 2^40 */
+    return x <= 0.0 ? 0 : x >= lim ? (int64_t)lim : (int64_t)x;
+}
+
 /* ---- the balancer's tolerance and field in split units ---- */
 
 /* Every split's |D| fits far below this (2k ratings of at most 2^40 each, plus the field). */

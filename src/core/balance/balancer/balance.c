@@ -30,13 +30,17 @@
 #define FIELD_MAX (INT64_C(1) << 46)
 #define DEV_INF (INT64_C(1) << 60)
 #define SPREAD_BITS 20 /* qs < 2^SPREAD_BITS keeps the spread term within int64 */
+#define SPREAD_EPS_MAX (INT64_C(1) << (SPREAD_BITS + 1))
 #define RESTARTS_DEFAULT 4
+#define TAIL_ITEMS 24 /* the least the search's tail takes (at most TAIL_ITEMS_MAX) */
 
 static int side_ok(uint8_t s) { return s <= EO_BALANCE_B; }
 
-/* Fills the result entry of one k from an assignment. */
+/* Fills the result entry of one k from an assignment: proven (bound NULL: the bound is the
+ * answer's terms) or not (exact 0, with what was proven). */
 static void fill(eo_balance_split *s, const eo__bal *b, const eo_balance_player *pl,
-                 const uint8_t *side, uint16_t *idx, eo_balance_move *mv, int exact)
+                 const uint8_t *side, uint16_t *idx, eo_balance_move *mv,
+                 const eo_balance_terms *bound)
 {
     int n = b->n, k = b->k;
     uint16_t *a = idx, *bb = idx + k, *z = idx + 2 * k;
@@ -87,9 +91,12 @@ static void fill(eo_balance_split *s, const eo__bal *b, const eo_balance_player 
     s->terms.moves = v[EO__BT_MOVES];
     s->terms.top2 = v[EO__BT_TOP2];
     s->terms.spread = fabs(va / k - vb / k);
+    s->terms.spread_sd = fabs(sqrt(va / k) - sqrt(vb / k));
     s->terms.denied = v[EO__BT_DENIED];
     s->terms.bench_again = v[EO__BT_BENCH];
-    s->exact = exact;
+    s->terms.dev = v[EO__BT_DEV];
+    s->bound = bound ? *bound : s->terms;
+    s->exact = bound == NULL;
 }
 
 /* Every item's status from the pins alone (base[t]: the side item t is pinned to, or none). */
@@ -113,7 +120,17 @@ static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
     eo__bal_vec v;
     uint8_t alt[EO__BAL_N];
     memcpy(v, cstar, sizeof v);
-    int rc = eo__bal_search(b, T, 1, v, alt);
+    memcpy(alt, side, (size_t)b->n);
+    for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+        alt[b->mem[u]] = EO__SIDE_A;
+    int rc = yes == EO__BS_A ? eo__bal_repair(b, t, cstar, alt) : 0;
+    if (rc == 1) {
+        memcpy(side, alt, (size_t)b->n);
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    rc = eo__bal_search(b, T, 1, v, alt);
     if (rc < 0)
         return rc;
     if (rc == 1)
@@ -123,11 +140,71 @@ static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
     return 0;
 }
 
+/* How far solve_k() got, for the answer past the work limit: step 1 proves g (stage 1), step 2
+ * proves C* (stage 2); have_side says side[] holds a split keeping the base statuses. */
+typedef struct progress {
+    int stage;
+    int64_t g;
+    eo__bal_vec cstar;
+    int have_side;
+} progress;
+
+/* Step 2's least vector C* within T (stage 2 of *pg), seeded with the better of step 1's split
+ * (in side[]) and one local-search descent from the current teams (when within T); or, for a
+ * full scramble, the meet in the middle's whole answer (returns 2: side[] is final). Returns 1,
+ * 2, EO_ELIMIT or an error. */
+static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
+{
+    int rc = eo__bal_mitm(b, T, pg->cstar, side);
+    if (rc != 2)
+        return rc == 0 ? EO_EINTERNAL : rc == 1 ? 2 : rc; /* step 1 found a split within T */
+    if ((rc = eo__bal_least_moves(b, T, pg->cstar, side)) != 2)
+        return rc == 0 ? EO_EINTERNAL : rc;
+    eo__bal_eval(b, side, pg->cstar);
+    eo__bal_vec lv;
+    uint8_t ls[EO__BAL_N];
+    rc = eo__bal_local(b, T, 1, 0, ls, lv);
+    if (rc < 0)
+        return rc;
+    if (rc == 1 && lv[EO__BT_DEV] <= T && eo__bal_cmp(b, lv, pg->cstar) < 0) {
+        memcpy(pg->cstar, lv, sizeof lv);
+        memcpy(side, ls, (size_t)b->n);
+    }
+    /* a full scramble: the lists may carry the seed to the search's root bound (which the
+     * search then proves at its first node) */
+    eo__bal_vec R;
+    int64_t vd;
+    double sd;
+    if ((rc = eo__bal_root_bound(b, T, R, &vd, &sd)) < 0)
+        return rc;
+    R[EO__BT_DEV] = R[EO__BT_DEV] > pg->g ? R[EO__BT_DEV] : pg->g;
+    memcpy(ls, side, (size_t)b->n);
+    int moved = -1, b1 = b->best[0], b2 = b->best[1], t2 = b->item_of[b2];
+    if (pg->cstar[EO__BT_TOP2] > R[EO__BT_TOP2] && b->item_of[b1] != t2 &&
+        b->ist[t2] == EO__BS_FREE) { /* the second best away from the best first */
+        moved = t2;
+        for (int u = b->istart[t2]; u < b->istart[t2 + 1]; u++)
+            ls[b->mem[u]] = ls[b1] == EO__SIDE_A ? EO__SIDE_B : EO__SIDE_A;
+    }
+    if (rc == 1 && b->mode == EO_BALANCE_SCRAMBLE && eo__bal_cmp(b, pg->cstar, R) > 0 &&
+        (rc = eo__bal_repair(b, moved, R, ls)) != 0) {
+        if (rc < 0)
+            return rc;
+        eo__bal_eval(b, ls, pg->cstar);
+        memcpy(side, ls, (size_t)b->n);
+    }
+    rc = eo__bal_search(b, T, 2, pg->cstar, side);
+    if (rc <= 0)
+        return rc < 0 ? rc : EO_EINTERNAL; /* step 1 found a split within T */
+    return 1;
+}
+
 /* Questions 1-3 of the file comment (solve_k's list) for b->k with the base statuses in
  * b->ist. Returns 1 with side[] the answer, 0 when no split exists, EO_ELIMIT past the work
- * limit, or an error. */
-static int solve_k(eo__bal *b, int64_t eps, uint8_t *side)
+ * limit (*pg then says what was proven, and whether side[] holds a split), or an error. */
+static int solve_k(eo__bal *b, int64_t eps, uint8_t *side, progress *pg)
 {
+    memset(pg, 0, sizeof *pg);
     int saved[EO__BT_N];
     memcpy(saved, b->active, sizeof saved);
     memset(b->active, 0, sizeof b->active);
@@ -135,45 +212,38 @@ static int solve_k(eo__bal *b, int64_t eps, uint8_t *side)
     eo__bal_vec g;
     int rc = eo__bal_search(b, DEV_INF, 0, g, side);
     memcpy(b->active, saved, sizeof saved);
+    pg->have_side = b->found;
     if (rc <= 0)
         return rc;
-    int64_t T = g[EO__BT_DEV] > eps ? g[EO__BT_DEV] : eps;
-    eo__bal_vec cstar, v;
-    rc = eo__bal_mitm(b, T, cstar, side);
-    if (rc != 2)
-        return rc == 0 ? EO_EINTERNAL : rc; /* step 1 found a split within T */
-    /* the least vector, seeded with the better of step 1's split and one local-search descent
-     * from the current teams (when within T) */
-    eo__bal_eval(b, side, cstar);
-    {
-        eo__bal_vec lv;
-        uint8_t ls[EO__BAL_N];
-        rc = eo__bal_local(b, T, 1, 0, ls, lv);
-        if (rc < 0)
-            return rc;
-        if (rc == 1 && lv[EO__BT_DEV] <= T && eo__bal_cmp(b, lv, cstar) < 0) {
-            memcpy(cstar, lv, sizeof lv);
-            memcpy(side, ls, (size_t)b->n);
-        }
-    }
-    rc = eo__bal_search(b, T, 2, cstar, side);
-    if (rc <= 0)
-        return rc < 0 ? rc : EO_EINTERNAL; /* step 1 found a split within T */
+    pg->stage = pg->have_side = 1;
+    pg->g = g[EO__BT_DEV];
+    int64_t T = pg->g > eps ? pg->g : eps;
+    rc = least_vector(b, T, side, pg);
+    if (rc < 0 || rc == 2)
+        return rc < 0 ? rc : 1;
+    pg->stage = 2;
     for (int x = 0; x < b->n; x++) { /* who plays, by priority */
         int p = b->prio[x], t = b->item_of[p];
         if (b->ist[t] == EO__BS_FREE &&
-            (rc = decide(b, t, EO__BS_PLAY, EO__BS_BENCH, side[p] != EO__SIDE_BENCH, T, cstar,
+            (rc = decide(b, t, EO__BS_PLAY, EO__BS_BENCH, side[p] != EO__SIDE_BENCH, T, pg->cstar,
                          side)) < 0)
             return rc;
     }
     for (int p = 0; p < b->n; p++) { /* team A, in request order */
         int t = b->item_of[p];
-        if (b->ist[t] == EO__BS_PLAY &&
-            (rc = decide(b, t, EO__BS_A, EO__BS_B, side[p] == EO__SIDE_A, T, cstar, side)) < 0)
+        if (b->ist[t] != EO__BS_PLAY)
+            continue;
+        if ((rc = eo__bal_finish(b, T, pg->cstar, side)) != 2) {
+            if (rc < 0)
+                return rc;
+            break;
+        }
+        if ((rc = decide(b, t, EO__BS_A, EO__BS_B, side[p] == EO__SIDE_A, T, pg->cstar, side)) < 0)
             return rc;
     }
+    eo__bal_vec v;
     eo__bal_eval(b, side, v);
-    if (eo__bal_cmp(b, v, cstar) != 0)
+    if (eo__bal_cmp(b, v, pg->cstar) != 0)
         return EO_EINTERNAL; /* every kept witness reaches C* */
     return 1;
 }
@@ -220,7 +290,7 @@ static int read_request(const eo_balance_player *pl, size_t n, const eo_balance_
         memset(req, 0, sizeof *req);
     if ((req->mode != EO_BALANCE_REBALANCE && req->mode != EO_BALANCE_SCRAMBLE) ||
         req->epsilon < 0 || req->field > FIELD_MAX || req->field < -FIELD_MAX ||
-        req->restarts < 0)
+        req->spread_epsilon < 0 || req->spread_epsilon > RATING_MAX || req->restarts < 0)
         return EO_EINVAL;
     int lo = req->k_min ? req->k_min : 2, hi = req->k_max ? req->k_max : (int)n / 2;
     if (req->k_min < 0 || req->k_max < 0 || lo < 2 || hi > (int)n / 2 ||
@@ -253,6 +323,7 @@ static void load_players(eo__bal *b, const eo_balance_player *pl, size_t n)
         sh++;
     int64_t priority[EO__BAL_N];
     b->n = (int)n;
+    b->spread_shift = sh;
     b->wmin = 0;
     b->npart = 0;
     for (int i = 0; i < (int)n; i++) {
@@ -288,8 +359,15 @@ static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__b
     b->mode = req->mode;
     b->allow_split = req->allow_party_split != 0;
     b->field = req->field;
+    /* an sd difference above the spread scale's range is reached by every split */
+    int64_t se = req->spread_epsilon >> b->spread_shift;
+    b->spread_eps = se < SPREAD_EPS_MAX ? se : SPREAD_EPS_MAX;
     b->work_limit = req->work_limit;
     b->no_mitm = opts->no_mitm;
+    b->tail_items = opts->tail_items == 0               ? TAIL_ITEMS
+                    : opts->tail_items < 0              ? 0
+                    : opts->tail_items < TAIL_ITEMS_MAX ? opts->tail_items
+                                                        : TAIL_ITEMS_MAX;
     b->dp_try = opts->table_early ? 1 : 0;
     b->active[EO__BT_DEV] = 1;
     b->active[EO__BT_BROKEN] = b->allow_split;
@@ -398,33 +476,84 @@ static int pins_fit(eo__bal *b, const eo_balance_player *pl, const uint8_t *base
     return na > k || nb > k ? EO_ERANGE : 0;
 }
 
-/* One team size with its base statuses set: the rules exactly (solve_k), or local search once
- * *limited (set here when the work limit stops the exact search: the later sizes follow).
- * Returns 1 with side[] the answer and *exact, 0 when no split exists or local search found
- * none, or an error that ends the call. */
-static int answer_k(eo__bal *b, const eo_balance_request *req, const uint8_t *base,
-                    int *limited, uint8_t *side, int *exact)
+/* A bound for an answer that is not proven (eo_balance_split.bound): the search's root bound
+ * over the base statuses (within T once g is proven), raised by what solve_k() proved: g for
+ * |D|, every active term of C* once that is known. All 0 beyond the exact sizes. */
+static int proven_bound(eo__bal *b, const progress *pg, int64_t eps, eo_balance_terms *out)
 {
-    int got = 0;
+    memset(out, 0, sizeof *out);
+    if (b->n > EO__BAL_EXACT)
+        return 0;
+    eo__bal_vec L;
+    int64_t vd, k = b->k;
+    double sd;
+    int64_t T = pg->stage == 0 ? DEV_INF : pg->g > eps ? pg->g : eps;
+    int rc = eo__bal_root_bound(b, T, L, &vd, &sd);
+    if (rc <= 0)
+        return rc;
+    if (pg->stage >= 1 && L[EO__BT_DEV] < pg->g)
+        L[EO__BT_DEV] = pg->g;
+    for (int t = 0; pg->stage == 2 && t < EO__BT_N; t++)
+        if (b->active[t])
+            L[t] = pg->cstar[t];
+    if (pg->stage == 2 && b->active[EO__BT_SPREAD] && pg->cstar[EO__BT_SPREAD] > vd)
+        vd = pg->cstar[EO__BT_SPREAD]; /* beyond the tolerance: the optimum's own */
+    out->broken = L[EO__BT_BROKEN];
+    out->moves = L[EO__BT_MOVES];
+    out->top2 = L[EO__BT_TOP2];
+    out->denied = L[EO__BT_DENIED];
+    out->bench_again = L[EO__BT_BENCH];
+    out->dev = L[EO__BT_DEV];
+    if (b->spread_shift == 0) { /* else the spread scale is not the ratings' */
+        out->spread = (double)vd / (double)(k * k);
+        out->spread_sd = sd / (double)k;
+    }
+    return 0;
+}
+
+/* Past the work limit: the better by the rules' key (|D| up to T = max(g, epsilon) once g is
+ * proven, else up to epsilon, counting as equal) of the local search's split and the split
+ * solve_k() held, into side[]; *bound what was proven. Returns 1, 0 when neither has a split,
+ * or an error. */
+static int fallback(eo__bal *b, const eo_balance_request *req, const progress *pg, uint8_t *side,
+                    eo_balance_terms *bound)
+{
+    int64_t T = pg->stage == 0 || pg->g < req->epsilon ? req->epsilon : pg->g;
+    eo__bal_vec lv, hv;
+    uint8_t ls[EO__BAL_N];
+    int got = eo__bal_local(b, T, req->seed + (uint64_t)b->k,
+                            req->restarts ? req->restarts : RESTARTS_DEFAULT, ls, lv);
+    if (got < 0)
+        return got;
+    if (pg->have_side)
+        eo__bal_eval(b, side, hv);
+    if (got && (!pg->have_side || eo__bal_key_cmp(b, T, lv, hv) < 0))
+        memcpy(side, ls, (size_t)b->n);
+    got |= pg->have_side;
+    int rc = proven_bound(b, pg, req->epsilon, bound);
+    return rc < 0 ? rc : got;
+}
+
+/* One team size with its base statuses set: the rules exactly (solve_k), or, once *limited
+ * (set here when the work limit stops the exact search: the later sizes follow), fallback().
+ * Returns 1 with side[] the answer, *exact and (when not exact) *bound, 0 when no split
+ * exists or local search found none, or an error that ends the call. */
+static int answer_k(eo__bal *b, const eo_balance_request *req, const uint8_t *base, int *limited,
+                    uint8_t *side, int *exact, eo_balance_terms *bound)
+{
+    progress pg;
+    memset(&pg, 0, sizeof pg);
     *exact = 0;
     if (!*limited) {
-        got = solve_k(b, req->epsilon, side);
-        if (got == EO_ELIMIT) {
-            *limited = 1;
-            got = 0;
-            base_statuses(b, base); /* solve_k left decisions in the statuses */
-        } else if (got < 0) {
+        int got = solve_k(b, req->epsilon, side, &pg);
+        if (got != EO_ELIMIT) {
+            *exact = got == 1;
             return got;
-        } else {
-            *exact = 1;
         }
+        *limited = 1;
+        base_statuses(b, base); /* solve_k left decisions in the statuses */
     }
-    if (*limited) {
-        eo__bal_vec v;
-        got = eo__bal_local(b, req->epsilon, req->seed + (uint64_t)b->k,
-                            req->restarts ? req->restarts : RESTARTS_DEFAULT, side, v);
-    }
-    return got;
+    return fallback(b, req, &pg, side, bound);
 }
 
 /* Step 6. The entry s of team size b->k (idx and mv: its room in the result block): from the
@@ -442,7 +571,7 @@ static int solve_size(eo__bal *b, const eo_balance_player *pl, const eo_balance_
             side[ps->a[x]] = EO__SIDE_A;
             side[ps->b[x]] = EO__SIDE_B;
         }
-        fill(s, b, pl, side, idx, mv, 1);
+        fill(s, b, pl, side, idx, mv, NULL);
         return 0;
     }
     int err = pins_fit(b, pl, base, s), exact = 0;
@@ -450,13 +579,14 @@ static int solve_size(eo__bal *b, const eo_balance_player *pl, const eo_balance_
         s->err = err;
         return 0;
     }
-    int got = answer_k(b, req, base, limited, side, &exact);
+    eo_balance_terms bound;
+    int got = answer_k(b, req, base, limited, side, &exact, &bound);
     if (got < 0)
         return got;
     if (got == 0)
         s->err = EO_ERANGE;
     else
-        fill(s, b, pl, side, idx, mv, exact);
+        fill(s, b, pl, side, idx, mv, exact ? NULL : &bound);
     return 0;
 }
 
@@ -521,6 +651,7 @@ int eo__balance_solve(const eo_balance_player *pl, size_t n, const eo_balance_re
     if (rc == 0)
         rc = solve_sizes(b, pl, &req, opts, kmin, count, base, out);
     eo__bal_search_free(b);
+    eo__bal_tail_free(b->repair);
     free(b);
     return rc;
 }

@@ -19,8 +19,7 @@ static uint64_t next(uint64_t *s) /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-/* -1, 0, 1: x against y by (max(dev, eps), active terms). */
-static int key_cmp(const eo__bal *b, int64_t eps, const eo__bal_vec x, const eo__bal_vec y)
+int eo__bal_key_cmp(const eo__bal *b, int64_t eps, const eo__bal_vec x, const eo__bal_vec y)
 {
     int64_t fx = x[EO__BT_DEV] > eps ? x[EO__BT_DEV] : eps;
     int64_t fy = y[EO__BT_DEV] > eps ? y[EO__BT_DEV] : eps;
@@ -246,7 +245,7 @@ static void inc_eval(const eo__bal *b, inc *z, const uint8_t *its, int x, int y,
             break;
         }
     }
-    v[EO__BT_SPREAD] = eo__abs64((int64_t)b->k * (xa - xb) - (sa - sb) * (sa + sb));
+    v[EO__BT_SPREAD] = eo__bal_spread(b, sa, sb, xa, xb);
     v[EO__BT_DEV] = eo__abs64(d + b->field);
 }
 
@@ -279,7 +278,7 @@ int eo__bal_local(const eo__bal *b, int64_t eps, uint64_t seed, int restarts, ui
                         continue;
                     eo__bal_vec t;
                     inc_eval(b, z, its, x, y, t);
-                    if (key_cmp(b, eps, t, bv) < 0) {
+                    if (eo__bal_key_cmp(b, eps, t, bv) < 0) {
                         memcpy(bv, t, sizeof bv);
                         bx = x;
                         by = y;
@@ -295,7 +294,7 @@ int eo__bal_local(const eo__bal *b, int64_t eps, uint64_t seed, int restarts, ui
             memcpy(v, bv, sizeof v);
             inc_totals(b, its, z);
         }
-        if (!found || key_cmp(b, eps, v, vec) < 0) {
+        if (!found || eo__bal_key_cmp(b, eps, v, vec) < 0) {
             memcpy(vec, v, sizeof(eo__bal_vec));
             memcpy(side, cur, (size_t)b->n);
             found = 1;

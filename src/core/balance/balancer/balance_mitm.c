@@ -19,71 +19,165 @@
 
 #define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 40-byte entries, ~21 MB */
 
-typedef struct ent {
-    int64_t d, ds, x; /* Σq, Σqs, Σqs² of A minus those of B */
-    uint32_t mask;    /* bit y: the half's item y is on A */
-    int na;           /* members on A */
-    uint8_t s1, s2;   /* sides of the two best players when they are in this half, else 0 */
-} ent;
+typedef eo__bal_ent ent;
 
-/* The entry e with item y (q, qs, x, sz members, holding the best two players h1, h2) on side
- * sd. */
-static ent with(ent e, int y, int sd, int64_t q, int64_t qs, int64_t x, int sz, int h1, int h2)
+/* What an item adds to an entry: its sums and members, whether it holds the two best players,
+ * and on each side (0: A, 1: B) the moves and the denied preference weight it costs. */
+typedef struct part {
+    int64_t q, qs, x, dn[2];
+    int sz, h1, h2, mv[2];
+} part;
+
+static part part_of(const eo__bal *b, int t)
 {
-    int sg = sd == EO__SIDE_A ? 1 : -1;
-    e.d += sg * q;
-    e.ds += sg * qs;
-    e.x += sg * x;
-    if (sd == EO__SIDE_A) {
-        e.na += sz;
-        e.mask |= UINT32_C(1) << y;
+    part p;
+    memset(&p, 0, sizeof p);
+    for (int u = b->istart[t]; u < b->istart[t + 1]; u++) {
+        int i = b->mem[u];
+        p.q += b->q[i];
+        p.qs += b->qs[i];
+        p.x += b->qs[i] * b->qs[i];
+        p.sz++;
+        p.h1 |= i == b->best[0];
+        p.h2 |= i == b->best[1];
+        for (int sd = 0; sd < 2; sd++) {
+            p.mv[sd] += b->team[i] != EO__SIDE_BENCH && b->team[i] != EO__SIDE_A + sd;
+            p.dn[sd] +=
+                b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != EO__SIDE_A + sd ? b->w[i] : 0;
+        }
     }
-    if (h1)
+    return p;
+}
+
+/* The entry e with the list's item y (p) on side sd. */
+static ent with(ent e, int y, int sd, const part *p)
+{
+    int sg = sd == EO__SIDE_A ? 1 : -1, x = sd == EO__SIDE_A ? 0 : 1;
+    e.d += sg * p->q;
+    e.ds += sg * p->qs;
+    e.x += sg * p->x;
+    e.mv = (uint8_t)(e.mv + p->mv[x]);
+    e.dn += p->dn[x];
+    if (sd == EO__SIDE_A) {
+        e.na = (uint8_t)(e.na + p->sz);
+        e.mask |= UINT32_C(1) << y;
+    } else {
+        e.nb = (uint8_t)(e.nb + p->sz);
+    }
+    if (p->h1)
         e.s1 = (uint8_t)sd;
-    if (h2)
+    if (p->h2)
         e.s2 = (uint8_t)sd;
     return e;
 }
 
-/* Every side assignment of the items it[0..h) (2^h entries), sorted by d: each item doubles the
- * list by merging its B copy (d - q) with its A copy (d + q), both sorted. The result is in e
- * (tmp: as many entries of scratch). */
-static void list(const eo__bal *b, const int *it, int h, int b1, int b2, ent *e, ent *tmp)
+/* eo__bal_list_room() by members on A alone (no moves or denials to limit). */
+static size_t room_by_count(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim)
+{
+    uint64_t cnt[EO__BAL_N + 1] = {1}, most = 1, cap = (uint64_t)1 << 40;
+    int placed = 0, nas = lim->na < b->n ? lim->na : b->n;
+    for (int y = 0; y < h; y++) {
+        int sz = b->istart[it[y] + 1] - b->istart[it[y]];
+        uint64_t total = 0;
+        placed += sz;
+        for (int na = nas; na >= 0; na--) { /* in place: cnt[na - sz] is still the old */
+            uint64_t v = placed - na <= lim->nb && na <= placed ? cnt[na] : 0;
+            if (na >= sz)
+                v += cnt[na - sz];
+            cnt[na] = v < cap ? v : cap;
+            total += cnt[na];
+        }
+        most = total > most ? total : most;
+    }
+    return most < cap ? (size_t)most : (size_t)cap;
+}
+
+size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim)
+{
+    if (lim->mv >= b->n && lim->dn == INT64_MAX) /* nothing to count but members */
+        return room_by_count(b, it, h, lim);
+    /* entries by (members on A, players moved); an item whose side alone denies more than the
+     * limit cannot take it */
+    int mvs = (lim->mv < b->n ? lim->mv : b->n) + 1;
+    int nas = (lim->na < b->n ? lim->na : b->n) + 1;
+    uint64_t cnt[(EO__BAL_EXACT + 1) * (EO__BAL_EXACT + 1)], most = 1, cap = (uint64_t)1 << 40;
+    memset(cnt, 0, sizeof cnt[0] * (size_t)(nas * mvs));
+    cnt[0] = 1;
+    int placed = 0;
+    for (int y = 0; y < h; y++) {
+        part p = part_of(b, it[y]);
+        uint64_t total = 0;
+        placed += p.sz;
+        for (int na = nas - 1; na >= 0; na--) /* in place: na - sz is still the old row */
+            for (int mv = mvs - 1; mv >= 0; mv--) {
+                uint64_t v = 0;
+                if (placed - na <= lim->nb && na <= placed && mv >= p.mv[1] && p.dn[1] <= lim->dn)
+                    v += cnt[na * mvs + mv - p.mv[1]]; /* the item on B */
+                if (na >= p.sz && mv >= p.mv[0] && p.dn[0] <= lim->dn)
+                    v += cnt[(na - p.sz) * mvs + mv - p.mv[0]]; /* on A */
+                cnt[na * mvs + mv] = v < cap ? v : cap;
+                total += cnt[na * mvs + mv];
+            }
+        most = total > most ? total : most;
+    }
+    return most < cap ? (size_t)most : (size_t)cap;
+}
+
+size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim, ent *e,
+                    ent *tmp)
 {
     memset(&e[0], 0, sizeof e[0]);
     size_t cnt = 1;
     ent *cur = e, *nx = tmp;
     for (int y = 0; y < h; y++) {
-        int t = it[y];
-        int64_t q = 0, qs = 0, x = 0;
-        int sz = b->istart[t + 1] - b->istart[t], h1 = 0, h2 = 0;
-        for (int u = b->istart[t]; u < b->istart[t + 1]; u++) {
-            int i = b->mem[u];
-            q += b->q[i];
-            qs += b->qs[i];
-            x += b->qs[i] * b->qs[i];
-            h1 |= i == b1;
-            h2 |= i == b2;
-        }
+        part p = part_of(b, it[y]);
+        int64_t q = p.q, x = p.x;
+        int sz = p.sz;
         size_t pb = 0, pa = 0, o = 0;
-        while (pb < cnt || pa < cnt) {
-            if (pa >= cnt || (pb < cnt && cur[pb].d - q <= cur[pa].d + q))
-                nx[o++] = with(cur[pb++], y, EO__SIDE_B, q, qs, x, sz, h1, h2);
+        for (;;) {
+            while (pb < cnt && (cur[pb].nb + sz > lim->nb || cur[pb].mv + p.mv[1] > lim->mv ||
+                                cur[pb].dn + p.dn[1] > lim->dn))
+                pb++;
+            while (pa < cnt && (cur[pa].na + sz > lim->na || cur[pa].mv + p.mv[0] > lim->mv ||
+                                cur[pa].dn + p.dn[0] > lim->dn))
+                pa++;
+            if (pb >= cnt && pa >= cnt)
+                break;
+            int b_first = pa >= cnt;
+            if (!b_first && pb < cnt) {
+                int64_t db = cur[pb].d - q, da = cur[pa].d + q;
+                b_first = db < da || (db == da && cur[pb].x - x <= cur[pa].x + x);
+            }
+            if (b_first)
+                nx[o++] = with(cur[pb++], y, EO__SIDE_B, &p);
             else
-                nx[o++] = with(cur[pa++], y, EO__SIDE_A, q, qs, x, sz, h1, h2);
+                nx[o++] = with(cur[pa++], y, EO__SIDE_A, &p);
         }
         ent *sw = cur;
         cur = nx;
         nx = sw;
-        cnt *= 2;
+        cnt = o;
     }
     if (cur != e)
         memcpy(e, cur, sizeof(ent) * cnt);
+    return cnt;
 }
 
-/* side[] of a pair: pinned items as pinned, the halves' items by their masks. */
-static void sides(const eo__bal *b, const int *il, int hl, uint32_t ml, const int *ir, int hr,
-                  uint32_t mr, uint8_t *side)
+void eo__bal_group(const ent *src, size_t cnt, ent *dst, int *start, int nmax)
+{
+    memset(start, 0, sizeof(int) * (size_t)(nmax + 2));
+    for (size_t r = 0; r < cnt; r++)
+        start[src[r].na + 1]++;
+    for (int c = 0; c <= nmax; c++)
+        start[c + 1] += start[c];
+    int fill[EO__BAL_N + 1];
+    memcpy(fill, start, sizeof(int) * (size_t)(nmax + 1));
+    for (size_t r = 0; r < cnt; r++)
+        dst[fill[src[r].na]++] = src[r];
+}
+
+void eo__bal_sides(const eo__bal *b, const int *il, int hl, uint32_t ml, const int *ir, int hr,
+                   uint32_t mr, uint8_t *side)
 {
     for (int t = 0; t < b->m; t++)
         if (b->ist[t] == EO__BS_A || b->ist[t] == EO__BS_B)
@@ -97,8 +191,7 @@ static void sides(const eo__bal *b, const int *il, int hl, uint32_t ml, const in
     }
 }
 
-/* 1 when side x comes before side y by the tie rule (first differing player on A in x). */
-static int before(int n, const uint8_t *x, const uint8_t *y)
+int eo__bal_before(int n, const uint8_t *x, const uint8_t *y)
 {
     for (int i = 0; i < n; i++)
         if (x[i] != y[i])
@@ -139,8 +232,11 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
                 s20 = st == EO__BS_A ? EO__SIDE_A : EO__SIDE_B;
         }
     }
-    for (int i = 0; i < n; i++)
+    int64_t XT = 0; /* everyone plays: Σqs and Σqs² of A are (S + δ) / 2 and (XT + X) / 2 */
+    for (int i = 0; i < n; i++) {
         S += b->qs[i];
+        XT += b->qs[i] * b->qs[i];
+    }
     int hl = nf / 2, hr = nf - hl;
     if (hr > HALF_MAX)
         return 2;
@@ -149,18 +245,11 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
     if (!el)
         return EO_ENOMEM;
     ent *er = el + nl, *rs = er + nr, *tmp = rs + nr;
-    list(b, fr, hl, b1, b2, el, tmp);
-    list(b, fr + hl, hr, b1, b2, rs, tmp);
+    eo__bal_lim all = {n, n, n, INT64_MAX};
+    eo__bal_list(b, fr, hl, &all, el, tmp);
+    eo__bal_list(b, fr + hl, hr, &all, rs, tmp);
     int start[EO__BAL_N + 2]; /* right entries with na = c: er[start[c] .. start[c+1]), by d */
-    memset(start, 0, sizeof start);
-    for (size_t r = 0; r < nr; r++)
-        start[rs[r].na + 1]++;
-    for (int c = 0; c <= n; c++)
-        start[c + 1] += start[c];
-    int fill[EO__BAL_N + 1];
-    memcpy(fill, start, sizeof fill);
-    for (size_t r = 0; r < nr; r++) /* stable: each group stays sorted by d */
-        er[fill[rs[r].na]++] = rs[r];
+    eo__bal_group(rs, nr, er, start, n);
     /* the pairs to visit, counted first against the work limit */
     uint64_t pairs = 0;
     size_t *lo = malloc(sizeof(size_t) * 2 * nl);
@@ -212,14 +301,15 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
             const ent *x = &el[l], *y = &er[r];
             uint8_t s1 = s10 | x->s1 | y->s1, s2 = s20 | x->s2 | y->s2;
             v[EO__BT_TOP2] = s1 == s2;
+            int64_t ds = ds0 + x->ds + y->ds, xx = x0 + x->x + y->x;
             v[EO__BT_SPREAD] =
-                eo__abs64((int64_t)k * (x0 + x->x + y->x) - (ds0 + x->ds + y->ds) * S);
+                eo__bal_spread(b, (S + ds) / 2, (S - ds) / 2, (XT + xx) / 2, (XT - xx) / 2);
             v[EO__BT_DEV] = eo__abs64(d0 + x->d + y->d + b->field);
             int c = found ? eo__bal_cmp(b, v, best) : -1;
             if (c > 0)
                 continue;
-            sides(b, fr, hl, x->mask, fr + hl, hr, y->mask, cand);
-            if (c == 0 && !before(n, cand, side))
+            eo__bal_sides(b, fr, hl, x->mask, fr + hl, hr, y->mask, cand);
+            if (c == 0 && !eo__bal_before(n, cand, side))
                 continue;
             memcpy(best, v, sizeof v);
             memcpy(side, cand, (size_t)n);

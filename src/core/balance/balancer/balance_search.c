@@ -5,6 +5,7 @@
  * found (least-vector questions) or stay within the given vector (feasibility questions).
  * Correctness needs only that every bound is a true lower bound; the order of the choices only
  * changes the speed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,9 @@ typedef struct eo__bal_bs {
      * members sorted by q descending (qs and qs^2 are then sorted too) */
     int cnt[NMAX + 1];
     int64_t pq[NMAX + 1][NMAX + 1], ps[NMAX + 1][NMAX + 1], px[NMAX + 1][NMAX + 1];
+    /* the same for (qs - mid)², sorted on their own: Σqs² bounded around the ratings' middle */
+    int64_t pz[NMAX + 1][NMAX + 1];
+    int64_t mid;
     /* members of items order[j..] with status PLAY/A/B, A, B; with current team A, B; preferring
      * A, B; who sat out last time */
     int mustp[NMAX + 1], musta[NMAX + 1], mustb[NMAX + 1];
@@ -42,6 +46,11 @@ typedef struct eo__bal_bs {
     int64_t ma2[NMAX + 1][NMAX + 1], mb2[NMAX + 1][NMAX + 1];
     int64_t mod;    /* 2·gcd of every q: d ≡ Σq of the playing members (mod mod); 0 = none */
     int spread_d;   /* 1: qs = q, so δ = d and |D| <= dev_max bounds δ */
+    int top_pos;    /* the later search position of the two best players' items */
+    /* full scrambles: the search aims X = Σqs²(A) - Σqs²(B) at the middle of the spread window
+     * of D = 0 as well as D at 0 */
+    int aim_x;
+    int64_t x_mid;
     uint8_t side[NMAX];
     int pmask[NMAX];
     int64_t dev_max;
@@ -56,7 +65,45 @@ typedef struct eo__bal_bs {
     int gave_up;
     uint8_t by_q[NMAX];  /* players by q descending, ties by index (the table's order) */
     eo__split_buf dp;    /* the table's memory, kept across questions */
+    /* full scrambles: the items order[tail_j..] are answered by the tail's lists (-1: none) */
+    int tail_j;
+    int no_pref; /* nobody has a side preference */
+    eo__bal_tail *tail;
 } bs;
+
+int64_t eo__bal_spread(const eo__bal *b, int64_t sa, int64_t sb, int64_t xa, int64_t xb)
+{
+    int64_t k = b->k, va = k * xa - sa * sa, vb = k * xb - sb * sb; /* k² var */
+    int64_t diff = eo__abs64(va - vb);
+    if (diff == 0 || b->spread_eps == 0)
+        return diff;
+    /* k sd = √v, so the test is |√va - √vb| <= e with e = k eps; with hi >= lo that is
+     * hi - lo - e² <= 2e√lo, i.e. (when the left side is positive) its square <= 4e² lo */
+    int64_t hi = va > vb ? va : vb, lo = va > vb ? vb : va, e = k * b->spread_eps;
+    eo__i128 c = (eo__i128)hi - lo - (eo__i128)e * e;
+    return c <= 0 || c * c <= (eo__i128)4 * e * e * lo ? 0 : diff;
+}
+
+/* Integer square root (floor) of 0 <= v < 2^120. */
+static int64_t isqrt(eo__i128 v)
+{
+    int64_t r = (int64_t)sqrt((double)v);
+    while (r > 0 && (eo__i128)r * r > v)
+        r--;
+    while ((eo__i128)(r + 1) * (r + 1) <= v)
+        r++;
+    return r;
+}
+
+eo__i128 eo__bal_umax(const eo__bal *b, int64_t delta, int64_t S, int64_t XS)
+{
+    int64_t k = b->k;
+    int64_t sa = (S + delta) / 2, sb = (S - delta) / 2;
+    eo__i128 C = (eo__i128)k * XS - (eo__i128)sa * sa - (eo__i128)sb * sb;
+    eo__i128 e = (eo__i128)k * b->spread_eps;
+    /* |√va - √vb| <= e with va + vb = C: C - e² <= 2√(va vb) = √(C² - u²) */
+    return C <= e * e ? C : isqrt(e * e * (2 * C - e * e));
+}
 
 void eo__bal_eval(const eo__bal *b, const uint8_t *side, eo__bal_vec out)
 {
@@ -100,7 +147,7 @@ void eo__bal_eval(const eo__bal *b, const uint8_t *side, eo__bal_vec out)
             break;
         }
     }
-    out[EO__BT_SPREAD] = eo__abs64((int64_t)b->k * (xa - xb) - (sa - sb) * (sa + sb));
+    out[EO__BT_SPREAD] = eo__bal_spread(b, sa, sb, xa, xb);
     out[EO__BT_DEV] = eo__abs64(d + b->field);
 }
 
@@ -160,6 +207,87 @@ static int fewest(const int64_t *p, int cnt, int64_t need)
     return p[x] >= need ? x : cnt + 1;
 }
 
+/* The ranges of X = Σqs²(A) - Σqs²(B), δ = Σqs(A) - Σqs(B) and S = Σqs(A) + Σqs(B) over the
+ * completions of node (j, c) with ka and kb players still to put on A and B, each bounded on
+ * its own (δ also by |D| <= dev_max when qs = q). */
+typedef struct sbox {
+    int64_t xlo, xhi, dlo, dhi, slo, shi;
+} sbox;
+
+static sbox spread_box(const bs *s, int j, const state *c, int ka, int kb)
+{
+    const eo__bal *b = s->b;
+    int cn = s->cnt[j], need = ka + kb;
+    const int64_t *PS = s->ps[j], *PX = s->px[j];
+    sbox x;
+    x.xhi = c->xa - c->xb + PX[ka] - (PX[cn] - PX[cn - kb]);
+    x.xlo = c->xa - c->xb + (PX[cn] - PX[cn - ka]) - PX[kb];
+    x.dhi = c->sa - c->sb + PS[ka] - (PS[cn] - PS[cn - kb]);
+    x.dlo = c->sa - c->sb + (PS[cn] - PS[cn - ka]) - PS[kb];
+    if (s->spread_d) { /* δ = d and |d + field| <= dev_max at every leaf */
+        int64_t dmin = -s->dev_max - b->field, dmax = s->dev_max - b->field;
+        x.dlo = x.dlo > dmin ? x.dlo : dmin;
+        x.dhi = x.dhi < dmax ? x.dhi : dmax;
+    }
+    x.slo = c->sa + c->sb + (PS[cn] - PS[cn - need]);
+    x.shi = c->sa + c->sb + PS[need];
+    /* X = Z + 2 mid δ with Z = Σ(qs - mid)² of A minus B (both teams of k): a far narrower
+     * range than Σqs²'s, since the squares of the ratings' distances to their middle vary
+     * much less than the squares themselves */
+    const int64_t *PZ = s->pz[j], m = s->mid;
+    int64_t z = c->xa - c->xb - 2 * m * (c->sa - c->sb) + m * m * (c->na - c->nb);
+    int64_t zhi = z + PZ[ka] - (PZ[cn] - PZ[cn - kb]) + 2 * m * x.dhi;
+    int64_t zlo = z + (PZ[cn] - PZ[cn - ka]) - PZ[kb] + 2 * m * x.dlo;
+    x.xhi = zhi < x.xhi ? zhi : x.xhi;
+    x.xlo = zlo > x.xlo ? zlo : x.xlo;
+    return x;
+}
+
+/* A lower bound of k²|var(A) - var(B)| = |k X - δ S| from the box, by interval arithmetic. */
+static int64_t vdiff_lb(const eo__bal *b, const sbox *x)
+{
+    int64_t plo = min4(x->dlo * x->slo, x->dlo * x->shi, x->dhi * x->slo, x->dhi * x->shi);
+    int64_t phi = max4(x->dlo * x->slo, x->dlo * x->shi, x->dhi * x->slo, x->dhi * x->shi);
+    return eo__least_abs((int64_t)b->k * x->xlo - phi, (int64_t)b->k * x->xhi - plo);
+}
+
+/* An upper bound of √va + √vb (k sd(A) + k sd(B)) over the completions of node (j, c): va is
+ * at most k (the largest Σqs²(A)) - (the least Σqs(A))², and √ rounded up. */
+static int64_t sd_sum_hi(const bs *s, int j, const state *c, int ka, int kb)
+{
+    int64_t k = s->b->k;
+    int cn = s->cnt[j];
+    const int64_t *PS = s->ps[j], *PX = s->px[j];
+    int64_t sa = c->sa + (PS[cn] - PS[cn - ka]), sb = c->sb + (PS[cn] - PS[cn - kb]);
+    int64_t va = k * (c->xa + PX[ka]) - sa * sa, vb = k * (c->xb + PX[kb]) - sb * sb;
+    va = va > 0 ? va : 0;
+    vb = vb > 0 ? vb : 0;
+    /* below 2^53, so the doubles are exact and the rounded root is off by less than 1 */
+    return (int64_t)sqrt((double)va) + (int64_t)sqrt((double)vb) + 2;
+}
+
+/* 1 when no completion of node (j, c) is within the spread tolerance, every one having
+ * k²|var(A) - var(B)| >= vlo. With a tolerance 0: vlo > 0. When every remaining player plays and
+ * qs = q, S and the players' Σqs² are known, and a split within it has |k X - δ S| <= the most
+ * eo__bal_umax() allows over the box's δ (at the δ nearest 0): X must lie in one hull.
+ * Otherwise, one within it has |va - vb| = |√va - √vb| (√va + √vb) <= k eps (√va + √vb). */
+static int outside_eps(const bs *s, int j, const state *c, int ka, int kb, const sbox *x,
+                       int64_t vlo)
+{
+    const eo__bal *b = s->b;
+    int64_t e = b->k * b->spread_eps;
+    if (e == 0)
+        return vlo > 0;
+    if (s->spread_d && ka + kb == s->cnt[j] && x->dlo <= x->dhi) {
+        int64_t S = x->slo, XS = c->xa + c->xb + s->px[j][s->cnt[j]], k = b->k;
+        int64_t d0 = x->dlo > 0 ? x->dlo : x->dhi < 0 ? x->dhi : 0;
+        eo__i128 u = eo__bal_umax(b, d0, S, XS);
+        return (eo__i128)k * x->xhi < (eo__i128)x->dlo * S - u ||
+               (eo__i128)k * x->xlo > (eo__i128)x->dhi * S + u;
+    }
+    return vlo > e * sd_sum_hi(s, j, c, ka, kb);
+}
+
 /* A lower bound of every term over the completions of node (j, c); 0 when none can have k
  * players a side or reach |D| <= dev_max. Each term is bounded separately; since each is a
  * lower bound of its own term, the vector is <= (lexicographically) that of every completion. */
@@ -211,26 +339,15 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
         mv += mva + mvb;
     }
     L[EO__BT_MOVES] = mv;
-    L[EO__BT_TOP2] = 0;
+    /* the two best players placed on one team are the two best playing */
+    int b1 = b->best[0], b2 = b->best[1];
+    L[EO__BT_TOP2] = j > s->top_pos && s->side[b1] == s->side[b2] && s->side[b1] != 0;
     L[EO__BT_SPREAD] = 0;
     if (b->active[EO__BT_SPREAD]) {
-        /* V = k X - δ S with X = Σqs^2(A) - Σqs^2(B), δ = Σqs(A) - Σqs(B), S = Σqs(A) + Σqs(B):
-         * each of X, δ, S bounded on its own, then interval arithmetic */
-        const int64_t *PS = s->ps[j], *PX = s->px[j];
-        int64_t xhi = c->xa - c->xb + PX[ka] - (PX[cn] - PX[cn - kb]);
-        int64_t xlo = c->xa - c->xb + (PX[cn] - PX[cn - ka]) - PX[kb];
-        int64_t dhi = c->sa - c->sb + PS[ka] - (PS[cn] - PS[cn - kb]);
-        int64_t dlo = c->sa - c->sb + (PS[cn] - PS[cn - ka]) - PS[kb];
-        if (s->spread_d) { /* δ = d and |d + field| <= dev_max at every leaf */
-            int64_t dmin = -s->dev_max - b->field, dmax = s->dev_max - b->field;
-            dlo = dlo > dmin ? dlo : dmin;
-            dhi = dhi < dmax ? dhi : dmax;
-        }
-        int64_t slo = c->sa + c->sb + (PS[cn] - PS[cn - need]);
-        int64_t shi = c->sa + c->sb + PS[need];
-        int64_t plo = min4(dlo * slo, dlo * shi, dhi * slo, dhi * shi);
-        int64_t phi = max4(dlo * slo, dlo * shi, dhi * slo, dhi * shi);
-        L[EO__BT_SPREAD] = eo__least_abs((int64_t)k * xlo - phi, (int64_t)k * xhi - plo);
+        sbox x = spread_box(s, j, c, ka, kb);
+        int64_t vlo = vdiff_lb(b, &x);
+        /* outside the tolerance the term is |va - vb| > 0 */
+        L[EO__BT_SPREAD] = outside_eps(s, j, c, ka, kb, &x, vlo) ? (vlo > 1 ? vlo : 1) : 0;
     }
     int64_t den = 0;
     if (s->prefa[j] > ka)
@@ -240,6 +357,18 @@ static int bound(const bs *s, int j, const state *c, eo__bal_vec L)
     L[EO__BT_DENIED] = c->denied + den * b->wmin;
     L[EO__BT_BENCH] = c->bench + (s->sat[j] > need ? s->sat[j] - need : 0);
     return 1;
+}
+
+/* A feasibility question's cut: its *best is C*, the least vector of the splits under the base
+ * statuses, and every question's splits are among those, so a split with a vector <= C* has
+ * C*'s every term: a node is cut as soon as one term's bound passes C*'s, whatever the terms
+ * before it (a rebalance node short of C*'s moves but already denying more, say). */
+static int above(const eo__bal *b, const eo__bal_vec L, const eo__bal_vec best)
+{
+    for (int t = 0; t < EO__BT_N; t++)
+        if (b->active[t] && L[t] > best[t])
+            return 1;
+    return 0;
 }
 
 static void leaf(bs *s)
@@ -254,6 +383,33 @@ static void leaf(bs *s)
     s->found = 1;
     if (s->feas || (s->have_root && eo__bal_cmp(b, v, s->root) <= 0))
         s->done = 1;
+}
+
+/* Node j = s->tail_j: the items order[j..] by the tail's lists (eo__bal_tail_ask()), the
+ * completion it picks judged by leaf() like any other. */
+static void tail(bs *s, int j, const state *c, const eo__bal_vec L)
+{
+    eo__bal *b = s->b;
+    eo__bal_tail_q q;
+    memset(&q, 0, sizeof q);
+    q.na = c->na;
+    q.nb = c->nb;
+    q.d = c->d;
+    q.ds = c->sa - c->sb;
+    q.x = c->xa - c->xb;
+    q.s = c->sa + c->sb;
+    q.xs = c->xa + c->xb;
+    q.dev_max = s->dev_max;
+    q.feas = s->feas;
+    q.found = s->found;
+    memcpy(q.base, L, sizeof q.base); /* top2 is settled above the tail: L has it exactly */
+    uint64_t work = 0;
+    if (eo__bal_tail_ask(s->tail, b, &q, s->best, s->side, &work))
+        leaf(s);
+    b->work += work;
+    for (int y = j; y < s->m; y++)
+        for (int u = b->istart[s->order[y]]; u < b->istart[s->order[y] + 1]; u++)
+            s->side[b->mem[u]] = EO__SIDE_BENCH;
 }
 
 static void dfs(bs *s, int j, const state *c)
@@ -275,7 +431,7 @@ static void dfs(bs *s, int j, const state *c)
     eo__bal_vec L;
     if (!bound(s, j, c, L))
         return;
-    if (s->feas ? eo__bal_cmp(b, L, s->best) > 0 : s->found && eo__bal_cmp(b, L, s->best) >= 0)
+    if (s->feas ? above(b, L, s->best) : s->found && eo__bal_cmp(b, L, s->best) >= 0)
         return;
     if (j == 0 && !s->have_root) {
         memcpy(s->root, L, sizeof L);
@@ -283,6 +439,10 @@ static void dfs(bs *s, int j, const state *c)
     }
     if (j == s->m) {
         leaf(s);
+        return;
+    }
+    if (j == s->tail_j) {
+        tail(s, j, c, L);
         return;
     }
     int it = s->order[j];
@@ -296,9 +456,11 @@ static void dfs(bs *s, int j, const state *c)
     if (st == EO__BS_FREE || st == EO__BS_BENCH)
         opt[nopt++] = EO__SIDE_BENCH;
     state nx[3];
-    int64_t key1[3], key2[3];
+    int64_t key1[3];
+    double key2[3];
     int ka = b->k - c->na, kb = b->k - c->nb, left = s->cnt[j] - sz;
     int64_t rest = s->pq[j + 1][s->cnt[j + 1]], scale = left > 0 ? left : 1;
+    int64_t restx = s->px[j + 1][s->cnt[j + 1]] > 0 ? s->px[j + 1][s->cnt[j + 1]] : 1;
     for (int x = 0; x < nopt; x++) {
         state *e = &nx[x];
         *e = *c;
@@ -334,7 +496,12 @@ static void dfs(bs *s, int j, const state *c)
         /* aim d at where a random completion of the rest would take it (as split_search.c) */
         int ka1 = ka - (sd == EO__SIDE_A ? sz : 0), kb1 = kb - (sd == EO__SIDE_B ? sz : 0);
         key1[x] = cost;
-        key2[x] = eo__abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
+        key2[x] = (double)eo__abs64((e->d + b->field) * scale + (int64_t)(ka1 - kb1) * rest);
+        if (s->aim_x && rest > 0) /* and X at the spread window's middle, each in its scale */
+            key2[x] =
+                key2[x] / (double)rest + fabs((double)(e->xa - e->xb - s->x_mid) * (double)scale +
+                                              (double)(ka1 - kb1) * (double)restx) /
+                                             (double)restx;
     }
     int ord[3] = {0, 1, 2};
     for (int x = 1; x < nopt; x++)
@@ -386,6 +553,23 @@ static int gap_only(const eo__bal *b)
     return 1;
 }
 
+/* Scramble (where the search's tail may answer, tail_lists()): the items by rating sum, but
+ * from the fifth on every other one moved to the end, in the same order. The tail is a suffix
+ * of the order, and so holds ratings of every size: from the smallest items alone it could not
+ * move Σq² far, and most of the search's nodes above it would be left with an X no
+ * completion reaches. The largest items stay first (they shape D and X the most, and hold the
+ * two best players, which top2 needs above the tail). */
+static void tail_order(const eo__bal *b, int *order)
+{
+    int tmp[NMAX], nt = 0, nr = 0;
+    for (int y = 0; y < b->m; y++)
+        if (y < b->m / 3 || y % 2 == 0)
+            order[nt++] = order[y];
+        else
+            tmp[nr++] = order[y];
+    memcpy(order + nt, tmp, sizeof(int) * (size_t)nr);
+}
+
 /* The tables that do not depend on the statuses or the question (item order, sorted prefix
  * sums, current teams, preferences), built once per call into b->scratch; NULL when out of
  * memory. */
@@ -401,6 +585,11 @@ static bs *prepare(eo__bal *b)
     s->m = b->m;
     s->gap_only = gap_only(b);
     s->try_end = 0;
+    s->tail = NULL;
+    s->tail_j = -1;
+    s->no_pref = 1;
+    for (int i = 0; i < b->n; i++)
+        s->no_pref &= b->prefer[i] == EO__SIDE_BENCH;
     s->dp.p = NULL;
     s->dp.cap = 0;
     for (int i = 0; i < b->n; i++)
@@ -412,7 +601,14 @@ static bs *prepare(eo__bal *b)
             sum[t] += b->q[b->mem[u]];
         eo__insert_by_key_desc(s->order, t, t, sum);
     }
+    if (b->mode == EO_BALANCE_SCRAMBLE && !b->allow_split && b->tail_items > 0)
+        tail_order(b, s->order);
     /* sorted members of the items from j on, built from the last item backwards */
+    int64_t qsum = 0;
+    for (int i = 0; i < b->n; i++)
+        qsum += b->qs[i];
+    s->mid = (qsum + b->n / 2) / b->n;
+    int64_t zs[NMAX]; /* (qs - mid)² of the members so far, descending */
     int si[NMAX]; /* members so far, by q descending */
     int64_t la[NMAX], lb[NMAX]; /* q of the current-A (current-B) members so far, descending */
     int64_t sqa = 0, sqb = 0, sqn = 0;
@@ -424,6 +620,7 @@ static bs *prepare(eo__bal *b)
             for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
                 int i = b->mem[u];
                 int64_t q = b->q[i];
+                eo__insert_desc(zs, cn, (b->qs[i] - s->mid) * (b->qs[i] - s->mid));
                 eo__insert_by_key_desc(si, cn++, i, b->q);
                 if (b->team[i] == EO__SIDE_A)
                     eo__insert_desc(la, ca, q);
@@ -440,8 +637,9 @@ static bs *prepare(eo__bal *b)
             }
         }
         s->cnt[j] = cn;
-        s->pq[j][0] = s->ps[j][0] = s->px[j][0] = 0;
+        s->pq[j][0] = s->ps[j][0] = s->px[j][0] = s->pz[j][0] = 0;
         for (int x = 0; x < cn; x++) {
+            s->pz[j][x + 1] = s->pz[j][x] + zs[x];
             /* q is shifted to the minimum, so qs = q >> shift keeps q's order */
             int64_t qs = b->qs[si[x]];
             s->pq[j][x + 1] = s->pq[j][x] + b->q[si[x]];
@@ -462,6 +660,10 @@ static bs *prepare(eo__bal *b)
         s->prefb[j] = pb;
         s->sat[j] = sat;
     }
+    s->top_pos = 0;
+    for (int j = 0; j < b->m; j++)
+        if (s->order[j] == b->item_of[b->best[0]] || s->order[j] == b->item_of[b->best[1]])
+            s->top_pos = j;
     int64_t g = 0;
     s->spread_d = 1;
     for (int i = 0; i < b->n; i++) {
@@ -474,8 +676,10 @@ static bs *prepare(eo__bal *b)
 
 void eo__bal_search_free(eo__bal *b)
 {
-    if (b->scratch)
+    if (b->scratch) {
         free(b->scratch->dp.p);
+        eo__bal_tail_free(b->scratch->tail);
+    }
     free(b->scratch);
     b->scratch = NULL;
 }
@@ -516,14 +720,10 @@ static int by_table(bs *s, int64_t max_gap, eo__bal_vec best, uint8_t *side)
     return 1;
 }
 
-int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side)
+/* The statuses' counts over the items order[j..] (members that must play, on A, on B). */
+static void status_counts(bs *s)
 {
-    if (b->n > NMAX || b->m > NMAX)
-        return EO_EINVAL;
-    bs *s = prepare(b);
-    if (!s)
-        return EO_ENOMEM;
-    /* the statuses' counts over the items order[j..] */
+    const eo__bal *b = s->b;
     int mp = 0, ma = 0, mb = 0;
     s->mustp[b->m] = s->musta[b->m] = s->mustb[b->m] = 0;
     for (int j = b->m - 1; j >= 0; j--) {
@@ -535,6 +735,84 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         s->musta[j] = ma;
         s->mustb[j] = mb;
     }
+}
+
+/* The tail for this question (s->tail_j), when it fits: a full scramble (2k = n, parties
+ * whole, no side preference; every completion's vector is then (top2, spread, dev)) whose
+ * spread term counts (step 1's question of the gap alone is the search's: its window is all
+ * of |D|), with the two best players' items above the tail so that top2 is settled there.
+ * (In rebalance the search's moves bound cuts deep in the tree, which a tail would skip: it
+ * was measured slower.) 0 or EO_ENOMEM. */
+static int tail_lists(bs *s)
+{
+    const eo__bal *b = s->b;
+    s->tail_j = -1;
+    s->aim_x = 0;
+    int j = b->m - b->tail_items;
+    if (b->active[EO__BT_SPREAD] && 2 * b->k == b->n && s->spread_d) {
+        /* everyone plays: the window of D = 0 is centred on X = -field S / k */
+        s->aim_x = 1;
+        s->x_mid = -b->field * s->ps[0][s->cnt[0]] / b->k;
+    }
+    if (b->tail_items <= 0 || !b->active[EO__BT_SPREAD] || b->allow_split || 2 * b->k != b->n ||
+        !s->no_pref || j <= s->top_pos)
+        return 0;
+    /* as many items as the count-limited lists allow within TAIL_ROOM entries a half (at
+     * least tail_items): the members pinned above the tail leave the tail fewer places */
+    int pa[NMAX + 1], pb[NMAX + 1];
+    pa[0] = pb[0] = 0;
+    for (int y = 0; y < b->m; y++) {
+        int it = s->order[y], sz = b->istart[it + 1] - b->istart[it];
+        pa[y + 1] = pa[y] + (b->ist[it] == EO__BS_A ? sz : 0);
+        pb[y + 1] = pb[y] + (b->ist[it] == EO__BS_B ? sz : 0);
+    }
+    size_t room = (size_t)1 << (b->tail_items / 2);
+    room = room > TAIL_ROOM ? room : TAIL_ROOM;
+    for (int h = b->m - s->top_pos - 1; h >= b->tail_items; h--) {
+        int jj = b->m - h;
+        eo__bal_lim lim = {b->k - pa[jj], b->k - pb[jj], b->n, INT64_MAX};
+        int rc = eo__bal_tail_build(&s->tail, b, s->order + jj, h, 0, &lim, room);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            s->tail_j = jj;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff, double *sdiff)
+{
+    bs *s = prepare(b);
+    if (!s)
+        return EO_ENOMEM;
+    status_counts(s);
+    memset(s->side, EO__SIDE_BENCH, sizeof s->side);
+    s->dev_max = dev_max;
+    state c;
+    memset(&c, 0, sizeof c);
+    *vdiff = 0;
+    *sdiff = 0;
+    if (!bound(s, 0, &c, L))
+        return 0;
+    sbox x = spread_box(s, 0, &c, b->k, b->k);
+    *vdiff = vdiff_lb(b, &x);
+    *sdiff = (double)*vdiff / (double)sd_sum_hi(s, 0, &c, b->k, b->k);
+    return 1;
+}
+
+int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side)
+{
+    if (b->n > NMAX || b->m > NMAX)
+        return EO_EINVAL;
+    bs *s = prepare(b);
+    if (!s)
+        return EO_ENOMEM;
+    status_counts(s);
+    int rc = tail_lists(s);
+    if (rc < 0)
+        return rc;
     memset(s->side, EO__SIDE_BENCH, sizeof s->side);
     for (int t = 0; t < b->npart; t++)
         s->pmask[t] = 0;
@@ -561,11 +839,15 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         s->try_end = b->work + (b->dp_try ? b->dp_try : DP_TRY_MIN);
         dfs(s, 0, &c);
         s->try_end = 0;
-        if (!s->gave_up)
+        if (!s->gave_up) {
+            b->found = s->found;
             return s->err ? s->err : s->found;
-        int rc = by_table(s, max_gap, best, side);
-        if (rc == 1 || rc == EO_ELIMIT || (rc == 0 && feas != 2))
+        }
+        rc = by_table(s, max_gap, best, side);
+        if (rc == 1 || rc == EO_ELIMIT || (rc == 0 && feas != 2)) {
+            b->found = rc == 1 || (rc == EO_ELIMIT && s->found);
             return rc;
+        }
         /* The table cannot tell: the search from the start, unbudgeted, keeping what the
          * budgeted one found as its incumbent (s->found: side[] and *best hold a split within
          * dev_max; never for a feasibility question, which stops at its first split). */
@@ -575,5 +857,6 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         memset(&c, 0, sizeof c);
     }
     dfs(s, 0, &c);
+    b->found = s->found;
     return s->err ? s->err : s->found;
 }

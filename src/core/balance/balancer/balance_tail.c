@@ -1,0 +1,799 @@
+/* Meet in the middle over part of a full split (balance_internal.h; docs/BALANCER.md, "The
+ * balancer", "Full servers: N = 64"): the search's tail and the team-A witnesses of a scramble
+ * (eo__bal_repair()), and the rest of team A at once in either mode (eo__bal_finish(); in
+ * rebalance mode the lists match moves, denied weight and d exactly).
+ *
+ * In a full scramble (2k = N, parties whole, no side preference) every split plays everyone,
+ * so a split's vector is (top2, spread, dev) and, once Σq(A) - Σq(B) is fixed, so are both
+ * teams' Σq and the sum of their k² variances: whether it is within the spread tolerance then
+ * only depends on X = Σq²(A) - Σq²(B) lying in one window (x_window()). Some items are cut into
+ * two halves, each half's side assignments listed by (d, x) and grouped by their count on A
+ * (eo__bal_list()); a left entry then meets the right entries of one D and one X window by one
+ * binary search, so a question that wants the spread term 0 costs a search per left entry,
+ * not per pair. The other items are fixed (above the tail, or kept from a witness). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "balance_internal.h"
+#include "core/balance/common.h"
+
+typedef eo__bal_ent ent;
+
+struct eo__bal_tail {
+    int h, hl; /* free items, of which the first hl are the left half */
+    int fr[EO__BAL_N];
+    int64_t d0, ds0, x0; /* the pinned items listed: Σq, Σqs, Σqs² of A minus B */
+    int na0, nb0, mv0;   /* pinned members on A, on B; players they move */
+    int64_t dn0;         /* and the preference weight they deny */
+    int64_t s, x;        /* Σqs and Σqs² of every listed member */
+    uint8_t s1, s2;      /* sides of the two best players when pinned here, else 0 */
+    int top_free;        /* one of the two best players is in a listed free item */
+    int lstart[EO__BAL_N + 2], rstart[EO__BAL_N + 2];
+    ent *el, *er; /* each half's entries by count on A, each count by (d, x) */
+    ent *buf;
+    size_t cap; /* entries in buf */
+};
+
+/* Room for 4 * room entries in *t's buffer. 0 or EO_ENOMEM. */
+static int room_for(eo__bal_tail *t, size_t room)
+{
+    if (4 * room <= t->cap)
+        return 0;
+    ent *nb = realloc(t->buf, sizeof(ent) * 4 * room);
+    if (!nb)
+        return EO_ENOMEM;
+    t->buf = nb;
+    t->cap = 4 * room;
+    return 0;
+}
+
+/* src (sorted by d, then x) into dst by (count on A when counts, moves <= mvmax), stably: each
+ * run of one count and moves stays by d. */
+static void by_moves(const ent *src, size_t cnt, ent *dst, int counts, int mvmax)
+{
+    int start[(EO__BAL_EXACT + 1) * (EO__BAL_EXACT + 1) + 1];
+    int keys = (counts + 1) * (mvmax + 1);
+    memset(start, 0, sizeof(int) * (size_t)(keys + 1));
+    for (size_t r = 0; r < cnt; r++)
+        start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv + 1]++;
+    for (int c = 0; c < keys; c++)
+        start[c + 1] += start[c];
+    for (size_t r = 0; r < cnt; r++)
+        dst[start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv]++] = src[r];
+}
+
+int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                       const eo__bal_lim *all, size_t room_max)
+{
+    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
+        return EO_ENOMEM;
+    eo__bal_tail *t = *tp;
+    int fr[EO__BAL_N], h = 0, hl = 0;
+    t->na0 = t->nb0 = t->mv0 = 0;
+    t->dn0 = 0;
+    t->d0 = t->ds0 = t->x0 = t->s = t->x = 0;
+    t->s1 = t->s2 = 0;
+    for (int y = 0; y < cnt; y++) {
+        int it = items[y], st = b->ist[it];
+        if (st == EO__BS_BENCH)
+            return 2;
+        if (st == EO__BS_FREE || st == EO__BS_PLAY) {
+            fr[h++] = it;
+            hl += y < nleft;
+        }
+        int sg = st == EO__BS_A ? 1 : st == EO__BS_B ? -1 : 0;
+        for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
+            int i = b->mem[u];
+            t->d0 += sg * b->q[i];
+            t->ds0 += sg * b->qs[i];
+            t->x0 += sg * b->qs[i] * b->qs[i];
+            t->na0 += sg > 0;
+            t->nb0 += sg < 0;
+            int sd = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
+            t->mv0 += sg && b->team[i] != EO__SIDE_BENCH && b->team[i] != sd;
+            t->dn0 += sg && b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != sd ? b->w[i] : 0;
+            t->s += b->qs[i];
+            t->x += b->qs[i] * b->qs[i];
+            if (sg && i == b->best[0])
+                t->s1 = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
+            if (sg && i == b->best[1])
+                t->s2 = sg > 0 ? EO__SIDE_A : EO__SIDE_B;
+        }
+    }
+    t->top_free = 0;
+    for (int y = 0; y < h; y++)
+        t->top_free |= fr[y] == b->item_of[b->best[0]] || fr[y] == b->item_of[b->best[1]];
+    /* the halves as given, else alternate items: alike in size and in the ratings they reach */
+    t->h = h;
+    t->hl = nleft > 0 ? hl : (h + 1) / 2; /* the even positions */
+    if (t->hl > 32 || h - t->hl > 32)
+        return 2;
+    for (int y = 0; y < h; y++)
+        t->fr[nleft > 0 ? y : y % 2 ? t->hl + y / 2 : y / 2] = fr[y];
+    eo__bal_lim lim[2]; /* each half's, what the pinned listed items leave */
+    for (int x = 0; x < 2; x++) {
+        const eo__bal_lim *a = &all[nleft > 0 ? x : 0];
+        lim[x] = (eo__bal_lim){a->na - t->na0, a->nb - t->nb0, a->mv - t->mv0, a->dn - t->dn0};
+        if (lim[x].na < 0 || lim[x].nb < 0 || lim[x].mv < 0 || lim[x].dn < 0)
+            return 2;
+    }
+    size_t rl = eo__bal_list_room(b, t->fr, t->hl, &lim[0]);
+    size_t rr = eo__bal_list_room(b, t->fr + t->hl, h - t->hl, &lim[1]);
+    size_t room = rl > rr ? rl : rr;
+    if (room > room_max)
+        return 2;
+    if (room_for(t, room) != 0)
+        return EO_ENOMEM;
+    ent *tmp = t->buf + 2 * room, *tmp2 = tmp + room;
+    t->el = t->buf;
+    t->er = t->buf + room;
+    size_t nl = eo__bal_list(b, t->fr, t->hl, &lim[0], tmp2, tmp);
+    eo__bal_group(tmp2, nl, t->el, t->lstart, b->n);
+    size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, &lim[1], tmp2, tmp);
+    eo__bal_group(tmp2, nr, t->er, t->rstart, b->n);
+    if (b->mode == EO_BALANCE_REBALANCE) {    /* by moves too: moves_run() */
+        memcpy(tmp, t->el, sizeof(ent) * nl); /* left by moves alone, right by count first */
+        by_moves(tmp, nl, t->el, 0, lim[0].mv);
+        memcpy(tmp, t->er, sizeof(ent) * nr);
+        by_moves(tmp, nr, t->er, b->n, lim[1].mv);
+    }
+    return 0;
+}
+
+void eo__bal_tail_free(eo__bal_tail *t)
+{
+    if (t)
+        free(t->buf);
+    free(t);
+}
+
+/* The window [*xlo, *xhi] of X = Σqs²(A) - Σqs²(B) of the splits with D = dt (everyone plays,
+ * qs = q: δ = dt - field) within the spread tolerance (eo__bal_umax()); S and XS are the
+ * players' Σqs and Σqs². 0 when no split has D = dt (parity). */
+static int x_window(const eo__bal *b, int64_t dt, int64_t S, int64_t XS, int64_t *xlo, int64_t *xhi)
+{
+    int64_t delta = dt - b->field, k = b->k;
+    if ((S + delta) % 2 != 0)
+        return 0;
+    eo__i128 umax = eo__bal_umax(b, delta, S, XS);
+    eo__i128 lo = (eo__i128)delta * S - umax, hi = (eo__i128)delta * S + umax;
+    /* k X in [lo, hi]: the ceiling of lo / k and the floor of hi / k */
+    *xlo = (int64_t)(lo >= 0 ? (lo + k - 1) / k : -((-lo) / k));
+    *xhi = (int64_t)(hi >= 0 ? hi / k : -((-hi + k - 1) / k));
+    return *xlo <= *xhi;
+}
+
+/* The first entry of [R, Re) (sorted by d, then x) at or after (d, x). */
+static const ent *lower(const ent *R, const ent *Re, int64_t d, int64_t x)
+{
+    while (R < Re) {
+        const ent *m = R + (Re - R) / 2;
+        if (m->d < d || (m->d == d && m->x < x))
+            R = m + 1;
+        else
+            Re = m;
+    }
+    return R;
+}
+
+/* The node's sums with the pinned listed items added: q->d then includes the field, q->s and
+ * q->xs are every player's. */
+static eo__bal_tail_q whole(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q)
+{
+    eo__bal_tail_q w = *q;
+    w.na += t->na0;
+    w.nb += t->nb0;
+    w.mv += t->mv0;
+    w.dn += t->dn0;
+    w.d += t->d0 + b->field;
+    w.ds += t->ds0;
+    w.x += t->x0;
+    w.s += t->s;
+    w.xs += t->x;
+    w.s1 |= t->s1;
+    w.s2 |= t->s2;
+    return w;
+}
+
+/* The groups of a left count cl: *L..*Le and the right entries *R..*Re that complete the count
+ * on A to k. 0 when either is empty. */
+static int groups(const eo__bal_tail *t, const eo__bal *b, int need, int cl, const ent **L,
+                  const ent **Le, const ent **R, const ent **Re)
+{
+    int cr = need - cl;
+    if (cr < 0 || cr > b->n)
+        return 0;
+    *L = t->el + t->lstart[cl];
+    *Le = t->el + t->lstart[cl + 1];
+    *R = t->er + t->rstart[cr];
+    *Re = t->er + t->rstart[cr + 1];
+    return *L < *Le && *R < *Re;
+}
+
+/* For D = dt: the pair with the least spread term, *term (0: within the tolerance, found as soon
+ * as one is; else |k X - δ S| > 0). A left entry meets the right entries with the d that makes
+ * D = dt, a run sorted by x, where the nearest to the window are the first at or above its
+ * lower end and the one before. Returns 1 with *bl, *br, 0 when no pair has D = dt.
+ * w: the whole split's sums (whole()). */
+static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w, int64_t dt,
+                   int64_t *term, int *top2, const ent **bl, const ent **br, uint64_t *work)
+{
+    int64_t xlo, xhi, delta = dt - b->field, k = b->k, need = b->k - w->na;
+    if ((w->s + delta) % 2 != 0)
+        return 0;
+    (void)x_window(b, dt, w->s, w->xs, &xlo, &xhi); /* may be empty: then no term is 0 */
+    int found = 0, lim = t->top_free ? w->base[EO__BT_TOP2] : 1;
+    for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+        const ent *L, *Le, *R, *Re;
+        if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
+            continue;
+        for (const ent *l = L; l < Le; l++) {
+            ++*work;
+            int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
+            const ent *r = lower(R, Re, dr, xlo - x0);
+            /* the one before the window and those from its start on: all of the window when
+             * the two best players are listed (each pair then has its own top2), else the
+             * first; the first past it */
+            for (const ent *c = r > R ? r - 1 : r; c < Re && c->d <= dr; c++) {
+                int in = c->x >= xlo - x0 && c->x <= xhi - x0;
+                if (c > r && !in && c[-1].x > xhi - x0)
+                    break;
+                if (c->d != dr)
+                    continue;
+                int t2 = t->top_free ? (w->s1 | l->s1 | c->s1) == (w->s2 | l->s2 | c->s2)
+                                     : (int)w->base[EO__BT_TOP2];
+                int64_t u = eo__abs64(k * (x0 + c->x) - delta * w->s);
+                u = in ? 0 : u > 0 ? u : 1;
+                if (t2 > lim || (found && (t2 > *top2 || (t2 == *top2 && u >= *term))))
+                    continue;
+                *term = u;
+                *top2 = t2;
+                *bl = l;
+                *br = c;
+                found = 1;
+                if (u == 0 && t2 == 0)
+                    return 1;
+                if (in && !t->top_free)
+                    break;
+            }
+        }
+    }
+    return found;
+}
+
+/* Every pair of the groups with D in [-dev_max, dev_max] (left by d descending, so the right
+ * window only moves up): the first with a vector <= best (feas), else the least, into *cur,
+ * *bl, *br (*have). Returns 1 when a feasibility question is answered. */
+static int tail_scan(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                     const eo__bal_vec best, eo__bal_vec cur, const ent **bl, const ent **br,
+                     int *have, uint64_t *work)
+{
+    int need = b->k - w->na;
+    eo__bal_vec v;
+    memcpy(v, w->base, sizeof v);
+    for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+        const ent *L, *Le, *R, *Re;
+        if (!groups(t, b, need, cl, &L, &Le, &R, &Re))
+            continue;
+        int64_t lo = -w->dev_max - w->d, hi = w->dev_max - w->d;
+        const ent *a = R, *z = R;
+        for (const ent *l = Le; l-- > L;) {
+            ++*work;
+            while (a < Re && a->d < lo - l->d)
+                a++;
+            z = z < a ? a : z;
+            while (z < Re && z->d <= hi - l->d)
+                z++;
+            for (const ent *r = a; r < z; r++) {
+                ++*work;
+                int64_t ds = w->ds + l->ds + r->ds, xx = w->x + l->x + r->x;
+                v[EO__BT_SPREAD] = eo__bal_spread(b, (w->s + ds) / 2, (w->s - ds) / 2,
+                                                  (w->xs + xx) / 2, (w->xs - xx) / 2);
+                v[EO__BT_DEV] = eo__abs64(w->d + l->d + r->d);
+                if (t->top_free) /* each pair's own */
+                    v[EO__BT_TOP2] = (w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2);
+                if (w->feas ? eo__bal_cmp(b, v, best) > 0 : *have && eo__bal_cmp(b, v, cur) >= 0)
+                    continue;
+                memcpy(cur, v, sizeof v);
+                *bl = l;
+                *br = r;
+                *have = 1;
+                if (w->feas)
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* 1 when best has the spread term 0 and every other term but dev as base (the terms every
+ * completion has): a completion then beats best (feasibility: matches it) only with spread 0
+ * and a smaller (no larger) |D|. */
+static int spread_zero(const eo__bal *b, const eo__bal_vec base, const eo__bal_vec best)
+{
+    int same = best[EO__BT_SPREAD] == 0 && b->spread_shift == 0;
+    for (int t = 0; t < EO__BT_N; t++)
+        same &= t == EO__BT_SPREAD || t == EO__BT_DEV || !b->active[t] || base[t] == best[t];
+    return same;
+}
+
+/* The least completion by D = 0, ±1, ... cap (each by best_at()): the first with the spread
+ * term 0 ends it (a larger |D| cannot beat it); a feasibility question ends at its first
+ * completion <= best. Returns 1 with *cur, *bl, *br. */
+static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
+                      const eo__bal_tail_q *w, int64_t cap, const eo__bal_vec best, eo__bal_vec cur,
+                      const ent **bl, const ent **br, uint64_t *work)
+{
+    int have = 0;
+    eo__bal_vec v;
+    memcpy(v, q->base, sizeof v);
+    for (int64_t a = 0; a <= cap; a++)
+        for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
+            const ent *l, *r;
+            int t2 = 0;
+            if (!best_at(t, b, w, sg * a, &v[EO__BT_SPREAD], &t2, &l, &r, work))
+                continue;
+            v[EO__BT_TOP2] = t2;
+            v[EO__BT_DEV] = a;
+            if (have && eo__bal_cmp(b, v, cur) >= 0)
+                continue;
+            memcpy(cur, v, sizeof v);
+            *bl = l;
+            *br = r;
+            have = 1;
+            if ((v[EO__BT_SPREAD] == 0 && v[EO__BT_TOP2] <= q->base[EO__BT_TOP2]) ||
+                (q->feas && eo__bal_cmp(b, v, best) <= 0))
+                return 1;
+        }
+    return have;
+}
+
+/* How far tail_least() looks for question q: when spread_zero() and there is a best
+ * (feasibility, or an incumbent), only spread 0 counts and up to best's |D| (least questions:
+ * below it), so the answer is settled there (*settles); otherwise the D window, when it is at
+ * most TAIL_FAST_DEV wide (a completion with spread 0 ends the look earlier). -1 when the
+ * lists cannot answer so (the spread scale is not the ratings', or a wider window) and every
+ * pair of the window is visited instead (tail_scan()). */
+#define TAIL_FAST_DEV 64
+static int64_t fast_cap(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_vec best,
+                        int *settles)
+{
+    *settles = (q->feas || q->found) && spread_zero(b, q->base, best);
+    int64_t cap = q->dev_max;
+    if (*settles) {
+        cap = best[EO__BT_DEV] - (q->feas ? 0 : 1);
+        cap = cap < q->dev_max ? cap : q->dev_max;
+    }
+    return b->spread_shift == 0 && cap <= TAIL_FAST_DEV ? cap : -1;
+}
+
+/* Of [R, Re) (one count on A, by moves, then d: by_moves()), those with moves mv and d in
+ * [lo, hi]: [*r0, *r1). */
+static void moves_d(const ent *R, const ent *Re, int mv, int64_t lo, int64_t hi, const ent **r0,
+                    const ent **r1)
+{
+    const ent *a = R, *z = Re;
+    while (a < z) {
+        const ent *m = a + (z - a) / 2;
+        if (m->mv < mv || (m->mv == mv && m->d < lo))
+            a = m + 1;
+        else
+            z = m;
+    }
+    const ent *e = a;
+    z = Re;
+    while (e < z) {
+        const ent *m = e + (z - e) / 2;
+        if (m->mv < mv || (m->mv == mv && m->d <= hi))
+            e = m + 1;
+        else
+            z = m;
+    }
+    *r0 = a;
+    *r1 = e;
+}
+
+/* The right entries that complete left entry l to a split of vector best with D = dt, a run
+ * [*r0, *r1) of the right list (empty when none): scramble, those with the d of D = dt and X
+ * in [xlo, xhi] (the caller judges top2); rebalance, those with the count, moves and d that
+ * make best's (best being the least vector, nothing less exists; the caller judges the
+ * denied weight). w: whole(). */
+static void run_of(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                   const eo__bal_vec best, const ent *l, int64_t dt, int64_t xlo, int64_t xhi,
+                   const ent **r0, const ent **r1)
+{
+    int cr = b->k - w->na - l->na;
+    *r0 = *r1 = NULL;
+    if (cr < 0 || cr > b->n)
+        return;
+    const ent *R = t->er + t->rstart[cr], *Re = t->er + t->rstart[cr + 1];
+    int64_t dr = dt - w->d - l->d;
+    if (b->mode == EO_BALANCE_SCRAMBLE) {
+        const ent *r = lower(R, Re, dr, xlo - w->x - l->x), *e = r;
+        while (e < Re && e->d == dr && e->x <= xhi - w->x - l->x)
+            e++;
+        *r0 = r;
+        *r1 = e;
+        return;
+    }
+    moves_d(R, Re, (int)(best[EO__BT_MOVES] - w->mv - l->mv), dr, dr, r0, r1);
+}
+
+/* Whether the lists can hold a split of vector best at all, and the X window of D = dt
+ * (scramble; *xlo > *xhi when none is within the tolerance). */
+static int window_for(const eo__bal *b, const eo__bal_tail_q *w, int64_t dt, int64_t *xlo,
+                      int64_t *xhi)
+{
+    *xlo = 1;
+    *xhi = 0;
+    if (b->mode == EO_BALANCE_SCRAMBLE)
+        return x_window(b, dt, w->s, w->xs, xlo, xhi);
+    return 1;
+}
+
+/* Of the pairs of vector best, the one whose team A comes first in request order, into side[]
+ * (every other item as there): 1, or 0 when there is none. */
+static int first_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
+{
+    int found = 0;
+    uint8_t cand[EO__BAL_N];
+    memcpy(cand, side, (size_t)b->n);
+    int64_t dev = best[EO__BT_DEV];
+    for (int sg = 1; sg >= (dev ? -1 : 1); sg -= 2) {
+        int64_t xlo, xhi;
+        if (!window_for(b, w, sg * dev, &xlo, &xhi))
+            continue;
+        for (const ent *l = t->el; l < t->el + t->lstart[b->n + 1]; l++) {
+            const ent *r, *e;
+            ++*work;
+            if (b->mode == EO_BALANCE_REBALANCE && l->mv > best[EO__BT_MOVES] - w->mv)
+                break; /* by_moves(): the rest move even more */
+            run_of(t, b, w, best, l, sg * dev, xlo, xhi, &r, &e);
+            for (; r < e; r++) {
+                ++*work;
+                if (b->mode == EO_BALANCE_SCRAMBLE
+                        ? ((w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2)) !=
+                              (best[EO__BT_TOP2] != 0)
+                        : w->dn + l->dn + r->dn != best[EO__BT_DENIED])
+                    continue;
+                eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl, r->mask, cand);
+                if (!found || eo__bal_before(b->n, cand, side)) {
+                    memcpy(side, cand, (size_t)b->n);
+                    found = 1;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* 1 when the lists can judge a split of vector best exactly: rebalance always (moves, denied and
+ * d are matched), scramble when best has the spread term 0 and the constant terms of q->base
+ * (top2 judged per pair). */
+static int exact_match(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_vec best)
+{
+    if (b->mode == EO_BALANCE_REBALANCE)
+        return best[EO__BT_BROKEN] == 0 && best[EO__BT_BENCH] == 0;
+    eo__bal_vec base;
+    memcpy(base, q->base, sizeof base);
+    base[EO__BT_TOP2] = best[EO__BT_TOP2];
+    return spread_zero(b, base, best);
+}
+
+int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
+                     const eo__bal_vec best, uint8_t *side, uint64_t *work)
+{
+    eo__bal_tail_q c = *qq, *q = &c;
+    if (t->top_free && q->feas) /* each pair has its own top2: those above best's are skipped */
+        c.base[EO__BT_TOP2] = best[EO__BT_TOP2];
+    eo__bal_tail_q w = whole(t, b, q);
+    int have = 0, settles;
+    eo__bal_vec cur;
+    const ent *bl = NULL, *br = NULL;
+    int64_t cap = fast_cap(b, q, best, &settles);
+    if (cap >= 0) {
+        have = tail_least(t, b, q, &w, cap, best, cur, &bl, &br, work);
+        if (settles && have && cur[EO__BT_SPREAD] != 0)
+            have = 0; /* only spread 0 could do */
+    } else {
+        tail_scan(t, b, &w, best, cur, &bl, &br, &have, work);
+    }
+    if (!have ||
+        (q->feas ? eo__bal_cmp(b, cur, best) > 0 : q->found && eo__bal_cmp(b, cur, best) >= 0))
+        return 0;
+    eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask, side);
+    return 1;
+}
+
+/* A full split: everyone plays (2k = N, parties whole, no BENCH status), so the lists place
+ * every free item; in scramble mode, also nobody prefers a side (the vector is then top2,
+ * spread, dev; in rebalance mode moves, denied, dev). */
+static int full_split(const eo__bal *b)
+{
+    if (b->allow_split || 2 * b->k != b->n)
+        return 0;
+    for (int i = 0; i < b->n && b->mode == EO_BALANCE_SCRAMBLE; i++)
+        if (b->prefer[i] != EO__SIDE_BENCH)
+            return 0;
+    for (int t = 0; t < b->m; t++)
+        if (b->ist[t] == EO__BS_BENCH)
+            return 0;
+    return 1;
+}
+
+/* The sums of the items not in w[0..nw) (in_w) with their sides in side[], into *q. */
+static void fixed_sums(const eo__bal *b, const uint8_t *in_w, const uint8_t *side,
+                       eo__bal_tail_q *q)
+{
+    memset(q, 0, sizeof *q);
+    for (int x = 0; x < b->m; x++) {
+        if (in_w[x])
+            continue;
+        int sd = side[b->mem[b->istart[x]]];
+        for (int u = b->istart[x]; u < b->istart[x + 1]; u++) {
+            int i = b->mem[u], sg = sd == EO__SIDE_A ? 1 : -1;
+            q->na += sd == EO__SIDE_A;
+            q->nb += sd == EO__SIDE_B;
+            q->mv += b->team[i] != EO__SIDE_BENCH && b->team[i] != sd;
+            q->dn += b->prefer[i] != EO__SIDE_BENCH && b->prefer[i] != sd ? b->w[i] : 0;
+            q->d += sg * b->q[i];
+            q->ds += sg * b->qs[i];
+            q->x += sg * b->qs[i] * b->qs[i];
+            q->s += b->qs[i];
+            q->xs += b->qs[i] * b->qs[i];
+            if (i == b->best[0])
+                q->s1 = (uint8_t)sd;
+            if (i == b->best[1])
+                q->s2 = (uint8_t)sd;
+        }
+    }
+}
+
+#define REPAIR_RANDOM 3 /* windows drawn at random after the three fixed ones */
+#define REPAIR_ROOM ((size_t)1 << (REPAIR_ITEMS / 2))
+#define REPAIR_BIG ((size_t)1 << 13) /* the last, widest window's entries a half */
+
+/* One try of eo__bal_repair() with the window w[0..nw): everyone else as in side[]. */
+static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, uint8_t *side,
+                      size_t room)
+{
+    uint8_t in_w[EO__BAL_N] = {0};
+    for (int y = 0; y < nw; y++)
+        in_w[w[y]] = 1;
+    eo__bal_tail_q q;
+    fixed_sums(b, in_w, side, &q);
+    eo__bal_eval(b, side, q.base); /* top2 and the constant terms */
+    q.dev_max = best[EO__BT_DEV];
+    q.feas = 1;
+    eo__bal_lim lim = {b->k - q.na, b->k - q.nb, b->n, INT64_MAX};
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, 0, &lim, room);
+    if (rc != 0)
+        return rc; /* 2: too many entries */
+    uint64_t work = room;
+    rc = eo__bal_tail_ask(b->repair, b, &q, best, side, &work);
+    b->work += work;
+    return rc;
+}
+
+int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
+{
+    /* scramble only: in rebalance most team-A questions are "no" (a player asked onto A who is
+     * on B and need not move), where a witness is sought in vain */
+    if (b->mode != EO_BALANCE_SCRAMBLE || !full_split(b) || b->spread_shift != 0)
+        return 0;
+    /* the undecided items (not t), by rating sum descending, and by distance to t's */
+    int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
+    for (int u = t < 0 ? 0 : b->istart[t]; t >= 0 && u < b->istart[t + 1]; u++)
+        qt += b->q[b->mem[u]];
+    int by_q[EO__BAL_N], near[EO__BAL_N], nu = 0;
+    for (int x = 0; x < b->m; x++) {
+        if ((b->ist[x] != EO__BS_PLAY && b->ist[x] != EO__BS_FREE) || x == t)
+            continue;
+        sum[x] = 0;
+        for (int u = b->istart[x]; u < b->istart[x + 1]; u++)
+            sum[x] += b->q[b->mem[u]];
+        dist[x] = -eo__abs64(sum[x] - qt);
+        eo__insert_by_key_desc(by_q, nu, x, sum);
+        eo__insert_by_key_desc(near, nu, x, dist);
+        nu++;
+    }
+    int nw = nu < REPAIR_ITEMS ? nu : REPAIR_ITEMS;
+    if (nw == 0)
+        return 0;
+    /* windows: the nearest to t; then every (nu / nw)-th by rating */
+    int spread[REPAIR_ITEMS];
+    for (int y = 0; y < nw; y++)
+        spread[y] = by_q[(int)((int64_t)y * nu / nw)];
+    uint8_t keep[EO__BAL_N];
+    memcpy(keep, side, (size_t)b->n);
+    int rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
+    rc = rc == 2 ? 0 : rc;
+    if (rc == 0 && nu > nw) {
+        memcpy(side, keep, (size_t)b->n);
+        rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
+    }
+    if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
+        memcpy(side, keep, (size_t)b->n);
+        rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
+    }
+    uint64_t rng = (uint64_t)t * 0x9E3779B97F4A7C15u + (uint64_t)nu;
+    for (int tr = 0; rc == 0 && nu > nw && tr < REPAIR_RANDOM; tr++) {
+        int pick[EO__BAL_N];
+        memcpy(pick, by_q, sizeof(int) * (size_t)nu);
+        for (int y = 0; y < nw; y++) { /* the first nw of a shuffle */
+            rng = rng * 6364136223846793005u + 1442695040888963407u;
+            int z = y + (int)((rng >> 33) % (uint64_t)(nu - y));
+            int tmpv = pick[y];
+            pick[y] = pick[z];
+            pick[z] = tmpv;
+        }
+        memcpy(side, keep, (size_t)b->n);
+        rc = repair_try(b, pick, nw, best, side, REPAIR_ROOM);
+    }
+    /* last: the widest spread of ratings whose count-limited lists fit within REPAIR_BIG */
+    for (int big = nu; (rc == 0 || rc == 2) && big > nw; big--) {
+        int wide[EO__BAL_N];
+        for (int y = 0; y < big; y++)
+            wide[y] = by_q[(int)((int64_t)y * nu / big)];
+        memcpy(side, keep, (size_t)b->n);
+        if ((rc = repair_try(b, wide, big, best, side, REPAIR_BIG)) != 2)
+            break;
+    }
+    return rc == 2 ? 0 : rc;
+}
+
+/* The undecided items (status FREE or PLAY) into w, and the sums of the others as side[] has
+ * them into *q. Returns their number. */
+static int undecided(const eo__bal *b, const uint8_t *side, int *w, eo__bal_tail_q *q)
+{
+    int nw = 0;
+    uint8_t in_w[EO__BAL_N] = {0};
+    for (int x = 0; x < b->m; x++)
+        if (b->ist[x] == EO__BS_PLAY || b->ist[x] == EO__BS_FREE) {
+            w[nw++] = x;
+            in_w[x] = 1;
+        }
+    fixed_sums(b, in_w, side, q);
+    return nw;
+}
+
+/* Rebalance: the undecided items w[0..nw) reordered by home (items whose members all have
+ * current team A, then those whose members all have B), and each half's limits in lim[0..1]:
+ * best is the least vector, so no pair moves or denies more than it leaves (mv, dn), and when
+ * every item has one home a pair's moves from each are fixed by the count on A (an A-home item
+ * that moves leaves A; a B-home one joins it): the lists then hold only those. Returns the
+ * number of A-home items (the left half), 0 for the usual halves (an item without one home). */
+static int by_home(const eo__bal *b, const eo__bal_vec best, const eo__bal_tail_q *q, int *w,
+                   int nw, eo__bal_lim *lim)
+{
+    lim[0].mv = (int)(best[EO__BT_MOVES] - q->mv);
+    lim[0].dn = best[EO__BT_DENIED] - q->dn;
+    int home[EO__BAL_N], na = 0, nb = 0, ma = 0;
+    for (int y = 0; y < nw; y++) {
+        int t = w[y], h = b->team[b->mem[b->istart[t]]];
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+            h = b->team[b->mem[u]] == h ? h : EO__SIDE_BENCH;
+        if (h == EO__SIDE_BENCH)
+            return 0;
+        home[y] = h;
+        na += h == EO__SIDE_A;
+        nb += h == EO__SIDE_B;
+        ma += h == EO__SIDE_A ? b->istart[t + 1] - b->istart[t] : 0;
+    }
+    /* ma - mv(A-home) + mv(B-home) = k - q->na members on A, and the two moves add to lim.mv */
+    int twice = lim[0].mv + ma - (b->k - q->na);
+    if (twice < 0 || twice % 2 != 0 || twice / 2 > lim[0].mv || na == 0 || nb == 0)
+        return 0;
+    int tmp[EO__BAL_N], x = 0;
+    for (int side = EO__SIDE_A; side <= EO__SIDE_B; side++)
+        for (int y = 0; y < nw; y++)
+            if (home[y] == side)
+                tmp[x++] = w[y];
+    memcpy(w, tmp, sizeof(int) * (size_t)nw);
+    lim[1] = lim[0];
+    lim[0].mv = twice / 2;
+    lim[1].mv -= twice / 2;
+    return na;
+}
+
+int eo__bal_finish(eo__bal *b, int64_t T, const eo__bal_vec best, uint8_t *side)
+{
+    if (!full_split(b) || (b->mode == EO_BALANCE_SCRAMBLE && b->spread_shift != 0))
+        return 2;
+    int w[EO__BAL_N];
+    eo__bal_tail_q q;
+    int nw = undecided(b, side, w, &q);
+    eo__bal_eval(b, side, q.base); /* the constant terms (top2 is each pair's) */
+    q.dev_max = T;
+    eo__bal_lim lim[2] = {{b->k - q.na, b->k - q.nb, b->n, INT64_MAX}};
+    int nleft = b->mode == EO_BALANCE_REBALANCE ? by_home(b, best, &q, w, nw, lim) : 0;
+    int rc = eo__bal_tail_build(&b->repair, b, w, nw, nleft, lim, FINISH_ROOM);
+    if (rc != 0)
+        return rc;
+    uint64_t work = FINISH_ROOM / 8;
+    eo__bal_tail_q wq = whole(b->repair, b, &q);
+    rc = exact_match(b, &q, best) ? first_pair(b->repair, b, &wq, best, side, &work) : 2;
+    b->work += work;
+    return rc == 0 ? EO_EINTERNAL : rc; /* a witness keeps the statuses */
+}
+
+/* For the left entry l and the right entries of moves mb (and the count that completes l's),
+ * those with |D| <= T: the least (denied weight, |D|) of them, into *dn, *dev, *br when it
+ * beats what they hold (*br NULL: nothing yet). Returns 1 when it did. */
+static int least_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w,
+                      const ent *l, int mb, int64_t T, int64_t *dn, int64_t *dev, const ent **br,
+                      uint64_t *work)
+{
+    int cr = b->k - w->na - l->na;
+    if (cr < 0 || cr > b->n)
+        return 0;
+    const ent *r, *e;
+    int better = 0;
+    moves_d(t->er + t->rstart[cr], t->er + t->rstart[cr + 1], mb, -T - w->d - l->d, T - w->d - l->d,
+            &r, &e);
+    for (const ent *c = r; c < e; c++) {
+        ++*work;
+        int64_t v = l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
+        if (!*br || v < *dn || (v == *dn && a < *dev)) {
+            *dn = v;
+            *dev = a;
+            *br = c;
+            better = 1;
+        }
+    }
+    return better;
+}
+
+#define LEAST_ROOM ((size_t)1 << 16) /* once a call, not a question: wider than FINISH_ROOM */
+int eo__bal_least_moves(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
+{
+    if (b->mode != EO_BALANCE_REBALANCE || !full_split(b))
+        return 2;
+    int w[EO__BAL_N];
+    eo__bal_tail_q q;
+    int nw = undecided(b, side, w, &q);
+    /* moves from the A-home items (ma) and the B-home ones (mb): ma - mb is fixed by the count
+     * on A, so the fewest moves is the least mb with a split within T */
+    int ma0 = 0; /* the A-home members (by_home() checks that every item has one home) */
+    for (int y = 0; y < nw; y++)
+        ma0 += b->team[b->mem[b->istart[w[y]]]] == EO__SIDE_A
+                   ? b->istart[w[y] + 1] - b->istart[w[y]]
+                   : 0;
+    for (int mb = 0; mb <= b->n; mb++) {
+        int ma = ma0 - (b->k - q.na) + mb;
+        if (ma < 0)
+            continue;
+        eo__bal_vec probe; /* these moves, any denials */
+        memset(probe, 0, sizeof probe);
+        probe[EO__BT_MOVES] = q.mv + ma + mb;
+        probe[EO__BT_DENIED] = INT64_MAX / 2;
+        eo__bal_lim lim[2] = {{b->k - q.na, b->k - q.nb, b->n, INT64_MAX}};
+        int nleft = by_home(b, probe, &q, w, nw, lim);
+        if (nleft == 0 || lim[0].mv != ma)
+            return 2;
+        int rc = eo__bal_tail_build(&b->repair, b, w, nw, nleft, lim, LEAST_ROOM);
+        if (rc != 0)
+            return rc;
+        const eo__bal_tail *t = b->repair;
+        eo__bal_tail_q wq = whole(t, b, &q);
+        uint64_t work = LEAST_ROOM / 8;
+        int64_t dn = 0, dev = 0;
+        const ent *bl = NULL, *br = NULL;
+        for (const ent *l = t->el; l < t->el + t->lstart[b->n + 1] && l->mv <= ma; l++) {
+            ++work;
+            if (l->mv == ma && (!br || l->dn <= dn) &&
+                least_pair(t, b, &wq, l, mb, T, &dn, &dev, &br, &work))
+                bl = l;
+        }
+        b->work += work;
+        if (br) {
+            eo__bal_sides(b, t->fr, t->hl, bl->mask, t->fr + t->hl, t->h - t->hl, br->mask, side);
+            eo__bal_eval(b, side, best);
+            return 1;
+        }
+        if (b->work_limit && b->work > b->work_limit)
+            return EO_ELIMIT;
+    }
+    return 2;
+}
