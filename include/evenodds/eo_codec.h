@@ -87,11 +87,14 @@ int eo_round_canonical(const json_t *obj, char **out);
 #define EO_ROUND_TEXT_MAX EO_JSONL_LINE_MAX
 
 /**
- * Checks that a round whose canonical text (eo_round_canonical() of @p obj) is @p canon_len
- * bytes long may be stored: at most EO_ROUND_TEXT_MAX. Returns 0, or EO_ELIMIT with @p err
- * (may be NULL) naming the field whose canonical text is the longest (a top-level field, or
- * inside the longest member of the longer team: "A[3]" or "A[3].notes") and a message with the
- * record's length, that field's and the limit. EO_EINVAL when @p obj is not an object.
+ * The rules a round must pass to be logged now beyond eo_round_from_json()'s (a round logged
+ * before them still folds and is answered again): its canonical text (eo_round_canonical() of
+ * @p obj) is @p canon_len bytes long, at most EO_ROUND_TEXT_MAX, and every member's "name",
+ * where given, is a string that passes eo_id_check() (eo_round_from_json() leaves a name that
+ * does not out). Returns 0; EO_ELIMIT with @p err (may be NULL) naming the field whose
+ * canonical text is the longest (a top-level field, or inside the longest member of the longer
+ * team: "A[3]" or "A[3].notes") and a message with the record's length, that field's and the
+ * limit; EO_EINVAL naming the first bad name ("B[2].name"), or when @p obj is not an object.
  */
 int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err);
 
@@ -105,7 +108,8 @@ typedef struct eo_round_request {
     eo_round round;          /**< decoded and validated (eo_round_from_json()) */
     char *canon;             /**< the canonical text (eo_round_canonical()), malloc'd */
     size_t canon_len;
-    int text_rc;             /**< eo_round_text_check()'s: 0, or EO_ELIMIT with text_err */
+    int text_rc;             /**< eo_round_text_check()'s: 0, or EO_ELIMIT or EO_EINVAL with
+                                  text_err */
     eo_round_error text_err;
 } eo_round_request;
 

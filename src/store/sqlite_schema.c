@@ -132,6 +132,50 @@ const char *const eo__sqlite_migrations[] = {
      * commit, so that a store that cannot take writes shows it (/readyz). */
     ("CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);\n"
      "INSERT INTO probe VALUES (1, 0);\n"),
+    /* 7: read indexes, derived from the log (docs/STORE.md "Read indexes"). What a round adds is
+     * appended in round order (rows keyed by player would cost a random page write per member
+     * and round): its number, P(A), outcome and members' results (a blob, sqlite_index.c), each
+     * result with the number of the player's round before, so that his rounds are a chain from
+     * last_n in his player row (prev_n: the one before it); and the pool's health sums per day
+     * and P(A) bin. Players keep their last name seen (name_key folds it for search); the board
+     * is the index of players by display rating, covering the search's walk. The engine fills
+     * them for the rounds logged before this step. */
+    ("ALTER TABLE players ADD COLUMN name TEXT;\n"
+     "ALTER TABLE players ADD COLUMN name_key TEXT;\n"
+     "ALTER TABLE players ADD COLUMN last_n INTEGER NOT NULL DEFAULT 0;\n"
+     "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
+     "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key);\n"
+     "CREATE TABLE round_ix (\n"
+     "  pool_id INTEGER NOT NULL,\n"
+     "  n       INTEGER NOT NULL,\n"
+     "  seq     INTEGER NOT NULL,\n"
+     "  at      INTEGER NOT NULL,\n"
+     "  p_a     REAL    NOT NULL,\n"
+     "  winner  INTEGER NOT NULL,\n"
+     "  members BLOB    NOT NULL,\n"
+     "  PRIMARY KEY (pool_id, n)\n"
+     ") WITHOUT ROWID;\n"
+     "CREATE UNIQUE INDEX round_ix_seq ON round_ix (pool_id, seq);\n"
+     "CREATE TABLE health (\n"
+     "  pool_id INTEGER NOT NULL,\n"
+     "  day     INTEGER NOT NULL,\n"
+     "  bin     INTEGER NOT NULL,\n"
+     "  rounds  INTEGER NOT NULL,\n"
+     "  draws   INTEGER NOT NULL,\n"
+     "  stomps  INTEGER NOT NULL,\n"
+     "  margin  REAL    NOT NULL,\n"
+     "  decided INTEGER NOT NULL,\n"
+     "  logloss REAL    NOT NULL,\n"
+     "  brier   REAL    NOT NULL,\n"
+     "  correct REAL    NOT NULL,\n"
+     "  p       REAL    NOT NULL,\n"
+     "  a_wins  REAL    NOT NULL,\n"
+     "  members INTEGER NOT NULL,\n"
+     "  rating  REAL    NOT NULL,\n"
+     "  rating2 REAL    NOT NULL,\n"
+     "  delta   REAL    NOT NULL,\n"
+     "  PRIMARY KEY (pool_id, day, bin)\n"
+     ") WITHOUT ROWID;\n"),
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

@@ -1,0 +1,808 @@
+/* The read indexes of the SQLite backend (docs/STORE.md "Read indexes"): the board (visible
+ * players by display rating, names and search), rounds by number with their members' results,
+ * each player's rounds as a chain through them, and the health sums per day and P(A) bin.
+ * Written by the engine beside the log, read by the service's read-only handles. */
+#include <stdio.h>
+
+#include "core/buf.h"
+#include "store/sqlite_internal.h"
+
+enum {
+    X_PLAYED,
+    X_LAST,
+    X_LINK,
+    X_ROUND_PUT,
+    X_ROUND_LAST,
+    X_HEALTH_ADD,
+    X_NAME_GET,
+    X_BOARD_COUNT,
+    X_BOARD_PAGE,
+    X_BOARD_WALK,
+    X_BOARD_ROW,
+    X_RANK,
+    X_ROUNDS,
+    X_ROUND_BY_N,
+    X_ROUND_BY_ID,
+    X_HEALTH_EACH,
+    X_COUNT
+};
+
+_Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statement");
+
+/* A player row's columns (row_columns()) and the name after them. */
+#define ROW_COLS "rating, mu, sigma, volatility, rounds, visible, last_ended_at, x1, x2, x3, x4, name"
+/* A round (round_columns(), then its id, record and members' results). */
+#define ROUND_COLS "r.n, r.seq, r.at, r.p_a, r.winner, l.round_id, l.body, r.members"
+#define ROUND_FROM "FROM round_ix AS r JOIN log AS l ON l.pool_id = r.pool_id AND l.seq = r.seq "
+
+static const char *const ix_sql[X_COUNT] = {
+    /* The row write of eo_store_player_put() (sqlite.c) with the chain of the player's rounds
+     * (X_LAST read his last_n before: RETURNING would buffer its row in a temporary table). */
+    [X_PLAYED] = "INSERT INTO players (pool_id, player_id, rating, mu, sigma, volatility, rounds, "
+                 "visible, last_ended_at, x1, x2, x3, x4, name, name_key, last_n, prev_n) VALUES "
+                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
+                 "ON CONFLICT (pool_id, player_id) DO UPDATE SET rating = excluded.rating, "
+                 "mu = excluded.mu, sigma = excluded.sigma, volatility = excluded.volatility, "
+                 "rounds = excluded.rounds, visible = excluded.visible, "
+                 "last_ended_at = excluded.last_ended_at, x1 = excluded.x1, x2 = excluded.x2, "
+                 "x3 = excluded.x3, x4 = excluded.x4, name = coalesce(excluded.name, name), "
+                 "name_key = coalesce(excluded.name_key, name_key), last_n = excluded.last_n, "
+                 "prev_n = excluded.prev_n",
+    [X_LAST] = "SELECT last_n FROM players WHERE pool_id = ?1 AND player_id = ?2",
+    [X_LINK] = "UPDATE players SET last_n = ?3, prev_n = ?4, name = coalesce(?5, name), "
+               "name_key = coalesce(?6, name_key) WHERE pool_id = ?1 AND player_id = ?2",
+    [X_ROUND_PUT] = "INSERT INTO round_ix (pool_id, n, seq, at, p_a, winner, members) "
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [X_ROUND_LAST] = "SELECT n, seq, at, p_a, winner FROM round_ix WHERE pool_id = ?1 "
+                     "ORDER BY n DESC LIMIT 1",
+    [X_HEALTH_ADD] = "INSERT INTO health VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+                     "?12, ?13, ?14, ?15, ?16, ?17) ON CONFLICT (pool_id, day, bin) DO UPDATE "
+                     "SET rounds = rounds + excluded.rounds, draws = draws + excluded.draws, "
+                     "stomps = stomps + excluded.stomps, margin = margin + excluded.margin, "
+                     "decided = decided + excluded.decided, "
+                     "logloss = logloss + excluded.logloss, brier = brier + excluded.brier, "
+                     "correct = correct + excluded.correct, p = p + excluded.p, "
+                     "a_wins = a_wins + excluded.a_wins, members = members + excluded.members, "
+                     "rating = rating + excluded.rating, rating2 = rating2 + excluded.rating2, "
+                     "delta = delta + excluded.delta",
+    [X_NAME_GET] = "SELECT name FROM players WHERE pool_id = ?1 AND player_id = ?2",
+    [X_BOARD_COUNT] = "SELECT count(*) FROM players WHERE pool_id = ?1 AND visible = 1",
+    /* The page's ids from the board's index alone (OFFSET steps its entries), then their rows. */
+    [X_BOARD_PAGE] = "SELECT p.player_id, " ROW_COLS " FROM (SELECT player_id FROM players "
+                     "WHERE pool_id = ?1 AND visible = 1 ORDER BY rating DESC, player_id "
+                     "LIMIT ?3 OFFSET ?2) AS k JOIN players AS p ON p.pool_id = ?1 AND "
+                     "p.player_id = k.player_id ORDER BY p.rating DESC, p.player_id",
+    [X_BOARD_WALK] = "SELECT player_id, name_key FROM players WHERE pool_id = ?1 AND "
+                     "visible = 1 ORDER BY rating DESC, player_id",
+    [X_BOARD_ROW] = "SELECT " ROW_COLS " FROM players WHERE pool_id = ?1 AND player_id = ?2",
+    /* Those ahead of (rating ?2, id ?3) on the board: a range of the board's index. */
+    [X_RANK] = "SELECT count(*) FROM players WHERE pool_id = ?1 AND visible = 1 AND "
+               "rating >= ?2 AND NOT (rating = ?2 AND player_id >= ?3)",
+    [X_ROUNDS] = "SELECT " ROUND_COLS ROUND_FROM "WHERE r.pool_id = ?1 AND r.n <= "
+                 "(SELECT coalesce(max(n), 0) FROM round_ix WHERE pool_id = ?1) - ?2 "
+                 "ORDER BY r.n DESC LIMIT ?3",
+    [X_ROUND_BY_N] = "SELECT " ROUND_COLS ROUND_FROM "WHERE r.pool_id = ?1 AND r.n = ?2",
+    [X_ROUND_BY_ID] = "SELECT " ROUND_COLS " FROM log AS l JOIN round_ix AS r ON "
+                      "r.pool_id = l.pool_id AND r.seq = l.seq WHERE l.pool_id = ?1 AND "
+                      "l.round_id = ?2",
+    [X_HEALTH_EACH] = "SELECT day, bin, rounds, draws, stomps, margin, decided, logloss, brier, "
+                      "correct, p, a_wins, members, rating, rating2, delta FROM health WHERE "
+                      "pool_id = ?1 AND day >= ?2 ORDER BY day, bin",
+};
+
+static int ix_prep(sq_store *q, int which, sqlite3_stmt **out)
+{
+    if (q->ix[which] == NULL) {
+        int rc = sqlite3_prepare_v3(q->db, ix_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &q->ix[which], NULL);
+        if (rc != SQLITE_OK) {
+            q->ix[which] = NULL;
+            return fail(q, rc, "prepare");
+        }
+    }
+    *out = q->ix[which];
+    return 0;
+}
+
+/* Steps a statement that returns no row, then done(). */
+static int step_done(sq_store *q, sqlite3_stmt *st, const char *what)
+{
+    int src = sqlite3_step(st);
+    int rc = src == SQLITE_DONE ? 0 : fail(q, src, what);
+    if ((src & 0xff) == SQLITE_CONSTRAINT) {
+        eo__store_seterr(&q->base, "%s: %s: the entry exists already", q->path, what);
+        rc = EO_EEXIST;
+    }
+    done(st);
+    return rc;
+}
+
+/* What search compares: ASCII letters in lower case, every other byte as it is (so UTF-8 stays
+ * UTF-8). @p out holds EO_ID_MAX + 1 bytes; longer input is cut. */
+static void fold(const char *in, char *out)
+{
+    size_t i = 0;
+    for (; in[i] != '\0' && i < EO_ID_MAX; i++)
+        out[i] = in[i] >= 'A' && in[i] <= 'Z' ? (char)(in[i] - 'A' + 'a') : in[i];
+    out[i] = '\0';
+}
+
+/* ---- writes ------------------------------------------------------------------------------ */
+
+/* An integer of one row of statement @p which keyed by (pool, id): 0, EO_ENOTFOUND or EO_EIO. */
+static int int_of(sq_store *q, int which, int64_t pool_id, const char *id, int64_t *out,
+                  const char *what)
+{
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, which, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    else
+        rc = src == SQLITE_DONE ? EO_ENOTFOUND : fail(q, src, what);
+    done(st);
+    return rc;
+}
+
+int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id,
+                             const eo_player_row *row, const char *name, int64_t n,
+                             int64_t *prev)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    char key[EO_ID_MAX + 1];
+    *prev = 0;
+    int rc = int_of(q, X_LAST, pool_id, id, prev, "reading a player's last round");
+    if (rc == 0 || rc == EO_ENOTFOUND)
+        rc = ix_prep(q, X_PLAYED, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    sqlite3_bind_double(st, 3, row->rating);
+    sqlite3_bind_double(st, 4, row->mu);
+    sqlite3_bind_double(st, 5, row->sigma);
+    sqlite3_bind_double(st, 6, row->volatility);
+    sqlite3_bind_int64(st, 7, row->rounds);
+    sqlite3_bind_int(st, 8, row->visible);
+    sqlite3_bind_int64(st, 9, row->last_ended_at);
+    for (int i = 0; i < EO_VIEW_EXTRA; i++)
+        sqlite3_bind_double(st, 10 + i, row->extra[i]);
+    bind_text(st, 14, name);
+    if (name != NULL) {
+        fold(name, key);
+        bind_text(st, 15, key);
+    }
+    sqlite3_bind_int64(st, 16, n);
+    sqlite3_bind_int64(st, 17, *prev);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        eo__store_seterr(s, "%s: no pool with id %lld", q->path, (long long)pool_id);
+        rc = EO_ENOTFOUND;
+    } else if (src != SQLITE_DONE) {
+        rc = fail(q, src, "writing a player");
+    }
+    done(st);
+    return rc;
+}
+
+int eo__sq_player_last(eo_store *s, int64_t pool_id, const char *id, int64_t *last)
+{
+    return int_of(sq(s), X_LAST, pool_id, id, last, "reading a player's last round");
+}
+
+int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name,
+                       int64_t last, int64_t prev)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    char key[EO_ID_MAX + 1];
+    int rc = ix_prep(q, X_LINK, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    sqlite3_bind_int64(st, 3, last);
+    sqlite3_bind_int64(st, 4, prev);
+    bind_text(st, 5, name);
+    if (name != NULL) {
+        fold(name, key);
+        bind_text(st, 6, key);
+    }
+    return step_done(q, st, "linking a player's rounds");
+}
+
+/* ---- the members of a round, one blob per round ------------------------------------------
+ * Per member, A's then B's: team (1 byte), visible (1), id length (1, 1 to EO_ID_MAX), the id,
+ * prev (8), rating, delta, mu, sigma (8 each, IEEE doubles), rounds (4); integers and doubles
+ * little-endian, so that a store file reads the same on every machine. */
+
+#define MEMBER_FIXED (3 + 8 + 4 * 8 + 4)
+
+static unsigned char *put_u(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+
+static uint64_t get_u(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static unsigned char *put_f(unsigned char *p, double x)
+{
+    uint64_t v;
+    memcpy(&v, &x, sizeof v);
+    return put_u(p, v, 8);
+}
+
+static double get_f(const unsigned char *p)
+{
+    uint64_t v = get_u(p, 8);
+    double x;
+    memcpy(&x, &v, sizeof x);
+    return x;
+}
+
+/* The blob of @p count members, malloc'd, *len bytes; NULL when out of memory or an id's
+ * length is outside 1..EO_ID_MAX. */
+static unsigned char *members_encode(const char *const *ids, const eo_member_ix *m, size_t count,
+                                     size_t *len)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(ids[i]);
+        if (n == 0 || n > EO_ID_MAX)
+            return NULL;
+        total += MEMBER_FIXED + n;
+    }
+    unsigned char *b = malloc(total > 0 ? total : 1), *p = b;
+    for (size_t i = 0; b != NULL && i < count; i++) {
+        size_t n = strlen(ids[i]);
+        *p++ = (unsigned char)m[i].team;
+        *p++ = (unsigned char)m[i].visible;
+        *p++ = (unsigned char)n;
+        memcpy(p, ids[i], n);
+        p = put_u(p + n, (uint64_t)m[i].prev, 8);
+        p = put_f(p, m[i].rating);
+        p = put_f(p, m[i].delta);
+        p = put_f(p, m[i].mu);
+        p = put_f(p, m[i].sigma);
+        p = put_u(p, m[i].rounds, 4);
+    }
+    *len = total;
+    return b;
+}
+
+int eo__sq_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
+                        const char *const *ids, const eo_member_ix *m, size_t count)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    size_t len = 0;
+    unsigned char *blob = members_encode(ids, m, count, &len);
+    if (blob == NULL) {
+        eo__store_seterr(s, "%s: round %lld: a member id too long or out of memory", q->path,
+                         (long long)r->n);
+        return EO_ENOMEM;
+    }
+    int rc = ix_prep(q, X_ROUND_PUT, &st);
+    if (rc == 0) {
+        sqlite3_bind_int64(st, 1, pool_id);
+        sqlite3_bind_int64(st, 2, r->n);
+        sqlite3_bind_int64(st, 3, r->seq);
+        sqlite3_bind_int64(st, 4, r->at);
+        sqlite3_bind_double(st, 5, r->p_a);
+        sqlite3_bind_int(st, 6, (int)r->winner);
+        sqlite3_bind_blob64(st, 7, blob, len, SQLITE_STATIC);
+        rc = step_done(q, st, "indexing a round");
+    }
+    free(blob);
+    return rc;
+}
+
+/* A round's members decoded: ids NUL-terminated in place of the blob's. */
+typedef struct members {
+    size_t n;
+    char id[EO_PLAYERS_MAX][EO_ID_MAX + 1];
+    const char *ids[EO_PLAYERS_MAX];
+    eo_member_ix m[EO_PLAYERS_MAX];
+} members;
+
+/* Decodes the blob of round @p r into @p out. EO_EIO (message set) when it is damaged. */
+static int members_decode(sq_store *q, int64_t pool_id, const eo_round_ix *r,
+                          const unsigned char *b, size_t len, members *out)
+{
+    const unsigned char *p = b, *end = b + len;
+    int pos[2] = {0, 0};
+    out->n = 0;
+    while (p < end) {
+        size_t idlen = end - p >= 3 ? p[2] : 0;
+        if (out->n == EO_PLAYERS_MAX || idlen == 0 || p[0] > 1 ||
+            (size_t)(end - p) < MEMBER_FIXED + idlen) {
+            eo__store_seterr(&q->base, "%s: pool %lld: the index of round %lld is damaged",
+                             q->path, (long long)pool_id, (long long)r->n);
+            return EO_EIO;
+        }
+        eo_member_ix *m = &out->m[out->n];
+        m->n = r->n;
+        m->at = r->at;
+        m->team = p[0];
+        m->pos = pos[m->team]++;
+        m->visible = p[1] != 0;
+        memcpy(out->id[out->n], p + 3, idlen);
+        out->id[out->n][idlen] = '\0';
+        out->ids[out->n] = out->id[out->n];
+        p += 3 + idlen;
+        m->prev = (int64_t)get_u(p, 8);
+        m->rating = get_f(p + 8);
+        m->delta = get_f(p + 16);
+        m->mu = get_f(p + 24);
+        m->sigma = get_f(p + 32);
+        m->rounds = (uint32_t)get_u(p + 40, 4);
+        p += MEMBER_FIXED - 3;
+        out->n++;
+    }
+    return 0;
+}
+
+/* A round's index entry from column @p col on. */
+static void round_columns(sqlite3_stmt *st, int col, eo_round_ix *r)
+{
+    r->n = sqlite3_column_int64(st, col);
+    r->seq = sqlite3_column_int64(st, col + 1);
+    r->at = sqlite3_column_int64(st, col + 2);
+    r->p_a = sqlite3_column_double(st, col + 3);
+    r->winner = (eo_winner)sqlite3_column_int(st, col + 4);
+}
+
+int eo__sq_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_ROUND_LAST, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
+        round_columns(st, 0, out);
+    else
+        rc = src == SQLITE_DONE ? EO_ENOTFOUND : fail(q, src, "reading the round index");
+    done(st);
+    return rc;
+}
+
+int eo__sq_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin,
+                      const eo_eval_sums *d)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_HEALTH_ADD, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    sqlite3_bind_int64(st, 2, day);
+    sqlite3_bind_int(st, 3, bin);
+    sqlite3_bind_int64(st, 4, (int64_t)d->rounds);
+    sqlite3_bind_int64(st, 5, (int64_t)d->draws);
+    sqlite3_bind_int64(st, 6, (int64_t)d->stomps);
+    sqlite3_bind_double(st, 7, d->margin);
+    sqlite3_bind_int64(st, 8, (int64_t)d->m.count);
+    sqlite3_bind_double(st, 9, d->m.logloss_sum);
+    sqlite3_bind_double(st, 10, d->m.brier_sum);
+    sqlite3_bind_double(st, 11, d->m.correct);
+    sqlite3_bind_double(st, 12, d->p);
+    sqlite3_bind_double(st, 13, d->a_wins);
+    sqlite3_bind_int64(st, 14, (int64_t)d->members);
+    sqlite3_bind_double(st, 15, d->rating);
+    sqlite3_bind_double(st, 16, d->rating2);
+    sqlite3_bind_double(st, 17, d->delta);
+    return step_done(q, st, "adding to the health sums");
+}
+
+/* ---- the board --------------------------------------------------------------------------- */
+
+int eo__sq_player_name_get(eo_store *s, int64_t pool_id, const char *id, char **name)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_NAME_GET, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        rc = (*name = col_dup(st, 0)) != NULL ? 0 : EO_ENOMEM;
+    else if (src != SQLITE_ROW)
+        rc = src == SQLITE_DONE ? EO_ENOTFOUND : fail(q, src, "reading a player's name");
+    done(st);
+    return rc;
+}
+
+int eo__sq_board_count(eo_store *s, int64_t pool_id, int64_t *n)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_BOARD_COUNT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    else
+        rc = fail(q, src, "counting the board");
+    done(st);
+    return rc;
+}
+
+/* Player @p id's row and name (through @p fn when found). 0, EO_ENOTFOUND or EO_EIO. */
+static int board_row(sq_store *q, int64_t pool_id, const char *id,
+                     int (*fn)(void *ctx, const char *name, const eo_player_row *row), void *ctx)
+{
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_BOARD_ROW, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        eo_player_row row;
+        row_columns(st, 0, &row);
+        rc = fn(ctx, (const char *)sqlite3_column_text(st, 11), &row);
+    } else {
+        rc = src == SQLITE_DONE ? EO_ENOTFOUND : fail(q, src, "reading a player");
+    }
+    done(st);
+    return rc;
+}
+
+static int keep_row(void *ctx, const char *name, const eo_player_row *row)
+{
+    (void)name;
+    *(eo_player_row *)ctx = *row;
+    return 0;
+}
+
+int eo__sq_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *rank)
+{
+    sq_store *q = sq(s);
+    eo_player_row row;
+    int rc = board_row(q, pool_id, id, keep_row, &row);
+    if (rc == 0 && !row.visible)
+        rc = EO_ENOTFOUND;
+    sqlite3_stmt *st;
+    if (rc == 0 && (rc = ix_prep(q, X_RANK, &st)) == 0) {
+        sqlite3_bind_int64(st, 1, pool_id);
+        sqlite3_bind_double(st, 2, row.rating);
+        bind_text(st, 3, id);
+        int src = sqlite3_step(st);
+        if (src == SQLITE_ROW)
+            *rank = sqlite3_column_int64(st, 0) + 1;
+        else
+            rc = fail(q, src, "ranking a player");
+        done(st);
+    }
+    return rc;
+}
+
+typedef int (*board_fn)(void *ctx, int64_t rank, const char *id, const char *name,
+                        const eo_player_row *row);
+
+/* The board's page from @p offset without a search: ids from the board's index, then rows. */
+static int board_page(sq_store *q, int64_t pool_id, int64_t offset, int64_t limit, board_fn fn,
+                      void *ctx)
+{
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_BOARD_PAGE, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    sqlite3_bind_int64(st, 2, offset);
+    sqlite3_bind_int64(st, 3, limit);
+    int src = SQLITE_DONE;
+    int64_t rank = offset + 1;
+    while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_player_row row;
+        row_columns(st, 1, &row);
+        rc = fn(ctx, rank++, (const char *)sqlite3_column_text(st, 0),
+                (const char *)sqlite3_column_text(st, 12), &row);
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        rc = fail(q, src, "reading the board");
+    done(st);
+    return rc;
+}
+
+/* A match of a search: its rank and id (a copy). */
+typedef struct match {
+    int64_t rank;
+    char id[EO_ID_MAX + 1];
+} match;
+
+static bool has_prefix(const char *s, const char *p, size_t plen)
+{
+    return s != NULL && strncmp(s, p, plen) == 0;
+}
+
+/* Walks the board in order (its index alone: id and folded name), counting ranks, and keeps
+ * the matches of @p query numbered [offset, offset + limit) in @p out; *n gets how many. */
+static int board_walk(sq_store *q, int64_t pool_id, const char *query, int64_t offset,
+                      int64_t limit, match *out, int64_t *n)
+{
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_BOARD_WALK, &st);
+    if (rc)
+        return rc;
+    char key[EO_ID_MAX + 1];
+    fold(query, key);
+    size_t qlen = strlen(query), klen = strlen(key);
+    sqlite3_bind_int64(st, 1, pool_id);
+    int64_t rank = 0, found = 0;
+    int src = SQLITE_DONE;
+    *n = 0;
+    while (*n < limit && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(st, 0);
+        rank++;
+        if ((!has_prefix(id, query, qlen) &&
+             !has_prefix((const char *)sqlite3_column_text(st, 1), key, klen)) ||
+            found++ < offset)
+            continue;
+        out[*n].rank = rank;
+        snprintf(out[*n].id, sizeof out[*n].id, "%s", id);
+        ++*n;
+    }
+    if (*n < limit && src != SQLITE_DONE)
+        rc = fail(q, src, "searching the board");
+    done(st);
+    return rc;
+}
+
+typedef struct match_call {
+    board_fn fn;
+    void *ctx;
+    const match *m;
+} match_call;
+
+static int match_one(void *ctx, const char *name, const eo_player_row *row)
+{
+    match_call *c = ctx;
+    return c->fn(c->ctx, c->m->rank, c->m->id, name, row);
+}
+
+int eo__sq_board_each(eo_store *s, int64_t pool_id, const char *query, int64_t offset,
+                      int64_t limit, board_fn fn, void *ctx)
+{
+    sq_store *q = sq(s);
+    if (query == NULL)
+        return board_page(q, pool_id, offset, limit, fn, ctx);
+    match *m = malloc((size_t)limit * sizeof *m);
+    if (m == NULL)
+        return EO_ENOMEM;
+    int64_t n = 0;
+    int rc = board_walk(q, pool_id, query, offset, limit, m, &n);
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        match_call c = {fn, ctx, &m[i]};
+        rc = board_row(q, pool_id, m[i].id, match_one, &c);
+        if (rc == EO_ENOTFOUND) /* gone since the walk: not reported */
+            rc = 0;
+    }
+    free(m);
+    return rc;
+}
+
+/* ---- rounds ------------------------------------------------------------------------------ */
+
+/* Calls @p fn with the rounds statement @p st gives (ROUND_COLS), each decoded into @p mb,
+ * then finishes it. *any tells whether there was one. */
+static int round_items(sq_store *q, int64_t pool_id, sqlite3_stmt *st, members *mb,
+                       int (*fn)(void *ctx, const eo_round_item *r), void *ctx, bool *any)
+{
+    int rc = 0, src = SQLITE_DONE;
+    *any = false;
+    while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_round_ix r;
+        round_columns(st, 0, &r);
+        rc = members_decode(q, pool_id, &r, sqlite3_column_blob(st, 7),
+                            (size_t)sqlite3_column_bytes(st, 7), mb);
+        eo_round_item item = {&r, (const char *)sqlite3_column_text(st, 5),
+                              (const char *)sqlite3_column_text(st, 6), mb->n, mb->ids, mb->m};
+        *any = true;
+        if (rc == 0)
+            rc = fn(ctx, &item);
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        rc = fail(q, src, "reading rounds");
+    done(st);
+    return rc;
+}
+
+/* The rounds of statement @p which, bound to the pool and then @p a and @p b (unless < 0). */
+static int rounds_of(sq_store *q, int which, int64_t pool_id, int64_t a, int64_t b,
+                     const char *text, int (*fn)(void *ctx, const eo_round_item *r), void *ctx,
+                     bool *any)
+{
+    sqlite3_stmt *st;
+    members *mb = malloc(sizeof *mb);
+    int rc = mb != NULL ? ix_prep(q, which, &st) : EO_ENOMEM;
+    if (rc == 0) {
+        sqlite3_bind_int64(st, 1, pool_id);
+        if (text != NULL)
+            bind_text(st, 2, text);
+        else
+            sqlite3_bind_int64(st, 2, a);
+        if (b >= 0)
+            sqlite3_bind_int64(st, 3, b);
+        rc = round_items(q, pool_id, st, mb, fn, ctx, any);
+    }
+    free(mb);
+    return rc;
+}
+
+int eo__sq_rounds_each(eo_store *s, int64_t pool_id, int64_t offset, int64_t limit,
+                       int (*fn)(void *ctx, const eo_round_item *r), void *ctx)
+{
+    bool any;
+    return rounds_of(sq(s), X_ROUNDS, pool_id, offset, limit, NULL, fn, ctx, &any);
+}
+
+int eo__sq_round_get(eo_store *s, int64_t pool_id, const char *round_id,
+                     int (*fn)(void *ctx, const eo_round_item *r), void *ctx)
+{
+    bool any;
+    int rc = rounds_of(sq(s), X_ROUND_BY_ID, pool_id, 0, -1, round_id, fn, ctx, &any);
+    return rc == 0 && !any ? EO_ENOTFOUND : rc;
+}
+
+/* A walk along player @p id's chain of rounds, newest first. */
+typedef struct walk {
+    const char *id;
+    int64_t since;    /* stop at the first round played before */
+    int64_t skip;     /* results passed over first */
+    int64_t limit;    /* results kept at most */
+    int64_t next;     /* the round to read next (0: the chain ended) */
+    bool stop;
+    bool broken;      /* a round of the chain lacks the player */
+    eo_member_ix *v;  /* the results kept, newest first */
+    size_t n, cap;
+    int (*fn)(void *ctx, const eo_round_item *r, const eo_member_ix *m); /* or NULL */
+    void *ctx;
+} walk;
+
+static int walk_one(void *ctx, const eo_round_item *r)
+{
+    walk *w = ctx;
+    size_t i = 0;
+    while (i < r->count && strcmp(r->ids[i], w->id) != 0)
+        i++;
+    if (i == r->count) {
+        w->broken = true;
+        return EO_EIO;
+    }
+    const eo_member_ix *m = &r->members[i];
+    w->next = m->prev;
+    if (m->at < w->since) {
+        w->stop = true;
+        return 0;
+    }
+    if (w->skip > 0) {
+        w->skip--;
+        return 0;
+    }
+    if (w->fn != NULL) {
+        w->n++;
+        return w->fn(w->ctx, r, m);
+    }
+    eo_member_ix *v = eo__grow(w->v, &w->cap, w->n + 1, sizeof *v);
+    if (v == NULL)
+        return EO_ENOMEM;
+    w->v = v;
+    v[w->n++] = *m;
+    return 0;
+}
+
+/* Walks player w->id's chain from his last round until it ends, passes w->since or keeps
+ * w->limit results: one round read by number per step. */
+static int walk_chain(sq_store *q, int64_t pool_id, walk *w)
+{
+    sqlite3_stmt *st;
+    members *mb = malloc(sizeof *mb);
+    int rc = mb != NULL ? int_of(q, X_LAST, pool_id, w->id, &w->next,
+                                 "reading a player's last round")
+                        : EO_ENOMEM;
+    if (rc == EO_ENOTFOUND)
+        rc = 0, w->next = 0;
+    while (rc == 0 && w->next > 0 && !w->stop && (int64_t)w->n < w->limit &&
+           (rc = ix_prep(q, X_ROUND_BY_N, &st)) == 0) {
+        bool any;
+        int64_t n = w->next;
+        sqlite3_bind_int64(st, 1, pool_id);
+        sqlite3_bind_int64(st, 2, n);
+        rc = round_items(q, pool_id, st, mb, walk_one, w, &any);
+        if ((rc == 0 && !any) || w->broken) {
+            eo__store_seterr(&q->base, "%s: pool %lld: the rounds of '%s' are damaged at %lld",
+                             q->path, (long long)pool_id, w->id, (long long)n);
+            rc = EO_EIO;
+        }
+    }
+    free(mb);
+    return rc;
+}
+
+int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
+                        int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx)
+{
+    walk w = {.id = id, .since = since, .limit = limit};
+    int rc = walk_chain(sq(s), pool_id, &w);
+    while (rc == 0 && w.n > 0)
+        rc = fn(ctx, &w.v[--w.n]);
+    free(w.v);
+    return rc;
+}
+
+int eo__sq_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int64_t offset,
+                              int64_t limit,
+                              int (*fn)(void *ctx, const eo_round_item *r,
+                                        const eo_member_ix *m),
+                              void *ctx)
+{
+    walk w = {.id = id, .since = INT64_MIN, .skip = offset, .limit = limit, .fn = fn,
+              .ctx = ctx};
+    return walk_chain(sq(s), pool_id, &w);
+}
+
+int eo__sq_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                       void *ctx)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_HEALTH_EACH, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    sqlite3_bind_int64(st, 2, from_day);
+    int src = SQLITE_DONE;
+    while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_eval_sums d = {
+            .rounds = (uint64_t)sqlite3_column_int64(st, 2),
+            .draws = (uint64_t)sqlite3_column_int64(st, 3),
+            .stomps = (uint64_t)sqlite3_column_int64(st, 4),
+            .margin = sqlite3_column_double(st, 5),
+            .m = {.count = (uint64_t)sqlite3_column_int64(st, 6),
+                  .logloss_sum = sqlite3_column_double(st, 7),
+                  .brier_sum = sqlite3_column_double(st, 8),
+                  .correct = sqlite3_column_double(st, 9)},
+            .p = sqlite3_column_double(st, 10),
+            .a_wins = sqlite3_column_double(st, 11),
+            .members = (uint64_t)sqlite3_column_int64(st, 12),
+            .rating = sqlite3_column_double(st, 13),
+            .rating2 = sqlite3_column_double(st, 14),
+            .delta = sqlite3_column_double(st, 15),
+        };
+        int bin = sqlite3_column_int(st, 1);
+        if (bin < 0 || bin >= EO_EVAL_CALIB_BINS) {
+            eo__store_seterr(s, "%s: health sums of pool %lld are damaged (bin %d)", q->path,
+                             (long long)pool_id, bin);
+            rc = EO_EIO;
+        } else {
+            rc = fn(ctx, sqlite3_column_int64(st, 0), bin, &d);
+        }
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        rc = fail(q, src, "reading health sums");
+    done(st);
+    return rc;
+}
