@@ -1,5 +1,6 @@
 /* Error formatting, id checks and typed readers shared by the decoders; small encoders shared
  * by the answers. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,4 +135,9 @@ json_t *eo__json_splits_root(json_t **arr)
     json_decref(a); /* root holds it now */
     *arr = a;
     return root;
+}
+
+json_t *eo__json_number(double x, bool integer)
+{
+    return integer && x == floor(x) && fabs(x) < 9e15 ? json_integer((json_int_t)x) : json_real(x);
 }

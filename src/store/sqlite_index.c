@@ -33,7 +33,7 @@ _Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statemen
 #define ROW_COLS "rating, mu, sigma, volatility, rounds, visible, last_ended_at, x1, x2, x3, x4, name"
 /* A round (round_columns(), then its id, record and members' results). */
 #define ROUND_COLS "r.n, r.seq, r.at, r.p_a, r.winner, l.round_id, l.body, r.members"
-#define ROUND_FROM "FROM round_ix AS r JOIN log AS l ON l.pool_id = r.pool_id AND l.seq = r.seq "
+#define ROUND_FROM " FROM round_ix AS r JOIN log AS l ON l.pool_id = r.pool_id AND l.seq = r.seq "
 
 static const char *const ix_sql[X_COUNT] = {
     /* The row write of eo_store_player_put() (sqlite.c) with the chain of the player's rounds
