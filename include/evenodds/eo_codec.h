@@ -144,9 +144,11 @@ int eo_round_answer_text(const char *round_id, const eo_member_result *m, size_t
  *  of eo_pool_get_quality(), null for a figure without a value yet. */
 json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q);
 /** {"pool","by","units","maps":[{"map","plays","a_wins","b_wins","draws","a_win_rate","bias",
- *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p pool named @p name, sorted by map
- *  (then size bucket, then mode); "units" "mu" for the Gaussian models, else "logit". */
-json_t *eo_maps_to_json(const char *name, const eo_pool *pool);
+ *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p name (configuration @p cfg) from
+ *  the @p n keys @p st as eo_bias_each() gives them (sorted by map, then size bucket, then
+ *  mode); "units" "mu" for the Gaussian models, else "logit". */
+json_t *eo_maps_to_json(const char *name, const eo_pool_config *cfg, const eo_bias_stats *st,
+                        size_t n);
 /** {"season","players","at"}: a season ended. */
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at);
 /** {"players","records","upto"}: a refit applied. */

@@ -1045,24 +1045,29 @@ static eo__run h_player_put(eo__call *c, eo__answer *a)
     return EO__RUN_WRITER;
 }
 
-/* Quality and maps: figures of the writer's in-memory pool, asked through its queue. */
-static eo__run pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
+/* Quality: figures of the writer's in-memory pool, asked through its queue. */
+static eo__run h_quality(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
     if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
-    writer_req(c, kind, NULL);
+    writer_req(c, EO__W_QUALITY, NULL);
     return EO__RUN_WRITER;
 }
 
-static eo__run h_quality(eo__call *c, eo__answer *a)
-{
-    return pool_read(c, a, EO__W_QUALITY);
-}
-
+/* Maps: the bias the writer publishes after each commit (and after the fold at start), before
+ * it answers, so every acknowledged round is in it; a read that never waits for the writer. */
 static eo__run h_maps(eo__call *c, eo__answer *a)
 {
-    return pool_read(c, a, EO__W_MAPS);
+    eo__pool_facts pi;
+    if (eo__need_pool(c, &pi, a))
+        return EO__RUN_DONE;
+    json_t *doc = eo__pools_maps(&c->svc->pools, &pi);
+    if (doc == NULL)
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+    else
+        eo__answer_json(a, 200, doc);
+    return EO__RUN_DONE;
 }
 
 static eo__run h_player_delete(eo__call *c, eo__answer *a)
@@ -1137,6 +1142,7 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/players/{id}", EO__ROLE_SERVER, EO__BODY_NONE, h_player_get},
     {"PUT", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_JSON, h_player_put},
     {"DELETE", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_NONE, h_player_delete},
+    {"GET", "/v1/pools/{pool}/rounds", EO__ROLE_READ, EO__BODY_NONE, eo__h_rounds_list},
     {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_SERVER, EO__BODY_JSON, h_rounds},
     {"POST", "/v1/pools/{pool}/splits", EO__ROLE_SERVER, EO__BODY_JSON, h_splits},
     {"GET", "/v1/pools/{pool}/quality", EO__ROLE_ADMIN, EO__BODY_NONE, h_quality},
@@ -1156,7 +1162,6 @@ const eo__route eo__routes[] = {
      eo__h_history},
     {"GET", "/v1/pools/{pool}/players/{id}/rounds", EO__ROLE_READ, EO__BODY_NONE,
      eo__h_player_rounds},
-    {"GET", "/v1/pools/{pool}/rounds", EO__ROLE_READ, EO__BODY_NONE, eo__h_rounds_list},
     {"GET", "/v1/pools/{pool}/rounds/{round}", EO__ROLE_READ, EO__BODY_NONE, eo__h_round_get},
     {"GET", "/v1/pools/{pool}/health", EO__ROLE_READ, EO__BODY_NONE, eo__h_health},
     {"GET", "/", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},

@@ -252,6 +252,9 @@ int eo__pools_ratings_load(eo__pools *p, const char *name, eo_store *st, int64_t
 int eo__pools_ratings_set(eo__pools *p, const char *name, const eo__rating_set *u, size_t n);
 /* Switches off the ratings of every pool (the writer lost track of what a batch changed). */
 void eo__pools_ratings_off(eo__pools *p);
+/* The document of GET …/maps for pool @p pi from its published bias (a pool without one: no
+ * maps). NULL when out of memory. */
+json_t *eo__pools_maps(eo__pools *p, const eo__pool_facts *pi);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_facts **out, size_t *n);
 /* Reads an engine pool into @p out (id from the engine's store). 0, EO_ENOTFOUND or EO_EIO. */
@@ -260,8 +263,7 @@ int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *o
 /* ---- writer.c: the single writer --------------------------------------------------------- */
 
 /* EO__W_QUALITY reads the writer's in-memory pool: quality is O(players) to compute, so it is
- * computed on request (admin only) rather than after every batch. EO__W_MAPS reads the pool's
- * map bias table the same way: only the writer's pool has it. */
+ * computed on request (admin only) rather than after every batch. */
 typedef enum {
     EO__W_ROUND,
     EO__W_SET,
@@ -269,7 +271,6 @@ typedef enum {
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
     EO__W_SEASON,
-    EO__W_MAPS,
     EO__W_REFIT /* a refit job's result (refit.c): eo_engine_refit() */
 } eo__wkind;
 

@@ -115,8 +115,7 @@ static int update(eo__writer *wr, eo__wreq *w)
         if (rc == 0)
             w->resp = dump(eo_refit_answer_to_json(w->u.refit.n, records, w->u.refit.upto));
         return rc;
-    case EO__W_QUALITY:
-    case EO__W_MAPS: return 0;
+    case EO__W_QUALITY: return 0;
     }
     return EO_EINTERNAL;
 }
@@ -138,7 +137,6 @@ static char *answer_of(eo__writer *wr, const eo__wreq *w)
     case EO__W_QUALITY:
         eo_pool_get_quality(p, w->now, &q);
         return dump(eo_quality_to_json(w->pool, &q));
-    case EO__W_MAPS: return dump(eo_maps_to_json(w->pool, p));
     default: return NULL;
     }
 }
@@ -150,7 +148,7 @@ static void apply(eo__writer *wr, eo__wreq *w)
     w->replayed = 0;
     w->status = w->kind == EO__W_POOL_CREATE || w->kind == EO__W_SEASON ? 201 : 200;
     int rc = 0;
-    if ((w->kind == EO__W_QUALITY || w->kind == EO__W_MAPS) && !eo_engine_pool(wr->e, w->pool))
+    if (w->kind == EO__W_QUALITY && !eo_engine_pool(wr->e, w->pool))
         rc = eo_engine_fail(&w->err, EO_OP_READ, EO_ENOTFOUND, "pool", "no pool of that name");
     else
         rc = update(wr, w);
@@ -287,7 +285,7 @@ bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
 static bool wrote(eo__wreq **batch, size_t k)
 {
     for (size_t i = 0; i < k; i++)
-        if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
+        if (batch[i]->kind != EO__W_QUALITY &&
             batch[i]->status < 400 && !batch[i]->replayed)
             return true;
     return false;
@@ -327,7 +325,7 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
         publish(wr, batch, k);
     eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
     /* Only a commit that wrote something shows the store takes writes again: a batch of reads
-     * (quality, maps), of replays or of updates that all failed on their own writes nothing. */
+     * (quality), of replays or of updates that all failed on their own writes nothing. */
     if (rc != 0 || wrote(batch, k)) {
         pthread_mutex_lock(&wr->mu);
         set_health(wr, rc, "the last commit failed");
