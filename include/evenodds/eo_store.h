@@ -324,8 +324,8 @@ int eo_store_board_each(eo_store *s, int64_t pool_id, const char *q, int64_t off
 int eo_store_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *rank);
 
 /**
- * Player @p id's results after each of his rounds since his row was created (a reset starts
- * him afresh), in round order: the last @p limit (> 0) of them, back to the first played
+ * Player @p id's results after each of his rounds (an admin's reset or set between them
+ * changes none), in round order: the last @p limit (> 0) of them, back to the first played
  * before @p since (Unix seconds; eo_member_ix.at), which is left out with everything older.
  * Calls @p fn per result until it returns non-zero (returned). 0, EO_ENOMEM or EO_EIO.
  */

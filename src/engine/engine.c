@@ -44,8 +44,6 @@ static int fold_edit(fold_ctx *c, const eo_log_entry *le)
         rc = eo_pool_reset_player(c->pool, player);
         if (rc == EO_ENOTFOUND)
             rc = 0; /* logged for the record; resetting an unknown player changes nothing */
-        else if (rc == 0 && c->index && le->seq > c->indexed) /* his rounds start afresh */
-            rc = eo__ix_backlog_reset(&c->backlog, player);
     }
     json_decref(o);
     if (rc)

@@ -86,14 +86,13 @@ int eo__engine_index_round(eo_engine *e, const eo__stored_pool *p, const eo_roun
 
 /* ---- rounds logged before the indexes, indexed at open ----------------------------------- */
 
-/* A folded entry waiting to be indexed: a round (its P(A) and members' results, whose ids
- * point into it), or a player's reset (id set, r empty), which starts his chain afresh. */
+/* A folded round waiting to be indexed: its P(A) and members' results (whose ids point into
+ * it). */
 typedef struct pending {
     eo_round r;
     double p_a;
     eo_member_result *m;
     int64_t seq, logged;
-    char *reset;
 } pending;
 
 /* What the backlog's player rows must say once indexed: their last round, the one before and
@@ -112,46 +111,27 @@ struct eo__ix_backlog {
     size_t links_cap;
 };
 
-static pending *backlog_next(eo__ix_backlog **b)
-{
-    if (*b == NULL && (*b = calloc(1, sizeof **b)) == NULL)
-        return NULL;
-    eo__ix_backlog *q = *b;
-    pending *v = eo__grow(q->v, &q->cap, q->n + 1, sizeof *v);
-    if (v == NULL)
-        return NULL;
-    q->v = v;
-    memset(&v[q->n], 0, sizeof v[q->n]);
-    return &v[q->n];
-}
-
 int eo__ix_backlog_round(eo__ix_backlog **b, eo_round *r, double p_a, const eo_member_result *m,
                          int64_t seq, int64_t logged)
 {
-    pending *p = backlog_next(b);
+    if (*b == NULL && (*b = calloc(1, sizeof **b)) == NULL)
+        return EO_ENOMEM;
+    eo__ix_backlog *q = *b;
+    pending *v = eo__grow(q->v, &q->cap, q->n + 1, sizeof *v);
     size_t k = r->n[0] + r->n[1];
-    eo_member_result *copy = p != NULL ? malloc(k * sizeof *copy) : NULL;
+    eo_member_result *copy = v != NULL ? malloc(k * sizeof *copy) : NULL;
+    if (v != NULL)
+        q->v = v;
     if (copy == NULL)
         return EO_ENOMEM;
     memcpy(copy, m, k * sizeof *copy);
+    pending *p = &q->v[q->n++];
     p->r = *r; /* the round moves here: its ids stay where the results point */
     memset(r, 0, sizeof *r);
     p->p_a = p_a;
     p->m = copy;
     p->seq = seq;
     p->logged = logged;
-    (*b)->n++;
-    return 0;
-}
-
-int eo__ix_backlog_reset(eo__ix_backlog **b, const char *id)
-{
-    pending *p = backlog_next(b);
-    size_t len = strlen(id);
-    if (p == NULL || (p->reset = malloc(len + 1)) == NULL)
-        return EO_ENOMEM;
-    memcpy(p->reset, id, len + 1);
-    (*b)->n++;
     return 0;
 }
 
@@ -199,15 +179,6 @@ static int flush_one(eo_engine *e, int64_t pool_id, eo__ix_backlog *b, pending *
     eo_member_ix *mx = e->ix_members;
     const char **ids = e->ix_ids;
     int rc = 0;
-    if (p->reset != NULL) {
-        link *l = link_of(e, pool_id, b, p->reset, &rc);
-        if (l != NULL) {
-            l->last = l->prev = 0;
-            free(l->name);
-            l->name = NULL;
-        }
-        return rc;
-    }
     eo_round_ix ix;
     eo_eval_sums sums;
     describe(&p->r, p->p_a, p->m, n, p->seq, p->logged, &ix, mx, ids, &sums);
@@ -253,7 +224,6 @@ static void backlog_clear(eo__ix_backlog *b)
     for (size_t i = 0; i < b->n; i++) {
         eo_round_free(&b->v[i].r);
         free(b->v[i].m);
-        free(b->v[i].reset);
     }
     b->n = 0;
 }
@@ -267,8 +237,7 @@ int eo__ix_backlog_flush(eo_engine *e, int64_t pool_id, eo__ix_backlog *b)
     if (rc == 0)
         rc = next_number(e, pool_id, &n);
     for (size_t i = 0; i < b->n && rc == 0; i++)
-        if ((rc = flush_one(e, pool_id, b, &b->v[i], n)) == 0 && b->v[i].reset == NULL)
-            n++;
+        rc = flush_one(e, pool_id, b, &b->v[i], n++);
     int lrc = write_links(e, pool_id, b);
     rc = rc != 0 ? rc : lrc;
     if (rc == 0)

@@ -95,15 +95,12 @@ int eo__engine_put_played(eo_engine *e, const eo__stored_pool *p, const char *id
 int eo__engine_index_round(eo_engine *e, const eo__stored_pool *p, const eo_round *r,
                            double p_a, const eo_member_result *m, int64_t seq, int64_t now);
 
-/* Entries folded at open that the indexes lack, written a few thousand at a time (the fold
- * reads the log through the store handle, which its callback may not use): rounds, and
- * resets, which start a player's chain of rounds afresh. */
+/* Rounds folded at open that the indexes lack, written a few thousand at a time (the fold
+ * reads the log through the store handle, which its callback may not use). */
 typedef struct eo__ix_backlog eo__ix_backlog;
 /* Takes @p r (zeroed) and a copy of its results into *b (created on first use). 0, EO_ENOMEM. */
 int eo__ix_backlog_round(eo__ix_backlog **b, eo_round *r, double p_a, const eo_member_result *m,
                          int64_t seq, int64_t logged);
-/* A reset of player @p id (copied). 0 or EO_ENOMEM. */
-int eo__ix_backlog_reset(eo__ix_backlog **b, const char *id);
 size_t eo__ix_backlog_size(const eo__ix_backlog *b);
 /* Indexes what @p b holds in one transaction (rounds, and the players' chains and names) and
  * empties it. 0 or the store's code. */

@@ -281,6 +281,9 @@ static size_t on_header(char *data, size_t sz, size_t nm, void *ud)
     header_value(data, n, "Content-Type", r->ctype, sizeof r->ctype);
     header_value(data, n, "Allow", r->allow, sizeof r->allow);
     header_value(data, n, "Retry-After", r->retry_after, sizeof r->retry_after);
+    header_value(data, n, "ETag", r->etag, sizeof r->etag);
+    header_value(data, n, "Cache-Control", r->cache, sizeof r->cache);
+    header_value(data, n, "Content-Security-Policy", r->csp, sizeof r->csp);
     return n;
 }
 

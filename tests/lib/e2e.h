@@ -49,6 +49,9 @@ typedef struct e2e_resp {
     char ctype[128];
     char allow[64];
     char retry_after[16];
+    char etag[64];
+    char cache[64];    /* Cache-Control */
+    char csp[256];     /* Content-Security-Policy */
 } e2e_resp;
 
 /* Sends one request. @p key: bearer key or NULL (no Authorization). @p ctype NULL means
