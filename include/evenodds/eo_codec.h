@@ -191,14 +191,25 @@ json_t *eo_board_row_to_json(const eo_model_ctx *m, int64_t rank, const char *id
 json_t *eo_history_point_to_json(const eo_model_ctx *m, int64_t number, int64_t at,
                                  const eo_read_member *p);
 
+/** A round as reads show it. Strings NULL and times 0 when the record has none. */
+typedef struct eo_round_read {
+    const char *id, *map, *mode, *server;
+    int64_t number;     /**< the pool's round number */
+    int64_t at;         /**< when it was played */
+    int64_t started_at, ended_at;
+    eo_winner winner;
+    double p_a;         /**< P(A wins) at its start */
+    size_t n[2];        /**< members of A and of B */
+} eo_round_read;
+
 /**
- * A round as reads show it: {"round","number","at","started_at","ended_at","duration","map",
- * "mode","server","winner","p_a","A":[…],"B":[…]} (absent fields null; duration in seconds
- * when both times are known), each member {"id","name","played","display","delta",state…,
- * "rounds","visible"} from @p mem (r->n[0] + r->n[1] of them, A's first).
+ * {"round","number","at","started_at","ended_at","duration","map","mode","server","winner",
+ * "p_a","A":[…],"B":[…]} (absent fields null; duration in seconds when both times are known),
+ * each member {"id","name","played","display","delta",state…,"rounds","visible"} from @p mem
+ * (r->n[0] + r->n[1] of them, A's first).
  */
-json_t *eo_round_read_to_json(const eo_model_ctx *m, const eo_round *r, int64_t number,
-                              int64_t at, double p_a, const eo_read_member *mem);
+json_t *eo_round_read_to_json(const eo_model_ctx *m, const eo_round_read *r,
+                              const eo_read_member *mem);
 
 /** A span of rounds' health (eo_eval_span_of()): {"start" (when @p with_start),"rounds",
  *  "draws","brier","logloss","accuracy","margin","stomps","rating_mean","rating_sd",

@@ -241,13 +241,19 @@ int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, in
  * Derived from the log, which stays the source of truth: the engine writes them with each new
  * round, and for rounds logged before they existed when it opens the store. */
 
-/** A round as the read index keeps it. */
+/** A round as the read index keeps it: what its record says that reads show, and how it was
+ *  rated. Strings are NULL when absent (and the caller's or the store's: valid during a
+ *  call). */
 typedef struct eo_round_ix {
-    int64_t n;        /**< the pool's round number: 1, 2, … in log order */
-    int64_t seq;      /**< its log entry */
-    int64_t at;       /**< when it was played (Unix seconds): ended_at, else started_at, else
-                           when it was logged */
-    double p_a;       /**< P(A wins) at round start, as rated */
+    int64_t n;          /**< the pool's round number: 1, 2, … in log order */
+    int64_t seq;        /**< its log entry */
+    const char *round_id;
+    int64_t at;         /**< when it was played (Unix seconds): ended_at, else started_at, else
+                             when it was logged */
+    int64_t started_at; /**< the record's (0: absent) */
+    int64_t ended_at;
+    const char *map, *mode, *server;
+    double p_a;         /**< P(A wins) at round start, as rated */
     eo_winner winner;
 } eo_round_ix;
 
@@ -263,6 +269,7 @@ typedef struct eo_member_ix {
     double sigma;     /**< its deviation (0 for models without one) */
     uint32_t rounds;  /**< rounds played after the round */
     bool visible;     /**< after the round */
+    double weight;    /**< his share of the round (eo_round_member_weight()), 0 to 1 */
     int64_t prev;     /**< the number of the player's round before this one (0: none) */
 } eo_member_ix;
 
@@ -291,7 +298,8 @@ int eo_store_player_link(eo_store *s, int64_t pool_id, const char *id, const cha
 int eo_store_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
                           const char *const *ids, const eo_member_ix *m, size_t count);
 
-/** The pool's last indexed round into @p out: 0, EO_ENOTFOUND (none) or EO_EIO. */
+/** The pool's last indexed round into @p out (its numbers only: strings NULL): 0,
+ *  EO_ENOTFOUND (none) or EO_EIO. */
 int eo_store_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out);
 
 /** Adds @p d to the pool's health sums of day @p day (Unix seconds / 86400) and calibration bin
@@ -332,12 +340,9 @@ int eo_store_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *r
 int eo_store_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
                           int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx);
 
-/** A round of a list: its index entry, its logged record and its members' results (all valid
- *  during the call). */
+/** A round of a list: its index entry and its members' results (all valid during the call). */
 typedef struct eo_round_item {
     const eo_round_ix *ix;
-    const char *round_id;
-    const char *body;            /**< the canonical record */
     size_t count;                /**< members, A's then B's */
     const char *const *ids;      /**< their ids */
     const eo_member_ix *members; /**< their results */

@@ -103,18 +103,18 @@ static json_t *string_or_null(const char *s)
     return s != NULL ? json_string(s) : json_null();
 }
 
-json_t *eo_round_read_to_json(const eo_model_ctx *m, const eo_round *r, int64_t number,
-                              int64_t at, double p_a, const eo_read_member *mem)
+json_t *eo_round_read_to_json(const eo_model_ctx *m, const eo_round_read *r,
+                              const eo_read_member *mem)
 {
     static const char *const winner[3] = {"A", "B", "draw"};
-    if (r == NULL || (unsigned)r->winner > EO_DRAW)
+    if (r == NULL || r->id == NULL || (unsigned)r->winner > EO_DRAW)
         return NULL;
     bool timed = r->started_at != 0 && r->ended_at >= r->started_at;
     json_t *o = json_object();
     int bad = o == NULL || set(o, "round", json_string(r->id)) != 0;
     if (!bad) {
-        bad |= set(o, "number", json_integer((json_int_t)number));
-        bad |= set(o, "at", json_integer((json_int_t)at));
+        bad |= set(o, "number", json_integer((json_int_t)r->number));
+        bad |= set(o, "at", json_integer((json_int_t)r->at));
         bad |= set(o, "started_at", time_or_null(r->started_at));
         bad |= set(o, "ended_at", time_or_null(r->ended_at));
         bad |= set(o, "duration", timed ? json_integer(r->ended_at - r->started_at) : json_null());
@@ -122,7 +122,7 @@ json_t *eo_round_read_to_json(const eo_model_ctx *m, const eo_round *r, int64_t 
         bad |= set(o, "mode", string_or_null(r->mode));
         bad |= set(o, "server", string_or_null(r->server));
         bad |= set(o, "winner", json_string(winner[r->winner]));
-        bad |= set(o, "p_a", json_real(p_a));
+        bad |= set(o, "p_a", json_real(r->p_a));
         bad |= set(o, "A", team_to_json(m, mem, r->n[0]));
         bad |= set(o, "B", team_to_json(m, mem + r->n[0], r->n[1]));
     }

@@ -32,7 +32,17 @@ static void describe(const eo_round *r, double p_a, const eo_member_result *m, i
                      int64_t seq, int64_t logged, eo_round_ix *ix, eo_member_ix *mx,
                      const char **ids, eo_eval_sums *sums)
 {
-    *ix = (eo_round_ix){n, seq, played_at(r, logged), p_a, r->winner};
+    *ix = (eo_round_ix){.n = n,
+                        .seq = seq,
+                        .round_id = r->id,
+                        .at = played_at(r, logged),
+                        .started_at = r->started_at,
+                        .ended_at = r->ended_at,
+                        .map = r->map,
+                        .mode = r->mode,
+                        .server = r->server,
+                        .p_a = p_a,
+                        .winner = r->winner};
     memset(sums, 0, sizeof *sums);
     (void)eo_eval_sums_round(sums, p_a, r->winner); /* a rated round's P(A) is in [0, 1] */
     size_t i = 0;
@@ -47,7 +57,8 @@ static void describe(const eo_round *r, double p_a, const eo_member_result *m, i
                                    .mu = m[i].mu,
                                    .sigma = m[i].sigma,
                                    .rounds = m[i].rounds,
-                                   .visible = m[i].visible};
+                                   .visible = m[i].visible,
+                                   .weight = eo_round_member_weight(r, &r->team[t][j])};
             ids[i] = m[i].id;
             eo_eval_sums_member(sums, m[i].rating, m[i].delta);
         }

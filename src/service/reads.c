@@ -173,7 +173,7 @@ static void read_member(const eo__call *c, const eo_member_ix *m, eo_read_member
     out->v.rounds = m->rounds;
     out->v.visible = m->visible;
     out->delta = m->delta;
-    out->weight = 1.0;
+    out->weight = m->weight;
     out->hidden = keyless(c) && !m->visible;
 }
 
@@ -260,38 +260,31 @@ typedef struct rounds_ctx {
     char *names[EO_PLAYERS_MAX];
 } rounds_ctx;
 
-/* Round @p it as a read shows it: the record decoded, each member's result with his last name
- * and share of the round. NULL with *rc when it cannot be read. */
+/* Round @p it as a read shows it: each member's result with his last name seen. NULL with *rc
+ * when it cannot be read. */
 static json_t *round_doc(rounds_ctx *x, const eo_round_item *it, int *rc)
 {
-    eo_round r;
-    eo_round_error rerr;
-    *rc = eo_round_from_text(it->body, strlen(it->body), &r, &rerr);
-    if (*rc == 0 && r.n[0] + r.n[1] != it->count)
-        *rc = EO_EIO; /* the index and the record disagree */
+    const eo_round_ix *ix = it->ix;
+    eo_round_read r = {ix->round_id, ix->map,        ix->mode,     ix->server, ix->n, ix->at,
+                       ix->started_at, ix->ended_at, ix->winner,   ix->p_a,    {0, 0}};
+    *rc = 0;
+    for (size_t k = 0; *rc == 0 && k < it->count; k++) {
+        eo_read_member *p = &x->mem[k];
+        read_member(x->c, &it->members[k], p);
+        p->id = it->ids[k];
+        r.n[it->members[k].team]++;
+        *rc = eo_store_player_name_get(x->rs, x->pi->id, p->id, &x->names[k]);
+        if (*rc == EO_ENOTFOUND) /* no row: no name */
+            *rc = 0;
+        p->name = x->names[k];
+    }
     json_t *o = NULL;
-    size_t k = 0;
-    for (int t = 0; *rc == 0 && t < 2; t++) {
-        for (size_t j = 0; *rc == 0 && j < r.n[t]; j++, k++) {
-            eo_read_member *p = &x->mem[k];
-            read_member(x->c, &it->members[k], p);
-            p->id = it->ids[k];
-            p->weight = eo_round_member_weight(&r, &r.team[t][j]);
-            *rc = strcmp(r.team[t][j].id, p->id) != 0 ? EO_EIO
-                  : eo_store_player_name_get(x->rs, x->pi->id, p->id, &x->names[k]);
-            if (*rc == EO_ENOTFOUND) /* reset since: no name */
-                *rc = 0;
-            p->name = x->names[k];
-        }
-    }
-    if (*rc == 0 && (o = eo_round_read_to_json(x->pi->model, &r, it->ix->n, it->ix->at,
-                                               it->ix->p_a, x->mem)) == NULL)
+    if (*rc == 0 && r.id != NULL && (o = eo_round_read_to_json(x->pi->model, &r, x->mem)) == NULL)
         *rc = EO_ENOMEM;
-    for (size_t i = 0; i < k; i++) {
-        free(x->names[i]);
-        x->names[i] = NULL;
+    for (size_t k = 0; k < it->count; k++) {
+        free(x->names[k]);
+        x->names[k] = NULL;
     }
-    eo_round_free(&r);
     return o;
 }
 

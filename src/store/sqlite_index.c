@@ -31,9 +31,10 @@ _Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statemen
 
 /* A player row's columns (row_columns()) and the name after them. */
 #define ROW_COLS "rating, mu, sigma, volatility, rounds, visible, last_ended_at, x1, x2, x3, x4, name"
-/* A round (round_columns(), then its id, record and members' results). */
-#define ROUND_COLS "r.n, r.seq, r.at, r.p_a, r.winner, l.round_id, l.body, r.members"
-#define ROUND_FROM " FROM round_ix AS r JOIN log AS l ON l.pool_id = r.pool_id AND l.seq = r.seq "
+/* A round (round_columns()), then its members' results. */
+#define ROUND_COLS "r.n, r.seq, r.p_a, r.winner, r.at, r.started_at, r.ended_at, r.round_id, " \
+                   "r.map, r.mode, r.server, r.members"
+#define MEMBERS_COL 11
 
 static const char *const ix_sql[X_COUNT] = {
     /* The row write of eo_store_player_put() (sqlite.c) with the chain of the player's rounds
@@ -51,9 +52,10 @@ static const char *const ix_sql[X_COUNT] = {
     [X_LAST] = "SELECT last_n FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [X_LINK] = "UPDATE players SET last_n = ?3, prev_n = ?4, name = coalesce(?5, name), "
                "name_key = coalesce(?6, name_key) WHERE pool_id = ?1 AND player_id = ?2",
-    [X_ROUND_PUT] = "INSERT INTO round_ix (pool_id, n, seq, at, p_a, winner, members) "
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [X_ROUND_LAST] = "SELECT n, seq, at, p_a, winner FROM round_ix WHERE pool_id = ?1 "
+    [X_ROUND_PUT] = "INSERT INTO round_ix (pool_id, n, seq, p_a, winner, at, started_at, "
+                    "ended_at, round_id, map, mode, server, members) VALUES (?1, ?2, ?3, ?4, ?5, "
+                    "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [X_ROUND_LAST] = "SELECT n, seq, p_a, winner, at FROM round_ix WHERE pool_id = ?1 "
                      "ORDER BY n DESC LIMIT 1",
     [X_HEALTH_ADD] = "INSERT INTO health VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
                      "?12, ?13, ?14, ?15, ?16, ?17) ON CONFLICT (pool_id, day, bin) DO UPDATE "
@@ -78,10 +80,11 @@ static const char *const ix_sql[X_COUNT] = {
     /* Those ahead of (rating ?2, id ?3) on the board: a range of the board's index. */
     [X_RANK] = "SELECT count(*) FROM players WHERE pool_id = ?1 AND visible = 1 AND "
                "rating >= ?2 AND NOT (rating = ?2 AND player_id >= ?3)",
-    [X_ROUNDS] = "SELECT " ROUND_COLS ROUND_FROM "WHERE r.pool_id = ?1 AND r.n <= "
+    [X_ROUNDS] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.pool_id = ?1 AND r.n <= "
                  "(SELECT coalesce(max(n), 0) FROM round_ix WHERE pool_id = ?1) - ?2 "
                  "ORDER BY r.n DESC LIMIT ?3",
-    [X_ROUND_BY_N] = "SELECT " ROUND_COLS ROUND_FROM "WHERE r.pool_id = ?1 AND r.n = ?2",
+    [X_ROUND_BY_N] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.pool_id = ?1 AND r.n = ?2",
+    /* the log's (pool_id, round_id) index finds the round's entry, round_ix_seq its row */
     [X_ROUND_BY_ID] = "SELECT " ROUND_COLS " FROM log AS l JOIN round_ix AS r ON "
                       "r.pool_id = l.pool_id AND r.seq = l.seq WHERE l.pool_id = ?1 AND "
                       "l.round_id = ?2",
@@ -218,10 +221,10 @@ int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char 
 
 /* ---- the members of a round, one blob per round ------------------------------------------
  * Per member, A's then B's: team (1 byte), visible (1), id length (1, 1 to EO_ID_MAX), the id,
- * prev (8), rating, delta, mu, sigma (8 each, IEEE doubles), rounds (4); integers and doubles
- * little-endian, so that a store file reads the same on every machine. */
+ * prev (8), rating, delta, mu, sigma, weight (8 each, IEEE doubles), rounds (4); integers and
+ * doubles little-endian, so that a store file reads the same on every machine. */
 
-#define MEMBER_FIXED (3 + 8 + 4 * 8 + 4)
+#define MEMBER_FIXED (3 + 8 + 5 * 8 + 4)
 
 static unsigned char *put_u(unsigned char *p, uint64_t v, int bytes)
 {
@@ -277,6 +280,7 @@ static unsigned char *members_encode(const char *const *ids, const eo_member_ix 
         p = put_f(p, m[i].delta);
         p = put_f(p, m[i].mu);
         p = put_f(p, m[i].sigma);
+        p = put_f(p, m[i].weight);
         p = put_u(p, m[i].rounds, 4);
     }
     *len = total;
@@ -300,10 +304,16 @@ int eo__sq_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
         sqlite3_bind_int64(st, 1, pool_id);
         sqlite3_bind_int64(st, 2, r->n);
         sqlite3_bind_int64(st, 3, r->seq);
-        sqlite3_bind_int64(st, 4, r->at);
-        sqlite3_bind_double(st, 5, r->p_a);
-        sqlite3_bind_int(st, 6, (int)r->winner);
-        sqlite3_bind_blob64(st, 7, blob, len, SQLITE_STATIC);
+        sqlite3_bind_double(st, 4, r->p_a);
+        sqlite3_bind_int(st, 5, (int)r->winner);
+        sqlite3_bind_int64(st, 6, r->at);
+        sqlite3_bind_int64(st, 7, r->started_at);
+        sqlite3_bind_int64(st, 8, r->ended_at);
+        bind_text(st, 9, r->round_id);
+        bind_text(st, 10, r->map);
+        bind_text(st, 11, r->mode);
+        bind_text(st, 12, r->server);
+        sqlite3_bind_blob64(st, 13, blob, len, SQLITE_STATIC);
         rc = step_done(q, st, "indexing a round");
     }
     free(blob);
@@ -348,21 +358,31 @@ static int members_decode(sq_store *q, int64_t pool_id, const eo_round_ix *r,
         m->delta = get_f(p + 16);
         m->mu = get_f(p + 24);
         m->sigma = get_f(p + 32);
-        m->rounds = (uint32_t)get_u(p + 40, 4);
+        m->weight = get_f(p + 40);
+        m->rounds = (uint32_t)get_u(p + 48, 4);
         p += MEMBER_FIXED - 3;
         out->n++;
     }
     return 0;
 }
 
-/* A round's index entry from column @p col on. */
-static void round_columns(sqlite3_stmt *st, int col, eo_round_ix *r)
+/* A round's index entry (ROUND_COLS, or its first five for the numbers only). */
+static void round_columns(sqlite3_stmt *st, bool all, eo_round_ix *r)
 {
-    r->n = sqlite3_column_int64(st, col);
-    r->seq = sqlite3_column_int64(st, col + 1);
-    r->at = sqlite3_column_int64(st, col + 2);
-    r->p_a = sqlite3_column_double(st, col + 3);
-    r->winner = (eo_winner)sqlite3_column_int(st, col + 4);
+    memset(r, 0, sizeof *r);
+    r->n = sqlite3_column_int64(st, 0);
+    r->seq = sqlite3_column_int64(st, 1);
+    r->p_a = sqlite3_column_double(st, 2);
+    r->winner = (eo_winner)sqlite3_column_int(st, 3);
+    r->at = sqlite3_column_int64(st, 4);
+    if (!all)
+        return;
+    r->started_at = sqlite3_column_int64(st, 5);
+    r->ended_at = sqlite3_column_int64(st, 6);
+    r->round_id = (const char *)sqlite3_column_text(st, 7);
+    r->map = (const char *)sqlite3_column_text(st, 8);
+    r->mode = (const char *)sqlite3_column_text(st, 9);
+    r->server = (const char *)sqlite3_column_text(st, 10);
 }
 
 int eo__sq_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out)
@@ -375,7 +395,7 @@ int eo__sq_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out)
     sqlite3_bind_int64(st, 1, pool_id);
     int src = sqlite3_step(st);
     if (src == SQLITE_ROW)
-        round_columns(st, 0, out);
+        round_columns(st, false, out);
     else
         rc = src == SQLITE_DONE ? EO_ENOTFOUND : fail(q, src, "reading the round index");
     done(st);
@@ -614,11 +634,10 @@ static int round_items(sq_store *q, int64_t pool_id, sqlite3_stmt *st, members *
     *any = false;
     while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
         eo_round_ix r;
-        round_columns(st, 0, &r);
-        rc = members_decode(q, pool_id, &r, sqlite3_column_blob(st, 7),
-                            (size_t)sqlite3_column_bytes(st, 7), mb);
-        eo_round_item item = {&r, (const char *)sqlite3_column_text(st, 5),
-                              (const char *)sqlite3_column_text(st, 6), mb->n, mb->ids, mb->m};
+        round_columns(st, true, &r);
+        rc = members_decode(q, pool_id, &r, sqlite3_column_blob(st, MEMBERS_COL),
+                            (size_t)sqlite3_column_bytes(st, MEMBERS_COL), mb);
+        eo_round_item item = {&r, mb->n, mb->ids, mb->m};
         *any = true;
         if (rc == 0)
             rc = fn(ctx, &item);

@@ -134,7 +134,8 @@ const char *const eo__sqlite_migrations[] = {
      "INSERT INTO probe VALUES (1, 0);\n"),
     /* 7: read indexes, derived from the log (docs/STORE.md "Read indexes"). What a round adds is
      * appended in round order (rows keyed by player would cost a random page write per member
-     * and round): its number, P(A), outcome and members' results (a blob, sqlite_index.c), each
+     * and round): its number, what reads show of its record (reads never parse the log), P(A),
+     * outcome and members' results (a blob, sqlite_index.c), each
      * result with the number of the player's round before, so that his rounds are a chain from
      * last_n in his player row (prev_n: the one before it); and the pool's health sums per day
      * and P(A) bin. Players keep their last name seen (name_key folds it for search); the board
@@ -146,13 +147,19 @@ const char *const eo__sqlite_migrations[] = {
      "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
      "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key);\n"
      "CREATE TABLE round_ix (\n"
-     "  pool_id INTEGER NOT NULL,\n"
-     "  n       INTEGER NOT NULL,\n"
-     "  seq     INTEGER NOT NULL,\n"
-     "  at      INTEGER NOT NULL,\n"
-     "  p_a     REAL    NOT NULL,\n"
-     "  winner  INTEGER NOT NULL,\n"
-     "  members BLOB    NOT NULL,\n"
+     "  pool_id    INTEGER NOT NULL,\n"
+     "  n          INTEGER NOT NULL,\n"
+     "  seq        INTEGER NOT NULL,\n"
+     "  round_id   TEXT    NOT NULL,\n"
+     "  at         INTEGER NOT NULL,\n"
+     "  started_at INTEGER NOT NULL,\n"
+     "  ended_at   INTEGER NOT NULL,\n"
+     "  map        TEXT,\n"
+     "  mode       TEXT,\n"
+     "  server     TEXT,\n"
+     "  p_a        REAL    NOT NULL,\n"
+     "  winner     INTEGER NOT NULL,\n"
+     "  members    BLOB    NOT NULL,\n"
      "  PRIMARY KEY (pool_id, n)\n"
      ") WITHOUT ROWID;\n"
      "CREATE UNIQUE INDEX round_ix_seq ON round_ix (pool_id, seq);\n"
