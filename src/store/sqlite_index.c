@@ -328,42 +328,81 @@ typedef struct members {
     eo_member_ix m[EO_PLAYERS_MAX];
 } members;
 
+/* The next member of a blob at *p (before @p end) into @p m (its id at *id, *idlen bytes, not
+ * NUL-terminated), *p moved past it; @p pos counts each team's members. false when the blob is
+ * damaged there. */
+static bool member_next(const unsigned char **p, const unsigned char *end, int pos[2],
+                        eo_member_ix *m, const char **id, size_t *idlen)
+{
+    const unsigned char *b = *p;
+    size_t n = end - b >= 3 ? b[2] : 0;
+    if (n == 0 || b[0] > 1 || (size_t)(end - b) < MEMBER_FIXED + n)
+        return false;
+    m->team = b[0];
+    m->pos = pos[m->team]++;
+    m->visible = b[1] != 0;
+    *id = (const char *)b + 3;
+    *idlen = n;
+    b += 3 + n;
+    m->prev = (int64_t)get_u(b, 8);
+    m->rating = get_f(b + 8);
+    m->delta = get_f(b + 16);
+    m->mu = get_f(b + 24);
+    m->sigma = get_f(b + 32);
+    m->weight = get_f(b + 40);
+    m->rounds = (uint32_t)get_u(b + 48, 4);
+    *p = b + MEMBER_FIXED - 3;
+    return true;
+}
+
+static int damaged(sq_store *q, int64_t pool_id, int64_t n)
+{
+    eo__store_seterr(&q->base, "%s: pool %lld: the index of round %lld is damaged", q->path,
+                     (long long)pool_id, (long long)n);
+    return EO_EIO;
+}
+
 /* Decodes the blob of round @p r into @p out. EO_EIO (message set) when it is damaged. */
 static int members_decode(sq_store *q, int64_t pool_id, const eo_round_ix *r,
                           const unsigned char *b, size_t len, members *out)
 {
     const unsigned char *p = b, *end = b + len;
     int pos[2] = {0, 0};
-    out->n = 0;
-    while (p < end) {
-        size_t idlen = end - p >= 3 ? p[2] : 0;
-        if (out->n == EO_PLAYERS_MAX || idlen == 0 || p[0] > 1 ||
-            (size_t)(end - p) < MEMBER_FIXED + idlen) {
-            eo__store_seterr(&q->base, "%s: pool %lld: the index of round %lld is damaged",
-                             q->path, (long long)pool_id, (long long)r->n);
-            return EO_EIO;
-        }
+    for (out->n = 0; p < end; out->n++) {
         eo_member_ix *m = &out->m[out->n];
+        const char *id;
+        size_t idlen;
+        if (out->n == EO_PLAYERS_MAX || !member_next(&p, end, pos, m, &id, &idlen))
+            return damaged(q, pool_id, r->n);
         m->n = r->n;
         m->at = r->at;
-        m->team = p[0];
-        m->pos = pos[m->team]++;
-        m->visible = p[1] != 0;
-        memcpy(out->id[out->n], p + 3, idlen);
+        memcpy(out->id[out->n], id, idlen);
         out->id[out->n][idlen] = '\0';
         out->ids[out->n] = out->id[out->n];
-        p += 3 + idlen;
-        m->prev = (int64_t)get_u(p, 8);
-        m->rating = get_f(p + 8);
-        m->delta = get_f(p + 16);
-        m->mu = get_f(p + 24);
-        m->sigma = get_f(p + 32);
-        m->weight = get_f(p + 40);
-        m->rounds = (uint32_t)get_u(p + 48, 4);
-        p += MEMBER_FIXED - 3;
-        out->n++;
     }
     return 0;
+}
+
+/* Player @p id's result in the blob of round @p n played at @p at, into @p m. EO_ENOTFOUND when
+ * he is not in it, EO_EIO when it is damaged. */
+static int member_find(sq_store *q, int64_t pool_id, int64_t n, int64_t at,
+                       const unsigned char *b, size_t len, const char *id, eo_member_ix *m)
+{
+    const unsigned char *p = b, *end = b + len;
+    int pos[2] = {0, 0};
+    size_t want = strlen(id);
+    while (p < end) {
+        const char *mid;
+        size_t idlen;
+        if (!member_next(&p, end, pos, m, &mid, &idlen))
+            return damaged(q, pool_id, n);
+        if (idlen == want && memcmp(mid, id, want) == 0) {
+            m->n = n;
+            m->at = at;
+            return 0;
+        }
+    }
+    return EO_ENOTFOUND;
 }
 
 /* A round's index entry (ROUND_COLS, or its first five for the numbers only). */
@@ -691,73 +730,78 @@ typedef struct walk {
     int64_t since;    /* stop at the first round played before */
     int64_t skip;     /* results passed over first */
     int64_t limit;    /* results kept at most */
-    int64_t next;     /* the round to read next (0: the chain ended) */
-    bool stop;
-    bool broken;      /* a round of the chain lacks the player */
     eo_member_ix *v;  /* the results kept, newest first */
     size_t n, cap;
-    int (*fn)(void *ctx, const eo_round_item *r, const eo_member_ix *m); /* or NULL */
+    /* each kept round with its members (for a player's rounds), or NULL: results only */
+    int (*fn)(void *ctx, const eo_round_item *r, const eo_member_ix *m);
     void *ctx;
 } walk;
 
-static int walk_one(void *ctx, const eo_round_item *r)
+/* One step: the player's result in round @p st (X_ROUND_BY_N, stepped to its row) into @p m,
+ * and, with w->fn, the round through it. */
+static int walk_step(sq_store *q, int64_t pool_id, walk *w, sqlite3_stmt *st, members *mb,
+                     bool keep, eo_member_ix *m)
 {
-    walk *w = ctx;
+    eo_round_ix r;
+    round_columns(st, true, &r);
+    const unsigned char *b = sqlite3_column_blob(st, MEMBERS_COL);
+    size_t len = (size_t)sqlite3_column_bytes(st, MEMBERS_COL);
+    if (!keep || w->fn == NULL)
+        return member_find(q, pool_id, r.n, r.at, b, len, w->id, m);
+    int rc = members_decode(q, pool_id, &r, b, len, mb);
     size_t i = 0;
-    while (i < r->count && strcmp(r->ids[i], w->id) != 0)
+    while (rc == 0 && i < mb->n && strcmp(mb->ids[i], w->id) != 0)
         i++;
-    if (i == r->count) {
-        w->broken = true;
-        return EO_EIO;
-    }
-    const eo_member_ix *m = &r->members[i];
-    w->next = m->prev;
-    if (m->at < w->since) {
-        w->stop = true;
-        return 0;
-    }
-    if (w->skip > 0) {
-        w->skip--;
-        return 0;
-    }
-    if (w->fn != NULL) {
-        w->n++;
-        return w->fn(w->ctx, r, m);
-    }
-    eo_member_ix *v = eo__grow(w->v, &w->cap, w->n + 1, sizeof *v);
-    if (v == NULL)
-        return EO_ENOMEM;
-    w->v = v;
-    v[w->n++] = *m;
-    return 0;
+    if (rc == 0 && i == mb->n)
+        return EO_ENOTFOUND;
+    eo_round_item item = {&r, mb->n, mb->ids, mb->m};
+    *m = mb->m[i];
+    return rc == 0 && m->at >= w->since ? w->fn(w->ctx, &item, m) : rc;
 }
 
 /* Walks player w->id's chain from his last round until it ends, passes w->since or keeps
  * w->limit results: one round read by number per step. */
 static int walk_chain(sq_store *q, int64_t pool_id, walk *w)
 {
+    int64_t next = 0, kept = 0;
+    members *mb = w->fn != NULL ? malloc(sizeof *mb) : NULL;
+    int rc = w->fn != NULL && mb == NULL ? EO_ENOMEM
+                                         : int_of(q, X_LAST, pool_id, w->id, &next,
+                                                  "reading a player's last round");
+    if (rc == EO_ENOTFOUND) { /* no row: no rounds */
+        rc = 0;
+        next = 0;
+    }
     sqlite3_stmt *st;
-    members *mb = malloc(sizeof *mb);
-    int rc = mb != NULL ? int_of(q, X_LAST, pool_id, w->id, &w->next,
-                                 "reading a player's last round")
-                        : EO_ENOMEM;
-    if (rc == EO_ENOTFOUND)
-        rc = 0, w->next = 0;
-    while (rc == 0 && w->next > 0 && !w->stop && (int64_t)w->n < w->limit &&
-           (rc = ix_prep(q, X_ROUND_BY_N, &st)) == 0) {
-        bool any;
-        int64_t n = w->next;
+    while (rc == 0 && next > 0 && kept < w->limit && (rc = ix_prep(q, X_ROUND_BY_N, &st)) == 0) {
+        int64_t n = next;
+        eo_member_ix m;
         sqlite3_bind_int64(st, 1, pool_id);
         sqlite3_bind_int64(st, 2, n);
-        rc = round_items(q, pool_id, st, mb, walk_one, w, &any);
-        if ((rc == 0 && !any) || w->broken) {
+        int src = sqlite3_step(st);
+        rc = src == SQLITE_ROW ? walk_step(q, pool_id, w, st, mb, w->skip == 0, &m)
+             : src == SQLITE_DONE ? EO_ENOTFOUND
+                                  : fail(q, src, "reading a player's rounds");
+        done(st);
+        if (rc == EO_ENOTFOUND)
             eo__store_seterr(&q->base, "%s: pool %lld: the rounds of '%s' are damaged at %lld",
                              q->path, (long long)pool_id, w->id, (long long)n);
-            rc = EO_EIO;
+        if (rc != 0 || m.at < w->since)
+            break;
+        next = m.prev;
+        if (w->skip > 0) {
+            w->skip--;
+            continue;
         }
+        kept++;
+        eo_member_ix *v = w->fn == NULL ? eo__grow(w->v, &w->cap, w->n + 1, sizeof *v) : NULL;
+        if (w->fn == NULL && v == NULL)
+            rc = EO_ENOMEM;
+        else if (v != NULL)
+            (w->v = v)[w->n++] = m;
     }
     free(mb);
-    return rc;
+    return rc == EO_ENOTFOUND ? EO_EIO : rc;
 }
 
 int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
