@@ -138,7 +138,9 @@ const char *const eo__sqlite_migrations[] = {
      * outcome and members' results (a blob, sqlite_index.c), each
      * result with the number of the player's round before, so that his rounds are a chain from
      * last_n in his player row (prev_n: the one before it); and the pool's health sums per day
-     * and P(A) bin. Players keep their last name seen (name_key folds it for search); the board
+     * and P(A) bin. round_ix has rowids: a row of ~2 KB fits a table's page, while a WITHOUT
+     * ROWID table (an index's layout) spills what passes ~1 KB into a page of its own. Players
+     * keep their last name seen (name_key folds it for search); the board
      * is the index of players by display rating, covering the search's walk. The engine fills
      * them for the rounds logged before this step. */
     ("ALTER TABLE players ADD COLUMN name TEXT;\n"
@@ -147,6 +149,7 @@ const char *const eo__sqlite_migrations[] = {
      "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
      "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key);\n"
      "CREATE TABLE round_ix (\n"
+     "  id         INTEGER PRIMARY KEY,\n"
      "  pool_id    INTEGER NOT NULL,\n"
      "  n          INTEGER NOT NULL,\n"
      "  seq        INTEGER NOT NULL,\n"
@@ -160,8 +163,8 @@ const char *const eo__sqlite_migrations[] = {
      "  p_a        REAL    NOT NULL,\n"
      "  winner     INTEGER NOT NULL,\n"
      "  members    BLOB    NOT NULL,\n"
-     "  PRIMARY KEY (pool_id, n)\n"
-     ") WITHOUT ROWID;\n"
+     "  UNIQUE (pool_id, n)\n"
+     ");\n"
      "CREATE UNIQUE INDEX round_ix_seq ON round_ix (pool_id, seq);\n"
      "CREATE TABLE health (\n"
      "  pool_id INTEGER NOT NULL,\n"
