@@ -48,8 +48,8 @@ static double now_s(void)
  * a whole name few. */
 static void name_of(long i, char *buf, size_t cap)
 {
-    static const char *const syl[] = {"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ba",
-                                      "do", "fu", "gi", "ha", "jo", "ku"};
+    static const char *const syl[] = {"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo",
+                                      "ze", "ba", "do", "fu", "gi", "ha", "jo", "ku"};
     snprintf(buf, cap, "%s%s %ld", syl[i % 16], syl[(i / 16) % 16], i);
 }
 
@@ -175,8 +175,8 @@ static double cpu_ms(pid_t pid)
     buf[n] = '\0';
     const char *p = strrchr(buf, ')'); /* fields after the command's name */
     unsigned long long ut = 0, st = 0;
-    if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-                            &st) != 2)
+    if (p == NULL ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
         return 0;
     return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
@@ -267,10 +267,10 @@ static int time_reads(const opts *o, const e2e_server *s)
     static const struct {
         const char *name;
         path_fn fn;
-    } reads[] = {{"standings", p_board},           {"standings?q", p_search},
-                 {"history", p_history},           {"player rounds", p_player_rounds},
-                 {"rounds", p_rounds},             {"round", p_round},
-                 {"health day", p_health_day},     {"health week", p_health_week},
+    } reads[] = {{"standings", p_board},       {"standings?q", p_search},
+                 {"history", p_history},       {"player rounds", p_player_rounds},
+                 {"rounds", p_rounds},         {"round", p_round},
+                 {"health day", p_health_day}, {"health week", p_health_week},
                  {"dashboard", p_dashboard}};
     client cl = {curl_easy_init(), "", 0};
     snprintf(cl.base, sizeof cl.base, "%s", s->url);

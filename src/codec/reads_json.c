@@ -22,8 +22,8 @@ static json_t *time_or_null(int64_t t)
     return t != 0 ? json_integer((json_int_t)t) : json_null();
 }
 
-json_t *eo_board_row_to_json(const eo_model_ctx *m, int64_t rank, const char *id,
-                             const char *name, const eo_rating_view *v, const char *division)
+json_t *eo_board_row_to_json(const eo_model_ctx *m, int64_t rank, const char *id, const char *name,
+                             const eo_rating_view *v, const char *division)
 {
     json_t *o = eo_rating_view_to_json(m, id, v, division, false);
     if (o == NULL)
@@ -50,11 +50,8 @@ static int member_state(json_t *o, const eo_model_ctx *m, const eo_read_member *
         mean = "mu";
         dev = "sigma";
         break;
-    case EO_MODEL_GLICKO2:
-        dev = "rd";
-        break;
-    default:
-        break;
+    case EO_MODEL_GLICKO2: dev = "rd"; break;
+    default: break;
     }
     int bad = set(o, "display", p->hidden ? json_null() : eo__json_number(v->display, integer));
     bad |= set(o, "delta", p->hidden ? json_null() : eo__json_number(p->delta, integer));
@@ -172,8 +169,8 @@ json_t *eo_calibration_to_json(const eo_eval_sums *bins)
             ece += (double)bin.count * fabs(bin.mean_p - bin.win_rate);
         total += bin.count;
         json_t *o = json_pack("{s:f,s:f,s:I,s:o,s:o}", "from", bin.from, "to", bin.to, "count",
-                              (json_int_t)bin.count, "mean_p", real_or_null(bin.mean_p),
-                              "win_rate", real_or_null(bin.win_rate));
+                              (json_int_t)bin.count, "mean_p", real_or_null(bin.mean_p), "win_rate",
+                              real_or_null(bin.win_rate));
         if (o == NULL || json_array_append_new(a, o) != 0) {
             json_decref(a);
             return NULL;
@@ -198,8 +195,8 @@ json_t *eo_player_read_to_json(const eo_model_ctx *m, const char *id, const char
                                int64_t rank, const eo_rating_view *v, const char *division,
                                bool hidden)
 {
-    static const char *const values[] = {"display", "rating", "mu", "sigma", "rd", "volatility",
-                                         "offset", "commander", "division"};
+    static const char *const values[] = {"display",    "rating", "mu",        "sigma",   "rd",
+                                         "volatility", "offset", "commander", "division"};
     json_t *o = eo_board_row_to_json(m, rank, id, name, v, division);
     int bad = o == NULL;
     if (!bad && rank <= 0)
@@ -252,8 +249,8 @@ json_t *eo_dashboard_pool_to_json(const char *name, const eo_pool_config *cfg, i
 {
     json_t *div = json_array();
     for (size_t i = 0; div != NULL && i < cfg->ndivisions; i++) {
-        json_t *d = json_pack("{s:s,s:f}", "name", cfg->divisions[i].name, "from",
-                              cfg->divisions[i].from);
+        json_t *d =
+            json_pack("{s:s,s:f}", "name", cfg->divisions[i].name, "from", cfg->divisions[i].from);
         if (d == NULL || json_array_append_new(div, d) != 0) {
             json_decref(div);
             div = NULL;
@@ -270,7 +267,6 @@ json_t *eo_dashboard_pool_to_json(const char *name, const eo_pool_config *cfg, i
 
 json_t *eo_dashboard_to_json(const char *mode, json_t *pools)
 {
-    return pools != NULL ? json_pack("{s:s,s:o,s:n}", "dashboard", mode, "pools", pools,
-                                     "queues")
+    return pools != NULL ? json_pack("{s:s,s:o,s:n}", "dashboard", mode, "pools", pools, "queues")
                          : NULL;
 }

@@ -65,9 +65,8 @@ static void describe(const eo_round *r, double p_a, const eo_member_result *m, i
     }
 }
 
-static int put_entries(eo_engine *e, int64_t pool_id, const eo_round_ix *ix,
-                       const eo_member_ix *mx, const char *const *ids, size_t count,
-                       const eo_eval_sums *sums)
+static int put_entries(eo_engine *e, int64_t pool_id, const eo_round_ix *ix, const eo_member_ix *mx,
+                       const char *const *ids, size_t count, const eo_eval_sums *sums)
 {
     int rc = eo_store_round_ix_put(e->store, pool_id, ix, ids, mx, count);
     if (rc == 0)
@@ -76,8 +75,8 @@ static int put_entries(eo_engine *e, int64_t pool_id, const eo_round_ix *ix,
     return rc;
 }
 
-int eo__engine_index_round(eo_engine *e, const eo__stored_pool *p, const eo_round *r,
-                           double p_a, const eo_member_result *m, int64_t seq, int64_t now)
+int eo__engine_index_round(eo_engine *e, const eo__stored_pool *p, const eo_round *r, double p_a,
+                           const eo_member_result *m, int64_t seq, int64_t now)
 {
     eo_member_ix *mx = e->ix_members;
     const char **ids = e->ix_ids;

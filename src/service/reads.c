@@ -17,8 +17,8 @@
 #define HISTORY_LIMIT_MAX 10000
 #define SECONDS_PER_DAY 86400
 
-int eo__arg_int_parse(const char *raw, int64_t def, int64_t lo, int64_t hi, int64_t *out,
-                      char *msg, size_t cap)
+int eo__arg_int_parse(const char *raw, int64_t def, int64_t lo, int64_t hi, int64_t *out, char *msg,
+                      size_t cap)
 {
     if (raw == NULL) {
         *out = def;
@@ -50,9 +50,10 @@ int eo__arg_text_parse(const char *raw, char *out, bool *has, char *msg, size_t 
     if (rc == 0)
         rc = strlen(buf) == len ? eo_id_check(buf, len) : EO_EINVAL;
     if (rc != 0) {
-        snprintf(msg, cap, rc == EO_ELIMIT ? "longer than %d bytes"
-                                           : "empty, bad percent-encoding, a control character "
-                                             "or invalid UTF-8 (at most %d bytes)",
+        snprintf(msg, cap,
+                 rc == EO_ELIMIT ? "longer than %d bytes"
+                                 : "empty, bad percent-encoding, a control character "
+                                   "or invalid UTF-8 (at most %d bytes)",
                  EO_ID_MAX);
         return EO_EINVAL;
     }
@@ -155,9 +156,8 @@ eo__run eo__h_standings(eo__call *c, eo__answer *a)
                             : EO_ENOMEM;
     if (rc == 0 && !has_q) /* a search would have to walk the whole board to count */
         rc = eo_store_board_count(rs, pi.id, &total);
-    end_read(rs, rc, eo_read_page_to_json(pi.name, "standings", b.rows, offset, limit, total,
-                                          b.more),
-             a);
+    end_read(rs, rc,
+             eo_read_page_to_json(pi.name, "standings", b.rows, offset, limit, total, b.more), a);
     return EO__RUN_DONE;
 }
 
@@ -252,8 +252,8 @@ typedef struct rounds_ctx {
     eo__call *c;
     eo_store *rs;
     const eo__pool_facts *pi;
-    json_t *rounds;  /* the list, or NULL for one round */
-    json_t *one;     /* the one round */
+    json_t *rounds; /* the list, or NULL for one round */
+    json_t *one;    /* the one round */
     int64_t limit, n;
     bool more;
     eo_read_member mem[EO_PLAYERS_MAX];
@@ -265,8 +265,8 @@ typedef struct rounds_ctx {
 static json_t *round_doc(rounds_ctx *x, const eo_round_item *it, int *rc)
 {
     const eo_round_ix *ix = it->ix;
-    eo_round_read r = {ix->round_id, ix->map,        ix->mode,     ix->server, ix->n, ix->at,
-                       ix->started_at, ix->ended_at, ix->winner,   ix->p_a,    {0, 0}};
+    eo_round_read r = {ix->round_id,   ix->map,      ix->mode,   ix->server, ix->n, ix->at,
+                       ix->started_at, ix->ended_at, ix->winner, ix->p_a,    {0, 0}};
     *rc = 0;
     for (size_t k = 0; *rc == 0 && k < it->count; k++) {
         eo_read_member *p = &x->mem[k];
@@ -333,19 +333,17 @@ static eo__run rounds_list(eo__call *c, eo__answer *a, const char *player)
     }
     *x = (rounds_ctx){.c = c, .rs = rs, .pi = &pi, .rounds = json_array(), .limit = limit};
     int rc = x->rounds == NULL ? EO_ENOMEM
-             : player != NULL
-                 ? eo_store_player_rounds_each(rs, pi.id, player, offset, limit + 1,
-                                               player_round_one, x)
-                 : eo_store_rounds_each(rs, pi.id, offset, limit + 1, round_one, x);
+             : player != NULL  ? eo_store_player_rounds_each(rs, pi.id, player, offset, limit + 1,
+                                                             player_round_one, x)
+                               : eo_store_rounds_each(rs, pi.id, offset, limit + 1, round_one, x);
     eo_round_ix last;
     if (rc == 0 && player == NULL) {
         rc = eo_store_round_ix_last(rs, pi.id, &last);
         total = rc == 0 ? last.n : 0;
         rc = rc == EO_ENOTFOUND ? 0 : rc;
     }
-    end_read(rs, rc, eo_read_page_to_json(pi.name, "rounds", x->rounds, offset, limit, total,
-                                          x->more),
-             a);
+    end_read(rs, rc,
+             eo_read_page_to_json(pi.name, "rounds", x->rounds, offset, limit, total, x->more), a);
     free(x);
     return EO__RUN_DONE;
 }
@@ -394,7 +392,7 @@ typedef struct health_bucket {
 } health_bucket;
 
 typedef struct health_ctx {
-    int64_t days; /* of a bucket: 1 or 7 */
+    int64_t days;     /* of a bucket: 1 or 7 */
     health_bucket *v; /* in order */
     size_t n, cap;
     eo_eval_sums total;
@@ -427,8 +425,7 @@ static int health_one(void *ctx, int64_t day, int bin, const eo_eval_sums *d)
 }
 
 /* The health document of what @p h summed. NULL when out of memory. */
-static json_t *health_doc(const char *pool, const char *bucket, int64_t since,
-                          const health_ctx *h)
+static json_t *health_doc(const char *pool, const char *bucket, int64_t since, const health_ctx *h)
 {
     json_t *buckets = json_array();
     for (size_t i = 0; buckets != NULL && i < h->n; i++) {
@@ -491,9 +488,9 @@ eo__run eo__h_dashboard(eo__call *c, eo__answer *a)
         rc = eo_store_board_count(rs, v[i].id, &players);
         if (rc == 0 && (rc = eo_store_round_ix_last(rs, v[i].id, &last)) == EO_ENOTFOUND)
             rc = 0;
-        json_t *o = rc == 0 ? eo_dashboard_pool_to_json(v[i].name, &v[i].cfg, players, last.n,
-                                                        last.at)
-                            : NULL;
+        json_t *o = rc == 0
+                        ? eo_dashboard_pool_to_json(v[i].name, &v[i].cfg, players, last.n, last.at)
+                        : NULL;
         if (rc == 0 && (o == NULL || json_array_append_new(pools, o) != 0))
             rc = EO_ENOMEM;
     }

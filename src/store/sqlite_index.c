@@ -30,10 +30,12 @@ enum {
 _Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statement");
 
 /* A player row's columns (row_columns()) and the name after them. */
-#define ROW_COLS "rating, mu, sigma, volatility, rounds, visible, last_ended_at, x1, x2, x3, x4, name"
+#define ROW_COLS                                                                                   \
+    "rating, mu, sigma, volatility, rounds, visible, last_ended_at, x1, x2, x3, x4, name"
 /* A round (round_columns()), then its members' results. */
-#define ROUND_COLS "r.n, r.seq, r.p_a, r.winner, r.at, r.started_at, r.ended_at, r.round_id, " \
-                   "r.map, r.mode, r.server, r.members"
+#define ROUND_COLS                                                                                 \
+    "r.n, r.seq, r.p_a, r.winner, r.at, r.started_at, r.ended_at, r.round_id, "                    \
+    "r.map, r.mode, r.server, r.members"
 #define MEMBERS_COL 11
 
 static const char *const ix_sql[X_COUNT] = {
@@ -151,9 +153,8 @@ static int int_of(sq_store *q, int which, int64_t pool_id, const char *id, int64
     return rc;
 }
 
-int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id,
-                             const eo_player_row *row, const char *name, int64_t n,
-                             int64_t *prev)
+int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row,
+                             const char *name, int64_t n, int64_t *prev)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
@@ -198,8 +199,8 @@ int eo__sq_player_last(eo_store *s, int64_t pool_id, const char *id, int64_t *la
     return int_of(sq(s), X_LAST, pool_id, id, last, "reading a player's last round");
 }
 
-int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name,
-                       int64_t last, int64_t prev)
+int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name, int64_t last,
+                       int64_t prev)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
@@ -287,8 +288,8 @@ static unsigned char *members_encode(const char *const *ids, const eo_member_ix 
     return b;
 }
 
-int eo__sq_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
-                        const char *const *ids, const eo_member_ix *m, size_t count)
+int eo__sq_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r, const char *const *ids,
+                        const eo_member_ix *m, size_t count)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
@@ -385,8 +386,8 @@ static int members_decode(sq_store *q, int64_t pool_id, const eo_round_ix *r,
 
 /* Player @p id's result in the blob of round @p n played at @p at, into @p m. EO_ENOTFOUND when
  * he is not in it, EO_EIO when it is damaged. */
-static int member_find(sq_store *q, int64_t pool_id, int64_t n, int64_t at,
-                       const unsigned char *b, size_t len, const char *id, eo_member_ix *m)
+static int member_find(sq_store *q, int64_t pool_id, int64_t n, int64_t at, const unsigned char *b,
+                       size_t len, const char *id, eo_member_ix *m)
 {
     const unsigned char *p = b, *end = b + len;
     int pos[2] = {0, 0};
@@ -441,8 +442,7 @@ int eo__sq_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out)
     return rc;
 }
 
-int eo__sq_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin,
-                      const eo_eval_sums *d)
+int eo__sq_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin, const eo_eval_sums *d)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
@@ -727,10 +727,10 @@ int eo__sq_round_get(eo_store *s, int64_t pool_id, const char *round_id,
 /* A walk along player @p id's chain of rounds, newest first. */
 typedef struct walk {
     const char *id;
-    int64_t since;    /* stop at the first round played before */
-    int64_t skip;     /* results passed over first */
-    int64_t limit;    /* results kept at most */
-    eo_member_ix *v;  /* the results kept, newest first */
+    int64_t since;   /* stop at the first round played before */
+    int64_t skip;    /* results passed over first */
+    int64_t limit;   /* results kept at most */
+    eo_member_ix *v; /* the results kept, newest first */
     size_t n, cap;
     /* each kept round with its members (for a player's rounds), or NULL: results only */
     int (*fn)(void *ctx, const eo_round_item *r, const eo_member_ix *m);
@@ -765,9 +765,9 @@ static int walk_chain(sq_store *q, int64_t pool_id, walk *w)
 {
     int64_t next = 0, kept = 0;
     members *mb = w->fn != NULL ? malloc(sizeof *mb) : NULL;
-    int rc = w->fn != NULL && mb == NULL ? EO_ENOMEM
-                                         : int_of(q, X_LAST, pool_id, w->id, &next,
-                                                  "reading a player's last round");
+    int rc = w->fn != NULL && mb == NULL
+                 ? EO_ENOMEM
+                 : int_of(q, X_LAST, pool_id, w->id, &next, "reading a player's last round");
     if (rc == EO_ENOTFOUND) { /* no row: no rounds */
         rc = 0;
         next = 0;
@@ -779,7 +779,7 @@ static int walk_chain(sq_store *q, int64_t pool_id, walk *w)
         sqlite3_bind_int64(st, 1, pool_id);
         sqlite3_bind_int64(st, 2, n);
         int src = sqlite3_step(st);
-        rc = src == SQLITE_ROW ? walk_step(q, pool_id, w, st, mb, w->skip == 0, &m)
+        rc = src == SQLITE_ROW    ? walk_step(q, pool_id, w, st, mb, w->skip == 0, &m)
              : src == SQLITE_DONE ? EO_ENOTFOUND
                                   : fail(q, src, "reading a player's rounds");
         done(st);
@@ -804,8 +804,8 @@ static int walk_chain(sq_store *q, int64_t pool_id, walk *w)
     return rc == EO_ENOTFOUND ? EO_EIO : rc;
 }
 
-int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
-                        int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx)
+int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since, int64_t limit,
+                        int (*fn)(void *ctx, const eo_member_ix *m), void *ctx)
 {
     walk w = {.id = id, .since = since, .limit = limit};
     int rc = walk_chain(sq(s), pool_id, &w);
@@ -817,18 +817,15 @@ int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t si
 
 int eo__sq_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int64_t offset,
                               int64_t limit,
-                              int (*fn)(void *ctx, const eo_round_item *r,
-                                        const eo_member_ix *m),
+                              int (*fn)(void *ctx, const eo_round_item *r, const eo_member_ix *m),
                               void *ctx)
 {
-    walk w = {.id = id, .since = INT64_MIN, .skip = offset, .limit = limit, .fn = fn,
-              .ctx = ctx};
+    walk w = {.id = id, .since = INT64_MIN, .skip = offset, .limit = limit, .fn = fn, .ctx = ctx};
     return walk_chain(sq(s), pool_id, &w);
 }
 
 int eo__sq_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
-                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
-                       void *ctx)
+                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d), void *ctx)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;

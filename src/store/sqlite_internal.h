@@ -82,33 +82,29 @@ static inline void row_columns(sqlite3_stmt *st, int col, eo_player_row *out)
 }
 
 /* The read indexes (sqlite_index.c), entries of the backend's ops table. */
-int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id,
-                             const eo_player_row *row, const char *name, int64_t n,
-                             int64_t *prev);
+int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row,
+                             const char *name, int64_t n, int64_t *prev);
 int eo__sq_player_last(eo_store *s, int64_t pool_id, const char *id, int64_t *last);
-int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name,
-                       int64_t last, int64_t prev);
-int eo__sq_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
-                        const char *const *ids, const eo_member_ix *m, size_t count);
+int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name, int64_t last,
+                       int64_t prev);
+int eo__sq_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r, const char *const *ids,
+                        const eo_member_ix *m, size_t count);
 int eo__sq_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out);
-int eo__sq_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin,
-                      const eo_eval_sums *d);
+int eo__sq_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin, const eo_eval_sums *d);
 int eo__sq_player_name_get(eo_store *s, int64_t pool_id, const char *id, char **name);
 int eo__sq_board_count(eo_store *s, int64_t pool_id, int64_t *n);
-int eo__sq_board_each(eo_store *s, int64_t pool_id, const char *q, int64_t offset,
-                      int64_t limit,
+int eo__sq_board_each(eo_store *s, int64_t pool_id, const char *q, int64_t offset, int64_t limit,
                       int (*fn)(void *ctx, int64_t rank, const char *id, const char *name,
                                 const eo_player_row *row),
                       void *ctx);
 int eo__sq_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *rank);
-int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
-                        int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx);
+int eo__sq_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since, int64_t limit,
+                        int (*fn)(void *ctx, const eo_member_ix *m), void *ctx);
 int eo__sq_rounds_each(eo_store *s, int64_t pool_id, int64_t offset, int64_t limit,
                        int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
 int eo__sq_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int64_t offset,
                               int64_t limit,
-                              int (*fn)(void *ctx, const eo_round_item *r,
-                                        const eo_member_ix *m),
+                              int (*fn)(void *ctx, const eo_round_item *r, const eo_member_ix *m),
                               void *ctx);
 int eo__sq_round_get(eo_store *s, int64_t pool_id, const char *round_id,
                      int (*fn)(void *ctx, const eo_round_item *r), void *ctx);

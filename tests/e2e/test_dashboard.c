@@ -137,7 +137,8 @@ static size_t console_errors(const char *allowed)
     size_t i, bad = 0;
     json_t *e;
     assert_non_null(logs);
-    json_array_foreach (logs, i, e) {
+    json_array_foreach(logs, i, e)
+    {
         const char *msg = json_string_value(json_object_get(e, "message"));
         const char *level = json_string_value(json_object_get(e, "level"));
         if (level == NULL || strcmp(level, "SEVERE") != 0 || msg == NULL)
@@ -228,8 +229,10 @@ static void test_pools_and_board(void **state)
     free(rank);
     assert_true(wd_exec(&browser, "document.querySelector('[data-page=last]').click()", NULL) !=
                 NULL);
-    assert_true(wd_wait(&browser, "return location.search.includes('offset=50') && "
-                                  "document.body.dataset.ready === 'ok'", LOAD_MS));
+    assert_true(wd_wait(&browser,
+                        "return location.search.includes('offset=50') && "
+                        "document.body.dataset.ready === 'ok'",
+                        LOAD_MS));
     assert_int_equal(console_errors(NULL), 0);
     char *last = row_player("#board", "last-child");
     assert_string_equal(last, jstr(json_array_get(rows, n - 1), "id"));
@@ -239,10 +242,14 @@ static void test_pools_and_board(void **state)
     json_t *q = api("/v1/pools/arena/standings?q=ace+1");
     json_t *found = json_object_get(q, "standings");
     assert_true(json_array_size(found) > 0);
-    assert_true(wd_exec(&browser, "const i = document.querySelector('input[name=q]');"
-                                  "i.value = 'ACE 1'; i.form.requestSubmit()", NULL) != NULL);
-    assert_true(wd_wait(&browser, "return location.search.includes('q=') && "
-                                  "document.body.dataset.ready === 'ok'", LOAD_MS));
+    assert_true(wd_exec(&browser,
+                        "const i = document.querySelector('input[name=q]');"
+                        "i.value = 'ACE 1'; i.form.requestSubmit()",
+                        NULL) != NULL);
+    assert_true(wd_wait(&browser,
+                        "return location.search.includes('q=') && "
+                        "document.body.dataset.ready === 'ok'",
+                        LOAD_MS));
     assert_int_equal(console_errors(NULL), 0);
     assert_int_equal(page_num("return document.querySelectorAll('#board tbody tr').length"),
                      (long)json_array_size(found));
@@ -287,8 +294,10 @@ static void test_player_round_and_others(void **state)
     for (int t = 0; t < 2; t++) {
         json_t *team = json_object_get(r, t ? "B" : "A");
         char js[200];
-        snprintf(js, sizeof js, "return document.querySelectorAll('table.team[data-side=%s] "
-                                "tbody tr').length", t ? "B" : "A");
+        snprintf(js, sizeof js,
+                 "return document.querySelectorAll('table.team[data-side=%s] "
+                 "tbody tr').length",
+                 t ? "B" : "A");
         assert_int_equal(page_num(js), (long)json_array_size(team));
         snprintf(js, sizeof js, ".team[data-side=%s]", t ? "B" : "A");
         char *who = row_player(js, "last-child");
@@ -321,12 +330,16 @@ static void test_player_round_and_others(void **state)
 static char *enter_key(const char *key)
 {
     json_t *args = json_pack("[s]", key);
-    json_decref(wd_exec(&browser, "document.getElementById('key-panel').classList.remove('hidden');"
-                                  "document.getElementById('key-input').value = arguments[0];"
-                                  "document.getElementById('key-form').requestSubmit()", args));
+    json_decref(wd_exec(&browser,
+                        "document.getElementById('key-panel').classList.remove('hidden');"
+                        "document.getElementById('key-input').value = arguments[0];"
+                        "document.getElementById('key-form').requestSubmit()",
+                        args));
     json_decref(args);
-    assert_true(wd_wait(&browser, "const s = document.getElementById('key-status').textContent;"
-                                  "return s !== '' && s !== 'Checking…'", LOAD_MS));
+    assert_true(wd_wait(&browser,
+                        "const s = document.getElementById('key-status').textContent;"
+                        "return s !== '' && s !== 'Checking…'",
+                        LOAD_MS));
     return page_text("return document.getElementById('key-status').textContent");
 }
 
@@ -348,8 +361,8 @@ static void test_admin_key(void **state)
     st = enter_key(srv.admin_key);
     assert_non_null(strstr(st, "Admin key accepted"));
     free(st);
-    assert_true(wd_wait(&browser, "return document.querySelectorAll('.admin').length === 1",
-                        LOAD_MS));
+    assert_true(
+        wd_wait(&browser, "return document.querySelectorAll('.admin').length === 1", LOAD_MS));
     assert_int_equal(console_errors(NULL), 0);
     /* The key is not in any URL the page holds. */
     char *urls = page_text("return [location.href, ...[...document.querySelectorAll('a')]"

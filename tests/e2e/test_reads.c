@@ -47,8 +47,8 @@ typedef struct posted {
 
 typedef struct world {
     posted r[ROUNDS];
-    eo_pool *pool;                 /* the replay's, after every round */
-    const char *params;            /* the pool's creation parameters */
+    eo_pool *pool;      /* the replay's, after every round */
+    const char *params; /* the pool's creation parameters */
 } world;
 
 /* The name a generated member carries in round @p k: every third player has one, and player 0
@@ -123,7 +123,8 @@ static void make_world(world *w, const char *model, const char *params)
             m->sigma = mr[i].sigma;
             m->rounds = mr[i].rounds;
             m->visible = mr[i].visible;
-            m->weight = eo_round_member_weight(&rr, on_a ? &rr.team[0][i] : &rr.team[1][i - rr.n[0]]);
+            m->weight =
+                eo_round_member_weight(&rr, on_a ? &rr.team[0][i] : &rr.team[1][i - rr.n[0]]);
         }
         eo_round_free(&rr);
     }
@@ -258,9 +259,8 @@ static void expect_history(const e2e_server *s, const char *pool, const world *w
             assert_true(num(now, "display") == v.display);
             json_decref(h);
             /* since: the rounds played from then on; limit: the last ones */
-            h = get(s, s->server_key, 200,
-                    "/v1/pools/%s/players/%s/history?since=%lld&limit=3", pool, id,
-                    (long long)w->r[k[n / 2]].at);
+            h = get(s, s->server_key, 200, "/v1/pools/%s/players/%s/history?since=%lld&limit=3",
+                    pool, id, (long long)w->r[k[n / 2]].at);
             pts = json_object_get(h, "history");
             size_t want = n - n / 2 < 3 ? n - n / 2 : 3;
             assert_int_equal(json_array_size(pts), want);
@@ -319,8 +319,8 @@ static void expect_rounds(const e2e_server *s, const char *pool, const world *w,
     size_t k[ROUNDS], pos[ROUNDS];
     const char *id = w->r[5].m[1].id;
     size_t n = rounds_of(w, id, k, pos);
-    json_t *pg = get(s, s->server_key, 200, "/v1/pools/%s/players/%s/rounds?offset=1&limit=100",
-                     pool, id);
+    json_t *pg =
+        get(s, s->server_key, 200, "/v1/pools/%s/players/%s/rounds?offset=1&limit=100", pool, id);
     json_t *rs = json_object_get(pg, "rounds");
     assert_int_equal(json_array_size(rs), n - 1);
     assert_true(json_is_null(json_object_get(pg, "total")));
@@ -499,8 +499,8 @@ static void test_keyless_view(void **state)
     json_decref(r);
     /* A key that is given is checked. */
     e2e_resp bad;
-    assert_int_equal(e2e_call(&s, "GET", "/v1/pools/se/standings", "0123456789abcdef0123", NULL,
-                              &bad), 0);
+    assert_int_equal(
+        e2e_call(&s, "GET", "/v1/pools/se/standings", "0123456789abcdef0123", NULL, &bad), 0);
     assert_int_equal(bad.status, 401);
     e2e_resp_free(&bad);
     stop_clean(&s);
@@ -601,8 +601,8 @@ static char *reads_text(const e2e_server *s, const world *w)
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         json_array_append_new(all, get(s, s->server_key, 200, "%s", paths[i]));
     for (size_t k = 0; k < ROUNDS; k += 9)
-        json_array_append_new(all, get(s, s->server_key, 200, "/v1/pools/se/players/%s/history",
-                                       w->r[k].m[0].id));
+        json_array_append_new(
+            all, get(s, s->server_key, 200, "/v1/pools/se/players/%s/history", w->r[k].m[0].id));
     char *text = json_dumps(all, JSON_COMPACT);
     json_decref(all);
     return text;
@@ -633,9 +633,11 @@ static void test_indexes_built_at_open(void **state)
     stop_clean(&s);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(s.db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "DELETE FROM round_ix; DELETE FROM health; UPDATE players "
-                                      "SET last_n = 0, prev_n = 0, name = NULL, name_key = NULL",
-                                  NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DELETE FROM round_ix; DELETE FROM health; UPDATE players "
+                                  "SET last_n = 0, prev_n = 0, name = NULL, name_key = NULL",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(e2e_start(&s, NULL), 0);
     char *after = reads_text(&s, &w);
@@ -719,10 +721,8 @@ static void test_dashboard_modes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reads_equal_replay),
-        cmocka_unit_test(test_keyless_view),
-        cmocka_unit_test(test_health_equals_eval),
-        cmocka_unit_test(test_indexes_built_at_open),
+        cmocka_unit_test(test_reads_equal_replay), cmocka_unit_test(test_keyless_view),
+        cmocka_unit_test(test_health_equals_eval), cmocka_unit_test(test_indexes_built_at_open),
         cmocka_unit_test(test_dashboard_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

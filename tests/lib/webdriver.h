@@ -11,11 +11,11 @@
 #include <jansson.h>
 
 typedef struct wd {
-    pid_t driver;          /* chromedriver's pid, 0 when not running */
+    pid_t driver; /* chromedriver's pid, 0 when not running */
     unsigned port;
-    char base[64];         /* "http://127.0.0.1:PORT" */
-    char session[128];     /* the session id */
-    char profile[256];     /* the browser's fresh user data directory (removed by wd_stop) */
+    char base[64];     /* "http://127.0.0.1:PORT" */
+    char session[128]; /* the session id */
+    char profile[256]; /* the browser's fresh user data directory (removed by wd_stop) */
 } wd;
 
 /* Starts chromedriver on a free loopback port and a headless Chromium session with the flags
