@@ -315,6 +315,22 @@ static int player_round_one(void *ctx, const eo_round_item *it, const eo_member_
     return rc;
 }
 
+/* A context for reading rounds of pool @p pi in a read transaction, or NULL with the answer
+ * (500) in @p a. */
+static rounds_ctx *rounds_begin(eo__call *c, const eo__pool_facts *pi, eo__answer *a)
+{
+    rounds_ctx *x = calloc(1, sizeof *x);
+    eo_store *rs = x != NULL ? begin_read(c, a) : NULL;
+    if (rs == NULL) {
+        if (x == NULL)
+            eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        free(x);
+        return NULL;
+    }
+    *x = (rounds_ctx){.c = c, .rs = rs, .pi = pi};
+    return x;
+}
+
 /* A list of rounds: the pool's (@p player NULL) or a player's, newest first. */
 static eo__run rounds_list(eo__call *c, eo__answer *a, const char *player)
 {
@@ -323,15 +339,12 @@ static eo__run rounds_list(eo__call *c, eo__answer *a, const char *player)
     if (eo__need_pool(c, &pi, a) || eo__arg_int(c, "offset", 0, 0, INT32_MAX, &offset, a) ||
         eo__arg_int(c, "limit", 20, 1, ROUNDS_LIMIT_MAX, &limit, a))
         return EO__RUN_DONE;
-    rounds_ctx *x = calloc(1, sizeof *x);
-    eo_store *rs = x != NULL ? begin_read(c, a) : NULL;
-    if (rs == NULL) {
-        if (x == NULL)
-            eo__answer_error(a, 500, "internal", "out of memory", NULL);
-        free(x);
+    rounds_ctx *x = rounds_begin(c, &pi, a);
+    if (x == NULL)
         return EO__RUN_DONE;
-    }
-    *x = (rounds_ctx){.c = c, .rs = rs, .pi = &pi, .rounds = json_array(), .limit = limit};
+    eo_store *rs = x->rs;
+    x->rounds = json_array();
+    x->limit = limit;
     int rc = x->rounds == NULL ? EO_ENOMEM
              : player != NULL  ? eo_store_player_rounds_each(rs, pi.id, player, offset, limit + 1,
                                                              player_round_one, x)
@@ -361,17 +374,10 @@ eo__run eo__h_player_rounds(eo__call *c, eo__answer *a)
 eo__run eo__h_round_get(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (eo__need_pool(c, &pi, a))
+    rounds_ctx *x = eo__need_pool(c, &pi, a) ? NULL : rounds_begin(c, &pi, a);
+    if (x == NULL)
         return EO__RUN_DONE;
-    rounds_ctx *x = calloc(1, sizeof *x);
-    eo_store *rs = x != NULL ? begin_read(c, a) : NULL;
-    if (rs == NULL) {
-        if (x == NULL)
-            eo__answer_error(a, 500, "internal", "out of memory", NULL);
-        free(x);
-        return EO__RUN_DONE;
-    }
-    *x = (rounds_ctx){.c = c, .rs = rs, .pi = &pi};
+    eo_store *rs = x->rs;
     int rc = eo_store_round_get(rs, pi.id, eo__path_param(c->m, "round"), round_one, x);
     if (rc == EO_ENOTFOUND) {
         eo_store_rollback(rs);

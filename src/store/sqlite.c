@@ -638,15 +638,7 @@ static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, id);
-    sqlite3_bind_double(st, 3, row->rating);
-    sqlite3_bind_double(st, 4, row->mu);
-    sqlite3_bind_double(st, 5, row->sigma);
-    sqlite3_bind_double(st, 6, row->volatility);
-    sqlite3_bind_int64(st, 7, row->rounds);
-    sqlite3_bind_int(st, 8, row->visible);
-    sqlite3_bind_int64(st, 9, row->last_ended_at);
-    for (int i = 0; i < EO_VIEW_EXTRA; i++)
-        sqlite3_bind_double(st, 10 + i, row->extra[i]);
+    bind_row(st, 3, row);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;
@@ -784,15 +776,7 @@ static int sq_standing_put(eo_store *s, int64_t pool_id, const char *season, con
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, season);
     bind_text(st, 3, player);
-    sqlite3_bind_double(st, 4, row->rating);
-    sqlite3_bind_double(st, 5, row->mu);
-    sqlite3_bind_double(st, 6, row->sigma);
-    sqlite3_bind_double(st, 7, row->volatility);
-    sqlite3_bind_int64(st, 8, row->rounds);
-    sqlite3_bind_int(st, 9, row->visible);
-    sqlite3_bind_int64(st, 10, row->last_ended_at);
-    for (int i = 0; i < EO_VIEW_EXTRA; i++)
-        sqlite3_bind_double(st, 11 + i, row->extra[i]);
+    bind_row(st, 4, row);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;

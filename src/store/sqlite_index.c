@@ -134,7 +134,8 @@ static void fold(const char *in, char *out)
 
 /* ---- writes ------------------------------------------------------------------------------ */
 
-/* An integer of one row of statement @p which keyed by (pool, id): 0, EO_ENOTFOUND or EO_EIO. */
+/* The integer of statement @p which's row for (pool, id) (no id bound when NULL): 0,
+ * EO_ENOTFOUND (no row) or EO_EIO. */
 static int int_of(sq_store *q, int which, int64_t pool_id, const char *id, int64_t *out,
                   const char *what)
 {
@@ -143,7 +144,8 @@ static int int_of(sq_store *q, int which, int64_t pool_id, const char *id, int64
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
-    bind_text(st, 2, id);
+    if (id != NULL)
+        bind_text(st, 2, id);
     int src = sqlite3_step(st);
     if (src == SQLITE_ROW)
         *out = sqlite3_column_int64(st, 0);
@@ -167,15 +169,7 @@ int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id, const
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, id);
-    sqlite3_bind_double(st, 3, row->rating);
-    sqlite3_bind_double(st, 4, row->mu);
-    sqlite3_bind_double(st, 5, row->sigma);
-    sqlite3_bind_double(st, 6, row->volatility);
-    sqlite3_bind_int64(st, 7, row->rounds);
-    sqlite3_bind_int(st, 8, row->visible);
-    sqlite3_bind_int64(st, 9, row->last_ended_at);
-    for (int i = 0; i < EO_VIEW_EXTRA; i++)
-        sqlite3_bind_double(st, 10 + i, row->extra[i]);
+    bind_row(st, 3, row);
     bind_text(st, 14, name);
     if (name != NULL) {
         fold(name, key);
@@ -491,19 +485,7 @@ int eo__sq_player_name_get(eo_store *s, int64_t pool_id, const char *id, char **
 
 int eo__sq_board_count(eo_store *s, int64_t pool_id, int64_t *n)
 {
-    sq_store *q = sq(s);
-    sqlite3_stmt *st;
-    int rc = ix_prep(q, X_BOARD_COUNT, &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, pool_id);
-    int src = sqlite3_step(st);
-    if (src == SQLITE_ROW)
-        *n = sqlite3_column_int64(st, 0);
-    else
-        rc = fail(q, src, "counting the board");
-    done(st);
-    return rc;
+    return int_of(sq(s), X_BOARD_COUNT, pool_id, NULL, n, "counting the board");
 }
 
 /* Player @p id's row and name (through @p fn when found). 0, EO_ENOTFOUND or EO_EIO. */

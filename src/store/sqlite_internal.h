@@ -81,6 +81,21 @@ static inline void row_columns(sqlite3_stmt *st, int col, eo_player_row *out)
         out->extra[i] = sqlite3_column_double(st, col + 7 + i);
 }
 
+/* Binds a player row's values (rating to x4, the columns of row_columns() but the name) to
+ * parameters @p first, @p first + 1, …, @p first + 10. */
+static inline void bind_row(sqlite3_stmt *st, int first, const eo_player_row *row)
+{
+    sqlite3_bind_double(st, first, row->rating);
+    sqlite3_bind_double(st, first + 1, row->mu);
+    sqlite3_bind_double(st, first + 2, row->sigma);
+    sqlite3_bind_double(st, first + 3, row->volatility);
+    sqlite3_bind_int64(st, first + 4, row->rounds);
+    sqlite3_bind_int(st, first + 5, row->visible);
+    sqlite3_bind_int64(st, first + 6, row->last_ended_at);
+    for (int i = 0; i < EO_VIEW_EXTRA; i++)
+        sqlite3_bind_double(st, first + 7 + i, row->extra[i]);
+}
+
 /* The read indexes (sqlite_index.c), entries of the backend's ops table. */
 int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row,
                              const char *name, int64_t n, int64_t *prev);

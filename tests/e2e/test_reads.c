@@ -445,6 +445,14 @@ static void expect_board(const e2e_server *s, const char *pool, const world *w)
 static const char se_params[] = "{\"t_shadow\":16,\"divisions\":[{\"name\":\"Low\",\"from\":0},"
                                 "{\"name\":\"High\",\"from\":1050}]}";
 
+/* A service with pool "se" (SynElo, se_params) holding @p w's rounds. */
+static void serve_world(e2e_server *s, world *w)
+{
+    make_world(w, "synelo", se_params);
+    start(s, NULL);
+    post_world(s, "se", "synelo", w);
+}
+
 static void test_reads_equal_replay(void **state)
 {
     (void)state;
@@ -471,10 +479,8 @@ static void test_keyless_view(void **state)
 {
     (void)state;
     static world w;
-    make_world(&w, "synelo", se_params);
     e2e_server s;
-    start(&s, NULL);
-    post_world(&s, "se", "synelo", &w);
+    serve_world(&s, &w);
     const posted *first = &w.r[0]; /* nobody is visible after his first round */
     const char *id = first->m[0].id;
     size_t k[ROUNDS], pos[ROUNDS];
@@ -532,10 +538,8 @@ static void test_health_equals_eval(void **state)
 {
     (void)state;
     static world w;
-    make_world(&w, "synelo", se_params);
     e2e_server s;
-    start(&s, NULL);
-    post_world(&s, "se", "synelo", &w);
+    serve_world(&s, &w);
     char log[400], out[400], args[1200];
     e2e_path(&s, "se.jsonl", log, sizeof log);
     e2e_path(&s, "eval.json", out, sizeof out);
@@ -614,10 +618,8 @@ static void test_indexes_built_at_open(void **state)
 {
     (void)state;
     static world w;
-    make_world(&w, "synelo", se_params);
     e2e_server s;
-    start(&s, NULL);
-    post_world(&s, "se", "synelo", &w);
+    serve_world(&s, &w);
     char path[512];
     snprintf(path, sizeof path, "/v1/pools/se/players/%s", w.r[3].m[0].id);
     e2e_resp r;
