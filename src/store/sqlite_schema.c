@@ -140,14 +140,16 @@ const char *const eo__sqlite_migrations[] = {
      * last_n in his player row (prev_n: the one before it); and the pool's health sums per day
      * and P(A) bin. round_ix has rowids: a row of ~2 KB fits a table's page, while a WITHOUT
      * ROWID table (an index's layout) spills what passes ~1 KB into a page of its own. Players
-     * keep their last name seen (name_key folds it for search); the board
-     * is the index of players by display rating, covering the search's walk. The engine fills
-     * them for the rounds logged before this step. */
+     * keep their last name seen (name_key folds it for search); the board is the index of
+     * visible players by display rating, covering the search's walk (visible among its
+     * columns, so that SQLite reads nothing else), which a player not visible does not write.
+     * The engine fills them for the rounds logged before this step. */
     ("ALTER TABLE players ADD COLUMN name TEXT;\n"
      "ALTER TABLE players ADD COLUMN name_key TEXT;\n"
      "ALTER TABLE players ADD COLUMN last_n INTEGER NOT NULL DEFAULT 0;\n"
      "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
-     "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key);\n"
+     "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key)\n"
+     "  WHERE visible = 1;\n"
      "CREATE TABLE round_ix (\n"
      "  id         INTEGER PRIMARY KEY,\n"
      "  pool_id    INTEGER NOT NULL,\n"
