@@ -68,9 +68,12 @@
     return new Date(unix * 1000).toISOString().slice(0, 10);
   }
 
+  /* A duration as m:ss, or h:mm:ss from an hour on. */
   function seconds(s) {
     if (s === null || s === undefined) return '–';
-    return Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+    const two = (x) => String(x).padStart(2, '0');
+    const m = Math.floor(s / 60) % 60, h = Math.floor(s / 3600);
+    return (h ? h + ':' + two(m) : m) + ':' + two(s % 60);
   }
 
   const enc = encodeURIComponent;
@@ -327,7 +330,7 @@
 
   /* Each map's bias in side A's favour with one standard deviation either side. */
   function biasChart(maps, units) {
-    const W = chartWidth(), rowH = 24, L = Math.min(150, W / 3), R = 16, T = 10, B = 30;
+    const W = chartWidth(), rowH = 24, L = Math.min(150, W / 3), R = 16, T = 10, B = 38;
     const H = T + B + rowH * maps.length;
     let m = 0.1;
     for (const x of maps) m = Math.max(m, Math.abs(x.bias) + (x.uncertainty || 0));
@@ -337,7 +340,7 @@
     g.append(svg('line', {class: 'axis', x1: X(0), x2: X(0), y1: T, y2: H - B}));
     for (const t of ticks(-m, m, 4))
       g.append(svg('text', {x: X(t), y: H - B + 14, 'text-anchor': 'middle'}, num(t, 2)));
-    g.append(svg('text', {x: L + (W - L - R) / 2, y: H - 2, 'text-anchor': 'middle'},
+    g.append(svg('text', {x: L + (W - L - R) / 2, y: H - 6, 'text-anchor': 'middle'},
                  `bias (${units}): left favours B, right favours A`));
     maps.forEach((x, i) => {
       const y = T + i * rowH + rowH / 2;
