@@ -345,6 +345,7 @@ int main(int argc, char **argv)
     if (e2e_init(&s) != 0)
         return 1;
     snprintf(s.db, sizeof s.db, "%s", o.db);
+    s.start_s = 1800; /* the service folds the whole log at start */
     if (e2e_start(&s, extra) != 0) {
         fprintf(stderr, "bench_reads: cannot start %s serve on %s\n", getenv("EO_BIN"), o.db);
         e2e_cleanup(&s);

@@ -693,12 +693,16 @@
     setNav(pool, 'health');
     const params = new URLSearchParams(location.search);
     const bucket = params.get('bucket') === 'week' ? 'week' : 'day';
-    const h = await api(`/v1/pools/${enc(pool)}/health?bucket=${bucket}`);
+    /* Days: the half year up to the pool's last round (weeks: all of them). */
+    const p = await poolFacts(pool);
+    const since = bucket === 'day' && p.last_round ? Math.max(0, p.last_round - 183 * 86400) : 0;
+    const h = await api(`/v1/pools/${enc(pool)}/health?bucket=${bucket}&since=${since}`);
     const t = h.total;
     const b = h.buckets;
     const xs = b.map((x) => x.start);
     const charts = b.length ? [
       el('figure', {class: 'card'}, el('figcaption', {}, 'Brier score of P(A) per ' + bucket +
+                                                         (since ? ' over the last half year' : '') +
                                                          ' (0.25: a coin flip)'),
          lineChart({xs: xs, xfmt: day, dots: true, label: 'brier', ymin: 0,
                     series: [{ys: b.map((x) => x.brier)}], ref: {y: 0.25, label: '0.25'}})),

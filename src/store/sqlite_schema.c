@@ -142,14 +142,31 @@ const char *const eo__sqlite_migrations[] = {
      * ROWID table (an index's layout) spills what passes ~1 KB into a page of its own. Players
      * keep their last name seen (name_key folds it for search); the board is the index of
      * visible players by display rating, covering the search's walk (visible among its
-     * columns, so that SQLite reads nothing else), which a player not visible does not write.
-     * The engine fills them for the rounds logged before this step. */
+     * columns, so that SQLite reads nothing else), which a player not visible does not write;
+     * board_size counts it, kept by triggers (a count of the index costs a walk of it). The
+     * engine fills them for the rounds logged before this step. */
     ("ALTER TABLE players ADD COLUMN name TEXT;\n"
      "ALTER TABLE players ADD COLUMN name_key TEXT;\n"
      "ALTER TABLE players ADD COLUMN last_n INTEGER NOT NULL DEFAULT 0;\n"
      "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
      "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key)\n"
      "  WHERE visible = 1;\n"
+     "CREATE TABLE board_size (pool_id INTEGER PRIMARY KEY, visible INTEGER NOT NULL);\n"
+     "INSERT INTO board_size SELECT pool_id, count(*) FROM players WHERE visible = 1\n"
+     "  GROUP BY pool_id;\n"
+     "CREATE TRIGGER board_size_insert AFTER INSERT ON players WHEN NEW.visible = 1 BEGIN\n"
+     "  INSERT INTO board_size VALUES (NEW.pool_id, 1)\n"
+     "    ON CONFLICT (pool_id) DO UPDATE SET visible = visible + 1;\n"
+     "END;\n"
+     "CREATE TRIGGER board_size_delete AFTER DELETE ON players WHEN OLD.visible = 1 BEGIN\n"
+     "  UPDATE board_size SET visible = visible - 1 WHERE pool_id = OLD.pool_id;\n"
+     "END;\n"
+     "CREATE TRIGGER board_size_update AFTER UPDATE OF visible ON players\n"
+     "  WHEN OLD.visible != NEW.visible BEGIN\n"
+     "  INSERT INTO board_size VALUES (NEW.pool_id, NEW.visible)\n"
+     "    ON CONFLICT (pool_id) DO UPDATE\n"
+     "    SET visible = visible + CASE WHEN NEW.visible = 1 THEN 1 ELSE -1 END;\n"
+     "END;\n"
      "CREATE TABLE round_ix (\n"
      "  id         INTEGER PRIMARY KEY,\n"
      "  pool_id    INTEGER NOT NULL,\n"

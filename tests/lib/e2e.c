@@ -114,7 +114,7 @@ int e2e_start(e2e_server *s, const char *const *extra)
     /* Read stdout until the listening line (ASan builds start slowly: allow 30 s). */
     char line[512];
     size_t len = 0;
-    long long deadline = now_ms() + 30000;
+    long long deadline = now_ms() + 1000LL * (s->start_s ? s->start_s : 30);
     while (now_ms() < deadline) {
         struct pollfd p = {s->out_fd, POLLIN, 0};
         int pr = poll(&p, 1, 100);

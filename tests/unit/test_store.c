@@ -1127,6 +1127,20 @@ static void test_read_index_board(void **state)
     assert_int_equal(eo_store_player_name_get(f->s, p, "p3", &name), 0);
     assert_null(name);
     assert_int_equal(eo_store_player_name_get(f->s, p, "nobody", &name), EO_ENOTFOUND);
+    /* the board's size follows every way a row comes, goes or changes its visibility */
+    eo_player_row shown = {.rating = 1, .visible = true}, hidden = {.rating = 1};
+    assert_int_equal(eo_store_player_put(f->s, p, "p4", &shown), 0);
+    assert_int_equal(eo_store_player_put(f->s, p, "p9", &hidden), 0);
+    assert_int_equal(eo_store_board_count(f->s, p, &n), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(eo_store_player_delete(f->s, p, "p1"), 0);
+    assert_int_equal(eo_store_player_delete(f->s, p, "p9"), 0);
+    assert_int_equal(eo_store_player_put_played(f->s, p, "p2", &hidden, NULL, 20, &prev), 0);
+    assert_int_equal(eo_store_board_count(f->s, p, &n), 0);
+    assert_int_equal(n, 3);
+    int64_t other = make_pool(f->s, "other");
+    assert_int_equal(eo_store_board_count(f->s, other, &n), 0);
+    assert_int_equal(n, 0);
 }
 
 typedef struct got_health {
