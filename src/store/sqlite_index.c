@@ -37,6 +37,8 @@ _Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statemen
     "r.n, r.seq, r.p_a, r.winner, r.at, r.started_at, r.ended_at, r.round_id, "                    \
     "r.map, r.mode, r.server, r.members"
 #define MEMBERS_COL 11
+/* The round numbers a pool's rowids span: 2^40 - 1. */
+#define POOL_SPAN "1099511627775"
 
 static const char *const ix_sql[X_COUNT] = {
     /* The row write of eo_store_player_put() (sqlite.c) with the chain of the player's rounds
@@ -54,11 +56,12 @@ static const char *const ix_sql[X_COUNT] = {
     [X_LAST] = "SELECT last_n FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [X_LINK] = "UPDATE players SET last_n = ?3, prev_n = ?4, name = coalesce(?5, name), "
                "name_key = coalesce(?6, name_key) WHERE pool_id = ?1 AND player_id = ?2",
-    [X_ROUND_PUT] = "INSERT INTO round_ix (pool_id, n, seq, p_a, winner, at, started_at, "
-                    "ended_at, round_id, map, mode, server, members) VALUES (?1, ?2, ?3, ?4, ?5, "
-                    "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-    [X_ROUND_LAST] = "SELECT n, seq, p_a, winner, at FROM round_ix WHERE pool_id = ?1 "
-                     "ORDER BY n DESC LIMIT 1",
+    /* A round's rowid is (pool_id << 40) + n: one seek finds it, a range holds a pool's. */
+    [X_ROUND_PUT] = "INSERT INTO round_ix (id, pool_id, n, seq, p_a, winner, at, started_at, "
+                    "ended_at, round_id, map, mode, server, members) VALUES ((?1 << 40) + ?2, "
+                    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [X_ROUND_LAST] = "SELECT n, seq, p_a, winner, at FROM round_ix WHERE id BETWEEN (?1 << 40) "
+                     "AND (?1 << 40) + " POOL_SPAN " ORDER BY id DESC LIMIT 1",
     [X_HEALTH_ADD] = "INSERT INTO health VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
                      "?12, ?13, ?14, ?15, ?16, ?17) ON CONFLICT (pool_id, day, bin) DO UPDATE "
                      "SET rounds = rounds + excluded.rounds, draws = draws + excluded.draws, "
@@ -83,10 +86,10 @@ static const char *const ix_sql[X_COUNT] = {
     /* Those ahead of (rating ?2, id ?3) on the board: a range of the board's index. */
     [X_RANK] = "SELECT count(*) FROM players WHERE pool_id = ?1 AND visible = 1 AND "
                "rating >= ?2 AND NOT (rating = ?2 AND player_id >= ?3)",
-    [X_ROUNDS] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.pool_id = ?1 AND r.n <= "
-                 "(SELECT coalesce(max(n), 0) FROM round_ix WHERE pool_id = ?1) - ?2 "
-                 "ORDER BY r.n DESC LIMIT ?3",
-    [X_ROUND_BY_N] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.pool_id = ?1 AND r.n = ?2",
+    [X_ROUNDS] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.id BETWEEN (?1 << 40) AND "
+                 "(SELECT coalesce(max(id), 0) FROM round_ix WHERE id BETWEEN (?1 << 40) AND "
+                 "(?1 << 40) + " POOL_SPAN ") - ?2 ORDER BY r.id DESC LIMIT ?3",
+    [X_ROUND_BY_N] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.id = (?1 << 40) + ?2",
     /* the log's (pool_id, round_id) index finds the round's entry, round_ix_seq its row */
     [X_ROUND_BY_ID] = "SELECT " ROUND_COLS " FROM log AS l JOIN round_ix AS r ON "
                       "r.pool_id = l.pool_id AND r.seq = l.seq WHERE l.pool_id = ?1 AND "

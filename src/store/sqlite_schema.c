@@ -138,8 +138,10 @@ const char *const eo__sqlite_migrations[] = {
      * outcome and members' results (a blob, sqlite_index.c), each
      * result with the number of the player's round before, so that his rounds are a chain from
      * last_n in his player row (prev_n: the one before it); and the pool's health sums per day
-     * and P(A) bin. round_ix has rowids: a row of ~2 KB fits a table's page, while a WITHOUT
-     * ROWID table (an index's layout) spills what passes ~1 KB into a page of its own. Players
+     * and P(A) bin. round_ix's rowid is (pool_id << 40) + n, so that a pool's rounds are in
+     * order and one is found by one seek (a history reads a round per point), and a row of ~2 KB
+     * fits a table's page (a WITHOUT ROWID table, an index's layout, spills what passes ~1 KB
+     * into a page of its own). Players
      * keep their last name seen (name_key folds it for search); the board is the index of
      * visible players by display rating, covering the search's walk (visible among its
      * columns, so that SQLite reads nothing else), which a player not visible does not write;
@@ -168,7 +170,7 @@ const char *const eo__sqlite_migrations[] = {
      "    SET visible = visible + CASE WHEN NEW.visible = 1 THEN 1 ELSE -1 END;\n"
      "END;\n"
      "CREATE TABLE round_ix (\n"
-     "  id         INTEGER PRIMARY KEY,\n"
+     "  id         INTEGER PRIMARY KEY,\n" /* (pool_id << 40) + n */
      "  pool_id    INTEGER NOT NULL,\n"
      "  n          INTEGER NOT NULL,\n"
      "  seq        INTEGER NOT NULL,\n"
@@ -181,8 +183,7 @@ const char *const eo__sqlite_migrations[] = {
      "  server     TEXT,\n"
      "  p_a        REAL    NOT NULL,\n"
      "  winner     INTEGER NOT NULL,\n"
-     "  members    BLOB    NOT NULL,\n"
-     "  UNIQUE (pool_id, n)\n"
+     "  members    BLOB    NOT NULL\n"
      ");\n"
      "CREATE UNIQUE INDEX round_ix_seq ON round_ix (pool_id, seq);\n"
      "CREATE TABLE health (\n"
