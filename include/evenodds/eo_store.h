@@ -367,11 +367,11 @@ int eo_store_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, in
 int eo_store_round_get(eo_store *s, int64_t pool_id, const char *round_id,
                        int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
 
-/** The pool's health sums of days >= @p from_day: one call of @p fn per day (every bin
- *  summed), in day order, or with @p by_bin per calibration bin (every day summed), in bin
- *  order; @p key is the day or the bin. Until fn returns non-zero (returned). 0 or EO_EIO. */
-int eo_store_health_each(eo_store *s, int64_t pool_id, int64_t from_day, bool by_bin,
-                         int (*fn)(void *ctx, int64_t key, const eo_eval_sums *d), void *ctx);
+/** The pool's health sums of days >= @p from_day, by day then bin: @p fn per (day, bin) until
+ *  it returns non-zero (returned). 0 or EO_EIO. */
+int eo_store_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                         int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                         void *ctx);
 
 #ifdef __cplusplus
 }

@@ -412,7 +412,7 @@ static int64_t bucket_of(int64_t day, int64_t days)
     return days == 7 ? day - ((day + 3) % 7 + 7) % 7 : day;
 }
 
-static int health_day(void *ctx, int64_t day, const eo_eval_sums *d)
+static int health_one(void *ctx, int64_t day, int bin, const eo_eval_sums *d)
 {
     health_ctx *h = ctx;
     int64_t start = bucket_of(day, h->days);
@@ -426,13 +426,7 @@ static int health_day(void *ctx, int64_t day, const eo_eval_sums *d)
     }
     eo_eval_sums_add(&h->v[h->n - 1].s, d);
     eo_eval_sums_add(&h->total, d);
-    return 0;
-}
-
-static int health_bin(void *ctx, int64_t bin, const eo_eval_sums *d)
-{
-    health_ctx *h = ctx;
-    h->bins[bin] = *d;
+    eo_eval_sums_add(&h->bins[bin], d);
     return 0;
 }
 
@@ -470,9 +464,7 @@ eo__run eo__h_health(eo__call *c, eo__answer *a)
     health_ctx h;
     memset(&h, 0, sizeof h);
     h.days = week ? 7 : 1;
-    int rc = eo_store_health_each(rs, pi.id, since / SECONDS_PER_DAY, false, health_day, &h);
-    if (rc == 0)
-        rc = eo_store_health_each(rs, pi.id, since / SECONDS_PER_DAY, true, health_bin, &h);
+    int rc = eo_store_health_each(rs, pi.id, since / SECONDS_PER_DAY, health_one, &h);
     end_read(rs, rc, rc == 0 ? health_doc(pi.name, week ? "week" : "day", since, &h) : NULL, a);
     free(h.v);
     return EO__RUN_DONE;

@@ -23,8 +23,7 @@ enum {
     X_ROUNDS,
     X_ROUND_BY_N,
     X_ROUND_BY_ID,
-    X_HEALTH_DAYS,
-    X_HEALTH_BINS,
+    X_HEALTH_EACH,
     X_COUNT
 };
 
@@ -38,11 +37,6 @@ _Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statemen
     "r.n, r.seq, r.p_a, r.winner, r.at, r.started_at, r.ended_at, r.round_id, "                    \
     "r.map, r.mode, r.server, r.members"
 #define MEMBERS_COL 11
-/* The sums of health rows, in the order health_sums() reads them. */
-#define HEALTH_SUMS                                                                                \
-    "sum(rounds), sum(draws), sum(stomps), sum(margin), sum(decided), sum(logloss), "            \
-    "sum(brier), sum(correct), sum(p), sum(a_wins), sum(members), sum(rating), sum(rating2), "   \
-    "sum(delta)"
 /* The round numbers a pool's rowids span: 2^40 - 1. */
 #define POOL_SPAN "1099511627775"
 
@@ -100,11 +94,9 @@ static const char *const ix_sql[X_COUNT] = {
     [X_ROUND_BY_ID] = "SELECT " ROUND_COLS " FROM log AS l JOIN round_ix AS r ON "
                       "r.pool_id = l.pool_id AND r.seq = l.seq WHERE l.pool_id = ?1 AND "
                       "l.round_id = ?2",
-    /* Summed in SQL, so that a span's days, or bins, come as one row each. */
-    [X_HEALTH_DAYS] = "SELECT day, " HEALTH_SUMS " FROM health WHERE pool_id = ?1 AND "
-                      "day >= ?2 GROUP BY day ORDER BY day",
-    [X_HEALTH_BINS] = "SELECT bin, " HEALTH_SUMS " FROM health WHERE pool_id = ?1 AND "
-                      "day >= ?2 GROUP BY bin ORDER BY bin",
+    [X_HEALTH_EACH] = "SELECT day, bin, rounds, draws, stomps, margin, decided, logloss, brier, "
+                      "correct, p, a_wins, members, rating, rating2, delta FROM health WHERE "
+                      "pool_id = ?1 AND day >= ?2 ORDER BY day, bin",
 };
 
 static int ix_prep(sq_store *q, int which, sqlite3_stmt **out)
@@ -818,48 +810,41 @@ int eo__sq_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int6
     return walk_chain(sq(s), pool_id, &w);
 }
 
-/* Health sums from column 1 on (HEALTH_SUMS). */
-static void health_sums(sqlite3_stmt *st, eo_eval_sums *d)
-{
-    *d = (eo_eval_sums){
-        .rounds = (uint64_t)sqlite3_column_int64(st, 1),
-        .draws = (uint64_t)sqlite3_column_int64(st, 2),
-        .stomps = (uint64_t)sqlite3_column_int64(st, 3),
-        .margin = sqlite3_column_double(st, 4),
-        .m = {.count = (uint64_t)sqlite3_column_int64(st, 5),
-              .logloss_sum = sqlite3_column_double(st, 6),
-              .brier_sum = sqlite3_column_double(st, 7),
-              .correct = sqlite3_column_double(st, 8)},
-        .p = sqlite3_column_double(st, 9),
-        .a_wins = sqlite3_column_double(st, 10),
-        .members = (uint64_t)sqlite3_column_int64(st, 11),
-        .rating = sqlite3_column_double(st, 12),
-        .rating2 = sqlite3_column_double(st, 13),
-        .delta = sqlite3_column_double(st, 14),
-    };
-}
-
-int eo__sq_health_each(eo_store *s, int64_t pool_id, int64_t from_day, bool by_bin,
-                       int (*fn)(void *ctx, int64_t key, const eo_eval_sums *d), void *ctx)
+int eo__sq_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d), void *ctx)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
-    int rc = ix_prep(q, by_bin ? X_HEALTH_BINS : X_HEALTH_DAYS, &st);
+    int rc = ix_prep(q, X_HEALTH_EACH, &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
     sqlite3_bind_int64(st, 2, from_day);
     int src = SQLITE_DONE;
     while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
-        eo_eval_sums d;
-        int64_t key = sqlite3_column_int64(st, 0);
-        health_sums(st, &d);
-        if (by_bin && (key < 0 || key >= EO_EVAL_CALIB_BINS)) {
-            eo__store_seterr(s, "%s: health sums of pool %lld are damaged (bin %lld)", q->path,
-                             (long long)pool_id, (long long)key);
+        eo_eval_sums d = {
+            .rounds = (uint64_t)sqlite3_column_int64(st, 2),
+            .draws = (uint64_t)sqlite3_column_int64(st, 3),
+            .stomps = (uint64_t)sqlite3_column_int64(st, 4),
+            .margin = sqlite3_column_double(st, 5),
+            .m = {.count = (uint64_t)sqlite3_column_int64(st, 6),
+                  .logloss_sum = sqlite3_column_double(st, 7),
+                  .brier_sum = sqlite3_column_double(st, 8),
+                  .correct = sqlite3_column_double(st, 9)},
+            .p = sqlite3_column_double(st, 10),
+            .a_wins = sqlite3_column_double(st, 11),
+            .members = (uint64_t)sqlite3_column_int64(st, 12),
+            .rating = sqlite3_column_double(st, 13),
+            .rating2 = sqlite3_column_double(st, 14),
+            .delta = sqlite3_column_double(st, 15),
+        };
+        int bin = sqlite3_column_int(st, 1);
+        if (bin < 0 || bin >= EO_EVAL_CALIB_BINS) {
+            eo__store_seterr(s, "%s: health sums of pool %lld are damaged (bin %d)", q->path,
+                             (long long)pool_id, bin);
             rc = EO_EIO;
         } else {
-            rc = fn(ctx, key, &d);
+            rc = fn(ctx, sqlite3_column_int64(st, 0), bin, &d);
         }
     }
     if (rc == 0 && src != SQLITE_DONE)

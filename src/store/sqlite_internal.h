@@ -123,7 +123,8 @@ int eo__sq_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int6
                               void *ctx);
 int eo__sq_round_get(eo_store *s, int64_t pool_id, const char *round_id,
                      int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
-int eo__sq_health_each(eo_store *s, int64_t pool_id, int64_t from_day, bool by_bin,
-                       int (*fn)(void *ctx, int64_t key, const eo_eval_sums *d), void *ctx);
+int eo__sq_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                       void *ctx);
 
 #endif

@@ -388,12 +388,13 @@ int eo_store_round_get(eo_store *s, int64_t pool_id, const char *round_id,
     return s->ops->round_get(s, pool_id, round_id, fn, ctx);
 }
 
-int eo_store_health_each(eo_store *s, int64_t pool_id, int64_t from_day, bool by_bin,
-                         int (*fn)(void *ctx, int64_t key, const eo_eval_sums *d), void *ctx)
+int eo_store_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                         int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                         void *ctx)
 {
     if (s == NULL || fn == NULL)
         return EO_EINVAL;
-    return s->ops->health_each(s, pool_id, from_day, by_bin, fn, ctx);
+    return s->ops->health_each(s, pool_id, from_day, fn, ctx);
 }
 
 void eo_store_remove(const char *location)

@@ -76,8 +76,9 @@ typedef struct eo__store_ops {
                               void *ctx);
     int (*round_get)(eo_store *s, int64_t pool_id, const char *round_id,
                      int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
-    int (*health_each)(eo_store *s, int64_t pool_id, int64_t from_day, bool by_bin,
-                       int (*fn)(void *ctx, int64_t key, const eo_eval_sums *d), void *ctx);
+    int (*health_each)(eo_store *s, int64_t pool_id, int64_t from_day,
+                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                       void *ctx);
 } eo__store_ops;
 
 struct eo_store {

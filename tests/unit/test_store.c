@@ -1144,16 +1144,18 @@ static void test_read_index_board(void **state)
 }
 
 typedef struct got_health {
-    int64_t keys[4];
+    int64_t days[4];
+    int bins[4];
     uint64_t rounds[4];
     double brier[4];
     size_t n;
 } got_health;
 
-static int got_sums(void *ctx, int64_t key, const eo_eval_sums *d)
+static int got_sums(void *ctx, int64_t day, int bin, const eo_eval_sums *d)
 {
     got_health *h = ctx;
-    h->keys[h->n] = key;
+    h->days[h->n] = day;
+    h->bins[h->n] = bin;
     h->rounds[h->n] = d->rounds;
     h->brier[h->n++] = d->m.brier_sum;
     return 0;
@@ -1167,22 +1169,14 @@ static void test_read_index_health(void **state)
     eo_eval_sums b = {.rounds = 2, .m = {.count = 2, .brier_sum = 0.5}};
     assert_int_equal(eo_store_health_add(f->s, p, 20400, 5, &a), 0);
     assert_int_equal(eo_store_health_add(f->s, p, 20400, 5, &b), 0); /* adds */
-    assert_int_equal(eo_store_health_add(f->s, p, 20400, 7, &a), 0);
     assert_int_equal(eo_store_health_add(f->s, p, 20399, 9, &a), 0);
-    assert_int_equal(eo_store_health_add(f->s, p, 20401, 5, &a), 0);
+    assert_int_equal(eo_store_health_add(f->s, p, 20401, 0, &a), 0);
     assert_int_equal(eo_store_health_add(f->s, p, 20401, 10, &a), EO_EINVAL);
-    /* per day from day 20400 on, every bin summed */
     got_health h = {.n = 0};
-    assert_int_equal(eo_store_health_each(f->s, p, 20400, false, got_sums, &h), 0);
-    assert_int_equal(h.n, 2);
-    assert_true(h.keys[0] == 20400 && h.rounds[0] == 4 && h.brier[0] == 1.0);
-    assert_true(h.keys[1] == 20401 && h.rounds[1] == 1);
-    /* per bin over those days */
-    h.n = 0;
-    assert_int_equal(eo_store_health_each(f->s, p, 20400, true, got_sums, &h), 0);
-    assert_int_equal(h.n, 2);
-    assert_true(h.keys[0] == 5 && h.rounds[0] == 4 && h.brier[0] == 1.0);
-    assert_true(h.keys[1] == 7 && h.rounds[1] == 1);
+    assert_int_equal(eo_store_health_each(f->s, p, 20400, got_sums, &h), 0);
+    assert_int_equal(h.n, 2); /* from day 20400 on, by day */
+    assert_true(h.days[0] == 20400 && h.bins[0] == 5 && h.rounds[0] == 3 && h.brier[0] == 0.75);
+    assert_true(h.days[1] == 20401 && h.bins[1] == 0);
 }
 
 int main(void)
