@@ -11,6 +11,7 @@ enum {
     X_PLAYED,
     X_LAST,
     X_LINK,
+    X_RENAME,
     X_ROUND_PUT,
     X_ROUND_LAST,
     X_HEALTH_ADD,
@@ -18,8 +19,10 @@ enum {
     X_BOARD_COUNT,
     X_BOARD_PAGE,
     X_BOARD_WALK,
+    X_FEW,
     X_BOARD_ROW,
     X_RANK,
+    X_BETWEEN,
     X_ROUNDS,
     X_ROUND_BY_N,
     X_ROUND_BY_ID,
@@ -42,7 +45,8 @@ _Static_assert(X_COUNT <= EO__SQ_IX_MAX, "EO__SQ_IX_MAX must hold every statemen
 
 static const char *const ix_sql[X_COUNT] = {
     /* The row write of eo_store_player_put() (sqlite.c) with the chain of the player's rounds
-     * (X_LAST read his last_n before: RETURNING would buffer its row in a temporary table). */
+     * (X_LAST read his last_n before: RETURNING would buffer its row in a temporary table); his
+     * name on the insert only (X_RENAME changes it). */
     [X_PLAYED] = "INSERT INTO players (pool_id, player_id, rating, mu, sigma, volatility, rounds, "
                  "visible, last_ended_at, x1, x2, x3, x4, name, name_key, last_n, prev_n) VALUES "
                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) "
@@ -50,12 +54,14 @@ static const char *const ix_sql[X_COUNT] = {
                  "mu = excluded.mu, sigma = excluded.sigma, volatility = excluded.volatility, "
                  "rounds = excluded.rounds, visible = excluded.visible, "
                  "last_ended_at = excluded.last_ended_at, x1 = excluded.x1, x2 = excluded.x2, "
-                 "x3 = excluded.x3, x4 = excluded.x4, name = coalesce(excluded.name, name), "
-                 "name_key = coalesce(excluded.name_key, name_key), last_n = excluded.last_n, "
+                 "x3 = excluded.x3, x4 = excluded.x4, last_n = excluded.last_n, "
                  "prev_n = excluded.prev_n",
-    [X_LAST] = "SELECT last_n FROM players WHERE pool_id = ?1 AND player_id = ?2",
+    [X_LAST] = "SELECT last_n, name FROM players WHERE pool_id = ?1 AND player_id = ?2",
     [X_LINK] = "UPDATE players SET last_n = ?3, prev_n = ?4, name = coalesce(?5, name), "
                "name_key = coalesce(?6, name_key) WHERE pool_id = ?1 AND player_id = ?2",
+    /* apart from X_PLAYED, so that the index of names is written when a name changes only */
+    [X_RENAME] = "UPDATE players SET name = ?3, name_key = ?4 WHERE pool_id = ?1 AND "
+                 "player_id = ?2",
     /* A round's rowid is (pool_id << 40) + n: one seek finds it, a range holds a pool's. */
     [X_ROUND_PUT] = "INSERT INTO round_ix (id, pool_id, n, seq, p_a, winner, at, started_at, "
                     "ended_at, round_id, map, mode, server, members) VALUES ((?1 << 40) + ?2, "
@@ -82,10 +88,19 @@ static const char *const ix_sql[X_COUNT] = {
                      "p.player_id = k.player_id ORDER BY p.rating DESC, p.player_id",
     [X_BOARD_WALK] = "SELECT player_id, name_key FROM players WHERE pool_id = ?1 AND "
                      "visible = 1 ORDER BY rating DESC, player_id",
+    /* A search's matches, ids then names (players_name), when few: a player whose id and name
+     * both match comes twice. ?3 and ?5 end the ranges of the prefixes ?2 and ?4. */
+    [X_FEW] = "SELECT player_id, rating FROM players WHERE pool_id = ?1 AND player_id >= ?2 AND "
+              "player_id < ?3 AND visible = 1 UNION ALL SELECT player_id, rating FROM players "
+              "WHERE pool_id = ?1 AND name_key >= ?4 AND name_key < ?5 AND visible = 1 LIMIT ?6",
     [X_BOARD_ROW] = "SELECT " ROW_COLS " FROM players WHERE pool_id = ?1 AND player_id = ?2",
     /* Those ahead of (rating ?2, id ?3) on the board: a range of the board's index. */
     [X_RANK] = "SELECT count(*) FROM players WHERE pool_id = ?1 AND visible = 1 AND "
                "rating >= ?2 AND NOT (rating = ?2 AND player_id >= ?3)",
+    /* Those after (rating ?2, id ?3) and before (?4, ?5) on the board. */
+    [X_BETWEEN] = "SELECT count(*) FROM players WHERE pool_id = ?1 AND visible = 1 AND "
+                  "rating <= ?2 AND rating >= ?4 AND NOT (rating = ?2 AND player_id <= ?3) AND "
+                  "NOT (rating = ?4 AND player_id >= ?5)",
     [X_ROUNDS] = "SELECT " ROUND_COLS " FROM round_ix AS r WHERE r.id BETWEEN (?1 << 40) AND "
                  "(SELECT coalesce(max(id), 0) FROM round_ix WHERE id BETWEEN (?1 << 40) AND "
                  "(?1 << 40) + " POOL_SPAN ") - ?2 ORDER BY r.id DESC LIMIT ?3",
@@ -159,26 +174,57 @@ static int int_of(sq_store *q, int which, int64_t pool_id, const char *id, int64
     return rc;
 }
 
+/* Player @p id's last round (0 when he has no row) and whether @p name is new for him (not
+ * when it is NULL, nor when he has no row: the insert sets it). */
+static int last_of(sq_store *q, int64_t pool_id, const char *id, const char *name, int64_t *last,
+                   bool *renamed)
+{
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, X_LAST, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, id);
+    *last = 0;
+    *renamed = false;
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        const char *was = (const char *)sqlite3_column_text(st, 1);
+        *last = sqlite3_column_int64(st, 0);
+        *renamed = name != NULL && (was == NULL || strcmp(was, name) != 0);
+    } else if (src != SQLITE_DONE) {
+        rc = fail(q, src, "reading a player's last round");
+    }
+    done(st);
+    return rc;
+}
+
+/* Binds @p name at @p i and its folded form at @p i + 1 (NULL both when it is NULL). */
+static void bind_name(sqlite3_stmt *st, int i, const char *name)
+{
+    char key[EO_ID_MAX + 1];
+    bind_text(st, i, name);
+    if (name != NULL) {
+        fold(name, key);
+        sqlite3_bind_text64(st, i + 1, key, strlen(key), SQLITE_TRANSIENT, SQLITE_UTF8);
+    }
+}
+
 int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row,
                              const char *name, int64_t n, int64_t *prev)
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
-    char key[EO_ID_MAX + 1];
-    *prev = 0;
-    int rc = int_of(q, X_LAST, pool_id, id, prev, "reading a player's last round");
-    if (rc == 0 || rc == EO_ENOTFOUND)
+    bool renamed;
+    int rc = last_of(q, pool_id, id, name, prev, &renamed);
+    if (rc == 0)
         rc = ix_prep(q, X_PLAYED, &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, id);
     bind_row(st, 3, row);
-    bind_text(st, 14, name);
-    if (name != NULL) {
-        fold(name, key);
-        bind_text(st, 15, key);
-    }
+    bind_name(st, 14, name);
     sqlite3_bind_int64(st, 16, n);
     sqlite3_bind_int64(st, 17, *prev);
     int src = sqlite3_step(st);
@@ -189,6 +235,12 @@ int eo__sq_player_put_played(eo_store *s, int64_t pool_id, const char *id, const
         rc = fail(q, src, "writing a player");
     }
     done(st);
+    if (rc == 0 && renamed && (rc = ix_prep(q, X_RENAME, &st)) == 0) {
+        sqlite3_bind_int64(st, 1, pool_id);
+        bind_text(st, 2, id);
+        bind_name(st, 3, name);
+        rc = step_done(q, st, "renaming a player");
+    }
     return rc;
 }
 
@@ -202,7 +254,6 @@ int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char 
 {
     sq_store *q = sq(s);
     sqlite3_stmt *st;
-    char key[EO_ID_MAX + 1];
     int rc = ix_prep(q, X_LINK, &st);
     if (rc)
         return rc;
@@ -210,11 +261,7 @@ int eo__sq_player_link(eo_store *s, int64_t pool_id, const char *id, const char 
     bind_text(st, 2, id);
     sqlite3_bind_int64(st, 3, last);
     sqlite3_bind_int64(st, 4, prev);
-    bind_text(st, 5, name);
-    if (name != NULL) {
-        fold(name, key);
-        bind_text(st, 6, key);
-    }
+    bind_name(st, 5, name);
     return step_done(q, st, "linking a player's rounds");
 }
 
@@ -521,25 +568,52 @@ static int keep_row(void *ctx, const char *name, const eo_player_row *row)
     return 0;
 }
 
+/* A player's place on the board: his rating and id (a copy), and his rank once known. */
+typedef struct match {
+    double rating;
+    int64_t rank;
+    char id[EO_ID_MAX + 1];
+} match;
+
+/* How many of the board are between @p a and @p b (both left out), or ahead of @p a when @p b
+ * is NULL: a range of the board's index, counted by SQLite. */
+static int count_between(sq_store *q, int64_t pool_id, const match *a, const match *b, int64_t *n)
+{
+    sqlite3_stmt *st;
+    int rc = ix_prep(q, b != NULL ? X_BETWEEN : X_RANK, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    sqlite3_bind_double(st, 2, a->rating);
+    bind_text(st, 3, a->id);
+    if (b != NULL) {
+        sqlite3_bind_double(st, 4, b->rating);
+        bind_text(st, 5, b->id);
+    }
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW)
+        *n = sqlite3_column_int64(st, 0);
+    else
+        rc = fail(q, src, "ranking players");
+    done(st);
+    return rc;
+}
+
 int eo__sq_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *rank)
 {
     sq_store *q = sq(s);
     eo_player_row row;
+    match m;
     int rc = board_row(q, pool_id, id, keep_row, &row);
     if (rc == 0 && !row.visible)
         rc = EO_ENOTFOUND;
-    sqlite3_stmt *st;
-    if (rc == 0 && (rc = ix_prep(q, X_RANK, &st)) == 0) {
-        sqlite3_bind_int64(st, 1, pool_id);
-        sqlite3_bind_double(st, 2, row.rating);
-        bind_text(st, 3, id);
-        int src = sqlite3_step(st);
-        if (src == SQLITE_ROW)
-            *rank = sqlite3_column_int64(st, 0) + 1;
-        else
-            rc = fail(q, src, "ranking a player");
-        done(st);
-    }
+    if (rc)
+        return rc;
+    m.rating = row.rating;
+    snprintf(m.id, sizeof m.id, "%s", id);
+    rc = count_between(q, pool_id, &m, NULL, rank);
+    if (rc == 0)
+        *rank += 1;
     return rc;
 }
 
@@ -571,11 +645,83 @@ static int board_page(sq_store *q, int64_t pool_id, int64_t offset, int64_t limi
     return rc;
 }
 
-/* A match of a search: its rank and id (a copy). */
-typedef struct match {
-    int64_t rank;
-    char id[EO_ID_MAX + 1];
-} match;
+/* A search with more matches than this walks the board (docs/STORE.md "Read indexes"). */
+#define FEW_MAX 2000
+
+/* Board order: rating down, then id up (bytes, as SQLite's BINARY). */
+static int board_order(const void *x, const void *y)
+{
+    const match *a = x, *b = y;
+    if (a->rating != b->rating)
+        return a->rating > b->rating ? -1 : 1;
+    return strcmp(a->id, b->id);
+}
+
+/* Binds @p prefix at @p i and at @p i + 1 the end of its range: @p prefix followed by a byte
+ * that no UTF-8 text holds. */
+static void bind_prefix(sqlite3_stmt *st, int i, const char *prefix)
+{
+    char end[EO_ID_MAX + 2];
+    size_t n = strlen(prefix);
+    memcpy(end, prefix, n);
+    end[n] = (char)0xff;
+    sqlite3_bind_text64(st, i, prefix, n, SQLITE_TRANSIENT, SQLITE_UTF8);
+    sqlite3_bind_text64(st, i + 1, end, n + 1, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+/* The matches of @p query (EO_ID_MAX bytes at most) in board order, found by the indexes of ids
+ * and names when there are at most FEW_MAX: *out (the caller frees it) and *n; *out is NULL when
+ * there are more. */
+static int few_matches(sq_store *q, int64_t pool_id, const char *query, match **out, int64_t *n)
+{
+    sqlite3_stmt *st;
+    char key[EO_ID_MAX + 1];
+    *out = NULL;
+    *n = 0;
+    int rc = ix_prep(q, X_FEW, &st);
+    if (rc)
+        return rc;
+    match *m = malloc((FEW_MAX + 1) * sizeof *m);
+    if (m == NULL)
+        return EO_ENOMEM;
+    fold(query, key);
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_prefix(st, 2, query);
+    bind_prefix(st, 4, key);
+    sqlite3_bind_int64(st, 6, FEW_MAX + 1);
+    int src;
+    int64_t k = 0;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        snprintf(m[k].id, sizeof m[k].id, "%s", (const char *)sqlite3_column_text(st, 0));
+        m[k++].rating = sqlite3_column_double(st, 1);
+    }
+    if (src != SQLITE_DONE)
+        rc = fail(q, src, "searching the board");
+    done(st);
+    if (rc || k > FEW_MAX) {
+        free(m);
+        return rc;
+    }
+    qsort(m, (size_t)k, sizeof *m, board_order);
+    for (int64_t i = 0; i < k; i++) /* a player whose id and name match came twice */
+        if (*n == 0 || strcmp(m[*n - 1].id, m[i].id) != 0)
+            m[(*n)++] = m[i];
+    *out = m;
+    return 0;
+}
+
+/* Ranks @p n matches in board order: the first by those ahead of it, each next by those between
+ * it and the one before (so that the board is counted once, to the last). */
+static int rank_matches(sq_store *q, int64_t pool_id, match *m, int64_t n)
+{
+    int rc = 0;
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        int64_t c = 0;
+        rc = count_between(q, pool_id, i == 0 ? &m[0] : &m[i - 1], i == 0 ? NULL : &m[i], &c);
+        m[i].rank = (i == 0 ? 0 : m[i - 1].rank) + c + 1;
+    }
+    return rc;
+}
 
 static bool has_prefix(const char *s, const char *p, size_t plen)
 {
@@ -615,6 +761,24 @@ static int board_walk(sq_store *q, int64_t pool_id, const char *query, int64_t o
     return rc;
 }
 
+/* The matches of @p query numbered [offset, offset + limit) with their ranks: *out (the caller
+ * frees it) and *n. Few matches are found by the indexes of ids and names and ranked by counts
+ * of the board; more by a walk of the board, which stops at the last asked. */
+static int search(sq_store *q, int64_t pool_id, const char *query, int64_t offset, int64_t limit,
+                  match **out, int64_t *n)
+{
+    int rc = few_matches(q, pool_id, query, out, n);
+    if (rc == 0 && *out != NULL) {
+        int64_t from = offset < *n ? offset : *n;
+        *n = *n - from < limit ? *n - from : limit;
+        memmove(*out, *out + from, (size_t)*n * sizeof **out);
+        return rank_matches(q, pool_id, *out, *n);
+    }
+    if (rc == 0 && (*out = malloc((size_t)limit * sizeof **out)) == NULL)
+        rc = EO_ENOMEM;
+    return rc ? rc : board_walk(q, pool_id, query, offset, limit, *out, n);
+}
+
 typedef struct match_call {
     board_fn fn;
     void *ctx;
@@ -633,15 +797,13 @@ int eo__sq_board_each(eo_store *s, int64_t pool_id, const char *query, int64_t o
     sq_store *q = sq(s);
     if (query == NULL)
         return board_page(q, pool_id, offset, limit, fn, ctx);
-    match *m = malloc((size_t)limit * sizeof *m);
-    if (m == NULL)
-        return EO_ENOMEM;
+    match *m = NULL;
     int64_t n = 0;
-    int rc = board_walk(q, pool_id, query, offset, limit, m, &n);
+    int rc = search(q, pool_id, query, offset, limit, &m, &n);
     for (int64_t i = 0; rc == 0 && i < n; i++) {
         match_call c = {fn, ctx, &m[i]};
         rc = board_row(q, pool_id, m[i].id, match_one, &c);
-        if (rc == EO_ENOTFOUND) /* gone since the walk: not reported */
+        if (rc == EO_ENOTFOUND) /* gone since it was found (outside a transaction) */
             rc = 0;
     }
     free(m);

@@ -145,14 +145,16 @@ const char *const eo__sqlite_migrations[] = {
      * keep their last name seen (name_key folds it for search); the board is the index of
      * visible players by display rating, covering the search's walk (visible among its
      * columns, so that SQLite reads nothing else), which a player not visible does not write;
-     * board_size counts it, kept by triggers (a count of the index costs a walk of it). The
-     * engine fills them for the rounds logged before this step. */
+     * board_size counts it, kept by triggers (a count of the index costs a walk of it);
+     * players_name finds a search's matches when they are few (written when a name changes
+     * only). The engine fills them for the rounds logged before this step. */
     ("ALTER TABLE players ADD COLUMN name TEXT;\n"
      "ALTER TABLE players ADD COLUMN name_key TEXT;\n"
      "ALTER TABLE players ADD COLUMN last_n INTEGER NOT NULL DEFAULT 0;\n"
      "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
      "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key)\n"
      "  WHERE visible = 1;\n"
+     "CREATE INDEX players_name ON players (pool_id, name_key) WHERE name_key IS NOT NULL;\n"
      "CREATE TABLE board_size (pool_id INTEGER PRIMARY KEY, visible INTEGER NOT NULL);\n"
      "INSERT INTO board_size SELECT pool_id, count(*) FROM players WHERE visible = 1\n"
      "  GROUP BY pool_id;\n"

@@ -3,6 +3,7 @@
  * Backend-specific cases (file formats) follow in their own table.
  * Expected values are the values written by each case itself (round trips), the ordering rules
  * of eo_store.h (seq from 1 per pool, pools by name) and the error codes it documents. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1143,6 +1144,105 @@ static void test_read_index_board(void **state)
     assert_int_equal(n, 0);
 }
 
+/* Player i of test_read_index_search: his id, name and rating (many ties). */
+#define SEARCH_PLAYERS 2400
+static void search_player(int i, char *id, char *name, double *rating)
+{
+    snprintf(id, 16, "p%04d", i);
+    snprintf(name, 16, i % 2 ? "Odd%d" : "even%d", i);
+    *rating = i % 97;
+}
+
+typedef struct got_page {
+    char ids[64][16];
+    int64_t ranks[64];
+    size_t n;
+} got_page;
+
+static int got_match(void *ctx, int64_t rank, const char *id, const char *name,
+                     const eo_player_row *row)
+{
+    (void)name;
+    got_page *g = ctx;
+    assert_true(row->visible && g->n < 64);
+    snprintf(g->ids[g->n], sizeof g->ids[g->n], "%s", id);
+    g->ranks[g->n++] = rank;
+    return 0;
+}
+
+typedef struct board_entry {
+    double rating;
+    char id[16], name[16];
+} board_entry;
+
+static int entry_order(const void *x, const void *y)
+{
+    const board_entry *a = x, *b = y;
+    return a->rating != b->rating ? (a->rating > b->rating ? -1 : 1) : strcmp(a->id, b->id);
+}
+
+/* Whether @p name starts with @p q in any ASCII case. */
+static bool name_starts(const char *name, const char *q)
+{
+    for (; *q != '\0'; name++, q++)
+        if (tolower((unsigned char)*name) != tolower((unsigned char)*q))
+            return false;
+    return true;
+}
+
+/* A search's page equals the board's matches counted in order, whether the matches are few
+ * (found by the indexes of ids and names) or many (found by a walk of the board). */
+static void test_read_index_search(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    static board_entry board[SEARCH_PLAYERS];
+    size_t nb = 0;
+    assert_int_equal(eo_store_begin(f->s), 0);
+    for (int i = 0; i < SEARCH_PLAYERS; i++) {
+        board_entry *e = &board[nb];
+        eo_player_row row = {.visible = i % 10 != 0};
+        int64_t prev;
+        search_player(i, e->id, e->name, &row.rating);
+        e->rating = row.rating;
+        assert_int_equal(eo_store_player_put_played(f->s, p, e->id, &row, e->name, 1, &prev), 0);
+        nb += row.visible;
+    }
+    /* a new name replaces the old one for search too; this one starts as his id does */
+    eo_player_row row = {.rating = board[0].rating, .visible = true};
+    int64_t prev;
+    assert_int_equal(eo_store_player_put_played(f->s, p, board[0].id, &row, "P0001 x", 2, &prev),
+                     0);
+    snprintf(board[0].name, sizeof board[0].name, "P0001 x");
+    assert_int_equal(eo_store_commit(f->s), 0);
+    qsort(board, nb, sizeof *board, entry_order);
+    static const struct {
+        const char *q;
+        int64_t offset, limit;
+    } cases[] = {{"ODD1", 0, 60},   {"odd1", 50, 60}, {"even2", 3, 5}, {"p00", 10, 20},
+                 {"p0001", 0, 5}, {"p", 2000, 60},  {"p", 0, 30},    {"o", 900, 40},
+                 {"", 1500, 10},    {"Odd9999", 0, 5}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        got_page want = {.n = 0}, got = {.n = 0};
+        int64_t found = 0;
+        for (size_t r = 0; r < nb && want.n < (size_t)cases[c].limit; r++)
+            if ((strncmp(board[r].id, cases[c].q, strlen(cases[c].q)) == 0 ||
+                 name_starts(board[r].name, cases[c].q)) &&
+                found++ >= cases[c].offset) {
+                snprintf(want.ids[want.n], sizeof want.ids[0], "%s", board[r].id);
+                want.ranks[want.n++] = (int64_t)r + 1;
+            }
+        assert_int_equal(eo_store_board_each(f->s, p, cases[c].q, cases[c].offset,
+                                             cases[c].limit, got_match, &got),
+                         0);
+        assert_int_equal(got.n, want.n);
+        for (size_t i = 0; i < got.n; i++) {
+            assert_string_equal(got.ids[i], want.ids[i]);
+            assert_int_equal(got.ranks[i], want.ranks[i]);
+        }
+    }
+}
+
 typedef struct got_health {
     int64_t days[4];
     int bins[4];
@@ -1194,6 +1294,7 @@ int main(void)
         CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
         CASE(test_seasons),
         CASE(test_read_index_rounds),     CASE(test_read_index_board),
+        CASE(test_read_index_search),
         CASE(test_read_index_health),
         cmocka_unit_test(test_bad_arguments),
     };
