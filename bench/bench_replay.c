@@ -11,10 +11,13 @@
  * Each figure is the best of --reps runs over a fresh pool. Usage:
  *   bench_replay [--rounds N] [--players P] [--team K] [--reps R] [--seed S] [--partial PM]
  * --only runs one of the four (repeatable); --cpu times with the thread's CPU clock.
- * --model and --param pick the model (default SynElo with its defaults); --model all runs every
- * registered model with its defaults, one after the other, on the same rounds.
- * --param bias=map (a pool's map bias, eo_bias.h) gives the generated rounds 8 maps in turn;
- * only the apply path sees them (handles have no map, the JSONL text is written without).
+ * --model and --param pick the model and the pool's parameters (default SynElo with what a new
+ * pool gets, eo_pool_config_new(): map bias and presence on); --model all runs every
+ * registered model with a new pool's parameters, one after the other, on the same rounds.
+ * Pools created before the new defaults are measured with their parameters given, e.g.
+ * --param bias=off --param presence=off --param theta=2400 for SynElo (docs/MODELS.md,
+ * "Defaults of new pools"). With the map bias on the generated rounds get 8 maps in turn, and
+ * the handles path, which takes no map, is left out.
  * --partial PM gives each member a partial-play `time` with chance PM per mille (default 0);
  * the handles path, which takes no weights, is then left out.
  * Defaults: 100000 rounds of 12v12 among 5000 players, 3 reps. */
@@ -318,14 +321,6 @@ int main(int argc, char **argv)
     if (!only)
         for (int k = 0; k < PATHS; k++)
             run[k] = true;
-    if (partial > 0 && run[1]) {
-        /* eo_pool_apply_handles() takes no weights: every member plays in full there */
-        if (only) {
-            fprintf(stderr, "bench_replay: --only handles has no partial play (--partial 0)\n");
-            return 2;
-        }
-        run[1] = false;
-    }
     if (all && nparams > 0) {
         fprintf(stderr, "bench_replay: --param needs one model, not --model all\n");
         return 2;
@@ -334,8 +329,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_replay: --partial is per mille (0..1000)\n");
         return 2;
     }
-    eo_model_config_default(model, &pool_cfg.model);
-    eo_bias_config_default(&pool_cfg.bias);
+    eo_pool_config_new(model, &pool_cfg);
     for (int i = 0; i < nparams; i++) {
         char name[64];
         const char *eq = strchr(params[i], '=');
@@ -348,11 +342,22 @@ int main(int argc, char **argv)
         name[eq - params[i]] = '\0';
         int rc = eo_bias_config_set(&pool_cfg.bias, name, eq + 1, &err);
         if (rc == EO_ENOTFOUND)
+            rc = eo_presence_config_set(&pool_cfg.presence, name, eq + 1, &err);
+        if (rc == EO_ENOTFOUND)
             rc = eo_model_config_set(&pool_cfg.model, name, eq + 1, &err);
         if (rc != 0) {
             fprintf(stderr, "bench_replay: --param %s: %s\n", err.field, err.message);
             return 2;
         }
+    }
+    if ((partial > 0 || pool_cfg.bias.by != EO_BIAS_OFF) && run[1]) {
+        /* eo_pool_apply_handles() takes no weights and no map: every member plays in full */
+        if (only) {
+            fprintf(stderr, "bench_replay: --only handles has no partial play and no map "
+                            "(--partial 0 --param bias=off)\n");
+            return 2;
+        }
+        run[1] = false;
     }
     eo_gen_config c;
     eo_gen_config_default(&c);
@@ -375,7 +380,7 @@ int main(int argc, char **argv)
     char *text = NULL;
     size_t *off = NULL, len = 0;
     if (run[2] || run[3]) {
-        size_t cap = (size_t)rounds * (64 + 2 * team * (partial > 0 ? 48 : 24)) + 1;
+        size_t cap = (size_t)rounds * (80 + 2 * team * (partial > 0 ? 48 : 24)) + 1;
         text = malloc(cap);
         off = malloc(((size_t)rounds + 1) * sizeof *off);
         if (text == NULL || off == NULL) {
@@ -397,7 +402,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (all) {
         for (int m = 0; m < EO_MODEL_COUNT && status == 0; m++) {
-            if (eo_model_config_default((eo_model)m, &pool_cfg.model) != 0)
+            if (eo_pool_config_new((eo_model)m, &pool_cfg) != 0)
                 continue; /* not registered in this build */
             status = bench_model(&in, run);
         }

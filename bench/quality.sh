@@ -134,10 +134,10 @@ echo "| world | model | variant | online | refit | oracle | best vs oracle | tun
 echo "|---|---|---|---|---|---|---|---|"
 for w in w12 w6 d12; do
     for m in $MODELS; do
-        variant "$w" "$m" weights
+        variant "$w" "$m" weights --param bias=off
         variant "$w" "$m" weights+map --param bias=map
         if [ "$m" = hive ] || [ "$m" = trueskill ]; then
-            variant "$w" "$m" no-weights --no-weights
+            variant "$w" "$m" no-weights --no-weights --param bias=off
             variant "$w" "$m" no-weights+map --no-weights --param bias=map
         fi
     done

@@ -48,10 +48,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (eo_pool_request_from_json(obj, &pool, &err) == 0) {
         if (eo_pool_name_check(pool.name, strlen(pool.name), NULL) != 0)
             abort(); /* a decoded pool name keeps the documented rule */
-        eo_pool_config cfg;
+        eo_pool_config cfg, back;
         eo_round_error rerr;
         if (eo_pool_config_from_json(pool.model, pool.params, &cfg, &rerr) == 0)
             json_decref(eo_pool_config_to_json(&cfg));
+        /* A new pool (POST /v1/pools) as stored reads back as the same pool. */
+        if (eo_pool_config_new_from_json(pool.model, pool.params, &cfg, &rerr) == 0) {
+            json_t *stored = eo_pool_config_to_json(&cfg);
+            if (stored == NULL || eo_pool_config_from_json(pool.model, stored, &back, &rerr) != 0)
+                abort();
+            json_t *again = eo_pool_config_to_json(&back);
+            if (again == NULL || !json_equal(stored, again))
+                abort();
+            json_decref(stored);
+            json_decref(again);
+        }
     }
     double rating, sigma;
     (void)eo_rating_request_from_json(obj, &rating, &sigma, &err);

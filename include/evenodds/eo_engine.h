@@ -112,7 +112,12 @@ int eo_engine_rollback(eo_engine *e);
 /**
  * Creates a pool. @p params is a JSON object of model parameters (may be NULL): for SynElo any
  * of the eo_synelo_params field names, plus "kmax_team" (Θ by F1's rule; not with "theta").
- * Unknown parameters are an error naming them. @p model NULL means "synelo". @p name must pass
+ * Unknown parameters are an error naming them. Decoded as a stored pool's
+ * (eo_pool_config_from_json(): a parameter not given has its table's default, the bias and
+ * presence off), so a configuration written by eo_pool_config_to_json() creates the same pool;
+ * a new pool's defaults (`POST /v1/pools`, `serve`'s default pool) are resolved before, with
+ * eo_pool_config_new_from_json() and eo_engine_pool_create_config(). @p model NULL means
+ * "synelo". @p name must pass
  * eo_pool_name_check() (else 400, field "name", the rule as message); pools created before
  * that rule keep their names and work as any other. The pool is stored with every parameter's
  * value (eo_pool_config_to_json()). Returns 0, EO_EEXIST (409 "pool_exists"), EO_EINVAL (400

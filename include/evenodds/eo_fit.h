@@ -11,9 +11,13 @@
  * weighted team sums or means:
  *  - logistic (SynElo, Elo, Glicko-2, hive): P = σ(d), d the model's logit;
  *  - Gaussian (TrueSkill, Weng-Lin): P = Φ(d), d = (Σ_A w·μ − Σ_B w·μ + b) / (β·√Σ w²).
+ * With the pool's presence on, d also has the round's level field and π·Δ (Δ = Σ_A w − Σ_B w;
+ * π in logits, for Φ at the centre's slope, so π/1.5958 in d) with π fitted beside the skills
+ * (docs/MODELS.md "Presence").
  * Draws count as half a win for each side. The objective is the log likelihood plus a log
  * prior per player (Gaussian around the model's start value; for the hive model seed 001's
- * Gamma prior) and per bias key (Gaussian around 0, worth `bias_prior` plays). It is maximised
+ * Gamma prior), per bias key (Gaussian around 0, worth `bias_prior` plays) and for π (around
+ * 0, worth `presence_prior` rounds of unequal presence). It is maximised
  * by sweeps: one pass over every round accumulates each parameter's gradient and diagonal
  * Hessian, then every parameter takes its Newton step, scaled by a common factor that is halved
  * until the objective does not fall.
@@ -26,7 +30,7 @@
  * propagation finds the skills' marginals by sweeps of a forward and a backward pass over the
  * log until no marginal mean moves by tol. A player's result is his marginal at his last round
  * (mean and deviation): the state online rating continues from. Map biases, when the pool keys
- * them, are the MAP fit's, held fixed.
+ * them, and π, when its presence is on, are the MAP fit's, held fixed.
  *
  * Pure: no I/O, no clock, no globals. Deterministic: the same rounds, added in the same order,
  * give the same bits on every machine (fixed summation order, the core's own exp and log).
@@ -175,6 +179,10 @@ int eo_fit_lookup(const eo_fit *f, const char *id, eo_fit_player *out);
  *  and fitted field term (model's field units). Returns 0 or EO_EINVAL. */
 size_t eo_fit_bias_count(const eo_fit *f);
 int eo_fit_bias_get(const eo_fit *f, size_t i, eo_bias_key *key, double *value);
+
+/** The fitted presence π in logits (0 when the pool's presence is off): the MAP fit's, with
+ *  `presence_prior` rounds of unequal presence as its prior (docs/MODELS.md "Presence"). */
+double eo_fit_presence(const eo_fit *f);
 
 /**
  * P(A wins) of round @p r with the fitted values frozen: players the fit does not know at the

@@ -52,13 +52,17 @@ typedef struct eo_hive_params {
     double playtime_c;      /**< c: a new player's skill is c·ln(1 + playtime) (0) */
     int32_t visible_rounds; /**< rounds before the skill is shown (0) */
     int32_t t_stale_days;   /**< days without a round before a lookup says stale (30) */
+    double alpha_size;      /**< N0: 0 (the default, the seed's step α·t/Σt), or the round
+                                 size Σt that alpha is the step of: a round of Σt then steps
+                                 its field skills by α·(Σt/N0)²·t/Σt (docs/MODELS.md) */
 } eo_hive_params;
 
 /** Fills @p p with the defaults listed in eo_hive_params. */
 void eo_hive_params_default(eo_hive_params *p);
 
 /**
- * Checks every parameter: alpha, alpha_commander in [0, 1e6]; side_share in [0, 1];
+ * Checks every parameter: alpha, alpha_commander in [0, 1e6]; alpha_size 0 or in
+ * [1, EO_PLAYERS_MAX]; side_share in [0, 1];
  * side_rounds, visible_rounds in [0, 1e6]; round_length −1, 0 or in [1, EO_HIVE_ROUND_LENGTH_MAX];
  * playtime_c in [0, 1e3]; t_stale_days in [0, 36500]; NaN fails. Returns 0 or EO_EINVAL.
  */

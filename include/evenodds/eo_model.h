@@ -94,8 +94,21 @@ typedef struct eo_model_config {
     uint32_t given;
 } eo_model_config;
 
-/** Fills @p c with model @p m and its defaults (nothing given). Returns 0 or EO_EINVAL. */
+/**
+ * Fills @p c with model @p m and the defaults of its parameter table (nothing given): what a
+ * parameter that a stored pool does not mention means, so that pools created before a
+ * parameter existed keep their behaviour. Returns 0 or EO_EINVAL.
+ */
 int eo_model_config_default(eo_model m, eo_model_config *c);
+
+/**
+ * Fills @p c with a new pool's defaults for model @p m (nothing given): the table's defaults with
+ * the values that predict better out of the box wherever they differ (docs/MODELS.md,
+ * "Defaults of new pools"): SynElo's Θ from each round's team size, the hive step normalised
+ * for the round's size, ... The CLI and `POST /v1/pools` start from it.
+ * Returns 0 or EO_EINVAL.
+ */
+int eo_model_config_new(eo_model m, eo_model_config *c);
 
 /**
  * Sets parameter @p name from @p text: a number, or for a choice the choice's name. Checks the
@@ -177,12 +190,51 @@ static inline void eo_team_agg_add(eo_team_agg *t, const eo_strength *s, double 
 }
 
 /**
+ * False for a model that rates every member in full whatever his partial-play weight (SynElo,
+ * seed 000): its team aggregates then take every member at weight 1, as its rate does, so
+ * that eo_model_predict() of the aggregates is the P(A) the round is rated with. True for the
+ * others. Pure.
+ */
+bool eo_model_uses_weights(const eo_model_ctx *ctx);
+
+/**
  * P(A wins) for teams @p a and @p b (each with n >= 1). @p field is the field term in A's
  * favour (logit offset for the logistic models, performance offset for the Gaussian ones; 0 for
  * none). A draw counts as half a win where the model has draws.
  */
 double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
                         double field);
+
+/**
+ * The field term (model units, in A's favour) that measures both teams' strengths relative to
+ * the model's start level, for pools with presence on (eo_presence.h, docs/MODELS.md
+ * "Presence"): added to the field, a member then adds to his team only his rating's distance
+ * from the start level (times his weight), so absence, or a share of a round, is worth nothing
+ * by the level alone. TrueSkill and Weng-Lin: −μ0·(w_A − w_B); Elo with team "sum":
+ * −r0·(w_A − w_B)·ln 10/scale; SynElo (which rates every member in full): −r0·(n_A − n_B)/Θ;
+ * 0 for the models whose team strength is a mean (Elo "mean", Glicko-2's composite) or whose
+ * start is 0 (hive). Reads only the counts n and the weights w of @p a and @p b. Pure.
+ */
+double eo_model_level_field(const eo_model_ctx *ctx, const eo_team_agg *a,
+                            const eo_team_agg *b);
+
+/**
+ * P(A) of teams @p a and @p b at field @p base into *p0 and dP/dfield there into *g (a
+ * symmetric difference of ±10⁻³ field units): what one round teaches an estimate of a field
+ * term beside the rest of the field (the map bias's, presence's; docs/MODELS.md). Pure.
+ */
+void eo_model_field_slope(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                          double base, double *p0, double *g);
+
+/**
+ * The field that, added to @p base, moves A's logit by @p logit to first order:
+ * logit·P0(1 − P0)/g with P0 and g of eo_model_field_slope() (exactly @p logit for the
+ * logistic models, whose slope is P0(1 − P0); for TrueSkill and Weng-Lin a performance offset
+ * that grows with the round's spread), 0 where P does not move with the field. @p p0 and @p g
+ * (may be NULL) receive the slope's values. Presence's term (eo_presence.h). Pure.
+ */
+double eo_model_logit_field(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                            double base, double logit, double *p0, double *g);
 
 /**
  * Match quality of teams @p a and @p b in [0, 1] (1: the fairest match). Gaussian models

@@ -20,6 +20,7 @@
 #include "eo_round.h"
 #include "eo_model.h"
 #include "eo_bias.h"
+#include "eo_presence.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,13 +36,15 @@ typedef struct eo_division {
     double from;
 } eo_division;
 
-/** A pool's configuration: its model and the model's parameters, its divisions, and its map
- *  and side bias (eo_bias.h; a zeroed @c bias is "off"). */
+/** A pool's configuration: its model and the model's parameters, its divisions, its map
+ *  and side bias (eo_bias.h; a zeroed @c bias is "off") and its presence term (eo_presence.h;
+ *  a zeroed @c presence is "off"). */
 typedef struct eo_pool_config {
     eo_model_config model;
     size_t ndivisions;                       /**< 0: the pool has no divisions */
     eo_division divisions[EO_DIVISIONS_MAX]; /**< strictly ascending @c from */
     eo_bias_config bias;                     /**< "bias", "bias_prior", "bias_strength" */
+    eo_presence_config presence; /**< "presence", "presence_prior", "presence_strength" */
 } eo_pool_config;
 
 /**
@@ -51,8 +54,18 @@ typedef struct eo_pool_config {
  */
 const char *eo_pool_division(const eo_pool_config *cfg, double display);
 
-/** Defaults: SynElo with the seed's table, no divisions, bias off (eo_bias_config_default()). */
+/** Defaults: SynElo with the seed's table, no divisions, bias off (eo_bias_config_default()),
+ *  presence off: what a stored pool's missing parameters mean (pools created before them). */
 void eo_pool_config_default(eo_pool_config *cfg);
+
+/**
+ * A new pool's defaults for model @p m (docs/MODELS.md, "Defaults of new pools"): the model's
+ * eo_model_config_new(), no divisions, the map bias on ("map", default prior and strength)
+ * and presence on. The CLI and `POST /v1/pools` start from it; every value is stored with the
+ * pool, so a later change of these defaults never alters an existing pool. Returns 0 or
+ * EO_EINVAL (unknown model).
+ */
+int eo_pool_config_new(eo_model m, eo_pool_config *cfg);
 
 typedef struct eo_pool eo_pool;
 
@@ -112,7 +125,10 @@ typedef struct eo_round_result {
  * When the pool's bias is on and the round has a map, the field term is the key's current
  * estimate (eo_bias_field(), from the rounds before this one: it is in res->p_a and every
  * member's expected), and the round then joins the estimate with P0 and dP/dfield taken from
- * eo_model_predict() on the round-start team aggregates; otherwise the field is 0.
+ * eo_model_predict() on the round-start team aggregates; otherwise the bias adds 0. When the
+ * pool's presence is on, the field also has eo_model_level_field() and the presence term
+ * (eo_presence_field() of Σ_A w − Σ_B w, from the rounds before this one), and a round with
+ * unequal presence then joins the presence estimate the same way (docs/MODELS.md "Presence").
  * @p members is NULL, or has room for r->n[0] + r->n[1] entries. On error the pool is
  * unchanged. Returns 0, EO_EINVAL or EO_ENOMEM.
  */
@@ -147,8 +163,8 @@ size_t eo_pool_outside_range(const eo_pool *pool, int64_t now, const char **firs
  * P(A wins) of round @p r with the pool as it is, without rating it (the pool is not changed):
  * every member's strength at the round's end (ended_at, else started_at) summed with its
  * eo_model_member_weight() into team aggregates, an unknown player at a new player's strength,
- * and the field term of the round's bias key as eo_pool_apply() would take it; then
- * eo_model_predict(). It equals eo_pool_apply()'s res->p_a except for the hive model's
+ * and the field term of the round's bias key and of presence as eo_pool_apply() would take
+ * them; then eo_model_predict(). It equals eo_pool_apply()'s res->p_a except for the hive model's
  * commanders and side offsets, which aggregates do not carry. Frozen ratings' predictions of
  * held-out rounds (`evenodds fit --holdout`). Returns 0 or EO_EINVAL (empty team, too many
  * players, a NULL id).
@@ -182,6 +198,20 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h);
 int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
                           const eo_player_handle *b, size_t nb, eo_winner winner,
                           int64_t ended_at, eo_round_result *res, eo_model_update *updates);
+
+/** The pool's presence estimate (read only; eo_presence_value() gives π), or NULL when its
+ *  presence is off. */
+const eo_presence *eo_pool_presence(const eo_pool *pool);
+
+/**
+ * The presence part of the field of proposed teams @p a and @p b (eo_team_agg of their
+ * members' strengths, every member at weight 1, so presence_A − presence_B = n_A − n_B) beside
+ * the rest of the field @p base (the map's bias; 0 for none): eo_model_level_field() plus the
+ * presence term as eo_pool_apply() would add it now (docs/MODELS.md "Presence"); 0 when
+ * presence is off. Teams of equal sizes get exactly 0. Returns 0 or EO_EINVAL.
+ */
+int eo_pool_presence_field(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
+                           double base, double *field);
 
 /** The pool's bias table (read only), or NULL when its bias is off. */
 const eo_bias *eo_pool_bias(const eo_pool *pool);

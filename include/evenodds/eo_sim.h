@@ -7,9 +7,11 @@
  * and replayed, and reports over time say how good the ratings and the teams are.
  *
  * The true outcome model: with s_i a player's true skill, w_i his partial-play weight
- * (eo_round_member_weight() of his member, as the models see it) and b the map's true bias in
- * side A's favour (a logit offset),
- *     P_true(A) = σ((Σ_A w_i·s_i − Σ_B w_i·s_i) / scale + b),   σ(x) = 1 / (1 + e^−x);
+ * (eo_round_member_weight() of his member, as the models see it; 1 for everyone in a world
+ * whose times carry no information), b the map's true bias in side A's favour (a logit
+ * offset) and π the world's presence effect (a logit per player, 0 by default),
+ *     P_true(A) = σ((Σ_A w_i·s_i − Σ_B w_i·s_i) / scale + b + π·(Σ_A w_i − Σ_B w_i)),
+ *     σ(x) = 1 / (1 + e^−x);
  * a round is a draw with probability d·4·P_true·(1 − P_true) (d the draw rate, reached by
  * 50/50 rounds), and otherwise A wins with probability P_true.
  *
@@ -96,6 +98,13 @@ typedef struct eo_sim_config {
     uint32_t round_seconds;      /**< length of every round, >= 8 */
     int64_t start;               /**< started_at of round 1, Unix seconds */
     eo_sim_balancer balancer;
+    uint32_t short_permille;     /**< chance that a round is played one player short on a
+                                      side (side and seat drawn at random; he sits out) */
+    double presence;             /**< π: logits one unit of presence (Σ w) is worth to a
+                                      team beyond its skills, |π| <= 100; 0 by default */
+    bool times_ignored;          /**< the truth weighs every member 1 (w_i above), whatever
+                                      his partial play: the records' times carry no
+                                      information (`--partial-effect none`) */
     /** Balancer ours: search nodes eo_split_solve() may spend on one round
      *  (eo_split_options.work_limit); past them the round's teams come from
      *  eo_balance_solve()'s local search instead (not proven optimal; counted in
@@ -105,12 +114,17 @@ typedef struct eo_sim_config {
 
 /** Defaults: seed 1, 1000 players, 12v12, normal skills of mean 0 and sd 100, scale 400/ln 10 (so P_true
  *  is the Elo curve of the summed skill difference), no drift, no arrivals or departures, 8
- *  maps with biases in ±0.3, 10 % partial play, 2 % draws at 50/50, 600 s rounds from
- *  1763800000, balancer ours with work limit EO_SIM_WORK_LIMIT. */
+ *  maps with biases in ±0.3, 10 % partial play that the truth weighs, no short rounds, no
+ *  presence effect, 2 % draws at 50/50, 600 s rounds from 1763800000, balancer ours with work
+ *  limit EO_SIM_WORK_LIMIT. */
 void eo_sim_config_default(eo_sim_config *c);
 
 /** P_true(A) = σ(diff / scale + bias), computed with eo__exp. σ(x) + σ(−x) = 1 to 1 ulp. */
 double eo_sim_p_true(double diff, double scale, double bias);
+
+/** The logit offset of P_true beside the skills: the map's @p bias plus @p presence times the
+ *  presence difference @p delta (Σ_A w − Σ_B w); exactly @p bias when @p presence is 0. */
+double eo_sim_true_field(double bias, double presence, double delta);
 
 /**
  * The truth of a simulated world (docs/SIM.md, "Files"): the scale, every map's true bias for
@@ -128,6 +142,13 @@ int eo_truth_create(double scale, size_t players, size_t maps, eo_truth **out);
 
 /** Frees @p t. NULL is a no-op. */
 void eo_truth_destroy(eo_truth *t);
+
+/**
+ * The world's terms beside skills and maps (eo_sim_config): @p presence (π, logits per unit
+ * of presence, |π| <= 100) and @p times_ignored (every member weighs 1 in the truth). A new
+ * truth has 0 and false. Returns 0 or EO_EINVAL (NULL @p t, π out of range; nothing changed).
+ */
+int eo_truth_set_terms(eo_truth *t, double presence, bool times_ignored);
 
 /**
  * Adds player @p id (@p len bytes, need not be NUL-terminated) with true skill @p skill, or map
@@ -148,10 +169,11 @@ size_t eo_truth_player_count(const eo_truth *t);
 size_t eo_truth_map_count(const eo_truth *t);
 
 /**
- * The oracle's P(A wins) of round @p r: eo_sim_p_true(Σ_A w·s − Σ_B w·s, scale, bias) with s
- * each member's true skill, w his eo_round_member_weight() and bias the true bias of the
- * round's map (0 when the round has no map), summed in the members' order exactly as the
- * simulator does, so a simulated round gets its P_true bit for bit. The skills are those the
+ * The oracle's P(A wins) of round @p r: eo_sim_p_true(Σ_A w·s − Σ_B w·s, scale,
+ * eo_sim_true_field(bias, π, Σ_A w − Σ_B w)) with s each member's true skill, w his
+ * eo_round_member_weight() (1 when the truth ignores times), bias the true bias of the round's
+ * map (0 when the round has no map) and π the truth's presence effect, summed in the members'
+ * order exactly as the simulator does, so a simulated round gets its P_true bit for bit. The skills are those the
  * truth holds (in a truth file, each player's skill at the end of the run): with `--drift 0`
  * they are the skills of every round. Returns 0; EO_ENOTFOUND with @p err (may be NULL) naming
  * "A[i]" / "B[i]" (a player the truth does not know) or "map" (a map it does not know).
@@ -191,7 +213,8 @@ typedef struct eo_sim_round {
 /**
  * Plays one round: drift, arrivals and departures; players show up (N uniform in
  * [2·team_min, 2·team_max + 1], at most 64, in random queue order), k = min(team_max, N/2); the
- * balancer forms the teams; partial play, the map, the outcome; the pool rates the round.
+ * balancer forms the teams; partial play, a short side (short_permille), the map, the
+ * outcome; the pool rates the round.
  * @p out may be NULL. Returns 0, EO_ENOMEM or EO_EINTERNAL; after an error the simulator must
  * only be destroyed.
  */

@@ -40,7 +40,8 @@ typedef struct eo_synelo_params {
     int32_t t_stale_days;/**< days without a round before a lookup says stale (30) */
     double k_min;        /**< minimum K (2) */
     double k_max;        /**< maximum K (72) */
-    double theta;        /**< logistic scale Θ (2400, or from kmax_team) */
+    double theta;        /**< logistic scale Θ (2400, or from kmax_team); 0: each round's
+                              own, from its larger team by F1's rule (eo_synelo_theta_of()) */
     int32_t window;      /**< window size W (500) */
     double w_vel;        /**< velocity weight (0.25) */
     double w_wre;        /**< win-rate-excess weight (0.25) */
@@ -58,7 +59,14 @@ void eo_synelo_params_default(eo_synelo_params *p);
 int eo_synelo_theta_from_kmax(int kmax_team, double *theta);
 
 /**
- * Checks every parameter (finite, positive where required, r_min <= r0 <= r_grad_cap,
+ * Θ of a round of @p na against @p nb members: @c theta when it is > 0, else F1's rule on the
+ * round's larger team (400 * floor(median{1..max(na, nb)})), so that a pool that does not set
+ * Θ gets the one of the team sizes it sees.
+ */
+double eo_synelo_theta_of(const eo_synelo_params *p, size_t na, size_t nb);
+
+/**
+ * Checks every parameter (finite, positive where required (Θ may be 0: eo_synelo_theta_of()), r_min <= r0 <= r_grad_cap,
  * k_min <= k_max, 2 <= window <= EO_SYNELO_WINDOW_MAX). Returns 0 or EO_EINVAL.
  */
 int eo_synelo_params_check(const eo_synelo_params *p);
@@ -102,7 +110,7 @@ void eo_synelo_player_init(eo_synelo_player *pl, const eo_synelo_params *p);
 /** Releases the window storage and zeroes @p pl. NULL is a no-op. */
 void eo_synelo_player_free(eo_synelo_player *pl);
 
-/** F1: P(A wins) for round-start team sums. */
+/** F1: P(A wins) for round-start team sums (Θ = @c theta, which must be > 0 here). */
 double eo_synelo_p_a(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b);
 
 /** F3: convergence score C in [0, 1] of the window as it stands (1 with fewer than 2 entries). */

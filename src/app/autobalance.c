@@ -10,13 +10,21 @@
 
 #include "core/round_internal.h" /* eo__fail */
 
-/* P(A) from the model on the team means (variance 0). */
+/* P(A) from the model on the team means (variance 0); with relative levels when the request
+ * says so: an unequal team's extra member then counts by his distance from the start level,
+ * and by the pool's presence term (docs/MODELS.md "Presence"). */
 static double model_predict(void *ctx, int64_t sa, int na, int64_t sb, int nb)
 {
     const eo_autobalance_request *req = ctx;
     eo_team_agg a = {(double)na, (double)na, (double)na, (double)sa / (double)req->unit, 0.0};
     eo_team_agg b = {(double)nb, (double)nb, (double)nb, (double)sb / (double)req->unit, 0.0};
-    return eo_model_predict(req->model, &a, &b, 0.0);
+    double field = 0.0;
+    if (req->relative) {
+        field = eo_model_level_field(req->model, &a, &b);
+        field += eo_model_logit_field(req->model, &a, &b, field,
+                                      req->presence * (double)(na - nb), NULL, NULL);
+    }
+    return eo_model_predict(req->model, &a, &b, field);
 }
 
 int eo_app_autobalance_resolve(eo_autobalance_request *req, const eo_model_ctx *model,

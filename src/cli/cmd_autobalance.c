@@ -121,6 +121,7 @@ int eo_cmd_autobalance(int argc, char **argv)
     eo_app_autobalance_answer ans;
     memset(&ans, 0, sizeof ans);
     int rc = eo_autobalance_request_from_json(obj, &req, &err);
+    req.relative = true; /* as a new pool (presence on) measures teams */
     if (rc == 0) /* the service's path; "now" defaults to the clock */
         rc = eo_app_autobalance(&req, model, (int64_t)time(NULL), &ans, &err);
     if (rc != 0) {

@@ -1,4 +1,4 @@
-/* evenodds fit: whole-history refit of a round log (issue 5 §3; eo_fit.h, docs/MODELS.md,
+/* evenodds fit: whole-history refit of a round log (eo_fit.h, docs/MODELS.md,
  * "Whole-history refit"). Reads the log once into the fit (and, with --holdout, two online pools
  * of the same model over the same training rounds), sweeps to convergence with a progress bar
  * on a terminal, writes the fitted ratings, and reports how the refit and the online ratings

@@ -25,7 +25,8 @@ static const char sim_usage[] =
     "\n"
     "Simulates a server in closed loop: players with hidden true skills show up, the balancer\n"
     "forms teams from the model's ratings, the outcome is drawn from the true skills\n"
-    "(P_true(A) = sigma((sum_A w*s - sum_B w*s) / scale + map bias), w the time played), and\n"
+    "(P_true(A) = sigma((sum_A w*s - sum_B w*s) / scale + map bias + presence*(sum_A w -\n"
+    "sum_B w)), w the time played), and\n"
     "the model rates the round. Reports every R rounds and once over all rounds: the model's\n"
     "Brier and the oracle's (P_true), mean |P_true - 0.5|, stomps (P_true > 0.8 or < 0.2),\n"
     "draws, and Spearman's correlation of ratings with true skills. docs/SIM.md defines them.\n"
@@ -45,12 +46,20 @@ EO_OPT_MODEL_HELP
     "  --maps M            maps (default 8; 1..99)\n"
     "  --bias X            map biases uniform in [-X, X] logits for side A (default 0.3)\n"
     "  --partial PERMILLE  chance a member joined late or left early (default 100)\n"
+    "  --partial-effect E  time (default): the truth weighs each member by his time; none:\n"
+    "                      every member counts in full, the records' times carry nothing\n"
+    "  --short PERMILLE    chance a round is played one player short on a side (default 0)\n"
+    "  --presence X        logits one player's presence is worth to his team beyond his\n"
+    "                      skill (default 0; times the difference of the teams' sum of w)\n"
     "  --draws PERMILLE    draw rate of a 50/50 round (default 20)\n"
     "  --drift D           sd of each player's skill step per round, skill points (default 0)\n"
     "  --report-every R    rounds per report (default 500; 0: only the final one)\n"
     "  --rounds-out FILE   write the rounds as canonical JSONL (`evenodds replay` reads it)\n"
     "  --truth-out FILE    write the true skills (per player id) and map biases as JSON\n"
-    "  --format F          table (default) or json (one object per line)\n"
+    "  --format F          table (default) or json (one object per line)\n";
+
+/* The rest of the usage (one string literal may not exceed 4095 bytes). */
+static const char sim_usage_world[] =
     "  --skill DIST        normal (default), uniform, bimodal or skewed\n"
     "  --skill-sd SD       spread of true skills, skill points (default 100)\n"
     "  --skill-mean M      mean true skill: what an average player adds per unit of time\n"
@@ -96,6 +105,7 @@ static const int_opt int_opts[] = {
     {"--round-seconds", 8, 86400, 1, OFF(c.round_seconds)},
     {"--start", 0, 100000000000, 0, OFF(c.start)},
     {"--work-limit", 1, INT64_MAX, 2, OFF(c.work_limit)},
+    {"--short", 0, 1000, 1, OFF(c.short_permille)},
 };
 
 typedef struct real_opt {
@@ -110,6 +120,7 @@ static const real_opt real_opts[] = {
     {"--skill-sd", 0.0, 1e6, OFF(c.skill_sd)},
     {"--skill-mean", -1e6, 1e6, OFF(c.skill_mean)},
     {"--scale", 1e-6, 1e9, OFF(c.scale)},
+    {"--presence", -100.0, 100.0, OFF(c.presence)},
 };
 
 static void set_int(sim_opts *o, const int_opt *io, int64_t v)
@@ -169,6 +180,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
         int r = 0;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(sim_usage, stdout);
+            fputs(sim_usage_world, stdout);
             return 1;
         } else if ((r = table_arg(argc, argv, &i, o)) != 0) {
             if (r < 0)
@@ -189,6 +201,14 @@ static int parse_args(int argc, char **argv, sim_opts *o)
                                     "snake or ours, got '%s'\n", val);
                 return -1;
             }
+        } else if ((r = eo_opt_value("sim", argc, argv, &i, "--partial-effect", &val)) != 0) {
+            if (r < 0 || (strcmp(val, "time") != 0 && strcmp(val, "none") != 0)) {
+                if (r >= 0)
+                    fprintf(stderr, "evenodds sim: --partial-effect: expected time or none, "
+                                    "got '%s'\n", val);
+                return -1;
+            }
+            o->c.times_ignored = strcmp(val, "none") == 0;
         } else if ((r = eo_opt_value("sim", argc, argv, &i, "--skill", &val)) != 0) {
             if (r < 0 || eo_sim_skill_parse(val, &o->c.skill) != 0) {
                 if (r >= 0)
@@ -209,7 +229,8 @@ static int parse_args(int argc, char **argv, sim_opts *o)
                 return -1;
             o->truth_out = val;
         } else {
-            fprintf(stderr, "evenodds sim: unknown argument '%s'\n%s", argv[i], sim_usage);
+            fprintf(stderr, "evenodds sim: unknown argument '%s'\n%s%s", argv[i], sim_usage,
+                    sim_usage_world);
             return -1;
         }
     }
@@ -292,6 +313,11 @@ static int write_truth(const sim_opts *o, eo_sim *s)
     json_object_set_new(j, "skill_mean", json_real(o->c.skill_mean));
     json_object_set_new(j, "skill_sd", json_real(o->c.skill_sd));
     json_object_set_new(j, "scale", json_real(o->c.scale));
+    /* The terms only when a world has them: other truth files read as they always did. */
+    if (o->c.presence != 0.0)
+        json_object_set_new(j, "presence", json_real(o->c.presence));
+    if (o->c.times_ignored)
+        json_object_set_new(j, "partial_effect", json_string("none"));
     json_t *maps = json_array();
     for (size_t i = 0; i < o->c.maps; i++) {
         const char *name;

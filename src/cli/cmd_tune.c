@@ -1,5 +1,5 @@
 /* evenodds tune: searches a model's parameters on a training prefix of a round log and reports
- * the best found with its held-out figures (issue 5 §4; docs/EVAL.md, "Tuning").
+ * the best found with its held-out figures (docs/EVAL.md, "Tuning").
  *
  * Every candidate folds the whole log in memory, in file order, as replay does: the rounds in
  * [--eval-from, --train) score it (the search's objective), those after --train are held out

@@ -159,10 +159,10 @@ static int split_param(const char *cmd, const eo_opt_model *m, int k, char *name
     return 0;
 }
 
-/* The model's configuration, and the pool's bias parameters into @p bias when not NULL
- * (else they are unknown model parameters). */
-static int finish(const char *cmd, const eo_opt_model *m, eo_model_config *out,
-                  eo_bias_config *bias)
+/* The configuration of a new pool (eo_pool_config_new()) into @p pool with the given
+ * parameters; @p pool_params false: the model's part only (the pool's own parameters are then
+ * unknown model parameters). */
+static int finish(const char *cmd, const eo_opt_model *m, eo_pool_config *pool, bool pool_params)
 {
     eo_model model = EO_MODEL_SYNELO;
     if (m->model != NULL && eo_model_parse(m->model, &model) != 0) {
@@ -172,7 +172,7 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_model_config *out,
                 known);
         return -1;
     }
-    eo_model_config_default(model, out);
+    eo_pool_config_new(model, pool);
     eo_round_error err;
     for (int k = 0; k < m->nparam; k++) {
         char name[64];
@@ -180,16 +180,18 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_model_config *out,
         if (split_param(cmd, m, k, name, sizeof name, &value) != 0)
             return -1;
         memset(&err, 0, sizeof err);
-        int rc = bias != NULL ? eo_bias_config_set(bias, name, value, &err) : EO_ENOTFOUND;
+        int rc = pool_params ? eo_bias_config_set(&pool->bias, name, value, &err) : EO_ENOTFOUND;
+        if (rc == EO_ENOTFOUND && pool_params)
+            rc = eo_presence_config_set(&pool->presence, name, value, &err);
         if (rc == EO_ENOTFOUND)
-            rc = eo_model_config_set(out, name, value, &err);
+            rc = eo_model_config_set(&pool->model, name, value, &err);
         if (rc != 0) {
             fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
             return -1;
         }
     }
     memset(&err, 0, sizeof err);
-    if (eo_model_config_check(out, &err) != 0) {
+    if (eo_model_config_check(&pool->model, &err) != 0) {
         fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
         return -1;
     }
@@ -198,13 +200,21 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_model_config *out,
 
 int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out)
 {
-    return finish(cmd, m, out, NULL);
+    eo_pool_config pool;
+    int rc = finish(cmd, m, &pool, false);
+    *out = pool.model;
+    return rc;
 }
 
 int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out)
 {
-    eo_bias_config_default(&out->bias);
-    return finish(cmd, m, &out->model, &out->bias);
+    size_t nd = out->ndivisions;
+    eo_division div[EO_DIVISIONS_MAX];
+    memcpy(div, out->divisions, sizeof div);
+    int rc = finish(cmd, m, out, true);
+    out->ndivisions = nd;
+    memcpy(out->divisions, div, sizeof div);
+    return rc;
 }
 
 bool eo_opt_tty(void)

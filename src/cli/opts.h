@@ -61,13 +61,16 @@ typedef struct eo_opt_model {
  * too many --param. */
 int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_model *m);
 
-/* Builds the configuration from what eo_opt_model_arg() collected: the model's defaults, then
- * each parameter in order, then eo_model_config_check(). Errors name the option and the
- * parameter ("evenodds CMD: --param beta: …"); returns 0 or -1. */
+/* Builds the configuration from what eo_opt_model_arg() collected: a new pool's model
+ * defaults (eo_model_config_new()), then each parameter in order, then eo_model_config_check().
+ * Errors name the option and the parameter ("evenodds CMD: --param beta: …"); returns 0 or
+ * -1. */
 int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out);
 
-/* The same for the commands that build a pool: the pool's bias parameters ("bias",
- * "bias_prior", "bias_strength", eo_bias.h) go to out->bias (reset to its defaults first), the
+/* The same for the commands that build a pool: a new pool's defaults (eo_pool_config_new():
+ * the map bias and presence on), its divisions kept from @p out; the pool's bias parameters
+ * ("bias", "bias_prior", "bias_strength", eo_bias.h) go to out->bias, its presence parameters
+ * ("presence", "presence_prior", "presence_strength", eo_presence.h) to out->presence, the
  * others to out->model. */
 int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out);
 
@@ -75,10 +78,14 @@ int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *o
 #define EO_OPT_MODEL_HELP                                                                        \
     "  --model M           synelo (default), trueskill, glicko2, elo, wenglin or hive\n"       \
     "  --param NAME=VALUE  a model parameter (repeatable; docs/MODELS.md lists them per model)\n"  \
-    "                      or a pool's bias: bias=off|map|map_size|map_mode, bias_prior=N,\n"  \
-    "                      bias_strength=S (replay, eval, sim, import; docs/MODELS.md)\n"      \
+    "                      or a pool's: bias=off|map|map_size|map_mode (default map),\n"      \
+    "                      bias_prior=N, bias_strength=S, presence=on|off (default on),\n"     \
+    "                      presence_prior=N, presence_strength=S (replay, eval, sim, import;\n" \
+    "                      docs/MODELS.md); the defaults are a new pool's (docs/MODELS.md,\n"   \
+    "                      \"Defaults of new pools\" lists the values of older pools)\n"        \
     "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
-    "  --theta T           synelo: Θ given directly (default 2400)\n"
+    "  --theta T           synelo: Θ given directly (default 0: each round's own, F1's rule\n"  \
+    "                      on its larger team)\n"
 
 /* Help line of --no-weights (replay, eval, fit, tune): eo_round_drop_times() on every round. */
 #define EO_OPT_NO_WEIGHTS_HELP                                                                   \

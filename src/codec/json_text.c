@@ -2,14 +2,63 @@
 #include "codec/json_text.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "evenodds/eo_common.h"
 
-void eo__jt_str(eo__buf *b, const char *s)
+/* The escape of byte @p c into @p esc (2 or 6 bytes): its length. */
+static size_t escape(unsigned char c, char esc[6])
 {
     static const char hex[] = "0123456789ABCDEF";
+    esc[0] = '\\';
+    switch (c) {
+    case '"':
+    case '\\': esc[1] = (char)c; return 2;
+    case '\b': esc[1] = 'b'; return 2;
+    case '\f': esc[1] = 'f'; return 2;
+    case '\n': esc[1] = 'n'; return 2;
+    case '\r': esc[1] = 'r'; return 2;
+    case '\t': esc[1] = 't'; return 2;
+    default:
+        memcpy(esc + 1, "u00", 3);
+        esc[4] = hex[c >> 4];
+        esc[5] = hex[c & 15];
+        return 6;
+    }
+}
+
+/* Writes the string straight into the allocation, which has room for its worst case (every
+ * byte escaped to 6): ids are written by the hundred per answer, and a bounds check per piece
+ * was most of their cost. */
+static void str_in_place(eo__buf *b, const char *s)
+{
+    char *o = b->p + b->len;
+    *o++ = '"';
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            *o++ = (char)c;
+        else
+            o += escape(c, o);
+    }
+    *o++ = '"';
+    *o = '\0';
+    b->len = (size_t)(o - b->p);
+}
+
+void eo__jt_str(eo__buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    size_t left = b->cap - b->len;
+    bool fits = b->err == 0 && n <= left / 6 && 6 * n + 2 < left; /* and the NUL */
+    if (fits || (b->max - b->len >= 2 && n < (b->max - b->len - 2) / 6 &&
+                 eo__buf_reserve(b, 6 * n + 2) == 0)) {
+        str_in_place(b, s);
+        return;
+    }
+    /* Near the buffer's maximum: piece by piece, so that only what is written counts. */
     (void)eo__buf_add(b, "\"", 1);
     const char *run = s;
     for (; *s; s++) {
@@ -18,22 +67,8 @@ void eo__jt_str(eo__buf *b, const char *s)
             continue;
         (void)eo__buf_add(b, run, (size_t)(s - run));
         run = s + 1;
-        char esc[6] = {'\\', (char)c, 0, 0, 0, 0};
-        size_t n = 2;
-        switch (c) {
-        case '"': case '\\': break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            n = 6;
-        }
-        (void)eo__buf_add(b, esc, n);
+        char esc[6];
+        (void)eo__buf_add(b, esc, escape(c, esc));
     }
     (void)eo__buf_add(b, run, (size_t)(s - run));
     (void)eo__buf_add(b, "\"", 1);
@@ -109,4 +144,3 @@ void eo__jt_real9(eo__buf *b, double v)
     }
     (void)eo__buf_add(b, t, (size_t)n);
 }
-

@@ -64,13 +64,34 @@ static int divisions_from_json(const json_t *v, eo_pool_config *cfg, eo_round_er
     return 0;
 }
 
-int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
-                             eo_round_error *err)
+/* One of the pool's own parameters (bias, presence) into @p cfg; EO_ENOTFOUND when @p key
+ * is neither's. */
+static int pool_param(eo_pool_config *cfg, const char *key, const json_t *v, eo_round_error *err)
+{
+    const char *text = json_is_string(v) ? json_string_value(v) : "";
+    if (eo_bias_param_name(key))
+        return strcmp(key, "bias") == 0 ? eo_bias_config_set(&cfg->bias, key, text, err)
+               : json_is_number(v)
+                   ? eo_bias_config_set_number(&cfg->bias, key, json_number_value(v), err)
+                   : fail(err, key, "expected a number");
+    if (eo_presence_param_name(key))
+        return strcmp(key, "presence") == 0
+                   ? eo_presence_config_set(&cfg->presence, key, text, err)
+               : json_is_number(v)
+                   ? eo_presence_config_set_number(&cfg->presence, key, json_number_value(v),
+                                                   err)
+                   : fail(err, key, "expected a number");
+    return EO_ENOTFOUND;
+}
+
+/* The configuration of @p model with @p params over the base @p fresh (new pools) or the
+ * defaults (stored pools). */
+static int config_from_json(const char *model, const json_t *params, bool fresh,
+                            eo_pool_config *out, eo_round_error *err)
 {
     if (out == NULL)
         return EO_EINVAL;
     eo_pool_config cfg;
-    memset(&cfg, 0, sizeof cfg);
     eo_model m;
     if (model == NULL || eo_model_parse(model, &m) != 0) {
         char known[EO_MODEL_NAMES_MAX], msg[EO_MODEL_NAMES_MAX + 32];
@@ -78,8 +99,11 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
         snprintf(msg, sizeof msg, "unknown model (known: %s)", known);
         return fail(err, "model", msg);
     }
-    eo_model_config_default(m, &cfg.model);
-    eo_bias_config_default(&cfg.bias);
+    eo_pool_config_default(&cfg);
+    if (fresh)
+        eo_pool_config_new(m, &cfg);
+    else
+        eo_model_config_default(m, &cfg.model);
     if (params != NULL && !json_is_object(params))
         return fail(err, "params", "expected an object");
     const char *key;
@@ -91,15 +115,9 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
                     return EO_EINVAL;
                 continue;
             }
-            if (eo_bias_param_name(key)) {
-                int brc = strcmp(key, "bias") == 0
-                              ? eo_bias_config_set(&cfg.bias, key,
-                                                   json_is_string(v) ? json_string_value(v) : "",
-                                                   err)
-                          : json_is_number(v)
-                              ? eo_bias_config_set_number(&cfg.bias, key, json_number_value(v), err)
-                              : fail(err, key, "expected a number");
-                if (brc != 0)
+            int prc = pool_param(&cfg, key, v, err);
+            if (prc != EO_ENOTFOUND) {
+                if (prc != 0)
                     return param_error(err);
                 continue;
             }
@@ -122,10 +140,23 @@ int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_co
                 return param_error(err);
         }
     }
-    if (eo_model_config_check(&cfg.model, err) != 0 || eo_bias_config_check(&cfg.bias, err) != 0)
+    if (eo_model_config_check(&cfg.model, err) != 0 || eo_bias_config_check(&cfg.bias, err) != 0 ||
+        eo_presence_config_check(&cfg.presence, err) != 0)
         return param_error(err);
     *out = cfg;
     return 0;
+}
+
+int eo_pool_config_from_json(const char *model, const json_t *params, eo_pool_config *out,
+                             eo_round_error *err)
+{
+    return config_from_json(model, params, false, out, err);
+}
+
+int eo_pool_config_new_from_json(const char *model, const json_t *params, eo_pool_config *out,
+                                 eo_round_error *err)
+{
+    return config_from_json(model, params, true, out, err);
 }
 
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
@@ -150,6 +181,14 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
         (json_object_set_new(o, "bias", json_string(eo_bias_by_name(cfg->bias.by))) != 0 ||
          json_object_set_new(o, "bias_prior", json_real(cfg->bias.prior)) != 0 ||
          json_object_set_new(o, "bias_strength", json_real(cfg->bias.strength)) != 0)) {
+        json_decref(o);
+        return NULL;
+    }
+    /* Presence likewise. */
+    if (o != NULL && cfg->presence.on &&
+        (json_object_set_new(o, "presence", json_string("on")) != 0 ||
+         json_object_set_new(o, "presence_prior", json_real(cfg->presence.prior)) != 0 ||
+         json_object_set_new(o, "presence_strength", json_real(cfg->presence.strength)) != 0)) {
         json_decref(o);
         return NULL;
     }

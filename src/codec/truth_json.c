@@ -100,12 +100,31 @@ static int load_entries(const json_t *a, bool players, const char *num, double l
     return 0;
 }
 
+/* The world's optional terms: "presence" (π, a number in [-100, 100], default 0) and
+ * "partial_effect" ("time", the default, or "none"). */
+static int load_terms(const json_t *obj, double *presence, bool *times_ignored,
+                      eo_round_error *err)
+{
+    *presence = 0.0;
+    *times_ignored = false;
+    int rc = eo__get_num(obj, "", "presence", -100.0, 100.0, presence, err);
+    const json_t *pe = json_object_get(obj, "partial_effect");
+    if (rc == 0 && pe != NULL) {
+        const char *v = json_is_string(pe) ? json_string_value(pe) : "";
+        if (strcmp(v, "time") != 0 && strcmp(v, "none") != 0)
+            return eo__fail(err, "partial_effect", "expected \"time\" or \"none\"");
+        *times_ignored = strcmp(v, "none") == 0;
+    }
+    return rc;
+}
+
 /* The top level: its fields checked, the scale, and the two arrays. */
 static int load_top(const json_t *obj, double *scale, const json_t **maps,
                     const json_t **players, eo_round_error *err)
 {
-    static const char *const top[] = {"seed", "skill", "skill_mean", "skill_sd", "scale",
-                                      "maps", "players", NULL};
+    static const char *const top[] = {"seed",   "skill",   "skill_mean", "skill_sd",
+                                      "scale",  "presence", "partial_effect", "maps",
+                                      "players", NULL};
     if (!json_is_object(obj))
         return eo__fail(err, "", "expected a JSON object");
     int rc = only_known(obj, "", top, err);
@@ -138,9 +157,15 @@ static int load(const json_t *obj, eo_truth **out, eo_round_error *err)
     int rc = load_top(obj, &scale, &maps, &players, err);
     if (rc != 0)
         return rc;
+    double presence;
+    bool times_ignored;
+    rc = load_terms(obj, &presence, &times_ignored, err);
+    if (rc != 0)
+        return rc;
     rc = eo_truth_create(scale, json_array_size(players), json_array_size(maps), out);
     if (rc != 0)
         return rc == EO_ENOMEM ? nomem(err) : eo__fail(err, "scale", "%s", eo_strerror(rc));
+    (void)eo_truth_set_terms(*out, presence, times_ignored); /* in range: load_terms() */
     rc = load_entries(maps, false, "bias", EO_TRUTH_BIAS_MAX, map_fields, *out, err);
     if (rc != 0)
         return rc;

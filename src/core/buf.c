@@ -42,7 +42,7 @@ static int room(eo__buf *b, size_t n)
     return 0;
 }
 
-int eo__buf_add(eo__buf *b, const void *p, size_t n)
+int eo__buf_add_grow(eo__buf *b, const void *p, size_t n)
 {
     int rc = room(b, n);
     if (rc != 0)
@@ -57,11 +57,6 @@ int eo__buf_add(eo__buf *b, const void *p, size_t n)
 int eo__buf_reserve(eo__buf *b, size_t n)
 {
     return room(b, n);
-}
-
-int eo__buf_str(eo__buf *b, const char *s)
-{
-    return eo__buf_add(b, s, strlen(s));
 }
 
 int eo__buf_printf(eo__buf *b, const char *fmt, ...)

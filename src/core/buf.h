@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct eo__buf {
     char *p;    /* the bytes, NUL-terminated; NULL before the first append */
@@ -21,10 +22,24 @@ typedef struct eo__buf {
 
 /* An empty buffer that may grow to @p max bytes. Allocates nothing. */
 void eo__buf_init(eo__buf *b, size_t max);
-/* Appends @p n bytes (a NUL after them). 0, or the buffer's sticky error. */
-int eo__buf_add(eo__buf *b, const void *p, size_t n);
+/* eo__buf_add() when the bytes do not fit the allocation yet (or the buffer failed). */
+int eo__buf_add_grow(eo__buf *b, const void *p, size_t n);
+/* Appends @p n bytes (a NUL after them). 0, or the buffer's sticky error. Inline: answers are
+ * written in pieces of a few bytes, and a call per piece was most of their cost. */
+static inline int eo__buf_add(eo__buf *b, const void *p, size_t n)
+{
+    if (b->err != 0 || n >= b->cap - b->len)
+        return eo__buf_add_grow(b, p, n);
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
 /* Appends a C string. */
-int eo__buf_str(eo__buf *b, const char *s);
+static inline int eo__buf_str(eo__buf *b, const char *s)
+{
+    return eo__buf_add(b, s, strlen(s));
+}
 /* Appends printf-formatted text. */
 int eo__buf_printf(eo__buf *b, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -17,6 +17,7 @@
 #include "core/models/gauss.h"
 #include "core/numeric.h"
 #include "evenodds/eo_glicko2.h"
+#include "evenodds/eo_synelo.h"
 
 #define LN10 2.302585092994046
 
@@ -96,8 +97,10 @@ static void link_of(eo_fit *f)
     f->probit = gaussian_model(m);
     f->unweighted = m == EO_MODEL_SYNELO;
     f->gamma = m == EO_MODEL_HIVE;
-    if (m == EO_MODEL_SYNELO)
-        f->scale = 1.0 / mc->v[eo_model_param_index(m, "theta")];
+    if (m == EO_MODEL_SYNELO) /* Θ 0: each round's own (coefs()) */
+        f->scale = mc->v[eo_model_param_index(m, "theta")] > 0.0
+                       ? 1.0 / mc->v[eo_model_param_index(m, "theta")]
+                       : 0.0;
     else if (m == EO_MODEL_ELO)
         f->scale = LN10 / mc->v[eo_model_param_index(m, "scale")];
     else if (m == EO_MODEL_GLICKO2)
@@ -116,10 +119,29 @@ static void link_of(eo_fit *f)
     }
 }
 
+static int reserve_keys(eo_fit *f);
+
+/* The text of the presence key: a control character, which no map key's text starts with. */
+static const char presence_text[] = "\x02";
+
+/* π's key, the first (PRESENCE_KEY), at 0. 0 or EO_ENOMEM. */
+static int presence_key(eo_fit *f)
+{
+    if (reserve_keys(f) != 0 || eo__strmap_reserve(f->keys, 1, sizeof presence_text) != 0)
+        return EO_ENOMEM;
+    uint64_t h = eo__strmap_hash(presence_text, sizeof presence_text - 1);
+    int64_t k = eo__strmap_insert(f->keys, presence_text, sizeof presence_text - 1, h);
+    memset(&f->kp[k], 0, sizeof f->kp[k]);
+    f->b[k] = 0.0;
+    f->nk++;
+    return 0;
+}
+
 int eo_fit_create(const eo_pool_config *pool, const eo_fit_config *cfg, eo_fit **out)
 {
     if (pool == NULL || cfg == NULL || out == NULL || !config_ok(pool->model.model, cfg) ||
-        eo_bias_config_check(&pool->bias, NULL) != 0)
+        eo_bias_config_check(&pool->bias, NULL) != 0 ||
+        eo_presence_config_check(&pool->presence, NULL) != 0)
         return EO_EINVAL;
     eo_fit *f = calloc(1, sizeof *f);
     if (f == NULL)
@@ -138,7 +160,8 @@ int eo_fit_create(const eo_pool_config *pool, const eo_fit_config *cfg, eo_fit *
     f->keys = eo__strmap_create();
     if (f->ids == NULL || f->keys == NULL ||
         (cfg->method == EO_FIT_SMOOTH && eo__fit_smooth_init(f) != 0) ||
-        (eo_model_wants_pool_length(f->model) && eo__roundlen_init(&f->lengths) != 0)) {
+        (eo_model_wants_pool_length(f->model) && eo__roundlen_init(&f->lengths) != 0) ||
+        (pool->presence.on && presence_key(f) != 0)) {
         eo_fit_destroy(f);
         return EO_ENOMEM;
     }
@@ -298,9 +321,11 @@ static void coefs(const eo_fit *f, const double *w, size_t na, size_t nb, fit_ro
         fr->ca = fr->cb = fr->cf = c > 0.0 ? 1.0 / c : 0.0;
         break;
     }
-    default: /* SynElo: team sums, every member in full */
-        fr->ca = fr->cb = f->scale;
+    default: { /* SynElo: team sums, every member in full, Θ given or the round's own */
+        const eo_synelo_params sp = {.theta = 0.0};
+        fr->ca = fr->cb = f->scale > 0.0 ? f->scale : 1.0 / eo_synelo_theta_of(&sp, na, nb);
         break;
+    }
     }
 }
 
@@ -308,6 +333,36 @@ static void coefs(const eo_fit *f, const double *w, size_t na, size_t nb, fit_ro
 static double play_info(const eo_fit *f, double cf)
 {
     return f->probit ? (2.0 / 3.141592653589793) * cf * cf : 0.25 * cf * cf;
+}
+
+/* d per logit at P = ½ for the Φ link: 0.25/φ(0) = √(2π)/4, so that π is in logits for every
+ * model, as the pool's (docs/MODELS.md "Presence"). */
+#define PROBIT_PER_LOGIT 0.6266570686577501
+
+/* With presence on, round @p r's level field and π's coefficient into @p fr (after coefs()):
+ * the counts and the members' partial-play weights (whatever the model rates) as the pool
+ * takes them. */
+static void presence_of(const eo_fit *f, const eo_round *r, double median, fit_round *fr)
+{
+    fr->lf = fr->cp = 0.0;
+    if (!f->pool.presence.on)
+        return;
+    eo_team_agg cw[2] = {{(double)r->n[0], 0.0, 0.0, 0.0, 0.0},
+                         {(double)r->n[1], 0.0, 0.0, 0.0, 0.0}};
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < r->n[t]; i++)
+            cw[t].w += eo_model_member_weight(f->model, r, &r->team[t][i], median);
+    fr->lf = eo_model_level_field(f->model, &cw[0], &cw[1]);
+    fr->cp = (cw[0].w - cw[1].w) * (f->probit ? PROBIT_PER_LOGIT : 1.0);
+}
+
+double eo__fit_field(const eo_fit *f, const fit_round *fr)
+{
+    double field = fr->key >= 0 ? f->b[fr->key] : 0.0;
+    if (f->pool.presence.on)
+        field += fr->lf + (fr->cp != 0.0 && fr->cf > 0.0 ? fr->cp * f->b[PRESENCE_KEY] / fr->cf
+                                                         : 0.0);
+    return field;
 }
 
 int eo_fit_add_round(eo_fit *f, const eo_round *r)
@@ -392,6 +447,7 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
     fr->y2 = r->winner == EO_WIN_A ? 2 : r->winner == EO_WIN_B ? 0 : 1;
     fr->key = (int32_t)kidx;
     coefs(f, w, na, nb, fr);
+    presence_of(f, r, median, fr);
     fr->woff = ones ? NO_WEIGHTS : f->nw;
     for (size_t i = 0; i < n; i++) {
         const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
@@ -409,6 +465,10 @@ int eo_fit_add_round(eo_fit *f, const eo_round *r)
     if (kidx >= 0) {
         f->kp[kidx].info_sum += play_info(f, fr->cf);
         f->kp[kidx].plays++;
+    }
+    if (fr->cp != 0.0) { /* in logits: Δ²/4 for either link */
+        f->kp[PRESENCE_KEY].info_sum += play_info(f, fr->cp);
+        f->kp[PRESENCE_KEY].plays++;
     }
     eo__roundlen_add(&f->lengths, r);
     f->ready = false;
@@ -481,13 +541,16 @@ static double prior_l(const eo_fit *f, double s, double *d1, double *d2)
     return -0.5 * z * z * prec;
 }
 
-/* The bias prior's precision for key @p k: `bias_prior` plays of the key's average information,
- * with a floor of 10⁻³ plays so that a one-sided key stays finite when bias_prior is 0. */
+/* The bias prior's precision for key @p k: `bias_prior` plays of the key's average information
+ * (π's: `presence_prior` rounds of unequal presence), with a floor of 10⁻³ plays so that a
+ * one-sided key stays finite when the prior is 0. */
 static double key_prec(const eo_fit *f, size_t k)
 {
     const bias_part *bp = &f->kp[k];
     double mean = bp->plays > 0 ? bp->info_sum / (double)bp->plays : 0.25;
-    double prior = f->pool.bias.prior > 1e-3 ? f->pool.bias.prior : 1e-3;
+    double given = f->pool.presence.on && k == PRESENCE_KEY ? f->pool.presence.prior
+                                                            : f->pool.bias.prior;
+    double prior = given > 1e-3 ? given : 1e-3;
     return prior * mean;
 }
 
@@ -517,6 +580,8 @@ static double pass(const eo_fit *f, const double *s, const double *b, double *g,
         double d = fr->ca * sa - fr->cb * sb + fr->d0;
         if (fr->key >= 0)
             d += fr->cf * b[fr->key];
+        if (f->pool.presence.on)
+            d += fr->cf * fr->lf + fr->cp * b[PRESENCE_KEY];
         link_val lv;
         link_eval(f->probit, d, fr->y2, &lv);
         like += lv.l;
@@ -528,6 +593,10 @@ static double pass(const eo_fit *f, const double *s, const double *b, double *g,
         if (fr->key >= 0) {
             kg[fr->key] += lv.d1 * fr->cf;
             kh[fr->key] += lv.d2 * fr->cf * fr->cf;
+        }
+        if (fr->cp != 0.0) {
+            kg[PRESENCE_KEY] += lv.d1 * fr->cp;
+            kh[PRESENCE_KEY] += lv.d2 * fr->cp * fr->cp;
         }
     }
     double post = like;
@@ -767,13 +836,14 @@ int eo_fit_lookup(const eo_fit *f, const char *id, eo_fit_player *out)
 
 size_t eo_fit_bias_count(const eo_fit *f)
 {
-    return f != NULL ? f->nk : 0;
+    return f != NULL ? f->nk - (f->pool.presence.on ? 1 : 0) : 0;
 }
 
 int eo_fit_bias_get(const eo_fit *f, size_t i, eo_bias_key *key, double *value)
 {
-    if (f == NULL || i >= f->nk)
+    if (f == NULL || i >= eo_fit_bias_count(f))
         return EO_EINVAL;
+    i += f->pool.presence.on ? 1 : 0; /* past π's key */
     if (key != NULL) {
         key->map = f->kp[i].map;
         key->size = f->kp[i].size;
@@ -784,17 +854,21 @@ int eo_fit_bias_get(const eo_fit *f, size_t i, eo_bias_key *key, double *value)
     return 0;
 }
 
-/* The field term of round @p r's map key (0 for a key the fit does not know). */
-static double field_of(const eo_fit *f, const eo_round *r)
+double eo_fit_presence(const eo_fit *f)
+{
+    return f != NULL && f->pool.presence.on ? f->b[PRESENCE_KEY] : 0.0;
+}
+
+/* The key of round @p r's map (-1 for none, or a key the fit does not know). */
+static int32_t key_of(const eo_fit *f, const eo_round *r)
 {
     eo_bias_key key;
     char ktext[3 * (EO_ID_MAX + 2) + 1];
     size_t klen;
     if (eo_bias_key_of(&f->pool.bias, r->map, r->n[0], r->n[1], r->mode, &key) != 0 ||
         key_text(&key, ktext, sizeof ktext, &klen) != 0)
-        return 0.0;
-    int64_t k = eo__strmap_find(f->keys, ktext, klen, eo__strmap_hash(ktext, klen));
-    return k >= 0 ? f->b[k] : 0.0;
+        return -1;
+    return (int32_t)eo__strmap_find(f->keys, ktext, klen, eo__strmap_hash(ktext, klen));
 }
 
 int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
@@ -817,13 +891,15 @@ int eo_fit_predict(const eo_fit *f, const eo_round *r, double *p_a)
         eo_strength st = {p.skill, p.sigma * p.sigma};
         eo_team_agg_add(i < na ? &ta : &tb, &st, w[i]);
     }
-    double field = field_of(f, r);
+    fit_round fr;
+    coefs(f, w, na, r->n[1], &fr);
+    fr.key = key_of(f, r);
+    presence_of(f, r, median, &fr);
+    double field = eo__fit_field(f, &fr);
     if (f->cfg.method == EO_FIT_SMOOTH) {
         *p_a = eo_model_predict(f->model, &ta, &tb, field);
         return 0;
     }
-    fit_round fr;
-    coefs(f, w, na, r->n[1], &fr);
     double sa = 0.0, sb = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (i < na)

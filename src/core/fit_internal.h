@@ -15,10 +15,16 @@
 
 #define NO_WEIGHTS UINT64_MAX
 
+/* The key of π when the pool's presence is on (created first, so it is always 0). */
+#define PRESENCE_KEY 0
+
+
 typedef struct fit_round {
     uint64_t off;   /* first member in f->member */
     uint64_t woff;  /* first weight in f->weight, or NO_WEIGHTS (every weight 1) */
     double ca, cb, cf, d0;
+    double lf;      /* presence on: the level field (eo_model_level_field(), model units) */
+    double cp;      /* presence on: π's coefficient in d (0: equal presence, or off) */
     int32_t key;    /* bias key, or -1 */
     uint8_t na, nb;
     uint8_t y2;     /* 2·(A's score): 2 A won, 0 B won, 1 draw */
@@ -59,6 +65,8 @@ struct eo_fit {
     double *s, *g, *h, *g2, *h2, *trial, *step;
     uint32_t *rounds;
 
+    /* Keys: with presence on, key PRESENCE_KEY is π (logits, docs/MODELS.md "Presence"), the
+     * map keys follow it; else only the map keys. */
     eo__strmap *keys;
     size_t nk, kcap;
     bias_part *kp;
@@ -100,5 +108,10 @@ void eo__fit_map_sweep(eo_fit *f, eo_fit_sweep_stats *st);
 int eo__fit_smooth_init(eo_fit *f);
 void eo__fit_smooth_free(eo_fit *f);
 int eo__fit_smooth_sweep(eo_fit *f, eo_fit_sweep_stats *st);
+
+/* The field term of round @p fr in model units beside the skills: its map key's bias, and with
+ * presence on its level field and presence term (π's shift of d, cp·π, over cf: the field
+ * that shifts d so). */
+double eo__fit_field(const eo_fit *f, const fit_round *fr);
 
 #endif

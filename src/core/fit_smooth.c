@@ -122,8 +122,8 @@ static int visit(eo_fit *f, const fit_round *fr, const cavity *cv, double *lp, d
             return EO_ERANGE;
     }
     eo_winner win = fr->y2 == 2 ? EO_WIN_A : fr->y2 == 0 ? EO_WIN_B : EO_DRAW;
-    double field = fr->key >= 0 ? f->b[fr->key] : 0.0;
-    int rc = eo_model_rate(f->rate, part, na, part + na, n - na, win, field, 0, p_a, up);
+    int rc = eo_model_rate(f->rate, part, na, part + na, n - na, win, eo__fit_field(f, fr), 0,
+                           p_a, up);
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < n; i++) {
@@ -264,7 +264,7 @@ int eo__fit_smooth_sweep(eo_fit *f, eo_fit_sweep_stats *st)
     if (rc != 0)
         return rc;
     if (f->nk > 0 && !f->bias_fitted) {
-        /* The map biases: the MAP fit's, to convergence, then held. */
+        /* The map biases and π: the MAP fit's, to convergence, then held. */
         eo_fit_sweep_stats ms;
         memset(&ms, 0, sizeof ms);
         for (uint32_t k = 0; k < f->cfg.max_sweeps && !ms.converged; k++)

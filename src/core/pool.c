@@ -16,6 +16,8 @@ struct eo_pool {
     eo_pool_config cfg;
     eo_model_ctx *model;
     eo_bias *bias; /* NULL when the pool's bias is off */
+    eo_presence presence; /* the running estimate of π (read only when presence is on) */
+    bool agg_unit;        /* team aggregates at weight 1 (agg_weight()) */
     eo__roundlen lengths; /* median round length (only when eo_model_wants_pool_length()) */
     size_t stride;
     eo__strmap *ids;
@@ -51,6 +53,18 @@ void eo_pool_config_default(eo_pool_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     eo_model_config_default(EO_MODEL_SYNELO, &cfg->model);
     eo_bias_config_default(&cfg->bias);
+    eo_presence_config_default(&cfg->presence);
+}
+
+int eo_pool_config_new(eo_model m, eo_pool_config *cfg)
+{
+    if (cfg == NULL)
+        return EO_EINVAL;
+    eo_pool_config_default(cfg);
+    int rc = eo_model_config_new(m, &cfg->model);
+    cfg->bias.by = EO_BIAS_MAP;
+    cfg->presence.on = true;
+    return rc;
 }
 
 const char *eo_pool_division(const eo_pool_config *cfg, double display)
@@ -78,7 +92,8 @@ static bool divisions_ok(const eo_pool_config *cfg)
 int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
 {
     if (cfg == NULL || out == NULL || !divisions_ok(cfg) ||
-        eo_bias_config_check(&cfg->bias, NULL) != 0)
+        eo_bias_config_check(&cfg->bias, NULL) != 0 ||
+        eo_presence_config_check(&cfg->presence, NULL) != 0)
         return EO_EINVAL;
     eo_pool *p = calloc(1, sizeof *p);
     if (p == NULL)
@@ -91,6 +106,7 @@ int eo_pool_create(const eo_pool_config *cfg, eo_pool **out)
     p->cfg = *cfg;
     p->cfg.model = *eo_model_ctx_config(p->model);
     p->stride = eo_model_state_size(p->model);
+    p->agg_unit = cfg->presence.on && !eo_model_uses_weights(p->model);
     eo_model_range_of(p->model, &p->range);
     p->ids = eo__strmap_create();
     if (p->ids == NULL ||
@@ -208,27 +224,47 @@ static void drop_players_from(eo_pool *pool, size_t n)
     eo__strmap_truncate(pool->ids, n);
 }
 
-/* Step of the symmetric difference for dP/dfield, in field units. Both kinds of units (a logit,
- * a few μ) make P smooth at this scale: the truncation error is O(h²) relative, far below the
- * information a single round carries, and the rounding error about 1e-16/h. */
-#define FIELD_STEP 1e-3
-
-/* P(A) at field 0 and dP/dfield there, from the round-start team aggregates of the
- * participants in pool->part (A's then B's) at time @p at. */
-static void field_slope(const eo_pool *pool, size_t na, size_t nb, int64_t at, double *p0,
-                        double *g)
+/* A member's weight in the team aggregates: his partial-play weight @p w, or 1 for a model
+ * that rates every member in full (SynElo), so that the aggregates' P(A) is the one the round
+ * is rated with. Pools with presence off keep the weights they always summed (their bias
+ * estimates stay as they were logged). */
+static inline double agg_weight(const eo_pool *pool, double w)
 {
-    eo_team_agg t[2];
-    memset(t, 0, sizeof t);
+    return pool->agg_unit ? 1.0 : w;
+}
+
+/* The round-start team aggregates of the participants in pool->part (A's then B's) at time
+ * @p at. */
+static void round_aggs(const eo_pool *pool, size_t na, size_t nb, int64_t at, eo_team_agg t[2])
+{
+    memset(t, 0, 2 * sizeof *t);
     for (size_t i = 0; i < na + nb; i++) {
         eo_strength s;
         eo_model_strength(pool->model, pool->part[i].st, at, &s);
-        eo_team_agg_add(&t[i >= na], &s, pool->part[i].w);
+        eo_team_agg_add(&t[i >= na], &s, agg_weight(pool, pool->part[i].w));
     }
-    *p0 = eo_model_predict(pool->model, &t[0], &t[1], 0.0);
-    double hi = eo_model_predict(pool->model, &t[0], &t[1], FIELD_STEP);
-    double lo = eo_model_predict(pool->model, &t[0], &t[1], -FIELD_STEP);
-    *g = (hi - lo) / (2.0 * FIELD_STEP);
+}
+
+/* Presence's part of a round's field (docs/MODELS.md "Presence"): with @p t the teams'
+ * aggregates as the model rates them, @p cw their counts and summed partial-play weights and
+ * @p base the rest of the field (the map bias), the level field into *level and, when the
+ * presences differ, P(A) at base + level into *p0 and dP/dfield there into *g (what the round
+ * teaches π). Returns level plus the presence term, the field that moves A's logit by
+ * strength·π·Δ (eo_model_logit_field()); 0 when presence is off. */
+static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const eo_team_agg cw[2],
+                            double base, double *level, double *p0, double *g)
+{
+    *level = 0.0;
+    *p0 = 0.5;
+    *g = 0.0;
+    if (!pool->cfg.presence.on)
+        return 0.0;
+    *level = eo_model_level_field(pool->model, &cw[0], &cw[1]);
+    double delta = cw[0].w - cw[1].w;
+    if (delta == 0.0)
+        return *level;
+    double logit = eo_presence_field(&pool->cfg.presence, &pool->presence, delta);
+    return *level + eo_model_logit_field(pool->model, &t[0], &t[1], base + *level, logit, p0, g);
 }
 
 static bool finite_update(const eo_model_update *u)
@@ -285,14 +321,27 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
                   eo_bias_key_of(&pool->cfg.bias, map, na, nb, mode, &key) == 0;
     size_t slot = 0, keys_before = eo_bias_count(pool->bias);
     double field = 0.0, p0 = 0.5, g = 0.0;
+    /* Presence: the teams' counts and weights; the aggregates (for a slope) when a field term
+     * is learnt from the round: the map bias's, or presence's when the presences differ. */
+    eo_team_agg cw[2] = {{(double)na, 0.0, 0.0, 0.0, 0.0}, {(double)nb, 0.0, 0.0, 0.0, 0.0}};
+    for (size_t i = 0; pool->cfg.presence.on && i < n; i++)
+        cw[i >= na].w += pool->part[i].w;
+    bool learn = pool->cfg.presence.on && cw[0].w != cw[1].w;
+    eo_team_agg t[2];
+    if (biased || learn)
+        round_aggs(pool, na, nb, ended_at, t);
     int rc;
     if (biased) {
         rc = eo_bias_slot(pool->bias, &key, &slot);
         if (rc != 0)
             return rc;
         field = eo_bias_field(pool->bias, slot);
-        field_slope(pool, na, nb, ended_at, &p0, &g);
     }
+    double level, pp0, pg, pres = presence_part(pool, t, cw, field, &level, &pp0, &pg);
+    if (biased)
+        eo_model_field_slope(pool->model, &t[0], &t[1], pres, &p0, &g);
+    if (pool->cfg.presence.on)
+        field += pres;
     double p_a;
     rc = eo_model_rate_info(pool->model, pool->part, na, pool->part + na, nb, info, winner,
                             field, ended_at, &p_a, upd);
@@ -307,6 +356,8 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
     }
     if (biased)
         (void)eo_bias_observe(pool->bias, slot, p0, g, winner); /* slot and winner are valid */
+    if (learn)
+        (void)eo_presence_observe(&pool->presence, cw[0].w - cw[1].w, pp0, pg, winner);
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     double d = p_a - 0.5 * o_half;
     pool->brier_sum += d * d;
@@ -515,8 +566,9 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
     eo_model_player_init(pool->model, fresh);
     int64_t at = r->ended_at != 0 ? r->ended_at : r->started_at;
     double median = eo__roundlen_median(&pool->lengths);
-    eo_team_agg t[2];
+    eo_team_agg t[2], cw[2]; /* the model's aggregates; counts and weights for presence */
     memset(t, 0, sizeof t);
+    memset(cw, 0, sizeof cw);
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; side++) {
         for (size_t i = 0; i < r->n[side]; i++) {
@@ -528,14 +580,19 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
             int64_t k = find(pool, m->id, NULL, NULL);
             eo_strength s;
             eo_model_strength(pool->model, k >= 0 ? state_of(pool, (size_t)k) : fresh, at, &s);
-            eo_team_agg_add(&t[side], &s, eo_model_member_weight(pool->model, r, m, median));
+            double w = eo_model_member_weight(pool->model, r, m, median);
+            eo_team_agg_add(&t[side], &s, eo_model_uses_weights(pool->model) ? w : 1.0);
+            cw[side].n += 1.0;
+            cw[side].w += w;
         }
     }
     eo_model_player_free(pool->model, fresh);
     if (rc != 0)
         return rc;
-    double field = 0.0;
+    double field = 0.0, level, p0, g;
     (void)eo_pool_bias_field(pool, r->map, r->n[0], r->n[1], r->mode, &field);
+    if (pool->cfg.presence.on)
+        field += presence_part(pool, t, cw, field, &level, &p0, &g);
     *p_a = eo_model_predict(pool->model, &t[0], &t[1], field);
     return 0;
 }
@@ -590,6 +647,23 @@ const char *eo_pool_handle_id(const eo_pool *pool, eo_player_handle h)
     if (pool == NULL || h >= eo__strmap_size(pool->ids))
         return NULL;
     return eo__strmap_key(pool->ids, h);
+}
+
+const eo_presence *eo_pool_presence(const eo_pool *pool)
+{
+    return pool != NULL && pool->cfg.presence.on ? &pool->presence : NULL;
+}
+
+int eo_pool_presence_field(const eo_pool *pool, const eo_team_agg *a, const eo_team_agg *b,
+                           double base, double *field)
+{
+    if (pool == NULL || a == NULL || b == NULL || field == NULL)
+        return EO_EINVAL;
+    eo_team_agg t[2] = {*a, *b};
+    eo_team_agg cw[2] = {{a->n, a->n, 0.0, 0.0, 0.0}, {b->n, b->n, 0.0, 0.0, 0.0}};
+    double level, p0, g;
+    *field = presence_part(pool, t, cw, isfinite(base) ? base : 0.0, &level, &p0, &g);
+    return 0;
 }
 
 const eo_bias *eo_pool_bias(const eo_pool *pool)

@@ -181,6 +181,11 @@ double eo_sim_p_true(double diff, double scale, double bias)
     return 1.0 / (1.0 + eo__exp(-(diff / scale + bias)));
 }
 
+double eo_sim_true_field(double bias, double presence, double delta)
+{
+    return presence != 0.0 ? bias + presence * delta : bias;
+}
+
 /* ---- Spearman ---------------------------------------------------------------------------- */
 
 typedef struct keyed {
@@ -270,7 +275,7 @@ static int check_config(const eo_sim_config *c)
         !(c->drift >= 0.0 && c->drift <= 1e6) || !(c->bias >= 0.0 && c->bias <= 10.0))
         return EO_EINVAL;
     if (c->arrive_permille > 1000 || c->depart_permille > 1000 || c->partial_permille > 1000 ||
-        c->draw_permille > 1000)
+        c->draw_permille > 1000 || c->short_permille > 1000 || !(fabs(c->presence) <= 100.0))
         return EO_EINVAL;
     if (c->maps < 1 || c->maps > EO_SIM_MAPS_MAX || c->round_seconds < 8 ||
         c->round_seconds > 86400 || c->start < 0 || c->start > 100000000000)
@@ -524,6 +529,36 @@ static void partial(eo_sim *s, eo_member *m)
     }
 }
 
+/* A side one player short, from the world's stream: three draws whenever short rounds are
+ * on (used or not), none otherwise, so worlds without them draw what they always drew. The
+ * member at the drawn seat sits out; the side's last member takes his seat. */
+static void short_side(eo_sim *s, size_t k)
+{
+    uint32_t roll = below(&s->world, 1000);
+    uint32_t side = below(&s->world, 2);
+    uint32_t seat = below(&s->world, (uint32_t)k);
+    if (roll >= s->c.short_permille)
+        return;
+    s->team[side][seat] = s->team[side][k - 1];
+    s->side[side][seat] = s->side[side][k - 1];
+    s->round.n[side] = k - 1;
+}
+
+/* P_true of the round in s->round (members in s->side): the world's truth (eo_sim.h). */
+static double true_p(const eo_sim *s, double bias)
+{
+    const eo_round *r = &s->round;
+    double sum[2] = {0.0, 0.0}, pres[2] = {0.0, 0.0};
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; i < r->n[t]; i++) {
+            double w = s->c.times_ignored ? 1.0 : eo_round_member_weight(r, &s->team[t][i]);
+            sum[t] += w * s->pl[s->side[t][i]].skill;
+            pres[t] += w;
+        }
+    return eo_sim_p_true(sum[0] - sum[1], s->c.scale,
+                         eo_sim_true_field(bias, s->c.presence, pres[0] - pres[1]));
+}
+
 static void acc_add(acc *a, const eo_sim_round *r)
 {
     double d = r->p_true - 0.5;
@@ -585,7 +620,6 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     r->map = s->map_names[map];
     r->started_at = c->start + (int64_t)(s->serial - 1) * (int64_t)c->round_seconds;
     r->ended_at = r->started_at + (int64_t)c->round_seconds;
-    double sum[2] = {0.0, 0.0};
     for (int t = 0; t < 2; t++) {
         for (size_t i = 0; i < k; i++) {
             eo_member *m = &s->team[t][i];
@@ -596,16 +630,15 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
         r->team[t] = s->team[t];
         r->n[t] = k;
     }
-    for (int t = 0; t < 2; t++)
-        for (size_t i = 0; i < k; i++)
-            sum[t] += eo_round_member_weight(r, &s->team[t][i]) * s->pl[s->side[t][i]].skill;
+    if (c->short_permille > 0)
+        short_side(s, k);
 
     eo_sim_round res;
     res.round = r;
     res.bias = s->map_bias[map];
-    res.bench = n - 2 * k;
+    res.bench = n - r->n[0] - r->n[1];
     res.inexact = s->inexact;
-    res.p_true = eo_sim_p_true(sum[0] - sum[1], c->scale, res.bias);
+    res.p_true = true_p(s, res.bias);
     double u_draw = unit(&s->world), u_win = unit(&s->world);
     double p_draw = (double)c->draw_permille / 1000.0 * 4.0 * res.p_true * (1.0 - res.p_true);
     r->winner = u_draw < p_draw ? EO_DRAW : u_win < res.p_true ? EO_WIN_A : EO_WIN_B;
@@ -616,7 +649,7 @@ int eo_sim_step(eo_sim *s, eo_sim_round *out)
     res.p_model = rr.p_a;
     s->last_end = r->ended_at;
     for (int t = 0; t < 2; t++)
-        for (size_t i = 0; i < k; i++)
+        for (size_t i = 0; i < r->n[t]; i++)
             s->pl[s->side[t][i]].rounds++;
     acc_add(&s->window, &res);
     acc_add(&s->total, &res);

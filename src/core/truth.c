@@ -20,6 +20,8 @@ typedef struct named {
 
 struct eo_truth {
     double scale;
+    double presence;    /* π, logits per unit of presence */
+    bool times_ignored; /* every member weighs 1 */
     named players, maps;
 };
 
@@ -96,6 +98,15 @@ int eo_truth_add_map(eo_truth *t, const char *id, size_t len, double bias)
     return t == NULL ? EO_EINVAL : add(&t->maps, id, len, bias);
 }
 
+int eo_truth_set_terms(eo_truth *t, double presence, bool times_ignored)
+{
+    if (t == NULL || !(fabs(presence) <= 100.0))
+        return EO_EINVAL;
+    t->presence = presence;
+    t->times_ignored = times_ignored;
+    return 0;
+}
+
 bool eo_truth_has_player(const eo_truth *t, const char *id, size_t len)
 {
     return find(&t->players, id, len) >= 0;
@@ -129,7 +140,7 @@ int eo_truth_p(const eo_truth *t, const eo_round *r, double *p_a, eo_round_error
     }
     /* The simulator's order: each team's sum over its members in order, then the difference,
      * so the oracle of a simulated round is its P_true to the bit. */
-    double sum[2] = {0.0, 0.0};
+    double sum[2] = {0.0, 0.0}, pres[2] = {0.0, 0.0};
     for (int s = 0; s < 2; s++) {
         for (size_t i = 0; i < r->n[s]; i++) {
             const eo_member *m = &r->team[s][i];
@@ -140,9 +151,12 @@ int eo_truth_p(const eo_truth *t, const eo_round *r, double *p_a, eo_round_error
                 eo__fail(err, f, "player '%s' is not in the truth file", m->id);
                 return EO_ENOTFOUND;
             }
-            sum[s] += eo_round_member_weight(r, m) * t->players.val[k];
+            double w = t->times_ignored ? 1.0 : eo_round_member_weight(r, m);
+            sum[s] += w * t->players.val[k];
+            pres[s] += w;
         }
     }
-    *p_a = eo_sim_p_true(sum[0] - sum[1], t->scale, bias);
+    *p_a = eo_sim_p_true(sum[0] - sum[1], t->scale,
+                         eo_sim_true_field(bias, t->presence, pres[0] - pres[1]));
     return 0;
 }

@@ -14,6 +14,7 @@ struct eo__bias_snap {
     eo_pool_config cfg;
     size_t n, cap;
     eo_bias_stats *v;
+    double presence; /* strength·π in logits (0 when presence is off) */
 };
 
 static void snap_free(struct eo__bias_snap *s)
@@ -200,12 +201,13 @@ static struct eo__bias_snap *snap_of(const eo_pool *pool)
         snap_free(s);
         return NULL;
     }
+    s->presence = eo_presence_field(&s->cfg.presence, eo_pool_presence(pool), 1.0);
     return s;
 }
 
 int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool)
 {
-    if (!pool || !eo_pool_bias(pool))
+    if (!pool || (!eo_pool_bias(pool) && !eo_pool_presence(pool)))
         return 0;
     struct eo__bias_snap *s = snap_of(pool);
     if (!s)
@@ -258,6 +260,15 @@ json_t *eo__pools_maps(eo__pools *p, const eo__pool_facts *pi)
                     : eo_maps_to_json(pi->name, &pi->cfg, NULL, 0);
     pthread_rwlock_unlock(&p->lock);
     return doc;
+}
+
+double eo__pools_presence(eo__pools *p, const char *name)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    long i = find(p, name);
+    double pi = i >= 0 && p->v[i].bias ? p->v[i].bias->presence : 0.0;
+    pthread_rwlock_unlock(&p->lock);
+    return pi;
 }
 
 int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *out)

@@ -45,14 +45,17 @@ void eo__log_msg(const eo__logger *lg, int level, const char *msg);
 
 /* ---- auth.c ----------------------------------------------------------------------------- */
 
-/* Who a caller is by his key, and what a route needs: EO__ROLE_READ, a route's only, is the
- * server key, or no key at all when the dashboard is public (docs/SERVICE.md "Dashboard and
- * reads"). */
+/* Who a caller is by his key, and what a route needs. EO__ROLE_TOKEN marks the routes a client
+ * may also call with its own token instead of a key (a ticket's, an instance's:
+ * docs/MATCHMAKING.md); the handler checks the token. EO__ROLE_READ, a route's only, is any key,
+ * or no key at all when the dashboard is public (docs/SERVICE.md "Dashboard and reads"). A key's
+ * role passes a route whose role is not above it. */
 typedef enum {
     EO__ROLE_NONE = 0,
-    EO__ROLE_SERVER = 1,
-    EO__ROLE_ADMIN = 2,
-    EO__ROLE_READ = 3
+    EO__ROLE_TOKEN = 1,
+    EO__ROLE_READ = 2,
+    EO__ROLE_SERVER = 3,
+    EO__ROLE_ADMIN = 4
 } eo__role;
 
 typedef struct eo__auth {
@@ -66,6 +69,19 @@ void eo__auth_init(eo__auth *a, const eo_service_keys *keys);
 eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing);
 /* Wipes the keys. */
 void eo__auth_clear(eo__auth *a);
+/* The bearer value of an Authorization header into @p out (capacity @p cap): 0, or -1 when
+ * there is none or it does not fit. */
+int eo__auth_bearer(const char *header, char *out, size_t cap);
+/* Whether @p n bytes of @p a and @p b are equal, in a time that does not depend on where they
+ * differ. */
+bool eo__ct_equal(const char *a, const char *b, size_t n);
+
+/* Hex characters of a ticket's or instance's token (16 random bytes: docs/MATCHMAKING.md). */
+#define EO__TOKEN_LEN 32
+/* Whether the bearer of an Authorization header has a token's shape (EO__TOKEN_LEN lowercase
+ * hex characters): only such a bearer that is no key goes on to a handler that takes tokens,
+ * any other is refused before its body is read. */
+bool eo__auth_token_shaped(const char *header);
 
 /* ---- routes: the table's size, shared by routes.c, http.c and metrics.c ------------------ */
 
@@ -112,12 +128,20 @@ typedef struct eo__metrics {
     const atomic_size_t *body_held; /* the service's bodies in memory, or NULL */
 } eo__metrics;
 
+struct eo__buf; /* core/buf.h */
+
 void eo__metrics_init(eo__metrics *m);
 /* Counts a request of route @p route (an eo__routes[] index; -1: none matched). */
 void eo__metrics_request(eo__metrics *m, int route, int status, double seconds);
 void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok);
-/* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
-int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
+/* Prometheus text exposition, malloc'd: @p m's figures, then what @p more (NULL: nothing) adds
+ * with @p ctx (the matchmaking figures). Returns 0 or EO_ENOMEM. */
+int eo__metrics_render(eo__metrics *m, void (*more)(void *ctx, struct eo__buf *t), void *ctx,
+                       char **out, size_t *len);
+/* Adds one observation of @p seconds to a histogram with the latency buckets (0.1 ms to 1 s). */
+void eo__hist_add(eo__hist *h, double seconds);
+/* Writes histogram @p h as metric @p name with @p labels ("" none: `k="v",…`). */
+void eo__hist_render(struct eo__buf *t, const char *name, const char *labels, eo__hist *h);
 
 /* ---- hash.c: seeded hashing for tables keyed by what clients send ----------------------- */
 
@@ -235,10 +259,14 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_facts *out);
 /* Inserts a pool (preparing its model) unless its name is there already (then nothing
  * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
 int eo__pools_put(eo__pools *p, const eo__pool_facts *in);
-/* Publishes the field terms of @p pool's map bias (the writer's in-memory pool, after a
- * commit) for pool @p name, replacing the previous ones; a pool with bias off publishes
- * nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the previous ones stay). */
+/* Publishes the field terms of @p pool's map bias and its presence π (the writer's in-memory
+ * pool, after a commit) for pool @p name, replacing the previous ones; a pool with bias and
+ * presence off publishes nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the
+ * previous ones stay). */
 int eo__pools_publish_bias(eo__pools *p, const char *name, const eo_pool *pool);
+/* The presence term of pool @p name as last published: strength·π, logits per unit of
+ * presence (docs/MODELS.md "Presence"); 0 when off, unpublished or unknown. */
+double eo__pools_presence(eo__pools *p, const char *name);
 /* The field term a round on @p map (NULL: none) with teams of @p na and @p nb in @p mode
  * would get in pool @p name, as last published (eo_pool_bias_field()'s answer then); 0 when
  * the pool has no bias, no published entry for the key, or is unknown. */
@@ -271,8 +299,13 @@ typedef enum {
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
     EO__W_SEASON,
-    EO__W_REFIT /* a refit job's result (refit.c): eo_engine_refit() */
+    EO__W_REFIT, /* a refit job's result (refit.c): eo_engine_refit() */
+    EO__W_MM     /* a matchmaking request or the ticker's pass (mm.h) */
 } eo__wkind;
+
+struct eo__mm;
+struct eo__mm_req;
+struct eo__mm_ticker;
 
 typedef struct eo__wreq eo__wreq;
 struct eo__wreq {
@@ -280,6 +313,9 @@ struct eo__wreq {
     eo__wkind kind;
     char pool[EO_ID_MAX + 1];
     int64_t now;
+    /* EO__W_ROUND posted with a bearer that is no key: that bearer, which must be the token of
+     * the instance whose session the round names (mm_ops_instance.c); "" with a key */
+    char bearer[EO__TOKEN_LEN + 1];
     union {
         const eo_round_request *round; /* EO__W_ROUND */
         struct {                       /* EO__W_SET, EO__W_RESET */
@@ -297,6 +333,7 @@ struct eo__wreq {
             size_t n;
             int64_t upto;              /* the last log seq the fit read */
         } refit;
+        const struct eo__mm_req *mm; /* EO__W_MM */
     } u;
     /* answer, final when done() runs */
     int status;      /* HTTP status */
@@ -312,9 +349,10 @@ struct eo__wreq {
 
 typedef struct eo__writer eo__writer;
 
-/* Takes over @p e (closed by eo__writer_stop, also on failure). */
-int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__logger *lg,
-                     size_t queue_max, size_t batch_max, eo__writer **out);
+/* Takes over @p e (closed by eo__writer_stop, also on failure); applies matchmaking requests
+ * to @p mm (over the same engine; the caller frees it after eo__writer_stop()). */
+int eo__writer_start(eo_engine *e, struct eo__mm *mm, eo__pools *pools, eo__metrics *m,
+                     const eo__logger *lg, size_t queue_max, size_t batch_max, eo__writer **out);
 /* Queues @p w. 0, or EO_EBUSY when the queue is full or the writer stops (nothing queued). */
 int eo__writer_submit(eo__writer *wr, eo__wreq *w);
 /* True while the writer thread runs and accepts work. */
@@ -388,6 +426,8 @@ struct eo_service {
     eo__compute *compute;
     eo__guard *guard;
     eo__refits refits;
+    struct eo__mm *mm;            /* matchmaking (mm.h), the writer's */
+    struct eo__mm_ticker *ticker; /* queues the periodic passes */
     struct MHD_Daemon *mhd;
     uint16_t port;
     atomic_bool draining; /* set first by eo__http_stop: requests that begin later get no update */
@@ -445,7 +485,7 @@ typedef struct eo__param {
 typedef struct eo__match {
     int route;       /* index in eo__routes[], or -1 */
     bool path_known; /* the path matched a route (405 when the method did not) */
-    char allow[64];  /* the methods of the path, for Allow */
+    char allow[64];  /* the methods of the path, for Allow (all of them when route is -1) */
     eo__param param[EO__PARAMS_MAX];
     size_t nparam;
     int seg_error; /* a path parameter failed to decode or eo_id_check: 0 or an EO_E* code */
@@ -469,9 +509,11 @@ struct eo__call {
     const eo__match *m;
     const char *method;
     const char *authz; /* Authorization header or NULL */
+    eo__role role;     /* the key's role (EO__ROLE_NONE: none, on a route that needs none or
+                          on a public dashboard's read; a bearer that is no key, on a route
+                          that takes a client's token) */
     const char *ctype; /* Content-Type header or NULL */
     void *conn;        /* libmicrohttpd's connection, for eo__call_arg() and eo__call_header() */
-    eo__role role;     /* the caller's key (EO__ROLE_NONE: none, on a route that needs none) */
     const char *body;
     size_t body_len;
     json_t *json;     /* parsed body kept alive while the writer works */

@@ -79,7 +79,7 @@ static const char *const ix_sql[X_COUNT] = {
                      "rating = rating + excluded.rating, rating2 = rating2 + excluded.rating2, "
                      "delta = delta + excluded.delta",
     [X_NAME_GET] = "SELECT name FROM players WHERE pool_id = ?1 AND player_id = ?2",
-    /* kept by triggers on players (sqlite_schema.c, step 7) */
+    /* kept by triggers on players (sqlite_schema.c, step 8) */
     [X_BOARD_COUNT] = "SELECT coalesce((SELECT visible FROM board_size WHERE pool_id = ?1), 0)",
     /* The page's ids from the board's index alone (OFFSET steps its entries), then their rows. */
     [X_BOARD_PAGE] = "SELECT p.player_id, " ROW_COLS " FROM (SELECT player_id FROM players "

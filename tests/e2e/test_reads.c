@@ -85,7 +85,7 @@ static void make_world(world *w, const char *model, const char *params)
     eo_pool_config cfg;
     eo_round_error rerr;
     assert_non_null(pj);
-    assert_int_equal(eo_pool_config_from_json(model, pj, &cfg, &rerr), 0);
+    assert_int_equal(eo_pool_config_new_from_json(model, pj, &cfg, &rerr), 0);
     json_decref(pj);
     assert_int_equal(eo_pool_create(&cfg, &w->pool), 0);
     char names[16][64];

@@ -9,12 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
+
+/* In a forked child before execv: the child gets SIGKILL when the test that started it dies, so
+ * a failed assertion (cmocka jumps past the test's clean-up) or a killed test run leaves no
+ * service behind. After any setuid, which clears the setting. */
+static void die_with_parent(pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(125);
+}
 
 static const char *bin(void)
 {
@@ -90,6 +100,7 @@ int e2e_start(e2e_server *s, const char *const *extra)
     int pfd[2];
     if (pipe(pfd) != 0)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
@@ -104,6 +115,7 @@ int e2e_start(e2e_server *s, const char *const *extra)
         unsetenv("EVENODDS_ADMIN_KEY");
         if (s->run_uid > 0 && (setgid(s->run_uid) != 0 || setuid(s->run_uid) != 0))
             _exit(126);
+        die_with_parent(parent);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
@@ -204,6 +216,7 @@ int e2e_run(const char *const *argv_in, const char *env_kv, char *err, size_t er
     int pfd[2];
     if (pipe(pfd) != 0)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
@@ -218,6 +231,7 @@ int e2e_run(const char *const *argv_in, const char *env_kv, char *err, size_t er
         unsetenv("EVENODDS_ADMIN_KEY");
         if (env_kv)
             putenv((char *)env_kv);
+        die_with_parent(parent);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }

@@ -198,6 +198,10 @@ int eo_gen_jsonl(const eo_round *r, char *buf, size_t cap)
     snprintf(num, sizeof num, "],\"ended_at\":%lld,\"id\":\"", (long long)r->ended_at);
     put(buf, cap, &len, num);
     put(buf, cap, &len, r->id);
+    if (r->map != NULL) {
+        put(buf, cap, &len, "\",\"map\":\"");
+        put(buf, cap, &len, r->map);
+    }
     snprintf(num, sizeof num, "\",\"started_at\":%lld,\"winner\":", (long long)r->started_at);
     put(buf, cap, &len, num);
     put(buf, cap, &len, r->winner == EO_WIN_A ? "\"A\"}\n" : r->winner == EO_WIN_B ? "\"B\"}\n"

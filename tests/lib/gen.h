@@ -46,8 +46,8 @@ const char *eo_gen_player_id(const eo_gen *g, uint32_t i);
 int32_t eo_gen_player_skill(const eo_gen *g, uint32_t i);
 
 /* Writes @p r as one canonical JSONL line (keys sorted, members as plain id strings, "\n"
- * at the end, NUL-terminated) into @p buf. Returns the length, or -1 if @p cap is too small.
- * Ids must need no JSON escaping (generated ids never do). */
+ * at the end, NUL-terminated; "map" when the round has one) into @p buf. Returns the length,
+ * or -1 if @p cap is too small. Ids must need no JSON escaping (generated ids never do). */
 int eo_gen_jsonl(const eo_round *r, char *buf, size_t cap);
 
 /* The canonical text (eo_round_canonical()) of the JSON object @p text (duplicate keys

@@ -409,6 +409,38 @@ static void test_unknown_fields_kept(void **state)
     free(c);
 }
 
+/* A round request's "session": an id, kept in the canonical text as it came; anything else
+ * refused naming it, with the request zeroed. */
+static void test_round_request_session(void **state)
+{
+    (void)state;
+    json_t *o = json_loads("{\"id\":\"r\",\"session\":\"s12\",\"winner\":\"A\",\"A\":[\"a\"],"
+                           "\"B\":[\"b\"]}",
+                           0, NULL);
+    eo_round_request q;
+    eo_round_error err;
+    assert_int_equal(eo_round_request_from_json(o, &q, &err), 0);
+    assert_string_equal(q.session, "s12");
+    assert_string_equal(q.canon, "{\"A\":[\"a\"],\"B\":[\"b\"],\"id\":\"r\",\"session\":\"s12\","
+                                 "\"winner\":\"A\"}");
+    eo_round_request_free(&q);
+    assert_null(q.session);
+    json_object_del(o, "session");
+    assert_int_equal(eo_round_request_from_json(o, &q, &err), 0);
+    assert_null(q.session);
+    eo_round_request_free(&q);
+    json_t *bad[] = {json_integer(7), json_string(""), json_null(), json_string("a\x01b")};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_object_set_new(o, "session", bad[i]);
+        memset(&err, 0, sizeof err);
+        assert_int_equal(eo_round_request_from_json(o, &q, &err), EO_EINVAL);
+        assert_string_equal(err.field, "session");
+        assert_null(q.canon);
+        assert_null(q.session);
+    }
+    json_decref(o);
+}
+
 static void assert_rounds_equal(const eo_round *a, const eo_round *b)
 {
     assert_string_equal(a->id, b->id);
@@ -1688,6 +1720,59 @@ static void test_pool_config(void **state)
     expect_config_error("synelo", many, "params.divisions");
 }
 
+/* Presence, and the two readings of an object: a stored pool's (a parameter it does not
+ * mention has the table's default, bias and presence off: what it meant before they existed)
+ * and a new pool's (eo_pool_config_new(): map bias and presence on, the models' new values);
+ * a new pool as stored reads back as itself. */
+static void test_pool_config_presence(void **state)
+{
+    (void)state;
+    eo_pool_config stored, fresh, back;
+    eo_round_error e;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(config_decode("synelo", "{}", &stored, &e), 0);
+    assert_false(stored.presence.on);
+    assert_int_equal(stored.bias.by, EO_BIAS_OFF);
+    int theta = eo_model_param_index(EO_MODEL_SYNELO, "theta");
+    assert_true(stored.model.v[theta] == 2400.0);
+    json_error_t jerr;
+    json_t *empty = json_loads("{}", 0, &jerr);
+    assert_int_equal(eo_pool_config_new_from_json("synelo", empty, &fresh, &e), 0);
+    assert_true(fresh.presence.on);
+    assert_int_equal(fresh.bias.by, EO_BIAS_MAP);
+    assert_true(fresh.model.v[theta] == 0.0);
+    json_t *out = eo_pool_config_to_json(&fresh);
+    assert_string_equal(json_string_value(json_object_get(out, "presence")), "on");
+    assert_true(json_number_value(json_object_get(out, "presence_prior")) == 20.0);
+    assert_true(json_number_value(json_object_get(out, "theta")) == 0.0);
+    assert_int_equal(eo_pool_config_from_json("synelo", out, &back, &e), 0);
+    json_decref(out);
+    assert_true(back.presence.on && back.bias.by == EO_BIAS_MAP);
+    assert_memory_equal(back.model.v, fresh.model.v, sizeof fresh.model.v);
+    /* Given values win over either reading's defaults; off is written nowhere. */
+    json_t *p = json_loads("{\"presence\":\"off\",\"bias\":\"off\",\"team\":\"mean\"}", 0,
+                           &jerr);
+    assert_int_equal(eo_pool_config_new_from_json("elo", p, &fresh, &e), 0);
+    json_decref(p);
+    assert_false(fresh.presence.on);
+    out = eo_pool_config_to_json(&fresh);
+    assert_null(json_object_get(out, "presence"));
+    assert_null(json_object_get(out, "presence_prior"));
+    json_decref(out);
+    assert_int_equal(config_decode("hive", "{\"presence\":\"on\",\"presence_prior\":5,"
+                                   "\"presence_strength\":0.5}", &stored, &e), 0);
+    assert_true(stored.presence.on && stored.presence.prior == 5.0 &&
+                stored.presence.strength == 0.5);
+    expect_config_error("synelo", "{\"presence\":true}", "params.presence");
+    expect_config_error("synelo", "{\"presence\":\"yes\"}", "params.presence");
+    expect_config_error("synelo", "{\"presence_prior\":-1}", "params.presence_prior");
+    expect_config_error("synelo", "{\"presence_strength\":\"1\"}", "params.presence_strength");
+    expect_config_error("hive", "{\"alpha_size\":0.5}", "params.alpha_size");
+    assert_int_equal(eo_pool_config_new_from_json("nosuch", empty, &fresh, &e), EO_EINVAL);
+    assert_string_equal(e.field, "model");
+    json_decref(empty);
+}
+
 /* ---- balancer split requests (issue 3 §4) ------------------------------------------------ */
 
 static void test_split_balance_request(void **state)
@@ -2187,6 +2272,43 @@ static void test_autobalance_request(void **state)
     eo_model_release(m);
 }
 
+/* Relative levels in the predictor (a pool with presence on): with Elo's team "sum", three
+ * newcomers against two read as P(A) = σ(1500·ln 10/400) ≈ 1, a strength gap; relative to the
+ * start level they are even. */
+static void test_autobalance_relative(void **state)
+{
+    (void)state;
+    eo_model_config cfg;
+    assert_int_equal(eo_model_config_default(EO_MODEL_ELO, &cfg), 0);
+    assert_int_equal(eo_model_config_set(&cfg, "team", "sum", NULL), 0);
+    eo_model_ctx *m = NULL;
+    assert_int_equal(eo_model_prepare(&cfg, &m, NULL), 0);
+    const char *text = "{\"players\":[{\"id\":\"a\",\"team\":\"A\",\"rating\":1500},"
+                       "{\"id\":\"b\",\"team\":\"A\",\"rating\":1500},"
+                       "{\"id\":\"c\",\"team\":\"A\",\"rating\":1500},"
+                       "{\"id\":\"d\",\"team\":\"B\",\"rating\":1500},"
+                       "{\"id\":\"e\",\"team\":\"B\",\"rating\":1500}]}";
+    for (int relative = 0; relative < 2; relative++) {
+        eo_autobalance_request req;
+        eo_round_error err;
+        assert_int_equal(ab_decode(text, &req, &err), 0);
+        assert_false(req.relative); /* decoded off: the caller says */
+        req.relative = relative;
+        assert_int_equal(eo_app_autobalance_resolve(&req, m, &err), 0);
+        eo_ab_result res;
+        assert_int_equal(eo_autobalance_check(&req.policy, &req.state, &res), 0);
+        if (relative) {
+            assert_true(fabs(res.p_before - 0.5) < 1e-12);
+            assert_int_equal(res.rule, EO_AB_RULE_NONE);
+        } else {
+            assert_true(res.p_before > 0.9998);
+            assert_int_equal(res.rule, EO_AB_RULE_STRENGTH_GAP);
+        }
+        eo_autobalance_request_free(&req);
+    }
+    eo_model_release(m);
+}
+
 static const bad_case bad_autobalance[] = {
     {"[]", EO_EINVAL, "", "expected a JSON object"},
     {"{}", EO_EINVAL, "players", "required field missing"},
@@ -2640,6 +2762,7 @@ int main(void)
         cmocka_unit_test(test_design_example),
         cmocka_unit_test(test_canonical_text),
         cmocka_unit_test(test_unknown_fields_kept),
+        cmocka_unit_test(test_round_request_session),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_string_vs_object_member),
         cmocka_unit_test(test_big_round),
@@ -2665,6 +2788,8 @@ int main(void)
         cmocka_unit_test(test_request_parse_depth),
         cmocka_unit_test(test_pool_request),
         cmocka_unit_test(test_pool_config),
+        cmocka_unit_test(test_pool_config_presence),
+        cmocka_unit_test(test_autobalance_relative),
         cmocka_unit_test(test_season_request),
         cmocka_unit_test(test_splits_encode_equals_jansson),
         cmocka_unit_test(test_splits_encode_cases),

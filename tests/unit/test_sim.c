@@ -512,9 +512,88 @@ static void test_map_bias_learned(void **state)
     assert_true(on < off - 0.003);
 }
 
+/* The world's terms: a side one short in about 40 % of rounds (he sits out), a presence effect
+ * that makes the short side lose more often, and times the truth ignores. The oracle of a
+ * truth holding the same terms gives each round's P_true bit for bit; bad terms are refused;
+ * a world with the options at 0 draws what it always drew. */
+static void test_short_presence(void **state)
+{
+    (void)state;
+    eo_sim_config c;
+    eo_sim_config_default(&c);
+    c.players = 60;
+    c.team_min = c.team_max = 4;
+    c.balancer = EO_SIM_BAL_RANDOM;
+    c.partial_permille = 300;
+    c.short_permille = 400;
+    c.presence = 0.8;
+    c.times_ignored = true;
+    eo_sim *s = make(&c);
+    eo_truth *t = NULL;
+    assert_int_equal(eo_truth_create(c.scale, 60, c.maps, &t), 0);
+    for (size_t i = 0; i < eo_sim_player_count(s); i++) {
+        eo_sim_player pl;
+        assert_int_equal(eo_sim_player_get(s, i, &pl), 0);
+        assert_int_equal(eo_truth_add_player(t, pl.id, strlen(pl.id), pl.skill), 0);
+    }
+    for (size_t m = 0; m < c.maps; m++) {
+        const char *name;
+        double bias;
+        assert_int_equal(eo_sim_map_get(s, m, &name, &bias), 0);
+        assert_int_equal(eo_truth_add_map(t, name, strlen(name), bias), 0);
+    }
+    assert_int_equal(eo_truth_set_terms(t, c.presence, c.times_ignored), 0);
+    assert_int_equal(eo_truth_set_terms(t, 101.0, false), EO_EINVAL);
+    int shorts = 0, short_wins = 0, decided = 0;
+    for (int i = 0; i < 2000; i++) {
+        eo_sim_round r;
+        assert_int_equal(eo_sim_step(s, &r), 0);
+        size_t na = r.round->n[0], nb = r.round->n[1];
+        assert_true((na == 4 && nb == 4) || (na + nb == 7));
+        assert_true(r.bench + na + nb == 8 || r.bench + na + nb == 9); /* he sits out */
+        double p;
+        assert_int_equal(eo_truth_p(t, r.round, &p, NULL), 0);
+        assert_true(p == r.p_true);
+        if (na + nb == 7 && r.round->winner != EO_DRAW) {
+            shorts++;
+            short_wins += (na == 3) == (r.round->winner == EO_WIN_A);
+            decided++;
+        }
+    }
+    assert_true(shorts > 700 && shorts < 900);
+    assert_true(short_wins < decided * 0.42); /* σ(−0.8) = 0.31 */
+    eo_truth_destroy(t);
+    eo_sim_destroy(s);
+    /* Off, the draws are the default world's. */
+    eo_sim_config d;
+    eo_sim_config_default(&d);
+    d.players = 60;
+    d.team_min = d.team_max = 4;
+    eo_sim_config z = d;
+    z.short_permille = 0;
+    z.presence = 0.0;
+    eo_sim *x = make(&d), *y = make(&z);
+    for (int i = 0; i < 50; i++) {
+        eo_sim_round rx, ry;
+        assert_int_equal(eo_sim_step(x, &rx), 0);
+        assert_int_equal(eo_sim_step(y, &ry), 0);
+        assert_true(rx.p_true == ry.p_true && rx.round->winner == ry.round->winner);
+    }
+    eo_sim_destroy(x);
+    eo_sim_destroy(y);
+    eo_sim *bad = NULL;
+    d.presence = 101.0;
+    assert_int_equal(eo_sim_create(&d, NULL, &bad), EO_EINVAL);
+    d.presence = 0.0;
+    d.short_permille = 1001;
+    assert_int_equal(eo_sim_create(&d, NULL, &bad), EO_EINVAL);
+    assert_null(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_short_presence),
         cmocka_unit_test(test_determinism),   cmocka_unit_test(test_moments),
         cmocka_unit_test(test_partial_fields), cmocka_unit_test(test_bias_symmetric),
         cmocka_unit_test(test_spearman),      cmocka_unit_test(test_closed_loop),

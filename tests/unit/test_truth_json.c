@@ -202,6 +202,63 @@ static void test_malformed(void **state)
     assert_int_equal(eo_truth_from_text(NULL, 0, &t, &err), EO_EINVAL);
 }
 
+/* The world's terms (sim's --presence and --partial-effect): "presence" π adds
+ * π·(Σ_A w − Σ_B w) to the logit, "partial_effect" "none" counts every member in full. */
+static void test_terms(void **state)
+{
+    (void)state;
+    static const char with[] =
+        "{\"scale\":200.0,\"presence\":0.4,\"partial_effect\":\"none\","
+        "\"maps\":[{\"id\":\"map01\",\"bias\":0.25}],"
+        "\"players\":[{\"id\":\"a\",\"skill\":100.0},{\"id\":\"b\",\"skill\":-50.0},"
+        "{\"id\":\"c\",\"skill\":30.0},{\"id\":\"d\",\"skill\":0.0}]}";
+    eo_truth *t = load_ok(with);
+    eo_round r;
+    make(&r, "map01");
+    r.team[0][0].has = EO_MEMBER_LEFT; /* a left halfway: counted in full all the same */
+    r.team[0][0].left = 300;
+    double p = 0.0;
+    eo_round_error err;
+    assert_int_equal(eo_truth_p(t, &r, &p, &err), 0);
+    /* 20 points / 200 = 0.1, + 0.25, + 0.4·(2 − 2) */
+    assert_true(fabs(p - sigmoid(0.35)) < 1e-12);
+    r.n[1] = 1; /* B one short: 50 − 30 = 20 points, + 0.25 + 0.4·(2 − 1) */
+    assert_int_equal(eo_truth_p(t, &r, &p, &err), 0);
+    assert_true(fabs(p - sigmoid(0.1 + 0.25 + 0.4)) < 1e-12);
+    eo_truth_destroy(t);
+    /* The default effect weighs a by his half: 0.5·100 − 50 − 30 = −30 points, presence
+     * 1.5 − 1 */
+    t = load_ok("{\"scale\":200,\"presence\":0.4,\"maps\":[{\"id\":\"map01\",\"bias\":0}],"
+                "\"players\":[{\"id\":\"a\",\"skill\":100},{\"id\":\"b\",\"skill\":-50},"
+                "{\"id\":\"c\",\"skill\":30},{\"id\":\"d\",\"skill\":0}]}");
+    assert_int_equal(eo_truth_p(t, &r, &p, &err), 0);
+    assert_true(fabs(p - sigmoid(-30.0 / 200.0 + 0.4 * 0.5)) < 1e-12);
+    eo_truth_destroy(t);
+    r.n[1] = 2; /* d back, to be freed */
+    eo_round_free(&r);
+    static const struct {
+        const char *text, *field, *says;
+    } bad[] = {
+        {"{\"scale\":1,\"presence\":101,\"maps\":[],\"players\":[]}", "presence",
+         "out of range"},
+        {"{\"scale\":1,\"presence\":\"x\",\"maps\":[],\"players\":[]}", "presence",
+         "expected a number"},
+        {"{\"scale\":1,\"partial_effect\":\"half\",\"maps\":[],\"players\":[]}",
+         "partial_effect", "expected \"time\" or \"none\""},
+        {"{\"scale\":1,\"partial_effect\":0,\"maps\":[],\"players\":[]}", "partial_effect",
+         "expected \"time\" or \"none\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        eo_truth *b = NULL;
+        memset(&err, 0, sizeof err);
+        int rc = eo_truth_from_text(bad[i].text, strlen(bad[i].text), &b, &err);
+        if (rc != EO_EINVAL || b != NULL || strcmp(err.field, bad[i].field) != 0 ||
+            strstr(err.message, bad[i].says) == NULL)
+            fail_msg("case %zu (%s): rc %d, field '%s', message '%s'", i, bad[i].text, rc,
+                     err.field, err.message);
+    }
+}
+
 /* Empty lists are valid: a world without maps, a truth nobody can be looked up in. */
 static void test_empty(void **state)
 {
@@ -219,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

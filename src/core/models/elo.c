@@ -239,6 +239,17 @@ static int elo_check(eo_model_config *c, eo_round_error *err)
     return EO_EINVAL;
 }
 
+/* New pools: team strength as the sum of the members' distances from r0 (with presence on,
+ * eo_model_level_field()), so a team's size counts through presence only, and K for that sum
+ * (docs/MODELS.md, "Elo"). */
+static void elo_fresh(eo_model_config *c)
+{
+    c->v[EP_TEAM] = EO_ELO_TEAM_SUM;
+    c->v[EP_K_NEW] = 32;
+    c->v[EP_K] = 8;
+    c->v[EP_K_HIGH] = 8;
+}
+
 /* Prepared Elo: the typed parameters and ln(10)/scale. */
 typedef struct elo_impl {
     eo_elo_params p;
@@ -271,6 +282,16 @@ static double elo_predict(const void *impl, const eo_team_agg *a, const eo_team_
 {
     const elo_impl *e = impl;
     return logistic(logit(e->c, diff_of(e->p.team, a->mu, a->w, b->mu, b->w), field));
+}
+
+/* With team "sum", −r0·(w_A − w_B) in logit units: strengths relative to the start rating
+ * (eo_model_level_field()); a mean has no level to remove. */
+static double elo_level(const void *impl, const eo_team_agg *a, const eo_team_agg *b)
+{
+    const elo_impl *e = impl;
+    if (e->p.team != EO_ELO_TEAM_SUM)
+        return 0.0;
+    return -(e->c * (e->p.r0 * (a->w - b->w)));
 }
 
 static int elo_rate(const void *impl, const eo_participant *a, size_t na,
@@ -322,10 +343,12 @@ const eo__model_ops eo__elo_ops = {
     .split_unit = 1,
     .has_deviation = false,
     .check = elo_check,
+    .fresh = elo_fresh,
     .prepare = elo_prepare,
     .player_init = elo_player_init,
     .strength = elo_strength,
     .predict = elo_predict,
+    .level = elo_level,
     .rate = elo_rate,
     .view = elo_view,
     .range = elo_range,

@@ -82,6 +82,17 @@ double eo__gaussian_quality(const void *impl, const eo_team_agg *a, const eo_tea
     return eo__gauss_team_quality(g->beta2, a->mu, a->var, a->w2, b->mu, b->var, b->w2, field);
 }
 
+void eo__gaussian_fresh(eo_model_config *c)
+{
+    c->v[EO__GAUSSIAN_P_BETA] = 25.0 / 3.0;
+}
+
+double eo__gaussian_level(const void *impl, const eo_team_agg *a, const eo_team_agg *b)
+{
+    const eo__gaussian_impl *g = impl;
+    return -(g->p.mu * (a->w - b->w));
+}
+
 void eo__gaussian_view(const void *impl, const void *st, int64_t now, eo_rating_view *out)
 {
     const eo__gaussian_impl *g = impl;

@@ -166,6 +166,11 @@ double eo__gaussian_predict(const void *impl, const eo_team_agg *a, const eo_tea
                             double field);
 double eo__gaussian_quality(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
                             double field);
+/* New pools (eo_model_config_new()): β = σ0 = 25/3 instead of 25/6 (docs/MODELS.md, "Defaults
+ * of new pools": better calibrated whatever the team size). */
+void eo__gaussian_fresh(eo_model_config *c);
+/* −μ0·(w_A − w_B): team performance relative to the start mean (eo_model_level_field()). */
+double eo__gaussian_level(const void *impl, const eo_team_agg *a, const eo_team_agg *b);
 void eo__gaussian_view(const void *impl, const void *st, int64_t now, eo_rating_view *out);
 int eo__gaussian_set_op(const void *impl, void *st, double mu, double sigma);
 /* μ within EO_MODEL_RANGE_WINDOW of μ0 (and the model's mu_max), σ up to its sigma_max
@@ -175,10 +180,11 @@ void eo__gaussian_range(const void *impl, eo_model_range *out);
 /* The ops table entries every Gaussian model shares; a model's table adds its id, name,
  * parameters, sizes, split unit, prepare and rate. */
 #define EO__GAUSSIAN_OPS                                                                           \
-    .integer_display = false, .has_deviation = true, .player_init = eo__gaussian_player_init,      \
+    .integer_display = false, .has_deviation = true, .fresh = eo__gaussian_fresh,                  \
+    .player_init = eo__gaussian_player_init,                                                       \
     .strength = eo__gaussian_strength, .predict = eo__gaussian_predict,                            \
-    .quality = eo__gaussian_quality, .view = eo__gaussian_view, .set = eo__gaussian_set_op,        \
-    .range = eo__gaussian_range
+    .quality = eo__gaussian_quality, .level = eo__gaussian_level, .view = eo__gaussian_view,       \
+    .set = eo__gaussian_set_op, .range = eo__gaussian_range
 
 /* ---- a round (the rate path: always inlined, the shape a compile-time constant) ---- */
 

@@ -723,6 +723,12 @@ static int glicko2_check(eo_model_config *c, eo_round_error *err)
     return EO_EINVAL;
 }
 
+/* New pools: a player's expected score is his team's (docs/MODELS.md, "Glicko-2"). */
+static void glicko2_fresh(eo_model_config *c)
+{
+    c->v[GP_TEAM_EXPECTATION] = 1;
+}
+
 static int glicko2_prepare(const eo_model_config *c, void *impl)
 {
     params_of(c, impl);
@@ -800,6 +806,7 @@ const eo__model_ops eo__glicko2_ops = {
     .split_unit = 1,
     .has_deviation = true,
     .check = glicko2_check,
+    .fresh = glicko2_fresh,
     .prepare = glicko2_prepare,
     .player_init = glicko2_player_init,
     .strength = glicko2_strength,

@@ -13,6 +13,11 @@
 /* 2·ln 2 to the nearest double: a^(−x) = 2^(−2x/r) = e^(−(x/r)·2 ln 2). */
 #define HIVE_2LN2 1.386294361119890618
 
+/* A new pool's defaults (eo_model_config_new()): α for a 12v12 round (24 players), normalised
+ * for the round's size (docs/MODELS.md, "NS2 hive", says how they were chosen). */
+#define HIVE_NEW_ALPHA 12.0
+#define HIVE_NEW_ALPHA_SIZE 24.0
+
 void eo_hive_params_default(eo_hive_params *p)
 {
     p->alpha = 8.0;
@@ -23,6 +28,7 @@ void eo_hive_params_default(eo_hive_params *p)
     p->playtime_c = 0.0;
     p->visible_rounds = 0;
     p->t_stale_days = 30;
+    p->alpha_size = 0.0;
 }
 
 int eo_hive_params_check(const eo_hive_params *p)
@@ -30,7 +36,8 @@ int eo_hive_params_check(const eo_hive_params *p)
     if (p == NULL)
         return EO_EINVAL;
     if (!eo__in(p->alpha, 0, 1e6) || !eo__in(p->alpha_commander, 0, 1e6) ||
-        !eo__in(p->side_share, 0, 1) || !eo__in(p->playtime_c, 0, 1e3))
+        !eo__in(p->side_share, 0, 1) || !eo__in(p->playtime_c, 0, 1e3) ||
+        !(p->alpha_size == 0.0 || eo__in(p->alpha_size, 1, EO_PLAYERS_MAX)))
         return EO_EINVAL;
     if (!(p->round_length == -1.0 || p->round_length == 0.0 ||
           eo__in(p->round_length, 1.0, EO_HIVE_ROUND_LENGTH_MAX)))
@@ -118,6 +125,18 @@ static inline double start_skill(const eo_hive_params *p, const eo_hive_player *
     return pl->skill;
 }
 
+/* The field step of a round whose field members' time weights add up to @p tot: α, or with
+ * alpha_size N0 > 0, α·(tot/N0)². A skill is a logit share of the mean over both teams, so a
+ * player's worth, and the step that learns it, grow with the round's size: normalised so, one
+ * α fits every team size (docs/MODELS.md, "NS2 hive"). */
+static inline double field_alpha(const eo_hive_params *p, double tot)
+{
+    if (!(p->alpha_size > 0.0))
+        return p->alpha;
+    double r = tot / p->alpha_size;
+    return p->alpha * (r * r);
+}
+
 /* The hot path. Two passes: the per-team sums of each role (reads only; team by team in member
  * order, so the mirrored round adds the same numbers in the same order), then each member's new
  * state from its own round-start state and its team's expected score. Players are distinct,
@@ -153,7 +172,7 @@ static int rate_impl(const eo_hive_params *p, const eo_participant *a, size_t na
     double sc[2];
     sc[0] = winner == EO_WIN_A ? 1.0 : winner == EO_WIN_B ? 0.0 : 0.5;
     sc[1] = 1.0 - sc[0]; /* exact for 0, 1/2, 1 */
-    double alpha[2] = {p->alpha, p->alpha_commander};
+    double alpha[2] = {field_alpha(p, tot[0]), p->alpha_commander};
     for (size_t k = 0; k < 2; k++) {
         const eo_participant *m = k == 0 ? a : b;
         size_t n = k == 0 ? na : nb;
@@ -215,7 +234,7 @@ bool eo_hive_visible(const eo_hive_params *p, const eo_hive_player *pl)
 /* Parameter indices: the order of hive_params[]. */
 enum {
     HP_ALPHA, HP_ALPHA_COMMANDER, HP_SIDE_SHARE, HP_SIDE_ROUNDS, HP_ROUND_LENGTH, HP_PLAYTIME_C,
-    HP_VISIBLE_ROUNDS, HP_T_STALE_DAYS, HP_COUNT
+    HP_VISIBLE_ROUNDS, HP_T_STALE_DAYS, HP_ALPHA_SIZE, HP_COUNT
 };
 
 static const eo_param_spec hive_params[HP_COUNT] = {
@@ -238,6 +257,10 @@ static const eo_param_spec hive_params[HP_COUNT] = {
                            NULL},
     [HP_T_STALE_DAYS] = {"t_stale_days", "days without a round before a lookup says stale", 30, 0,
                          36500, true, NULL},
+    [HP_ALPHA_SIZE] = {"alpha_size",
+                       "round size (sum of time weights) that alpha is the step of: a round of "
+                       "size N steps by alpha*(N/alpha_size)^2 (0: alpha whatever the size)",
+                       0, 0, EO_PLAYERS_MAX, false, NULL},
 };
 
 static void params_of(const eo_model_config *c, eo_hive_params *p)
@@ -250,20 +273,30 @@ static void params_of(const eo_model_config *c, eo_hive_params *p)
     p->playtime_c = c->v[HP_PLAYTIME_C];
     p->visible_rounds = eo__param_int(c, HP_VISIBLE_ROUNDS);
     p->t_stale_days = eo__param_int(c, HP_T_STALE_DAYS);
+    p->alpha_size = c->v[HP_ALPHA_SIZE];
 }
 
 static int hive_check(eo_model_config *c, eo_round_error *err)
 {
-    double r = c->v[HP_ROUND_LENGTH];
-    if (r == -1.0 || r == 0.0 || r >= 1.0)
+    double r = c->v[HP_ROUND_LENGTH], n = c->v[HP_ALPHA_SIZE];
+    bool r_ok = r == -1.0 || r == 0.0 || r >= 1.0;
+    if (r_ok && (n == 0.0 || n >= 1.0))
         return 0;
     if (err != NULL) {
-        snprintf(err->field, sizeof err->field, "%s", "round_length");
+        snprintf(err->field, sizeof err->field, "%s", r_ok ? "alpha_size" : "round_length");
         snprintf(err->message, sizeof err->message, "%s",
-                 "expected -1 (the pool's median), 0 (each round's own length) or at "
-                 "least 1 second");
+                 r_ok ? "expected 0 (not normalised) or a round size of at least 1"
+                      : "expected -1 (the pool's median), 0 (each round's own length) or at "
+                        "least 1 second");
     }
     return EO_EINVAL;
+}
+
+/* New pools: the step normalised for the round's size (docs/MODELS.md, "NS2 hive"). */
+static void hive_fresh(eo_model_config *c)
+{
+    c->v[HP_ALPHA] = HIVE_NEW_ALPHA;
+    c->v[HP_ALPHA_SIZE] = HIVE_NEW_ALPHA_SIZE;
 }
 
 static int hive_prepare(const eo_model_config *c, void *impl)
@@ -374,6 +407,7 @@ const eo__model_ops eo__hive_ops = {
     .split_unit = 10,
     .has_deviation = false,
     .check = hive_check,
+    .fresh = hive_fresh,
     .prepare = hive_prepare,
     .player_init = hive_player_init,
     .strength = hive_strength,

@@ -94,6 +94,14 @@ int eo_model_config_default(eo_model m, eo_model_config *c)
     return 0;
 }
 
+int eo_model_config_new(eo_model m, eo_model_config *c)
+{
+    int rc = eo_model_config_default(m, c);
+    if (rc == 0 && ops_of(m)->fresh != NULL)
+        ops_of(m)->fresh(c);
+    return rc;
+}
+
 static int fail(eo_round_error *err, const char *field, const char *fmt, const char *arg)
 {
     if (err != NULL) {
@@ -268,6 +276,39 @@ double eo_model_predict(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_
                         double field)
 {
     return ctx->ops->predict(ctx->impl, a, b, isfinite(field) ? field : 0.0);
+}
+
+double eo_model_level_field(const eo_model_ctx *ctx, const eo_team_agg *a,
+                            const eo_team_agg *b)
+{
+    return ctx->ops->level != NULL ? ctx->ops->level(ctx->impl, a, b) : 0.0;
+}
+
+/* Step of the symmetric difference for dP/dfield, in field units. Both kinds of units (a logit,
+ * a few μ) make P smooth at this scale: the truncation error is O(h²) relative, far below the
+ * information a single round carries, and the rounding error about 1e-16/h. */
+#define FIELD_STEP 1e-3
+
+void eo_model_field_slope(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                          double base, double *p0, double *g)
+{
+    *p0 = eo_model_predict(ctx, a, b, base);
+    double hi = eo_model_predict(ctx, a, b, base + FIELD_STEP);
+    double lo = eo_model_predict(ctx, a, b, base - FIELD_STEP);
+    *g = (hi - lo) / (2.0 * FIELD_STEP);
+}
+
+double eo_model_logit_field(const eo_model_ctx *ctx, const eo_team_agg *a, const eo_team_agg *b,
+                            double base, double logit, double *p0, double *g)
+{
+    double p, slope;
+    eo_model_field_slope(ctx, a, b, base, &p, &slope);
+    if (p0 != NULL)
+        *p0 = p;
+    if (g != NULL)
+        *g = slope;
+    double v = p * (1.0 - p);
+    return slope > 0.0 && v > 0.0 && logit != 0.0 ? logit * (v / slope) : 0.0;
 }
 
 double eo_model_predict_idx(const eo_model_ctx *ctx, const eo_strength *s, const uint16_t *a,
@@ -463,6 +504,11 @@ void eo_model_view(const eo_model_ctx *ctx, const void *st, int64_t now, eo_rati
 bool eo_model_integer_display(const eo_model_ctx *ctx)
 {
     return ctx->ops->integer_display;
+}
+
+bool eo_model_uses_weights(const eo_model_ctx *ctx)
+{
+    return !ctx->ops->unweighted;
 }
 
 bool eo_model_has_deviation(const eo_model_ctx *ctx)

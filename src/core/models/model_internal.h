@@ -25,6 +25,7 @@ typedef struct eo__model_ops {
     size_t impl_size;            /* bytes of the prepared parameters */
     bool integer_display;
     bool has_deviation;          /* players have a deviation (eo_model_has_deviation()) */
+    bool unweighted;             /* rates every member in full (!eo_model_uses_weights()) */
     int64_t split_unit;          /* eo_model_split_unit(): split ratings per unit of the mean */
 
     /* Rules between parameters beyond each value's own bounds (which model.c has checked),
@@ -33,6 +34,9 @@ typedef struct eo__model_ops {
     int (*check)(eo_model_config *c, eo_round_error *err);
     /* Fills impl from a checked configuration. Returns 0 or EO_ENOMEM. */
     int (*prepare)(const eo_model_config *c, void *impl);
+    /* The values a new pool gets where they differ from the table's defaults
+     * (eo_model_config_new()), set in c->v without marking them given; NULL: none. */
+    void (*fresh)(eo_model_config *c);
     /* Releases what prepare() allocated inside impl; NULL when nothing. */
     void (*release)(void *impl);
 
@@ -43,6 +47,8 @@ typedef struct eo__model_ops {
     void (*strength)(const void *impl, const void *st, int64_t now, eo_strength *out);
     double (*predict)(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
                       double field);
+    /* As eo_model_level_field(); NULL: 0 (a mean team strength, or a start level of 0). */
+    double (*level)(const void *impl, const eo_team_agg *a, const eo_team_agg *b);
     /* As eo_model_quality(); NULL: model.c gives 1 - |2 P(A) - 1|. */
     double (*quality)(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
                       double field);

@@ -38,6 +38,17 @@ int eo_synelo_theta_from_kmax(int kmax_team, double *theta)
     return 0;
 }
 
+double eo_synelo_theta_of(const eo_synelo_params *p, size_t na, size_t nb)
+{
+    if (p->theta > 0.0)
+        return p->theta;
+    size_t k = na > nb ? na : nb;
+    double theta = 2400.0; /* kmax_team 12: the seed's default, for a k outside F1's range */
+    if (k <= 128)
+        (void)eo_synelo_theta_from_kmax(k > 0 ? (int)k : 1, &theta);
+    return theta;
+}
+
 static bool finite_pos(double v)
 {
     return isfinite(v) && v > 0.0;
@@ -60,7 +71,7 @@ int eo_synelo_params_check(const eo_synelo_params *p)
     if (!finite_nonneg(p->k_min) || !finite_pos(p->k_max) || p->k_min > p->k_max ||
         p->k_max > 1e6)
         return EO_EINVAL;
-    if (!finite_pos(p->theta) || !finite_pos(p->sigma))
+    if (!(p->theta == 0.0 || finite_pos(p->theta)) || !finite_pos(p->sigma))
         return EO_EINVAL;
     if (p->window < 2 || p->window > EO_SYNELO_WINDOW_MAX)
         return EO_EINVAL;
@@ -83,17 +94,17 @@ void eo_synelo_player_free(eo_synelo_player *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-double eo_synelo_p_a(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b)
+/* F1 with Θ @p theta and a field term added to the logit (x + 0 is x: a field of 0 gives
+ * eo_synelo_p_a()'s bits). */
+static double p_a_field(double theta, int64_t sum_a, int64_t sum_b, double field)
 {
-    double x = (double)(sum_a - sum_b) / p->theta;
+    double x = (double)(sum_a - sum_b) / theta + field;
     return 1.0 / (1.0 + eo__exp(-x));
 }
 
-/* F1 with a field term added to the logit. */
-static double p_a_field(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b, double field)
+double eo_synelo_p_a(const eo_synelo_params *p, int64_t sum_a, int64_t sum_b)
 {
-    double x = (double)(sum_a - sum_b) / p->theta + field;
-    return 1.0 / (1.0 + eo__exp(-x));
+    return p_a_field(p->theta, sum_a, sum_b, 0.0);
 }
 
 /* Address of the i-th oldest entry of a window with room (capacity > 0). */
@@ -352,7 +363,7 @@ int eo__synelo_rate_tab(const eo_synelo_params *p, const eo__gtab *t, eo_synelo_
         __builtin_prefetch(win_at(w, len < w->capacity ? len : 0));
         sum[i >= na] += pl->rating;
     }
-    double p_a = field == 0.0 ? eo_synelo_p_a(p, sum[0], sum[1]) : p_a_field(p, sum[0], sum[1], field);
+    double p_a = p_a_field(eo_synelo_theta_of(p, na, nb), sum[0], sum[1], field);
     double p_b = 1.0 - p_a;
     uint8_t o_a = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     uint8_t o_b = (uint8_t)(2 - o_a);
@@ -401,8 +412,10 @@ static const eo_param_spec synelo_params[SP_COUNT] = {
                          0, 36500, true, NULL},
     [SP_K_MIN] = {"k_min", "minimum K", 2, 0, 1e6, false, NULL},
     [SP_K_MAX] = {"k_max", "maximum K", 72, 1e-9, 1e6, false, NULL},
-    [SP_THETA] = {"theta", "logistic scale; default from kmax_team 12 by F1's median rule", 2400,
-                  1e-9, 1e12, false, NULL},
+    [SP_THETA] = {"theta",
+                  "logistic scale; default from kmax_team 12 by F1's median rule (0: each "
+                  "round's own, from its larger team by the same rule)",
+                  2400, 0, 1e12, false, NULL},
     [SP_KMAX_TEAM] = {"kmax_team", "largest team size: sets theta by F1's median rule (0: unset)",
                       0, 0, 128, true, NULL},
     [SP_WINDOW] = {"window", "window size W", 500, 2, EO_SYNELO_WINDOW_MAX, true, NULL},
@@ -490,13 +503,33 @@ static void synelo_strength(const void *impl, const void *st, int64_t now, eo_st
     out->var = 0.0;
 }
 
+/* Θ of teams given as aggregates (their counts n are whole numbers). */
+static double agg_theta(const eo_synelo_params *p, const eo_team_agg *a, const eo_team_agg *b)
+{
+    return eo_synelo_theta_of(p, (size_t)a->n, (size_t)b->n);
+}
+
 static double synelo_predict(const void *impl, const eo_team_agg *a, const eo_team_agg *b,
                              double field)
 {
     /* F1 on the team sums (the weights are not used: SynElo rates whole rounds). */
     const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
-    double x = (a->mu - b->mu) / p->theta + field;
+    double x = (a->mu - b->mu) / agg_theta(p, a, b) + field;
     return 1.0 / (1.0 + eo__exp(-x));
+}
+
+/* −r0·(n_A − n_B)/Θ: team sums relative to the start rating, every member counted in full as
+ * SynElo rates them (eo_model_level_field()). */
+static double synelo_level(const void *impl, const eo_team_agg *a, const eo_team_agg *b)
+{
+    const eo_synelo_params *p = &((const synelo_impl *)impl)->p;
+    return -((double)p->r0 * (a->n - b->n) / agg_theta(p, a, b));
+}
+
+/* New pools: Θ from the team sizes the pool sees (docs/MODELS.md, "SynElo"). */
+static void synelo_fresh(eo_model_config *c)
+{
+    c->v[SP_THETA] = 0.0;
 }
 
 static int synelo_rate(const void *impl, const eo_participant *a, size_t na,
@@ -568,12 +601,15 @@ const eo__model_ops eo__synelo_ops = {
     .integer_display = true,
     .split_unit = 1,
     .has_deviation = false,
+    .unweighted = true,
     .check = synelo_check,
+    .fresh = synelo_fresh,
     .prepare = synelo_prepare,
     .player_init = synelo_player_init,
     .player_free = synelo_player_free,
     .strength = synelo_strength,
     .predict = synelo_predict,
+    .level = synelo_level,
     .rate = synelo_rate,
     .view = synelo_view,
     .range = synelo_range,
