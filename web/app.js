@@ -43,10 +43,12 @@
     return e;
   }
 
+  /* A number as text, negative ones with a minus sign (as signed() writes changes). */
   function num(x, digits) {
     if (x === null || x === undefined) return '–';
-    if (Number.isInteger(x)) return x.toLocaleString('en-US');
-    return x.toFixed(digits === undefined ? 2 : digits);
+    const s = Number.isInteger(x) ? x.toLocaleString('en-US')
+                                  : x.toFixed(digits === undefined ? 2 : digits);
+    return s.replace(/^-/, '−');
   }
 
   function signed(x, digits) {
@@ -744,17 +746,41 @@
     ];
   }
 
-  /* Matchmaking queues: the place their page keeps. Once the service has queues, this page
-   * draws them here from their read API (waits, match quality); /v1/dashboard's "queues" is
-   * null until then. */
+  /* The pool's matchmaking queues (docs/MATCHMAKING.md). Queues are the admin's (GET
+   * /v1/queues needs the admin key), so the page lists them once that key is entered: each
+   * queue's setting and its figures as the service counts them (tickets waiting for a pass or
+   * in a formed match, tickets filed and matches given an instance since the service started).
+   * The service reports no wait times or match quality per queue; a match's quality and P(A)
+   * are in its tickets' and session's documents. */
   async function pageQueues(pool) {
     setNav(pool, 'queues');
-    const d = await dashboard();
+    const head = el('h1', {}, pool, ': matchmaking queues');
+    if (!isAdmin())
+      return [head, el('p', {id: 'queues-key'}, 'Queues are the admin\'s: enter the admin key ' +
+                                                 'under Key (top right) to list this pool\'s.')];
+    const qs = (await api('/v1/queues')).queues.filter((q) => q.pool === pool);
+    if (!qs.length)
+      return [head, el('p', {id: 'queues-none'}, 'This pool has no matchmaking queue.')];
+    const rows = qs.map((q) => el('tr', {},
+      el('td', {}, q.name),
+      el('td', {class: 'num'}, `${q.team_size}v${q.team_size}`),
+      el('td', {class: 'wide'}, q.regions && q.regions.length ? q.regions.join(', ') : 'any'),
+      el('td', {class: 'num'}, num(q.figures.waiting)),
+      el('td', {class: 'num'}, num(q.figures.matched)),
+      el('td', {class: 'num'}, num(q.figures.tickets)),
+      el('td', {class: 'num'}, num(q.figures.matches)),
+      el('td', {class: 'wide'}, when(Math.floor(q.created_at / 1000)))));
     return [
-      el('h1', {}, pool, ': matchmaking queues'),
-      el('p', {id: 'queues-none'}, d.queues === null
-        ? 'This service has no matchmaking queues yet.'
-        : 'Queues are listed by the service; their page comes with them.')
+      head,
+      el('p', {class: 'sub'}, 'Waiting: tickets waiting for a pass; in matches: tickets in a ' +
+                              'formed match waiting for its ready check or an instance. Filed ' +
+                              'and assigned count since the service started.'),
+      el('div', {class: 'scroll'}, el('table', {id: 'queues'},
+        el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', {class: 'num'}, 'Teams'),
+          el('th', {class: 'wide'}, 'Regions'), el('th', {class: 'num'}, 'Waiting'),
+          el('th', {class: 'num'}, 'In matches'), el('th', {class: 'num'}, 'Tickets filed'),
+          el('th', {class: 'num'}, 'Matches assigned'), el('th', {class: 'wide'}, 'Created (UTC)'))),
+        el('tbody', {}, rows)))
     ];
   }
 

@@ -246,7 +246,7 @@ json_t *eo_health_to_json(const char *pool, const char *bucket, int64_t since, j
 json_t *eo_dashboard_pool_to_json(const char *name, const eo_pool_config *cfg, int64_t players,
                                   int64_t rounds, int64_t last_round);
 
-/** {"dashboard": @p mode,"pools": @p pools (reference taken; NULL gives NULL),"queues":null}. */
+/** {"dashboard": @p mode,"pools": @p pools (reference taken; NULL gives NULL)}. */
 json_t *eo_dashboard_to_json(const char *mode, json_t *pools);
 
 /** A page of a list: {"pool",@p key: @p items (its reference taken; NULL gives NULL),

@@ -267,6 +267,5 @@ json_t *eo_dashboard_pool_to_json(const char *name, const eo_pool_config *cfg, i
 
 json_t *eo_dashboard_to_json(const char *mode, json_t *pools)
 {
-    return pools != NULL ? json_pack("{s:s,s:o,s:n}", "dashboard", mode, "pools", pools, "queues")
-                         : NULL;
+    return pools != NULL ? json_pack("{s:s,s:o}", "dashboard", mode, "pools", pools) : NULL;
 }

@@ -48,18 +48,25 @@ static json_t *api(const char *fmt, ...)
     return j;
 }
 
-static void post(const char *path, const char *body)
+/* POST @p body to @p path with @p key; the answer must be @p status. */
+static void post_as(const char *key, const char *path, const char *body, long status)
 {
     e2e_resp r;
-    assert_int_equal(e2e_call(&srv, "POST", path, srv.server_key, body, &r), 0);
-    if (r.status != 200)
+    assert_int_equal(e2e_call(&srv, "POST", path, key, body, &r), 0);
+    if (r.status != status)
         fprintf(stderr, "POST %s -> %ld %s\n", path, r.status, r.body);
-    assert_int_equal(r.status, 200);
+    assert_int_equal(r.status, status);
     e2e_resp_free(&r);
 }
 
+static void post(const char *path, const char *body)
+{
+    post_as(srv.server_key, path, body, 200);
+}
+
 /* A TrueSkill pool with divisions and a map bias (so the player chart has its band and the maps
- * page its table), 70 players in 160 rounds with names and maps; and a small SynElo pool. */
+ * page its table), 70 players in 160 rounds with names and maps; a small SynElo pool; a
+ * matchmaking queue on the first with two tickets waiting (too few players for a match). */
 static void fill(void)
 {
     static const char *const maps[] = {"goldrush", "upward", "badwater", "swiftwater"};
@@ -103,6 +110,11 @@ static void fill(void)
         json_decref(o);
     }
     eo_gen_destroy(g);
+    post_as(srv.admin_key, "/v1/queues",
+            "{\"name\":\"ranked6\",\"pool\":\"arena\",\"team_size\":6}", 201);
+    post_as(srv.server_key, "/v1/queues/ranked6/tickets", "{\"players\":[{\"id\":\"w1\"}]}", 201);
+    post_as(srv.server_key, "/v1/queues/ranked6/tickets",
+            "{\"players\":[{\"id\":\"w2\"},{\"id\":\"w3\"}]}", 201);
 }
 
 static int setup(void **state)
@@ -317,7 +329,8 @@ static void test_player_round_and_others(void **state)
                      (long)json_array_size(json_object_get(health, "buckets")));
     open_page("/pools/arena/health?bucket=week", "health-week");
     open_page("/pools/arena/queues", "queues");
-    assert_int_equal(page_num("return document.querySelectorAll('#queues-none').length"), 1);
+    /* Queues are the admin's: without his key the page says so (test_admin_key lists them). */
+    assert_int_equal(page_num("return document.querySelectorAll('#queues-key').length"), 1);
     json_decref(health);
     json_decref(maps);
     json_decref(r);
@@ -371,6 +384,20 @@ static void test_admin_key(void **state)
     free(urls);
     snprintf(file, sizeof file, "%s/board-admin.png", shots);
     assert_int_equal(wd_screenshot(&browser, file, true, WIDE_W, WIDE_H), 0);
+    /* With the admin key the queues page lists the pool's queue with the service's figures. */
+    e2e_resp q;
+    assert_int_equal(e2e_call(&srv, "GET", "/v1/queues", srv.admin_key, NULL, &q), 0);
+    json_t *qs = e2e_json(&q);
+    e2e_resp_free(&q);
+    json_t *figures = json_object_get(json_array_get(json_object_get(qs, "queues"), 0), "figures");
+    assert_int_equal(json_integer_value(json_object_get(figures, "waiting")), 2);
+    open_page("/pools/arena/queues", "queues-admin");
+    assert_int_equal(page_num("return document.querySelectorAll('#queues tbody tr').length"), 1);
+    char *cell = page_text("return document.querySelector('#queues tbody td:nth-child(4)')"
+                           ".textContent");
+    assert_string_equal(cell, "2");
+    free(cell);
+    json_decref(qs);
     json_decref(wd_exec(&browser, "sessionStorage.clear()", NULL));
 }
 

@@ -290,7 +290,11 @@ static unsigned char *unbase64(const char *in, size_t *len)
 int wd_screenshot(wd *w, const char *path, bool full, int width, int height)
 {
     if (full) {
-        json_t *h = wd_exec(w, "return document.documentElement.scrollHeight", NULL);
+        /* The window's size counts the browser's own bars: the page needs their height more. */
+        json_t *h = wd_exec(w,
+                            "return document.documentElement.scrollHeight + window.outerHeight - "
+                            "window.innerHeight",
+                            NULL);
         int want = json_is_integer(h) ? (int)json_integer_value(h) : height;
         json_decref(h);
         if (want > height && wd_resize(w, width, want < 6000 ? want : 6000) != 0)
