@@ -115,16 +115,7 @@ _Static_assert(Q_COUNT <= EO__SQ_MAIN_MAX, "EO__SQ_MAIN_MAX must hold every stat
 
 static int prep(sq_store *q, int which, sqlite3_stmt **out)
 {
-    if (q->q[which] == NULL) {
-        int rc = sqlite3_prepare_v3(q->db, query_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
-                                    &q->q[which], NULL);
-        if (rc != SQLITE_OK) {
-            q->q[which] = NULL;
-            return fail(q, rc, "prepare");
-        }
-    }
-    *out = q->q[which];
-    return 0;
+    return prepare_once(q, &q->q[which], query_sql[which], out);
 }
 
 /* Runs a statement that returns no rows (or whose rows are ignored). */

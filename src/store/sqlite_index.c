@@ -116,16 +116,7 @@ static const char *const ix_sql[X_COUNT] = {
 
 static int ix_prep(sq_store *q, int which, sqlite3_stmt **out)
 {
-    if (q->ix[which] == NULL) {
-        int rc = sqlite3_prepare_v3(q->db, ix_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
-                                    &q->ix[which], NULL);
-        if (rc != SQLITE_OK) {
-            q->ix[which] = NULL;
-            return fail(q, rc, "prepare");
-        }
-    }
-    *out = q->ix[which];
-    return 0;
+    return prepare_once(q, &q->ix[which], ix_sql[which], out);
 }
 
 /* Steps a statement that returns no row, then done(). */

@@ -39,6 +39,21 @@ static inline int fail(sq_store *q, int rc, const char *what)
     }
 }
 
+/* The statement of @p sql kept in @p slot, prepared at its first use. 0 or an EO_E code. */
+static inline int prepare_once(sq_store *q, sqlite3_stmt **slot, const char *sql,
+                               sqlite3_stmt **out)
+{
+    if (*slot == NULL) {
+        int rc = sqlite3_prepare_v3(q->db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL);
+        if (rc != SQLITE_OK) {
+            *slot = NULL;
+            return fail(q, rc, "prepare");
+        }
+    }
+    *out = *slot;
+    return 0;
+}
+
 static inline void done(sqlite3_stmt *st)
 {
     sqlite3_reset(st);
