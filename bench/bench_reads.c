@@ -262,16 +262,35 @@ static void p_dashboard(const opts *o, prng *r, char *path, size_t cap)
     snprintf(path, cap, "/v1/dashboard");
 }
 
+static void p_maps(const opts *o, prng *r, char *path, size_t cap)
+{
+    (void)o, (void)r;
+    snprintf(path, cap, "/v1/pools/" POOL "/maps");
+}
+
+/* A page: every page path answers the same built-in file; its script asks the reads above. */
+static void p_page(const opts *o, prng *r, char *path, size_t cap)
+{
+    (void)o, (void)r;
+    snprintf(path, cap, "/pools/" POOL);
+}
+
 static int time_reads(const opts *o, const e2e_server *s)
 {
     static const struct {
         const char *name;
         path_fn fn;
-    } reads[] = {{"standings", p_board},       {"standings?q", p_search},
-                 {"history", p_history},       {"player rounds", p_player_rounds},
-                 {"rounds", p_rounds},         {"round", p_round},
-                 {"health day", p_health_day}, {"health week", p_health_week},
-                 {"dashboard", p_dashboard}};
+    } reads[] = {{"standings", p_board},
+                 {"standings?q", p_search},
+                 {"history", p_history},
+                 {"player rounds", p_player_rounds},
+                 {"rounds", p_rounds},
+                 {"round", p_round},
+                 {"health day", p_health_day},
+                 {"health week", p_health_week},
+                 {"maps", p_maps},
+                 {"dashboard", p_dashboard},
+                 {"page", p_page}};
     client cl = {curl_easy_init(), "", 0};
     snprintf(cl.base, sizeof cl.base, "%s", s->url);
     curl_easy_setopt(cl.c, CURLOPT_WRITEFUNCTION, sink);
