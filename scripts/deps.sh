@@ -5,7 +5,7 @@ what=${1:-run}
 pkgs="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev"
 case "$what" in
   run) ;;
-  test) pkgs="$pkgs libcmocka-dev clang" ;;
+  test) pkgs="$pkgs libcmocka-dev clang chromium chromium-driver" ;; # the dashboard's browser test
   bench) pkgs="$pkgs libcmocka-dev wrk sqlite3 valgrind python3" ;;
   fuzz) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev" ;;
   *) echo "usage: $0 [run|test|bench|fuzz]" >&2; exit 2 ;;

@@ -34,4 +34,5 @@ else
   echo "evenodds: keys in $root/$keys" >&2
 fi
 
+echo "evenodds: dashboard at http://$listen/ (reads without a key; the Key button takes the admin key)" >&2
 exec "$bin" serve --db "$db" --listen "$listen" --config "$keys" --default-pool default

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "eo_common.h"
+#include "eo_eval.h"
 #include "eo_match.h"
 #include "eo_round.h"
 #include "eo_pool.h"
@@ -88,11 +89,14 @@ int eo_round_canonical(const json_t *obj, char **out);
 #define EO_ROUND_TEXT_MAX EO_JSONL_LINE_MAX
 
 /**
- * Checks that a round whose canonical text (eo_round_canonical() of @p obj) is @p canon_len
- * bytes long may be stored: at most EO_ROUND_TEXT_MAX. Returns 0, or EO_ELIMIT with @p err
- * (may be NULL) naming the field whose canonical text is the longest (a top-level field, or
- * inside the longest member of the longer team: "A[3]" or "A[3].notes") and a message with the
- * record's length, that field's and the limit. EO_EINVAL when @p obj is not an object.
+ * The rules a round must pass to be logged now beyond eo_round_from_json()'s (a round logged
+ * before them still folds and is answered again): its canonical text (eo_round_canonical() of
+ * @p obj) is @p canon_len bytes long, at most EO_ROUND_TEXT_MAX, and every member's "name",
+ * where given, is a string that passes eo_id_check() (eo_round_from_json() leaves a name that
+ * does not out). Returns 0; EO_ELIMIT with @p err (may be NULL) naming the field whose
+ * canonical text is the longest (a top-level field, or inside the longest member of the longer
+ * team: "A[3]" or "A[3].notes") and a message with the record's length, that field's and the
+ * limit; EO_EINVAL naming the first bad name ("B[2].name"), or when @p obj is not an object.
  */
 int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err);
 
@@ -144,9 +148,11 @@ int eo_round_answer_text(const char *round_id, const eo_member_result *m, size_t
  *  of eo_pool_get_quality(), null for a figure without a value yet. */
 json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q);
 /** {"pool","by","units","maps":[{"map","plays","a_wins","b_wins","draws","a_win_rate","bias",
- *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p pool named @p name, sorted by map
- *  (then size bucket, then mode); "units" "mu" for the Gaussian models, else "logit". */
-json_t *eo_maps_to_json(const char *name, const eo_pool *pool);
+ *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p name (configuration @p cfg) from
+ *  the @p n keys @p st as eo_bias_each() gives them (sorted by map, then size bucket, then
+ *  mode); "units" "mu" for the Gaussian models, else "logit". */
+json_t *eo_maps_to_json(const char *name, const eo_pool_config *cfg, const eo_bias_stats *st,
+                        size_t n);
 /** {"season","players","at"}: a season ended. */
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at);
 /** {"players","records","upto"}: a refit applied. */
@@ -164,6 +170,90 @@ json_t *eo_pool_to_json(const char *name, const eo_pool_config *cfg);
 json_t *eo_season_to_json(const char *name, int64_t at, int64_t players);
 /** {"season","at","offset","standings": @p rows} (the reference taken; NULL gives NULL). */
 json_t *eo_standings_to_json(const char *season, int64_t at, int64_t offset, json_t *rows);
+
+/* ---- The dashboard's reads (src/codec/reads_json.c; docs/SERVICE.md "Dashboard and reads") -
+ * A player's state there is named as lookups name it: "rating" (SynElo, Elo, hive), "mu" and
+ * "sigma" (TrueSkill, Weng-Lin), "rating" and "rd" (Glicko-2), with "display" beside it. */
+
+/** A player as a read shows him after a round (or now). */
+typedef struct eo_read_member {
+    const char *id;
+    const char *name;  /**< last name seen, or NULL */
+    eo_rating_view v;  /**< display, mu, sigma, rounds, visible (the rest unused) */
+    double delta;      /**< change of the display in the round */
+    double weight;     /**< share of the round he played, in [0, 1] */
+    bool hidden;       /**< not visible, and the reader has no key: values shown as null */
+} eo_read_member;
+
+/** A board row: eo_rating_view_to_json()'s lookup document with "rank", "name" (null: none
+ *  seen) and "last_played" (Unix seconds; null before any round). */
+json_t *eo_board_row_to_json(const eo_model_ctx *m, int64_t rank, const char *id,
+                             const char *name, const eo_rating_view *v, const char *division);
+
+/** A history point: {"number","at","display","delta",state…,"rounds","visible"} of a player
+ *  after round @p number played at @p at (a hidden point has null values). */
+json_t *eo_history_point_to_json(const eo_model_ctx *m, int64_t number, int64_t at,
+                                 const eo_read_member *p);
+
+/** A round as reads show it. Strings NULL and times 0 when the record has none. */
+typedef struct eo_round_read {
+    const char *id, *map, *mode, *server;
+    int64_t number;     /**< the pool's round number */
+    int64_t at;         /**< when it was played */
+    int64_t started_at, ended_at;
+    eo_winner winner;
+    double p_a;         /**< P(A wins) at its start */
+    size_t n[2];        /**< members of A and of B */
+} eo_round_read;
+
+/**
+ * {"round","number","at","started_at","ended_at","duration","map","mode","server","winner",
+ * "p_a","A":[…],"B":[…]} (absent fields null; duration in seconds when both times are known),
+ * each member {"id","name","played","display","delta",state…,"rounds","visible"} from @p mem
+ * (r->n[0] + r->n[1] of them, A's first).
+ */
+json_t *eo_round_read_to_json(const eo_model_ctx *m, const eo_round_read *r,
+                              const eo_read_member *mem);
+
+/** A span of rounds' health (eo_eval_span_of()): {"start" (when @p with_start),"rounds",
+ *  "draws","brier","logloss","accuracy","margin","stomps","rating_mean","rating_sd",
+ *  "delta_mean"}, null where a figure has no rounds. */
+json_t *eo_health_span_to_json(const eo_eval_sums *s, bool with_start, int64_t start);
+
+/** The calibration of @p bins (EO_EVAL_CALIB_BINS sums, one per bin): {"ece","bins":[{"from",
+ *  "to","count","mean_p","win_rate"},…]}. */
+json_t *eo_calibration_to_json(const eo_eval_sums *bins);
+
+/** A player now, for his history: the board row's document (eo_board_row_to_json(); "rank"
+ *  null when @p rank is 0), with the display, the state and the division null when @p hidden. */
+json_t *eo_player_read_to_json(const eo_model_ctx *m, const char *id, const char *name,
+                               int64_t rank, const eo_rating_view *v, const char *division,
+                               bool hidden);
+
+/** {"pool","player": @p player,"history": @p points} (references taken; NULL gives NULL). */
+json_t *eo_history_to_json(const char *pool, json_t *player, json_t *points);
+
+/** @p doc (its reference taken; NULL gives NULL) with "pool" added. */
+json_t *eo_read_doc_to_json(const char *pool, json_t *doc);
+
+/** {"pool","bucket","since","buckets","total","calibration"} (references taken; NULL gives
+ *  NULL). */
+json_t *eo_health_to_json(const char *pool, const char *bucket, int64_t since, json_t *buckets,
+                          json_t *total, json_t *calibration);
+
+/** A pool as the dashboard lists it: {"name","model","players" (visible),"rounds","last_round"
+ *  (Unix seconds, null before any),"divisions":[{"name","from"}],"bias"}. */
+json_t *eo_dashboard_pool_to_json(const char *name, const eo_pool_config *cfg, int64_t players,
+                                  int64_t rounds, int64_t last_round);
+
+/** {"dashboard": @p mode,"pools": @p pools (reference taken; NULL gives NULL)}. */
+json_t *eo_dashboard_to_json(const char *mode, json_t *pools);
+
+/** A page of a list: {"pool",@p key: @p items (its reference taken; NULL gives NULL),
+ *  "offset","limit","total" (null when < 0),"more"}. */
+json_t *eo_read_page_to_json(const char *pool, const char *key, json_t *items, int64_t offset,
+                             int64_t limit, int64_t total, bool more);
+
 /** {"job","pool","state":"running"}: a refit started. */
 json_t *eo_refit_started_to_json(int64_t job, const char *pool);
 /** A refit job as GET …/refit shows it (the service's job table fills it). */

@@ -103,6 +103,60 @@ typedef struct eo_eval_result {
  */
 int eo_eval_get(const eo_eval *ev, eo_eval_result *out);
 
+/* ---- Sums over spans of rounds: a pool's health over time --------------------------------
+ * The service keeps these per day and calibration bin as rounds are rated and adds them up
+ * over any span (docs/SERVICE.md "Pool health"), so the figures of a span equal eo_eval's over
+ * the same rounds (up to the order of floating-point sums). */
+
+/** The calibration bin of @p p_a in [0, 1]: floor(10·P(A)), P(A) = 1 in the last bin. */
+int eo_eval_bin_index(double p_a);
+
+/** A stomp: a round whose |P(A) − 0.5| exceeds this (P(A) > 0.8 or < 0.2, as docs/SIM.md
+ *  counts them with the true P). */
+#define EO_EVAL_STOMP_MARGIN 0.3
+
+/** Sums over a set of rounds; each field adds, so zero-initialise and add rounds or sums. */
+typedef struct eo_eval_sums {
+    uint64_t rounds;  /**< rounds, draws included */
+    uint64_t draws;
+    uint64_t stomps;  /**< rounds with |P(A) − 0.5| > EO_EVAL_STOMP_MARGIN, draws included */
+    double margin;    /**< Σ |P(A) − 0.5| over the rounds */
+    eo_metrics m;     /**< the decided rounds (draws left out), as eo_eval_add() counts them */
+    double p;         /**< Σ P(A) over the decided rounds */
+    double a_wins;    /**< decided rounds that A won */
+    uint64_t members; /**< member results in the three sums below */
+    double rating;    /**< Σ display rating after the round */
+    double rating2;   /**< Σ of its square */
+    double delta;     /**< Σ change of the display rating */
+} eo_eval_sums;
+
+/** Adds one round of P(A) @p p_a and outcome @p winner. 0, or EO_EINVAL (@p p_a outside [0, 1]
+ *  or NaN, bad winner; @p s unchanged). */
+int eo_eval_sums_round(eo_eval_sums *s, double p_a, eo_winner winner);
+
+/** Adds one member's result: display rating after the round and its change. */
+void eo_eval_sums_member(eo_eval_sums *s, double rating, double delta);
+
+/** @p to += @p from, field by field. */
+void eo_eval_sums_add(eo_eval_sums *to, const eo_eval_sums *from);
+
+/** The figures of a span of rounds. NaN where a figure has no rounds (or no members). */
+typedef struct eo_eval_span {
+    uint64_t rounds, draws;
+    eo_metrics_result all; /**< the decided rounds */
+    double margin;         /**< mean |P(A) − 0.5| of every round */
+    double stomp_share;    /**< stomps / rounds */
+    double rating_mean;    /**< mean display rating of the members after their rounds */
+    double rating_sd;      /**< its standard deviation (population) */
+    double delta_mean;     /**< mean change per member result: > 0 inflation, < 0 deflation */
+} eo_eval_span;
+
+/** The figures of @p s. */
+void eo_eval_span_of(const eo_eval_sums *s, eo_eval_span *out);
+
+/** Calibration bin @p b (0 … EO_EVAL_CALIB_BINS − 1) from the sums of the rounds in it. */
+void eo_eval_bin_of_sums(int b, const eo_eval_sums *s, eo_eval_bin *out);
+
 #ifdef __cplusplus
 }
 #endif

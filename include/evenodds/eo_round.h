@@ -41,6 +41,8 @@ typedef struct eo_member {
     bool commander;  /**< spent time commanding (NS2) */
     char *party;     /**< party id, owned, or NULL */
     double playtime; /**< seconds played before (NS2 hive initial skill), >= 0 */
+    char *name;      /**< the player's name in this round (display only, ids stay the key), owned,
+                          or NULL; valid per eo_id_check() when set */
 } eo_member;
 
 /** One round. Optional strings are NULL when absent; optional times are 0 when absent. */
@@ -68,7 +70,8 @@ typedef struct eo_round_error {
 } eo_round_error;
 
 /**
- * Checks the rules of the canonical record that span fields: ids valid, both teams non-empty,
+ * Checks the rules of the canonical record that span fields: ids (and names, when set) valid,
+ * both teams non-empty,
  * no player on both teams or twice on one team, times in [0, 1], 0 <= joined <= left, playtime
  * finite and >= 0, at most
  * EO_PLAYERS_MAX players in all. On failure returns EO_EINVAL and, when @p err is not NULL,

@@ -49,6 +49,14 @@ typedef struct eo_service_keys {
  */
 int eo_service_keys_load(const char *config_path, eo_service_keys *keys, char *err, size_t errlen);
 
+/** What `evenodds serve` does with its dashboard (docs/SERVICE.md "Dashboard and reads"). */
+typedef enum {
+    EO_DASHBOARD_PUBLIC = 0, /**< pages served; reads need no key (without one they show players'
+                                  values only once they are visible) */
+    EO_DASHBOARD_KEY,        /**< pages served; reads need the server key, as the pages ask */
+    EO_DASHBOARD_OFF         /**< no pages; reads need the server key */
+} eo_dashboard;
+
 /** Settings of a service. Fill with eo_service_config_default(), then set db and listen. */
 typedef struct eo_service_config {
     const char *db;             /**< SQLite file (created if absent) */
@@ -89,6 +97,7 @@ typedef struct eo_service_config {
     size_t batch_max;           /**< most updates per commit (512) */
     unsigned drain_timeout_ms;  /**< how long stop waits for in-flight requests (10000) */
     unsigned store_flags;       /**< eo_store_open() flags for the writer (e.g. SYNC_FULL) */
+    eo_dashboard dashboard;     /**< EO_DASHBOARD_PUBLIC by default */
     /** A game-server instance that has not heartbeaten for this many ms is drained: no new
      *  session or backfill, its open sessions kept (10000; docs/MATCHMAKING.md "Instances"). */
     unsigned mm_heartbeat_ms;

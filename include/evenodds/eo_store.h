@@ -17,7 +17,9 @@
 #include <stdint.h>
 
 #include "eo_common.h"
+#include "eo_eval.h"
 #include "eo_model.h"
+#include "eo_round.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +29,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 7
+#define EO_STORE_SCHEMA_VERSION 8
 
 /** eo_store_open() flags. */
 enum {
@@ -235,6 +237,141 @@ int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, in
                             int (*fn)(void *ctx, const char *player, const eo_player_row *row),
                             void *ctx);
 
+/* ---- Read indexes: what the dashboard's reads need (docs/STORE.md "Read indexes") --------
+ * Derived from the log, which stays the source of truth: the engine writes them with each new
+ * round, and for rounds logged before they existed when it opens the store. */
+
+/** A round as the read index keeps it: what its record says that reads show, and how it was
+ *  rated. Strings are NULL when absent (and the caller's or the store's: valid during a
+ *  call). */
+typedef struct eo_round_ix {
+    int64_t n;          /**< the pool's round number: 1, 2, … in log order */
+    int64_t seq;        /**< its log entry */
+    const char *round_id;
+    int64_t at;         /**< when it was played (Unix seconds): ended_at, else started_at, else
+                             when it was logged */
+    int64_t started_at; /**< the record's (0: absent) */
+    int64_t ended_at;
+    const char *map, *mode, *server;
+    double p_a;         /**< P(A wins) at round start, as rated */
+    eo_winner winner;
+} eo_round_ix;
+
+/** One member's result in a round as the read index keeps it. */
+typedef struct eo_member_ix {
+    int64_t n;        /**< the round's number (eo_round_ix.n) */
+    int64_t at;       /**< the round's eo_round_ix.at */
+    int team;         /**< 0: A, 1: B */
+    int pos;          /**< position in his team's list, from 0 */
+    double rating;    /**< display value after the round */
+    double delta;     /**< its change in the round */
+    double mu;        /**< the model's mean after the round */
+    double sigma;     /**< its deviation (0 for models without one) */
+    uint32_t rounds;  /**< rounds played after the round */
+    bool visible;     /**< after the round */
+    double weight;    /**< his share of the round (eo_round_member_weight()), 0 to 1 */
+    int64_t prev;     /**< the number of the player's round before this one (0: none) */
+} eo_member_ix;
+
+/**
+ * Writes player @p id's row after he played round @p n, as eo_store_player_put() does, and
+ * keeps @p n as his last round and @p name (NULL: the one kept) as his last name seen (search
+ * folds it to ASCII lower case); *prev gets his last round before (0: none since his row was
+ * created). 0, EO_ENOTFOUND (no pool with that id) or EO_EIO.
+ */
+int eo_store_player_put_played(eo_store *s, int64_t pool_id, const char *id,
+                               const eo_player_row *row, const char *name, int64_t n,
+                               int64_t *prev);
+
+/** Player @p id's last round (0: none) into *last: 0, EO_ENOTFOUND (no row) or EO_EIO. */
+int eo_store_player_last(eo_store *s, int64_t pool_id, const char *id, int64_t *last);
+
+/** Sets player @p id's last round @p last, the one before @p prev and, unless NULL, his name,
+ *  without changing his rating: for rounds indexed after they were rated (a missing row is no
+ *  error: nothing is written). 0 or EO_EIO. */
+int eo_store_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name,
+                         int64_t last, int64_t prev);
+
+/** Adds round @p r of a pool to the index with its @p count members' results @p m (A's then
+ *  B's; ids @p ids; n and at are the round's). 0, EO_EEXIST (its number is taken), EO_ENOMEM or
+ *  EO_EIO. */
+int eo_store_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
+                          const char *const *ids, const eo_member_ix *m, size_t count);
+
+/** The pool's last indexed round into @p out (its numbers only: strings NULL): 0,
+ *  EO_ENOTFOUND (none) or EO_EIO. */
+int eo_store_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out);
+
+/** Adds @p d to the pool's health sums of day @p day (Unix seconds / 86400) and calibration bin
+ *  @p bin (eo_eval_bin_index()). 0, EO_EINVAL (bin out of range) or EO_EIO. */
+int eo_store_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin,
+                        const eo_eval_sums *d);
+
+/** Player @p id's last name seen: *name malloc'd, or NULL when none was seen. 0, EO_ENOTFOUND
+ *  (no row) or EO_EIO. */
+int eo_store_player_name_get(eo_store *s, int64_t pool_id, const char *id, char **name);
+
+/** Visible players of a pool (the board), without a search. */
+int eo_store_board_count(eo_store *s, int64_t pool_id, int64_t *n);
+
+/**
+ * The board: visible players by display rating, highest first (ties by id), with their rank
+ * (1 for the first visible player). With @p q (NULL: none) only the players whose id starts
+ * with @p q, or whose name does ignoring ASCII case, each with his rank on the whole board.
+ * Calls @p fn for the matches from position @p offset (0 is the first), at most @p limit of them
+ * (> 0), until it returns non-zero (returned). @p name is NULL when none was seen; pointers are
+ * valid during the call. 0 or EO_EIO.
+ */
+int eo_store_board_each(eo_store *s, int64_t pool_id, const char *q, int64_t offset,
+                        int64_t limit,
+                        int (*fn)(void *ctx, int64_t rank, const char *id, const char *name,
+                                  const eo_player_row *row),
+                        void *ctx);
+
+/** Player @p id's rank on the board: 0, EO_ENOTFOUND (unknown or not visible) or EO_EIO. */
+int eo_store_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *rank);
+
+/**
+ * Player @p id's results after each of his rounds (an admin's reset or set between them
+ * changes none), in round order: the last @p limit (> 0) of them, back to the first played
+ * before @p since (Unix seconds; eo_member_ix.at), which is left out with everything older.
+ * Calls @p fn per result until it returns non-zero (returned). 0, EO_ENOMEM or EO_EIO.
+ */
+int eo_store_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
+                          int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx);
+
+/** A round of a list: its index entry and its members' results (all valid during the call). */
+typedef struct eo_round_item {
+    const eo_round_ix *ix;
+    size_t count;                /**< members, A's then B's */
+    const char *const *ids;      /**< their ids */
+    const eo_member_ix *members; /**< their results */
+} eo_round_item;
+
+/**
+ * The pool's rounds, newest first (log order): from position @p offset (0: the last round), at
+ * most @p limit (> 0). Calls @p fn per round until it returns non-zero (returned). 0 or EO_EIO.
+ */
+int eo_store_rounds_each(eo_store *s, int64_t pool_id, int64_t offset, int64_t limit,
+                         int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
+
+/** Player @p id's rounds (those of eo_store_history_each()), newest first, as
+ *  eo_store_rounds_each(), with his result @p m. */
+int eo_store_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int64_t offset,
+                                int64_t limit,
+                                int (*fn)(void *ctx, const eo_round_item *r,
+                                          const eo_member_ix *m),
+                                void *ctx);
+
+/** The round of id @p round_id through @p fn (once): its return, EO_ENOTFOUND or EO_EIO. */
+int eo_store_round_get(eo_store *s, int64_t pool_id, const char *round_id,
+                       int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
+
+/** The pool's health sums of days >= @p from_day, by day then bin: @p fn per (day, bin) until
+ *  it returns non-zero (returned). 0 or EO_EIO. */
+int eo_store_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                         int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                         void *ctx);
 /* ---- Matchmaking: queues, tickets, instances and sessions (docs/MATCHMAKING.md) ---------- */
 
 /** The kinds of matchmaking objects; an object's name is unique within its kind. */

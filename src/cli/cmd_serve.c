@@ -25,6 +25,8 @@ static const char serve_usage[] =
     "  --config FILE        KEY=VALUE file with EVENODDS_SERVER_KEY and EVENODDS_ADMIN_KEY\n"
     "                       (mode 600); the environment variables of the same names override it\n"
     "  --default-pool NAME  create this pool (SynElo, default parameters) if it does not exist\n"
+    "  --dashboard MODE     public (default: pages, and reads without a key show what lookups\n"
+    "                       show), key (pages; reads need the server key) or off (no pages)\n"
     "  --log-level LEVEL    debug, info (default), warn or error\n"
     "  --sync-full          fsync every commit (survives power loss, not only a killed process)\n"
     "\n"
@@ -127,6 +129,17 @@ static void raise_nofile(void)
     }
 }
 
+static int parse_dashboard(const char *s, eo_dashboard *out)
+{
+    static const char *names[] = {"public", "key", "off"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (eo_dashboard)i;
+            return 0;
+        }
+    return -1;
+}
+
 static int parse_level(const char *s, int *out)
 {
     static const char *names[] = {"debug", "info", "warn", "error"};
@@ -161,7 +174,7 @@ static int str_option(int argc, char **argv, int *i, const char *name, const cha
 /* Reads the options into @p cfg and *@p config. 0; 1 after --help; 2 after a message. */
 static int parse_args(int argc, char **argv, eo_service_config *cfg, const char **config)
 {
-    const char *level = NULL;
+    const char *level = NULL, *dashboard = NULL;
     for (int i = 1; i < argc; i++) {
         int r;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -174,7 +187,8 @@ static int parse_args(int argc, char **argv, eo_service_config *cfg, const char 
                    (r = str_option(argc, argv, &i, "--config", config)) != 0 ||
                    (r = str_option(argc, argv, &i, "--default-pool", &cfg->default_pool)) != 0 ||
                    (r = num_option(cfg, argc, argv, &i)) != 0 ||
-                   (r = str_option(argc, argv, &i, "--log-level", &level)) != 0) {
+                   (r = str_option(argc, argv, &i, "--log-level", &level)) != 0 ||
+                   (r = str_option(argc, argv, &i, "--dashboard", &dashboard)) != 0) {
             if (r < 0)
                 return 2;
         } else {
@@ -185,6 +199,11 @@ static int parse_args(int argc, char **argv, eo_service_config *cfg, const char 
     if (level != NULL && parse_level(level, &cfg->log_level) != 0) {
         fprintf(stderr, "evenodds serve: --log-level: expected debug, info, warn or error, got "
                         "'%s'\n", level);
+        return 2;
+    }
+    if (dashboard != NULL && parse_dashboard(dashboard, &cfg->dashboard) != 0) {
+        fprintf(stderr, "evenodds serve: --dashboard: expected public, key or off, got '%s'\n",
+                dashboard);
         return 2;
     }
     if (!cfg->db || !cfg->listen) {

@@ -20,44 +20,36 @@ json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q)
                      "balance_recent", real_or_null(q->balance_recent));
 }
 
-typedef struct maps_ctx {
-    json_t *arr;
-    bool with_mode; /* the pool keys by mode: every entry says its mode, null for none */
-} maps_ctx;
-
-static int add_map(void *ctx, const eo_bias_stats *st)
+json_t *eo_maps_to_json(const char *name, const eo_pool_config *cfg, const eo_bias_stats *st,
+                        size_t n)
 {
-    maps_ctx *mc = ctx;
-    json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:o}", "map", st->map, "plays",
-                          (json_int_t)st->plays, "a_wins", (json_int_t)st->a_wins, "b_wins",
-                          (json_int_t)st->b_wins, "draws", (json_int_t)st->draws, "a_win_rate",
-                          real_or_null(st->a_win_rate), "bias", st->bias, "applied", st->applied,
-                          "uncertainty", real_or_null(st->uncertainty));
-    int bad = o == NULL;
-    if (!bad && st->size != NULL)
-        bad = json_object_set_new(o, "size", json_string(st->size)) != 0;
-    if (!bad && mc->with_mode)
-        bad = json_object_set_new(o, "mode", st->mode ? json_string(st->mode) : json_null()) != 0;
-    if (bad || json_array_append_new(mc->arr, o) != 0) {
-        json_decref(o);
-        return EO_ENOMEM;
-    }
-    return 0;
-}
-
-json_t *eo_maps_to_json(const char *name, const eo_pool *pool)
-{
-    const eo_bias_config *bc = &eo_pool_get_config(pool)->bias;
-    eo_model m = eo_pool_get_config(pool)->model.model;
+    eo_model m = cfg->model.model;
     bool gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
+    bool with_mode = cfg->bias.by == EO_BIAS_MAP_MODE;
     json_t *arr = json_array();
-    maps_ctx ctx = {arr, bc->by == EO_BIAS_MAP_MODE};
-    if (arr == NULL || eo_bias_each(eo_pool_bias(pool), add_map, &ctx) != 0) {
-        json_decref(arr);
-        return NULL;
+    for (size_t i = 0; arr != NULL && i < n; i++) {
+        json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:o}", "map", st[i].map, "plays",
+                              (json_int_t)st[i].plays, "a_wins", (json_int_t)st[i].a_wins,
+                              "b_wins", (json_int_t)st[i].b_wins, "draws",
+                              (json_int_t)st[i].draws, "a_win_rate",
+                              real_or_null(st[i].a_win_rate), "bias", st[i].bias, "applied",
+                              st[i].applied, "uncertainty", real_or_null(st[i].uncertainty));
+        int bad = o == NULL;
+        if (!bad && st[i].size != NULL)
+            bad = json_object_set_new(o, "size", json_string(st[i].size)) != 0;
+        if (!bad && with_mode)
+            bad = json_object_set_new(o, "mode",
+                                      st[i].mode ? json_string(st[i].mode) : json_null()) != 0;
+        if (bad || json_array_append_new(arr, o) != 0) {
+            json_decref(o);
+            json_decref(arr);
+            return NULL;
+        }
     }
-    return json_pack("{s:s,s:s,s:s,s:o}", "pool", name, "by", eo_bias_by_name(bc->by), "units",
-                     gaussian ? "mu" : "logit", "maps", arr);
+    if (arr == NULL)
+        return NULL;
+    return json_pack("{s:s,s:s,s:s,s:o}", "pool", name, "by", eo_bias_by_name(cfg->bias.by),
+                     "units", gaussian ? "mu" : "logit", "maps", arr);
 }
 
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at)

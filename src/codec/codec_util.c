@@ -1,5 +1,6 @@
 /* Error formatting, id checks and typed readers shared by the decoders; small encoders shared
  * by the answers. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,11 @@ json_t *eo__json_splits_root(json_t **arr)
     json_decref(a); /* root holds it now */
     *arr = a;
     return root;
+}
+
+json_t *eo__json_number(double x, bool integer)
+{
+    return integer && x == floor(x) && fabs(x) < 9e15 ? json_integer((json_int_t)x) : json_real(x);
 }
 
 int eo__request_fail(eo_request_error *err, int rc, const char *code, const char *field,

@@ -67,4 +67,8 @@ json_t *eo__json_splits_root(json_t **arr);
  * @p unit divides it, else a real. NULL when out of memory. */
 json_t *eo__json_scaled(int64_t v, int64_t unit);
 
+/* @p x as a JSON integer when @p integer and it is one (below 9e15), else a real. NULL when
+ * out of memory. */
+json_t *eo__json_number(double x, bool integer);
+
 #endif

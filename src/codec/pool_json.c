@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/codec_util.h"
 #include "evenodds/eo_codec.h"
 
 static int fail(eo_round_error *err, const char *field, const char *msg)
@@ -209,11 +210,6 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
 }
 
 /* A display or state value: an integer for integer-display models. */
-static json_t *number(double x, bool integer)
-{
-    return integer && x == floor(x) && fabs(x) < 9e15 ? json_integer((json_int_t)x) : json_real(x);
-}
-
 json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_rating_view *v,
                                const char *division, bool with_stale)
 {
@@ -234,7 +230,7 @@ json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_r
         bad |= json_object_set_new(o, "volatility", json_real(v->volatility));
         break;
     case EO_MODEL_HIVE: {
-        bad |= json_object_set_new(o, "rating", number(v->mu, integer));
+        bad |= json_object_set_new(o, "rating", eo__json_number(v->mu, integer));
         bad |= json_object_set_new(o, "offset", json_real(v->extra[0]));
         json_t *c = json_object();
         bad |= c == NULL || json_object_set_new(o, "commander", c) != 0;
@@ -246,10 +242,10 @@ json_t *eo_rating_view_to_json(const eo_model_ctx *m, const char *id, const eo_r
         break;
     }
     default:
-        bad |= json_object_set_new(o, "rating", number(v->mu, integer));
+        bad |= json_object_set_new(o, "rating", eo__json_number(v->mu, integer));
         break;
     }
-    bad |= json_object_set_new(o, "display", number(v->display, integer));
+    bad |= json_object_set_new(o, "display", eo__json_number(v->display, integer));
     bad |= json_object_set_new(o, "division", division ? json_string(division) : json_null());
     bad |= json_object_set_new(o, "rounds", json_integer(v->rounds));
     bad |= json_object_set_new(o, "visible", json_boolean(v->visible));

@@ -83,6 +83,13 @@ static int member_from_json(const json_t *v, int t, size_t i, eo_member *m, eo_r
         }
         m->commander = json_is_true(c);
     }
+    /* A name is display only: one that breaks the rule is left out here, so that a log written
+     * before names were read still folds, and refused for new rounds (eo_round_text_check()). */
+    const json_t *name = json_object_get(v, "name");
+    if (name != NULL && eo__dup_id(name, "", &m->name, NULL) == EO_ENOMEM) {
+        eo__fail(err, "", "out of memory");
+        return EO_ENOMEM;
+    }
     const json_t *party = json_object_get(v, "party");
     if (party != NULL) {
         snprintf(field, sizeof field, "%s.party", path);
@@ -261,12 +268,32 @@ static void path_key(char *out, size_t cap, const char *prefix, const char *key)
     out[at] = '\0';
 }
 
+/* Every member's "name", where one is given, must pass the id rule (eo_id_check()). */
+static int names_check(const json_t *obj, eo_round_error *err)
+{
+    for (int t = 0; t < 2; t++) {
+        const json_t *team = json_object_get(obj, team_key[t]);
+        size_t i;
+        const json_t *m;
+        json_array_foreach (team, i, m) {
+            const json_t *name = json_object_get(m, "name");
+            const char *s;
+            size_t len;
+            char field[48];
+            snprintf(field, sizeof field, "%s[%zu].name", team_key[t], i);
+            if (name != NULL && eo__check_id(name, field, &s, &len, err) != 0)
+                return EO_EINVAL;
+        }
+    }
+    return 0;
+}
+
 int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err)
 {
     if (!json_is_object(obj))
         return eo__fail(err, "", "expected a JSON object");
     if (canon_len <= EO_ROUND_TEXT_MAX)
-        return 0;
+        return names_check(obj, err);
     size_t len;
     const char *key = longest_key(obj, &len);
     char field[64];
@@ -308,7 +335,7 @@ static int set(json_t *o, const char *key, json_t *v)
 
 static json_t *member_to_json(const eo_member *m)
 {
-    if (m->has == 0 && !m->commander && m->party == NULL)
+    if (m->has == 0 && !m->commander && m->party == NULL && m->name == NULL)
         return json_string(m->id);
     json_t *o = json_object();
     if (o == NULL)
@@ -326,6 +353,8 @@ static json_t *member_to_json(const eo_member *m)
         bad |= set(o, "commander", json_true());
     if (m->party != NULL)
         bad |= set(o, "party", json_string(m->party));
+    if (m->name != NULL)
+        bad |= set(o, "name", json_string(m->name));
     if (bad) {
         json_decref(o);
         return NULL;

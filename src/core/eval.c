@@ -136,9 +136,7 @@ int eo_eval_add(eo_eval *ev, double p_a, eo_winner winner, double experience)
     ev->brier_half_sum += d * d;
     eo_metrics_add(&ev->all, p_a, a_won); /* cannot fail: checked above */
     eo_metrics_add(&ev->exp[g], p_a, a_won);
-    int b = (int)floor(p_a * EO_EVAL_CALIB_BINS);
-    if (b >= EO_EVAL_CALIB_BINS)
-        b = EO_EVAL_CALIB_BINS - 1;
+    int b = eo_eval_bin_index(p_a);
     ev->bin_count[b]++;
     ev->bin_p[b] += p_a;
     ev->bin_won[b] += (double)a_won;
@@ -185,18 +183,11 @@ int eo_eval_get(const eo_eval *ev, eo_eval_result *out)
     double ece = 0.0;
     for (int b = 0; b < EO_EVAL_CALIB_BINS; b++) {
         eo_eval_bin *o = &out->calib[b];
-        o->from = (double)b / EO_EVAL_CALIB_BINS;
-        o->to = (double)(b + 1) / EO_EVAL_CALIB_BINS;
-        o->count = ev->bin_count[b];
-        if (o->count == 0) {
-            o->mean_p = NAN;
-            o->win_rate = NAN;
-            continue;
-        }
-        double c = (double)o->count;
-        o->mean_p = ev->bin_p[b] / c;
-        o->win_rate = ev->bin_won[b] / c;
-        ece += c * fabs(o->mean_p - o->win_rate);
+        eo_eval_sums bin = {.m.count = ev->bin_count[b], .p = ev->bin_p[b],
+                            .a_wins = ev->bin_won[b]};
+        eo_eval_bin_of_sums(b, &bin, o);
+        if (o->count > 0)
+            ece += (double)o->count * fabs(o->mean_p - o->win_rate);
     }
     out->ece = ev->nrec ? ece / (double)ev->nrec : NAN;
     static const double bounds[EO_EVAL_EXP_GROUPS + 1] = {0.0, EO_EVAL_EXP_MID, EO_EVAL_EXP_HIGH,
@@ -208,4 +199,82 @@ int eo_eval_get(const eo_eval *ev, eo_eval_result *out)
         eo_metrics_get(&ev->exp[g], &out->exp[g].m);
     }
     return 0;
+}
+
+int eo_eval_bin_index(double p_a)
+{
+    int b = (int)floor(p_a * EO_EVAL_CALIB_BINS);
+    if (b >= EO_EVAL_CALIB_BINS)
+        b = EO_EVAL_CALIB_BINS - 1;
+    return b < 0 ? 0 : b;
+}
+
+int eo_eval_sums_round(eo_eval_sums *s, double p_a, eo_winner winner)
+{
+    if (!(p_a >= 0.0 && p_a <= 1.0) || (unsigned)winner > EO_DRAW)
+        return EO_EINVAL;
+    double margin = fabs(p_a - 0.5);
+    s->rounds++;
+    s->margin += margin;
+    s->stomps += margin > EO_EVAL_STOMP_MARGIN;
+    if (winner == EO_DRAW) {
+        s->draws++;
+        return 0;
+    }
+    eo_metrics_add(&s->m, p_a, winner == EO_WIN_A); /* cannot fail: checked above */
+    s->p += p_a;
+    s->a_wins += winner == EO_WIN_A;
+    return 0;
+}
+
+void eo_eval_sums_member(eo_eval_sums *s, double rating, double delta)
+{
+    s->members++;
+    s->rating += rating;
+    s->rating2 += rating * rating;
+    s->delta += delta;
+}
+
+void eo_eval_sums_add(eo_eval_sums *to, const eo_eval_sums *from)
+{
+    to->rounds += from->rounds;
+    to->draws += from->draws;
+    to->stomps += from->stomps;
+    to->margin += from->margin;
+    to->m.count += from->m.count;
+    to->m.logloss_sum += from->m.logloss_sum;
+    to->m.brier_sum += from->m.brier_sum;
+    to->m.correct += from->m.correct;
+    to->p += from->p;
+    to->a_wins += from->a_wins;
+    to->members += from->members;
+    to->rating += from->rating;
+    to->rating2 += from->rating2;
+    to->delta += from->delta;
+}
+
+void eo_eval_span_of(const eo_eval_sums *s, eo_eval_span *out)
+{
+    out->rounds = s->rounds;
+    out->draws = s->draws;
+    eo_metrics_get(&s->m, &out->all);
+    double n = (double)s->rounds;
+    out->margin = s->rounds ? s->margin / n : NAN;
+    out->stomp_share = s->rounds ? (double)s->stomps / n : NAN;
+    double k = (double)s->members;
+    out->rating_mean = s->members ? s->rating / k : NAN;
+    /* E[x²] − E[x]² can dip below 0 by rounding when every value is equal. */
+    double var = s->members ? s->rating2 / k - out->rating_mean * out->rating_mean : NAN;
+    out->rating_sd = s->members ? sqrt(var > 0.0 ? var : 0.0) : NAN;
+    out->delta_mean = s->members ? s->delta / k : NAN;
+}
+
+void eo_eval_bin_of_sums(int b, const eo_eval_sums *s, eo_eval_bin *out)
+{
+    out->from = (double)b / EO_EVAL_CALIB_BINS;
+    out->to = (double)(b + 1) / EO_EVAL_CALIB_BINS;
+    out->count = s->m.count;
+    double c = (double)s->m.count;
+    out->mean_p = s->m.count ? s->p / c : NAN;
+    out->win_rate = s->m.count ? s->a_wins / c : NAN;
 }

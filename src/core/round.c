@@ -19,6 +19,7 @@ void eo_round_free(eo_round *r)
         for (size_t i = 0; r->team[t] != NULL && i < r->n[t]; i++) {
             free(r->team[t][i].id);
             free(r->team[t][i].party);
+            free(r->team[t][i].name);
         }
         free(r->team[t]);
     }
@@ -148,6 +149,12 @@ static int check_member(const eo_member *m, int t, size_t i, eo_round_error *err
     if (m->party != NULL) {
         snprintf(field, sizeof field, "%s[%zu].party", team_name[t], i);
         rc = check_id(m->party, err, field);
+        if (rc != 0)
+            return rc;
+    }
+    if (m->name != NULL) {
+        snprintf(field, sizeof field, "%s[%zu].name", team_name[t], i);
+        rc = check_id(m->name, err, field);
         if (rc != 0)
             return rc;
     }

@@ -9,10 +9,21 @@
 #include "engine/engine_internal.h"
 #include "evenodds/eo_codec.h"
 
+/* Rounds the indexes lack, folded before they are written (eo__ix_backlog_flush()). */
+#define BACKLOG_MAX 2000
+/* fold_one()'s answer when the backlog is full: the fold stops for a flush, then goes on. */
+#define FOLD_PAUSE 1
+
 typedef struct fold_ctx {
     eo_pool *pool;
     const char *name;
     eo_engine_error *err;
+    /* at open only: the rounds after log entry `indexed` are also indexed (engine_index.c) */
+    bool index;
+    int64_t indexed;
+    eo_member_result *members; /* the engine's scratch results */
+    eo__ix_backlog *backlog;
+    int64_t last_seq;          /* the last entry folded */
 } fold_ctx;
 
 static int fold_edit(fold_ctx *c, const eo_log_entry *le)
@@ -99,17 +110,51 @@ static int fold_one(void *ctx, const eo_log_entry *le)
                               "pool '%s': log entry %lld: \"%s\": %s", c->name,
                               (long long)le->seq, rerr.field, rerr.message);
     eo_round_result res;
-    rc = eo_pool_apply(c->pool, &r, &res, NULL);
+    bool index = c->index && le->seq > c->indexed;
+    rc = eo_pool_apply(c->pool, &r, &res, index ? c->members : NULL);
+    if (rc == 0 && index)
+        rc = eo__ix_backlog_round(&c->backlog, &r, res.p_a, c->members, le->seq, le->at);
     eo_round_free(&r);
     if (rc)
-        return eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "",
+        return eo_engine_fail(c->err, EO_OP_ANY, rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO, "",
                               "pool '%s': log entry %lld: %s", c->name, (long long)le->seq,
                               eo_strerror(rc));
-    return 0;
+    c->last_seq = le->seq;
+    return eo__ix_backlog_size(c->backlog) >= BACKLOG_MAX ? FOLD_PAUSE : 0;
 }
 
-/* Builds a pool from its row: the stored parameters, then the whole log in order. */
-static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_engine_error *err)
+/* Folds the whole log into c->pool; at open, indexes the rounds the indexes lack as it goes
+ * (docs/STORE.md "Read indexes"). 0 or an EO_E code, with c->err filled by the callback's. */
+static int fold_log(eo_engine *e, int64_t pool_id, fold_ctx *c)
+{
+    int rc = 0;
+    if (c->index) {
+        eo_round_ix last;
+        rc = eo_store_round_ix_last(e->store, pool_id, &last);
+        c->indexed = rc == 0 ? last.seq : 0;
+        rc = rc == EO_ENOTFOUND ? 0 : rc;
+    }
+    int64_t after = 0;
+    while (rc == 0) {
+        c->last_seq = after;
+        rc = eo_store_log_each(e->store, pool_id, after, fold_one, c);
+        if ((rc == 0 || rc == FOLD_PAUSE) && eo__ix_backlog_flush(e, pool_id, c->backlog) != 0)
+            rc = eo_engine_fail(c->err, EO_OP_ANY, EO_EIO, "", "pool '%s': indexing rounds: %s",
+                                c->name, eo_store_errmsg(e->store));
+        if (rc != FOLD_PAUSE)
+            break;
+        after = c->last_seq;
+        rc = 0;
+    }
+    eo__ix_backlog_free(c->backlog);
+    c->backlog = NULL;
+    return rc;
+}
+
+/* Builds a pool from its row: the stored parameters, then the whole log in order; with
+ * @p index, the rounds the read indexes lack are indexed on the way. */
+static int load_pool(eo_engine *e, const eo_pool_row *row, bool index, eo_pool **out,
+                     eo_engine_error *err)
 {
     json_error_t jerr;
     json_t *params = json_loads(row->params_json, EO_JSON_DECODE_FLAGS, &jerr);
@@ -130,8 +175,9 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
     if (rc)
         return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
                               "pool '%s': %s", row->name, eo_strerror(rc));
-    fold_ctx c = {pool, row->name, err};
-    rc = eo_store_log_each(e->store, row->id, 0, fold_one, &c);
+    fold_ctx c = {.pool = pool, .name = row->name, .err = err, .index = index,
+                  .members = e->members};
+    rc = fold_log(e, row->id, &c);
     if (rc) {
         eo_pool_destroy(pool);
         /* log_each's own failures leave err unset; the callback's have filled it */
@@ -153,7 +199,7 @@ static int reload(eo_engine *e, eo__stored_pool *p, eo_engine_error *err)
         return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", p->name,
                               eo_store_errmsg(e->store));
     eo_pool *pool = NULL;
-    rc = load_pool(e, &row, &pool, err);
+    rc = load_pool(e, &row, false, &pool, err);
     eo_pool_row_free(&row);
     if (rc)
         return rc;
@@ -210,7 +256,7 @@ int eo_engine_open(eo_store *store, eo_engine **out, eo_engine_error *err)
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
         eo_pool *pool = NULL;
-        rc = load_pool(e, &rows[i], &pool, err);
+        rc = load_pool(e, &rows[i], !eo_store_readonly(store), &pool, err);
         if (rc == 0) {
             rc = eo__engine_add(e, rows[i].id, rows[i].name, pool);
             if (rc) {
@@ -491,15 +537,34 @@ int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__stored_p
     return 0;
 }
 
-int eo__engine_put_player(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now)
+/* The player's row as the pool now shows it (false: the pool does not know him), noted in
+ * the record of rows written. */
+static bool row_now(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now,
+                    eo_player_row *row)
 {
     eo_rating_view v;
     if (eo_pool_lookup(p->pool, id, now, &v) == EO_ENOTFOUND) {
         note_written(e, p, id, NULL);
-        return eo_store_player_delete(e->store, p->id, id);
+        return false;
     }
+    eo_player_row_of_view(&v, row);
+    note_written(e, p, id, row);
+    return true;
+}
+
+int eo__engine_put_player(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now)
+{
     eo_player_row row;
-    eo_player_row_of_view(&v, &row);
-    note_written(e, p, id, &row);
+    if (!row_now(e, p, id, now, &row))
+        return eo_store_player_delete(e->store, p->id, id);
     return eo_store_player_put(e->store, p->id, id, &row);
+}
+
+int eo__engine_put_played(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now,
+                          const char *name, int64_t n, int64_t *prev)
+{
+    eo_player_row row;
+    if (!row_now(e, p, id, now, &row)) /* a member is known once his round is rated */
+        return EO_EINTERNAL;
+    return eo_store_player_put_played(e->store, p->id, id, &row, name, n, prev);
 }

@@ -33,6 +33,9 @@ struct eo_engine {
     bool in_batch;       /* a store transaction is open */
     bool batch_failed;   /* memory and store may disagree: the batch can only roll back */
     eo_member_result members[EO_PLAYERS_MAX];
+    /* a round's entries in the read indexes, as engine_index.c builds them */
+    eo_member_ix ix_members[EO_PLAYERS_MAX];
+    const char *ix_ids[EO_PLAYERS_MAX];
     /* The rows written since eo_engine_begin() (eo_engine_written_each()); emptied by begin
      * and by a batch that does not commit. written_lost: one could not be recorded. */
     eo__written *written;
@@ -78,5 +81,31 @@ int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool);
 
 /* Writes the player's row as the pool now shows it (deleted if the pool does not know him). */
 int eo__engine_put_player(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now);
+
+/* The row of player @p id, who just played round @p n (his name in it: @p name, NULL for none),
+ * as eo__engine_put_player() writes it, with the chain of his rounds (*prev: his round before,
+ * eo_store_player_put_played()). */
+int eo__engine_put_played(eo_engine *e, const eo__stored_pool *p, const char *id, int64_t now,
+                          const char *name, int64_t n, int64_t *prev);
+
+/* ---- engine_index.c: the read indexes (docs/STORE.md "Read indexes") ---------------------- */
+
+/* Writes the rows of round @p r's members (eo__engine_put_played()) and indexes the round,
+ * logged at @p seq, time @p now, rated with P(A) @p p_a and results @p m (A's members then
+ * B's). 0 or the store's code. */
+int eo__engine_index_round(eo_engine *e, const eo__stored_pool *p, const eo_round *r,
+                           double p_a, const eo_member_result *m, int64_t seq, int64_t now);
+
+/* Rounds folded at open that the indexes lack, written a few thousand at a time (the fold
+ * reads the log through the store handle, which its callback may not use). */
+typedef struct eo__ix_backlog eo__ix_backlog;
+/* Takes @p r (zeroed) and a copy of its results into *b (created on first use). 0, EO_ENOMEM. */
+int eo__ix_backlog_round(eo__ix_backlog **b, eo_round *r, double p_a, const eo_member_result *m,
+                         int64_t seq, int64_t logged);
+size_t eo__ix_backlog_size(const eo__ix_backlog *b);
+/* Indexes what @p b holds in one transaction (rounds, and the players' chains and names) and
+ * empties it. 0 or the store's code. */
+int eo__ix_backlog_flush(eo_engine *e, int64_t pool_id, eo__ix_backlog *b);
+void eo__ix_backlog_free(eo__ix_backlog *b);
 
 #endif

@@ -80,9 +80,10 @@ static int apply_new(eo_engine *e, eo__stored_pool *p, const eo_round *r, const 
                               eo_model_has_deviation(model), &resp);
     if (rc)
         return eo_engine_fail(err, EO_OP_ROUND, EO_ENOMEM, "", "out of memory");
-    rc = eo_store_log_append(e->store, p->id, EO_LOG_ROUND, r->id, canon, resp, now, NULL);
-    for (size_t i = 0; i < res.n && rc == 0; i++)
-        rc = eo__engine_put_player(e, p, e->members[i].id, now);
+    int64_t seq = 0;
+    rc = eo_store_log_append(e->store, p->id, EO_LOG_ROUND, r->id, canon, resp, now, &seq);
+    if (rc == 0) /* the members' rows, and the round in the read indexes */
+        rc = eo__engine_index_round(e, p, r, res.p_a, e->members, seq, now);
     if (rc) {
         free(resp);
         return eo_engine_fail(err, EO_OP_ROUND, EO_EIO, "",

@@ -145,6 +145,29 @@ eo_store *eo__reader(struct eo_service *svc)
     return s;
 }
 
+const char *eo__call_arg(const eo__call *c, const char *name)
+{
+    return MHD_lookup_connection_value(c->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *eo__call_header(const eo__call *c, const char *name)
+{
+    return MHD_lookup_connection_value(c->conn, MHD_HEADER_KIND, name);
+}
+
+/* The headers of a page or its files (docs/SERVICE.md "Dashboard and reads"): nothing but the
+ * service's own scripts, styles and requests, no framing by other sites, no referrer sent. */
+static void page_headers(struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, "Content-Security-Policy",
+                            "default-src 'none'; script-src 'self'; style-src 'self'; "
+                            "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+                            "form-action 'self'; frame-ancestors 'none'");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+}
+
 static enum MHD_Result send_answer(req *r, eo__answer *a)
 {
     static char empty[] = "";
@@ -168,6 +191,12 @@ static enum MHD_Result send_answer(req *r, eo__answer *a)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, a->retry_after);
     if (a->www_auth)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, a->www_auth);
+    if (a->cache)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, a->cache);
+    if (a->etag)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, a->etag);
+    if (a->page)
+        page_headers(resp);
     r->status = a->status;
     enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)a->status, resp);
     MHD_destroy_response(resp);
@@ -409,8 +438,7 @@ static enum MHD_Result on_headers(struct eo_service *svc, struct MHD_Connection 
                                                 MHD_HTTP_HEADER_AUTHORIZATION);
     r->call.ctype = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                 MHD_HTTP_HEADER_CONTENT_TYPE);
-    r->call.q_offset = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "offset");
-    r->call.q_limit = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "limit");
+    r->call.conn = conn;
     bool has_body = false;
     eo__answer a;
     if (!check_head(r, version, &has_body, &a))

@@ -8,17 +8,12 @@
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
-/* A pool's published bias: every key with the field it applies, in the table's order. */
-typedef struct bias_entry {
-    char *map, *mode;
-    const char *size; /* a static bucket name, or NULL */
-    double field;
-} bias_entry;
-
+/* A pool's published bias: every key's figures (their strings the snapshot's own copies), in
+ * the order of eo_bias_each(), what GET …/maps lists. */
 struct eo__bias_snap {
-    eo_bias_config cfg;
-    size_t n;
-    bias_entry *v;
+    eo_pool_config cfg;
+    size_t n, cap;
+    eo_bias_stats *v;
     double presence; /* strength·π in logits (0 when presence is off) */
 };
 
@@ -27,8 +22,8 @@ static void snap_free(struct eo__bias_snap *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->n; i++) {
-        free(s->v[i].map);
-        free(s->v[i].mode);
+        free((char *)s->v[i].map);
+        free((char *)s->v[i].mode);
     }
     free(s->v);
     free(s);
@@ -182,31 +177,31 @@ int eo__pools_list(eo__pools *p, eo__pool_facts **out, size_t *n)
     return rc;
 }
 
+/* Copies one key's figures into the snapshot @p ctx. */
+static int snap_one(void *ctx, const eo_bias_stats *st)
+{
+    struct eo__bias_snap *s = ctx;
+    eo_bias_stats *v = eo__grow(s->v, &s->cap, s->n + 1, sizeof *v);
+    if (!v)
+        return EO_ENOMEM;
+    s->v = v;
+    v[s->n] = *st; /* the size is a static bucket name */
+    v[s->n].map = strdup(st->map);
+    v[s->n].mode = st->mode ? strdup(st->mode) : NULL;
+    s->n++;
+    return !v[s->n - 1].map || (st->mode && !v[s->n - 1].mode) ? EO_ENOMEM : 0;
+}
+
 static struct eo__bias_snap *snap_of(const eo_pool *pool)
 {
-    const eo_bias *t = eo_pool_bias(pool);
     struct eo__bias_snap *s = calloc(1, sizeof *s);
-    size_t n = eo_bias_count(t);
-    if (!s || (n && !(s->v = calloc(n, sizeof *s->v)))) {
-        free(s);
+    if (s)
+        s->cfg = *eo_pool_get_config(pool);
+    if (s && eo_bias_each(eo_pool_bias(pool), snap_one, s) != 0) {
+        snap_free(s);
         return NULL;
     }
-    s->cfg = eo_pool_get_config(pool)->bias;
-    s->presence = eo_presence_field(&eo_pool_get_config(pool)->presence, eo_pool_presence(pool),
-                                    1.0);
-    for (size_t i = 0; i < n; i++) {
-        eo_bias_stats st;
-        eo_bias_get(t, i, &st);
-        bias_entry *e = &s->v[s->n++];
-        e->map = strdup(st.map);
-        e->mode = st.mode ? strdup(st.mode) : NULL;
-        e->size = st.size;
-        e->field = st.applied;
-        if (!e->map || (st.mode && !e->mode)) {
-            snap_free(s);
-            return NULL;
-        }
-    }
+    s->presence = eo_presence_field(&s->cfg.presence, eo_pool_presence(pool), 1.0);
     return s;
 }
 
@@ -243,17 +238,28 @@ double eo__pools_field(eo__pools *p, const char *name, const char *map, size_t n
     const struct eo__bias_snap *s = i >= 0 ? p->v[i].bias : NULL;
     eo_bias_key k;
     /* Linear: a pool has tens of maps, and a split costs far more. */
-    if (s && eo_bias_key_of(&s->cfg, map, na, nb, mode, &k) == 0) {
+    if (s && eo_bias_key_of(&s->cfg.bias, map, na, nb, mode, &k) == 0) {
         for (size_t j = 0; j < s->n; j++) {
-            const bias_entry *e = &s->v[j];
+            const eo_bias_stats *e = &s->v[j];
             if (strcmp(e->map, k.map) == 0 && same(e->size, k.size) && same(e->mode, k.mode)) {
-                f = e->field;
+                f = e->applied;
                 break;
             }
         }
     }
     pthread_rwlock_unlock(&p->lock);
     return f;
+}
+
+json_t *eo__pools_maps(eo__pools *p, const eo__pool_facts *pi)
+{
+    pthread_rwlock_rdlock(&p->lock);
+    long i = find(p, pi->name);
+    const struct eo__bias_snap *s = i >= 0 ? p->v[i].bias : NULL;
+    json_t *doc = s ? eo_maps_to_json(pi->name, &s->cfg, s->v, s->n)
+                    : eo_maps_to_json(pi->name, &pi->cfg, NULL, 0);
+    pthread_rwlock_unlock(&p->lock);
+    return doc;
 }
 
 double eo__pools_presence(eo__pools *p, const char *name)

@@ -68,12 +68,15 @@ typedef struct segs {
     size_t n;
 } segs;
 
-/* Splits @p raw ("/a/b/c") at '/'. false for a path with an empty segment or too many. */
+/* Splits @p raw ("/a/b/c") at '/' ("/" has no segment). false for a path with an empty segment
+ * or too many. */
 static bool split_path(const char *raw, segs *out)
 {
     out->n = 0;
     if (!raw || raw[0] != '/')
         return false;
+    if (raw[1] == '\0')
+        return true;
     for (const char *p = raw + 1;;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);
@@ -91,6 +94,8 @@ static bool split_path(const char *raw, segs *out)
  * literal ones equal ({name} takes any segment). */
 static bool template_fits(const char *tmpl, const segs *g)
 {
+    if (g->n == 0)
+        return strcmp(tmpl, "/") == 0;
     const char *t = tmpl + 1;
     for (size_t i = 0; i < g->n; i++) {
         const char *slash = strchr(t, '/');
@@ -207,7 +212,7 @@ static int parse_body(eo__call *c, eo__answer *a)
     return 0;
 }
 
-static int need_pool(eo__call *c, eo__pool_facts *pi, eo__answer *a)
+int eo__need_pool(eo__call *c, eo__pool_facts *pi, eo__answer *a)
 {
     if (eo__pools_get(&c->svc->pools, eo__path_param(c->m, "pool"), pi) != 0) {
         eo__answer_error(a, 404, "unknown_pool", "no pool of that name", "pool");
@@ -250,9 +255,9 @@ static void new_player_view(const eo_model_ctx *m, int64_t now, eo_rating_view *
     eo_model_player_free(m, fresh);
 }
 
-/* The view a player row holds, with the stale flag for @p now from the pool's t_stale_days. */
-static void view_of_row(const eo__pool_facts *pi, const eo_player_row *row, int64_t now,
-                        eo_rating_view *v)
+/* The stale flag comes from the pool's t_stale_days. */
+void eo__view_of_row(const eo__pool_facts *pi, const eo_player_row *row, int64_t now,
+                     eo_rating_view *v)
 {
     memset(v, 0, sizeof *v);
     v->display = row->rating;
@@ -273,7 +278,7 @@ static eo__run h_player_get(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
     eo_player_row row;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     if (!rs) {
@@ -289,7 +294,7 @@ static eo__run h_player_get(eo__call *c, eo__answer *a)
         eo__answer_error(a, 500, "storage", "the store cannot be read", NULL);
         return EO__RUN_DONE;
     } else {
-        view_of_row(&pi, &row, now, &v);
+        eo__view_of_row(&pi, &row, now, &v);
     }
     const char *division = v.visible ? eo_pool_division(&pi.cfg, v.display) : NULL;
     eo__answer_json(
@@ -436,7 +441,7 @@ static int split_read(eo__call *c, split_work *sw, eo__answer *a)
 {
     eo__pool_facts pi;
     eo_round_error rerr;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return -1;
     sw->model = pi.model;
     int prc = eo_split_request_plain(c->body, c->body_len, &sw->req);
@@ -605,7 +610,7 @@ static eo__run h_autobalance(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
     eo_round_error rerr;
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+    if (eo__need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     ab_work *w = calloc(1, sizeof *w);
     if (w == NULL) {
@@ -640,7 +645,7 @@ static eo__run h_triggers(eo__call *c, eo__answer *a)
     eo_trigger_config cfg;
     eo_trigger_result r;
     eo_round_error rerr;
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+    if (eo__need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     memset(&rerr, 0, sizeof rerr);
     if (eo_trigger_request_from_json(c->json, &st, &cfg, &rerr) != 0) {
@@ -688,7 +693,7 @@ static int season_one(void *ctx, const char *name, int64_t seq, int64_t at, int6
 static eo__run h_seasons_list(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     json_t *arr = json_array();
@@ -713,7 +718,7 @@ static int standing_one(void *ctx, const char *player, const eo_player_row *row)
 {
     standings_ctx *sc = ctx;
     eo_rating_view v;
-    view_of_row(sc->pi, row, 0, &v);
+    eo__view_of_row(sc->pi, row, 0, &v);
     const char *division = v.visible ? eo_pool_division(&sc->pi->cfg, v.display) : NULL;
     json_t *o = eo_rating_view_to_json(sc->pi->model, player, &v, division, false);
     if (o == NULL || json_object_set_new(o, "rank", json_integer((json_int_t)++sc->rank)) != 0 ||
@@ -722,35 +727,15 @@ static int standing_one(void *ctx, const char *player, const eo_player_row *row)
     return 0;
 }
 
-/* A query argument as an integer in [0, max], or @p def when absent. 0 or -1 (answered). */
-static int query_int(const char *text, const char *name, int64_t def, int64_t max,
-                     int64_t *out, eo__answer *a)
-{
-    if (text == NULL) {
-        *out = def;
-        return 0;
-    }
-    char *end;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || *end != '\0' || v < 0 || v > max) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "expected an integer from 0 to %lld", (long long)max);
-        eo__answer_error(a, 400, "invalid_request", msg, name);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* GET /v1/pools/{pool}/seasons/{season}?offset=&limit=: final standings, best first. */
 static eo__run h_season_get(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
     int64_t offset, limit;
-    if (query_int(c->q_offset, "offset", 0, INT32_MAX, &offset, a) ||
-        query_int(c->q_limit, "limit", 100, 10000, &limit, a))
+    if (eo__arg_int(c, "offset", 0, 0, INT32_MAX, &offset, a) ||
+        eo__arg_int(c, "limit", 100, 0, 10000, &limit, a))
         return EO__RUN_DONE;
     eo_store *rs = eo__reader(c->svc);
     int64_t at = 0;
@@ -780,7 +765,7 @@ static eo__run h_season_get(eo__call *c, eo__answer *a)
 static eo__run h_season_create(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+    if (eo__need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_season_request req;
     eo_request_error rerr;
@@ -905,7 +890,7 @@ static eo__run h_refit_post(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
     eo_fit_config fc;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
     if (c->body_len > 0) {
         if (!is_json_ctype(c->ctype)) {
@@ -938,7 +923,7 @@ static eo__run h_refit_post(eo__call *c, eo__answer *a)
 static eo__run h_refit_get(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
     json_t *o = eo__refit_status(&c->svc->refits, pi.name);
     if (o == NULL)
@@ -1043,7 +1028,7 @@ static eo__run h_rounds(eo__call *c, eo__answer *a)
     if (by_token)
         (void)eo__auth_bearer(c->authz, c->w.bearer, sizeof c->w.bearer);
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+    if (eo__need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_round_request *q = malloc(sizeof *q);
     eo_round_error rerr;
@@ -1072,7 +1057,7 @@ static eo__run h_rounds(eo__call *c, eo__answer *a)
 static eo__run h_player_put(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a) || parse_body(c, a))
+    if (eo__need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
     eo_request_error rerr;
     if (eo_rating_request_from_json(c->json, &c->w.u.edit.rating, &c->w.u.edit.sigma, &rerr) !=
@@ -1084,30 +1069,35 @@ static eo__run h_player_put(eo__call *c, eo__answer *a)
     return EO__RUN_WRITER;
 }
 
-/* Quality and maps: figures of the writer's in-memory pool, asked through its queue. */
-static eo__run pool_read(eo__call *c, eo__answer *a, eo__wkind kind)
+/* Quality: figures of the writer's in-memory pool, asked through its queue. */
+static eo__run h_quality(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
-    writer_req(c, kind, NULL);
+    writer_req(c, EO__W_QUALITY, NULL);
     return EO__RUN_WRITER;
 }
 
-static eo__run h_quality(eo__call *c, eo__answer *a)
-{
-    return pool_read(c, a, EO__W_QUALITY);
-}
-
+/* Maps: the bias the writer publishes after each commit (and after the fold at start), before
+ * it answers, so every acknowledged round is in it; a read that never waits for the writer. */
 static eo__run h_maps(eo__call *c, eo__answer *a)
 {
-    return pool_read(c, a, EO__W_MAPS);
+    eo__pool_facts pi;
+    if (eo__need_pool(c, &pi, a))
+        return EO__RUN_DONE;
+    json_t *doc = eo__pools_maps(&c->svc->pools, &pi);
+    if (doc == NULL)
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+    else
+        eo__answer_json(a, 200, doc);
+    return EO__RUN_DONE;
 }
 
 static eo__run h_player_delete(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
-    if (need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a))
         return EO__RUN_DONE;
     writer_req(c, EO__W_RESET, "id");
     return EO__RUN_WRITER;
@@ -1176,17 +1166,37 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/players/{id}", EO__ROLE_SERVER, EO__BODY_NONE, h_player_get},
     {"PUT", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_JSON, h_player_put},
     {"DELETE", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_NONE, h_player_delete},
+    {"GET", "/v1/pools/{pool}/rounds", EO__ROLE_READ, EO__BODY_NONE, eo__h_rounds_list},
     {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_TOKEN, EO__BODY_JSON, h_rounds},
     {"POST", "/v1/pools/{pool}/splits", EO__ROLE_SERVER, EO__BODY_JSON, h_splits},
     {"GET", "/v1/pools/{pool}/quality", EO__ROLE_ADMIN, EO__BODY_NONE, h_quality},
-    {"GET", "/v1/pools/{pool}/seasons", EO__ROLE_SERVER, EO__BODY_NONE, h_seasons_list},
+    {"GET", "/v1/pools/{pool}/seasons", EO__ROLE_READ, EO__BODY_NONE, h_seasons_list},
     {"POST", "/v1/pools/{pool}/seasons", EO__ROLE_ADMIN, EO__BODY_JSON, h_season_create},
-    {"GET", "/v1/pools/{pool}/seasons/{season}", EO__ROLE_SERVER, EO__BODY_NONE, h_season_get},
+    {"GET", "/v1/pools/{pool}/seasons/{season}", EO__ROLE_READ, EO__BODY_NONE, h_season_get},
     {"POST", "/v1/pools/{pool}/autobalance", EO__ROLE_SERVER, EO__BODY_JSON, h_autobalance},
     {"POST", "/v1/pools/{pool}/triggers", EO__ROLE_SERVER, EO__BODY_JSON, h_triggers},
-    {"GET", "/v1/pools/{pool}/maps", EO__ROLE_SERVER, EO__BODY_NONE, h_maps},
+    {"GET", "/v1/pools/{pool}/maps", EO__ROLE_READ, EO__BODY_NONE, h_maps},
     {"GET", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_NONE, h_refit_get},
     {"POST", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, h_refit_post},
+    /* The dashboard's reads (reads.c) and pages (pages.c): docs/SERVICE.md "Dashboard and
+     * reads". */
+    {"GET", "/v1/dashboard", EO__ROLE_READ, EO__BODY_NONE, eo__h_dashboard},
+    {"GET", "/v1/pools/{pool}/standings", EO__ROLE_READ, EO__BODY_NONE, eo__h_standings},
+    {"GET", "/v1/pools/{pool}/players/{id}/history", EO__ROLE_READ, EO__BODY_NONE,
+     eo__h_history},
+    {"GET", "/v1/pools/{pool}/players/{id}/rounds", EO__ROLE_READ, EO__BODY_NONE,
+     eo__h_player_rounds},
+    {"GET", "/v1/pools/{pool}/rounds/{round}", EO__ROLE_READ, EO__BODY_NONE, eo__h_round_get},
+    {"GET", "/v1/pools/{pool}/health", EO__ROLE_READ, EO__BODY_NONE, eo__h_health},
+    {"GET", "/", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}/players/{id}", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}/rounds", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}/rounds/{round}", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}/maps", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}/health", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/pools/{pool}/queues", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
+    {"GET", "/static/{file}", EO__ROLE_NONE, EO__BODY_NONE, eo__h_static},
     /* matchmaking (mm_routes.c; docs/MATCHMAKING.md) */
     {"GET", "/v1/queues", EO__ROLE_ADMIN, EO__BODY_NONE, eo__h_queue_list},
     {"POST", "/v1/queues", EO__ROLE_ADMIN, EO__BODY_JSON, eo__h_queue_create},
@@ -1229,7 +1239,10 @@ int eo__route_check(eo__call *c, eo__answer *a)
     }
     const eo__route *r = &eo__routes[m->route];
     c->role = EO__ROLE_NONE;
-    if (r->role != EO__ROLE_NONE) {
+    /* A read of a public dashboard needs no key; one given is checked all the same. */
+    bool keyless = r->role == EO__ROLE_READ && c->authz == NULL &&
+                   c->svc->cfg.dashboard == EO_DASHBOARD_PUBLIC;
+    if (r->role != EO__ROLE_NONE && !keyless) {
         bool missing;
         eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
         c->role = role;

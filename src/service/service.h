@@ -46,13 +46,17 @@ void eo__log_msg(const eo__logger *lg, int level, const char *msg);
 
 /* ---- auth.c ----------------------------------------------------------------------------- */
 
-/* EO__ROLE_TOKEN marks the routes a client may also call with its own token instead of a key
- * (a ticket's, an instance's: docs/MATCHMAKING.md); the handler checks the token. */
+/* Who a caller is by his key, and what a route needs. EO__ROLE_TOKEN marks the routes a client
+ * may also call with its own token instead of a key (a ticket's, an instance's:
+ * docs/MATCHMAKING.md); the handler checks the token. EO__ROLE_READ, a route's only, is any key,
+ * or no key at all when the dashboard is public (docs/SERVICE.md "Dashboard and reads"). A key's
+ * role passes a route whose role is not above it. */
 typedef enum {
     EO__ROLE_NONE = 0,
     EO__ROLE_TOKEN = 1,
-    EO__ROLE_SERVER = 2,
-    EO__ROLE_ADMIN = 3
+    EO__ROLE_READ = 2,
+    EO__ROLE_SERVER = 3,
+    EO__ROLE_ADMIN = 4
 } eo__role;
 
 typedef struct eo__auth {
@@ -83,7 +87,7 @@ bool eo__auth_token_shaped(const char *header);
 /* ---- routes: the table's size, shared by routes.c, http.c and metrics.c ------------------ */
 
 /* Routes at most (the metrics' rows); routes.c checks its table against it. */
-#define EO__ROUTES_MAX 48
+#define EO__ROUTES_MAX 64
 
 /* ---- metrics.c -------------------------------------------------------------------------- */
 
@@ -276,6 +280,9 @@ int eo__pools_ratings_load(eo__pools *p, const char *name, eo_store *st, int64_t
 int eo__pools_ratings_set(eo__pools *p, const char *name, const eo__rating_set *u, size_t n);
 /* Switches off the ratings of every pool (the writer lost track of what a batch changed). */
 void eo__pools_ratings_off(eo__pools *p);
+/* The document of GET …/maps for pool @p pi from its published bias (a pool without one: no
+ * maps). NULL when out of memory. */
+json_t *eo__pools_maps(eo__pools *p, const eo__pool_facts *pi);
 /* A copy of all pools by name (*out malloc'd, may be NULL when *n is 0). */
 int eo__pools_list(eo__pools *p, eo__pool_facts **out, size_t *n);
 /* Reads an engine pool into @p out (id from the engine's store). 0, EO_ENOTFOUND or EO_EIO. */
@@ -284,8 +291,7 @@ int eo__pool_facts_from_engine(eo_engine *e, const char *name, eo__pool_facts *o
 /* ---- writer.c: the single writer --------------------------------------------------------- */
 
 /* EO__W_QUALITY reads the writer's in-memory pool: quality is O(players) to compute, so it is
- * computed on request (admin only) rather than after every batch. EO__W_MAPS reads the pool's
- * map bias table the same way: only the writer's pool has it. */
+ * computed on request (admin only) rather than after every batch. */
 typedef enum {
     EO__W_ROUND,
     EO__W_SET,
@@ -293,7 +299,6 @@ typedef enum {
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
     EO__W_SEASON,
-    EO__W_MAPS,
     EO__W_REFIT, /* a refit job's result (refit.c): eo_engine_refit() */
     EO__W_MM     /* a matchmaking request or the ticker's pass (mm.h) */
 } eo__wkind;
@@ -457,6 +462,9 @@ typedef struct eo__answer {
     const char *allow;       /* Allow header for 405 */
     const char *retry_after; /* Retry-After header for 503 */
     const char *www_auth;    /* WWW-Authenticate header for 401 */
+    const char *cache;       /* Cache-Control header, or NULL */
+    const char *etag;        /* ETag header, or NULL */
+    bool page;               /* a page or its file: the pages' security headers (pages.c) */
 } eo__answer;
 
 /* Fills @p a with the JSON error body. field may be NULL or "". */
@@ -501,10 +509,11 @@ struct eo__call {
     const eo__match *m;
     const char *method;
     const char *authz; /* Authorization header or NULL */
-    eo__role role;     /* the key's role (EO__ROLE_NONE: a bearer that is no key, on a route
+    eo__role role;     /* the key's role (EO__ROLE_NONE: none, on a route that needs none or
+                          on a public dashboard's read; a bearer that is no key, on a route
                           that takes a client's token) */
     const char *ctype; /* Content-Type header or NULL */
-    const char *q_offset, *q_limit; /* query arguments "offset" and "limit", or NULL */
+    void *conn;        /* libmicrohttpd's connection, for eo__call_arg() and eo__call_header() */
     const char *body;
     size_t body_len;
     json_t *json;     /* parsed body kept alive while the writer works */
@@ -559,6 +568,59 @@ eo__run eo__route_run(eo__call *c, eo__answer *a);
 void eo__route_busy(eo__call *c, eo__answer *a);
 /* Turns a finished writer request into the answer. */
 void eo__route_finish(eo__call *c, eo__answer *a);
+
+/* A query argument (still percent-encoded) or a request header of @p c, NULL when absent. */
+const char *eo__call_arg(const eo__call *c, const char *name);
+const char *eo__call_header(const eo__call *c, const char *name);
+
+/* The pool of the path's {pool} into @p pi: 0, or -1 with the answer (404) in @p a. */
+int eo__need_pool(eo__call *c, eo__pool_facts *pi, eo__answer *a);
+/* The view a player row holds, with the stale flag for @p now (0: not asked). */
+void eo__view_of_row(const eo__pool_facts *pi, const eo_player_row *row, int64_t now,
+                     eo_rating_view *v);
+
+/* ---- reads.c: the dashboard's read APIs (docs/SERVICE.md "Dashboard and reads") ---------- */
+
+/* Query argument @p name of @p c as an integer in [lo, hi], or @p def when absent. 0, or -1
+ * with the answer (400 naming the argument) in @p a. */
+int eo__arg_int(const eo__call *c, const char *name, int64_t def, int64_t lo, int64_t hi,
+                int64_t *out, eo__answer *a);
+/* Query argument @p name as text: percent-decoded ('+' is a space), then an id's rule
+ * (eo_id_check()) into @p out (EO_ID_MAX + 1 bytes); *has false when absent. 0, or -1 with the
+ * answer (400) in @p a. */
+int eo__arg_text(const eo__call *c, const char *name, char *out, bool *has, eo__answer *a);
+/* The value checks of eo__arg_int() and eo__arg_text() on a raw value (NULL: absent): 0, or
+ * EO_EINVAL with what is wrong in @p msg. The fuzz target's way in. */
+int eo__arg_int_parse(const char *raw, int64_t def, int64_t lo, int64_t hi, int64_t *out,
+                      char *msg, size_t cap);
+int eo__arg_text_parse(const char *raw, char *out, bool *has, char *msg, size_t cap);
+
+eo__run eo__h_dashboard(eo__call *c, eo__answer *a);
+eo__run eo__h_standings(eo__call *c, eo__answer *a);
+eo__run eo__h_history(eo__call *c, eo__answer *a);
+eo__run eo__h_rounds_list(eo__call *c, eo__answer *a);
+eo__run eo__h_player_rounds(eo__call *c, eo__answer *a);
+eo__run eo__h_round_get(eo__call *c, eo__answer *a);
+eo__run eo__h_health(eo__call *c, eo__answer *a);
+
+/* ---- pages.c: the dashboard's pages and their files, built into the program ------------ */
+
+/* A file of web/, built into the program (cmake/embed_web.cmake writes the table). */
+typedef struct eo__web_file {
+    const char *name;          /* "app.js" */
+    const char *ctype;
+    const unsigned char *data;
+    size_t len;
+    const char *etag;          /* quoted */
+} eo__web_file;
+
+extern const eo__web_file eo__web_files[];
+extern const size_t eo__web_file_count;
+
+/* Every page path answers web/index.html, whose script reads the path; /static/{file} the
+ * other files. Both 404 with --dashboard off. */
+eo__run eo__h_page(eo__call *c, eo__answer *a);
+eo__run eo__h_static(eo__call *c, eo__answer *a);
 
 /* http.c */
 int eo__http_start(struct eo_service *svc, char *err, size_t errlen);

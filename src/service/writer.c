@@ -139,7 +139,6 @@ static int update(eo__writer *wr, eo__wreq *w)
             w->resp = dump(eo_refit_answer_to_json(w->u.refit.n, records, w->u.refit.upto));
         return rc;
     case EO__W_QUALITY:
-    case EO__W_MAPS:
     case EO__W_MM: return 0;
     }
     return EO_EINTERNAL;
@@ -162,7 +161,6 @@ static char *answer_of(eo__writer *wr, const eo__wreq *w)
     case EO__W_QUALITY:
         eo_pool_get_quality(p, w->now, &q);
         return dump(eo_quality_to_json(w->pool, &q));
-    case EO__W_MAPS: return dump(eo_maps_to_json(w->pool, p));
     default: return NULL;
     }
 }
@@ -178,7 +176,7 @@ static void apply(eo__writer *wr, eo__wreq *w)
     }
     w->status = w->kind == EO__W_POOL_CREATE || w->kind == EO__W_SEASON ? 201 : 200;
     int rc = 0;
-    if ((w->kind == EO__W_QUALITY || w->kind == EO__W_MAPS) && !eo_engine_pool(wr->e, w->pool))
+    if (w->kind == EO__W_QUALITY && !eo_engine_pool(wr->e, w->pool))
         rc = eo_engine_fail(&w->err, EO_OP_READ, EO_ENOTFOUND, "pool", "no pool of that name");
     else
         rc = update(wr, w);
@@ -342,7 +340,7 @@ static bool wrote(eo__wreq **batch, size_t k)
         if (batch[i]->kind == EO__W_MM) {
             if (batch[i]->status == 201)
                 return true;
-        } else if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
+        } else if (batch[i]->kind != EO__W_QUALITY &&
                    batch[i]->status < 400 && !batch[i]->replayed) {
             return true;
         }
@@ -385,7 +383,7 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
         publish(wr, batch, k);
     eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
     /* Only a commit that wrote something shows the store takes writes again: a batch of reads
-     * (quality, maps), of replays or of updates that all failed on their own writes nothing. */
+     * (quality), of replays or of updates that all failed on their own writes nothing. */
     if (rc != 0 || wrote(batch, k)) {
         pthread_mutex_lock(&wr->mu);
         set_health(wr, rc, "the last commit failed");

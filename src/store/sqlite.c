@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 
 #include "core/buf.h"
-#include "store/store_internal.h"
+#include "store/sqlite_internal.h"
 
 /* How long a statement waits for another connection's lock before giving up (ms). */
 #define BUSY_TIMEOUT_MS 5000
@@ -111,70 +111,11 @@ static const char *const query_sql[Q_COUNT] = {
     [Q_MM_PRUNE] = "DELETE FROM mm_objects WHERE live = 0 AND updated_at < ?1",
 };
 
-typedef struct sq_store {
-    eo_store base; /* first: the generic layer casts between the two */
-    sqlite3 *db;
-    char *path;
-    sqlite3_stmt *q[Q_COUNT];
-} sq_store;
-
-static sq_store *sq(eo_store *s)
-{
-    return (sq_store *)s;
-}
-
-/* Maps an SQLite result to an EO_E code and records the message, naming the operation. */
-static int fail(sq_store *q, int rc, const char *what)
-{
-    eo__store_seterr(&q->base, "%s: %s: %s", q->path, what, sqlite3_errmsg(q->db));
-    switch (rc & 0xff) {
-    case SQLITE_NOMEM: return EO_ENOMEM;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED: return EO_EBUSY;
-    default: return EO_EIO;
-    }
-}
+_Static_assert(Q_COUNT <= EO__SQ_MAIN_MAX, "EO__SQ_MAIN_MAX must hold every statement");
 
 static int prep(sq_store *q, int which, sqlite3_stmt **out)
 {
-    if (q->q[which] == NULL) {
-        int rc = sqlite3_prepare_v3(q->db, query_sql[which], -1, SQLITE_PREPARE_PERSISTENT,
-                                    &q->q[which], NULL);
-        if (rc != SQLITE_OK) {
-            q->q[which] = NULL;
-            return fail(q, rc, "prepare");
-        }
-    }
-    *out = q->q[which];
-    return 0;
-}
-
-static void done(sqlite3_stmt *st)
-{
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-}
-
-/* Binds a string of any length (SQLITE_STATIC: the caller keeps it alive until done()). */
-static int bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-    if (v == NULL)
-        return sqlite3_bind_null(st, i);
-    return sqlite3_bind_text64(st, i, v, strlen(v), SQLITE_STATIC, SQLITE_UTF8);
-}
-
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (t == NULL)
-        return NULL;
-    size_t n = (size_t)sqlite3_column_bytes(st, i);
-    char *d = malloc(n + 1);
-    if (d != NULL) {
-        memcpy(d, t, n);
-        d[n] = '\0';
-    }
-    return d;
+    return prepare_once(q, &q->q[which], query_sql[which], out);
 }
 
 /* Runs a statement that returns no rows (or whose rows are ignored). */
@@ -369,6 +310,8 @@ static void sq_close(eo_store *s)
     sq_store *q = sq(s);
     for (int i = 0; i < Q_COUNT; i++)
         sqlite3_finalize(q->q[i]);
+    for (int i = 0; i < EO__SQ_IX_MAX; i++)
+        sqlite3_finalize(q->ix[i]);
     /* Closing with a transaction open rolls it back. */
     sqlite3_close(q->db);
     free(q->path);
@@ -700,20 +643,6 @@ static int sq_round_count(eo_store *s, int64_t pool_id, int64_t *n)
     return rc;
 }
 
-/* A player row's columns from position @p col of a result row. */
-static void row_columns(sqlite3_stmt *st, int col, eo_player_row *out)
-{
-    out->rating = sqlite3_column_double(st, col);
-    out->mu = sqlite3_column_double(st, col + 1);
-    out->sigma = sqlite3_column_double(st, col + 2);
-    out->volatility = sqlite3_column_double(st, col + 3);
-    out->rounds = (uint32_t)sqlite3_column_int64(st, col + 4);
-    out->visible = sqlite3_column_int(st, col + 5) != 0;
-    out->last_ended_at = sqlite3_column_int64(st, col + 6);
-    for (int i = 0; i < EO_VIEW_EXTRA; i++)
-        out->extra[i] = sqlite3_column_double(st, col + 7 + i);
-}
-
 static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_player_row *row)
 {
     sq_store *q = sq(s);
@@ -723,15 +652,7 @@ static int sq_player_put(eo_store *s, int64_t pool_id, const char *id, const eo_
         return rc;
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, id);
-    sqlite3_bind_double(st, 3, row->rating);
-    sqlite3_bind_double(st, 4, row->mu);
-    sqlite3_bind_double(st, 5, row->sigma);
-    sqlite3_bind_double(st, 6, row->volatility);
-    sqlite3_bind_int64(st, 7, row->rounds);
-    sqlite3_bind_int(st, 8, row->visible);
-    sqlite3_bind_int64(st, 9, row->last_ended_at);
-    for (int i = 0; i < EO_VIEW_EXTRA; i++)
-        sqlite3_bind_double(st, 10 + i, row->extra[i]);
+    bind_row(st, 3, row);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;
@@ -869,15 +790,7 @@ static int sq_standing_put(eo_store *s, int64_t pool_id, const char *season, con
     sqlite3_bind_int64(st, 1, pool_id);
     bind_text(st, 2, season);
     bind_text(st, 3, player);
-    sqlite3_bind_double(st, 4, row->rating);
-    sqlite3_bind_double(st, 5, row->mu);
-    sqlite3_bind_double(st, 6, row->sigma);
-    sqlite3_bind_double(st, 7, row->volatility);
-    sqlite3_bind_int64(st, 8, row->rounds);
-    sqlite3_bind_int(st, 9, row->visible);
-    sqlite3_bind_int64(st, 10, row->last_ended_at);
-    for (int i = 0; i < EO_VIEW_EXTRA; i++)
-        sqlite3_bind_double(st, 11 + i, row->extra[i]);
+    bind_row(st, 4, row);
     int src = sqlite3_step(st);
     if (src == SQLITE_DONE) {
         rc = 0;
@@ -1111,6 +1024,21 @@ static const eo__store_ops sqlite_ops = {
     .seasons_each = sq_seasons_each,
     .standing_put = sq_standing_put,
     .standings_each = sq_standings_each,
+    .player_put_played = eo__sq_player_put_played,
+    .player_last = eo__sq_player_last,
+    .player_link = eo__sq_player_link,
+    .round_ix_put = eo__sq_round_ix_put,
+    .round_ix_last = eo__sq_round_ix_last,
+    .health_add = eo__sq_health_add,
+    .player_name_get = eo__sq_player_name_get,
+    .board_count = eo__sq_board_count,
+    .board_each = eo__sq_board_each,
+    .board_rank = eo__sq_board_rank,
+    .history_each = eo__sq_history_each,
+    .rounds_each = eo__sq_rounds_each,
+    .player_rounds_each = eo__sq_player_rounds_each,
+    .round_get = eo__sq_round_get,
+    .health_each = eo__sq_health_each,
     .mm_put = sq_mm_put,
     .mm_set = sq_mm_set,
     .mm_get = sq_mm_get,

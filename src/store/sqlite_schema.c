@@ -154,6 +154,82 @@ const char *const eo__sqlite_migrations[] = {
      ");\n"
      "CREATE INDEX mm_live ON mm_objects (kind, created_at) WHERE live = 1;\n"
      "CREATE INDEX mm_done ON mm_objects (updated_at) WHERE live = 0;\n"),
+    /* 8: read indexes, derived from the log (docs/STORE.md "Read indexes"). What a round adds is
+     * appended in round order (rows keyed by player would cost a random page write per member
+     * and round): its number, what reads show of its record (reads never parse the log), P(A),
+     * outcome and members' results (a blob, sqlite_index.c), each
+     * result with the number of the player's round before, so that his rounds are a chain from
+     * last_n in his player row (prev_n: the one before it); and the pool's health sums per day
+     * and P(A) bin. round_ix's rowid is (pool_id << 40) + n, so that a pool's rounds are in
+     * order and one is found by one seek (a history reads a round per point), and a row of ~2 KB
+     * fits a table's page (a WITHOUT ROWID table, an index's layout, spills what passes ~1 KB
+     * into a page of its own). Players
+     * keep their last name seen (name_key folds it for search); the board is the index of
+     * visible players by display rating, covering the search's walk (visible among its
+     * columns, so that SQLite reads nothing else), which a player not visible does not write;
+     * board_size counts it, kept by triggers (a count of the index costs a walk of it);
+     * players_name finds a search's matches when they are few (written when a name changes
+     * only). The engine fills them for the rounds logged before this step. */
+    ("ALTER TABLE players ADD COLUMN name TEXT;\n"
+     "ALTER TABLE players ADD COLUMN name_key TEXT;\n"
+     "ALTER TABLE players ADD COLUMN last_n INTEGER NOT NULL DEFAULT 0;\n"
+     "ALTER TABLE players ADD COLUMN prev_n INTEGER NOT NULL DEFAULT 0;\n"
+     "CREATE INDEX players_board ON players (pool_id, visible, rating DESC, player_id, name_key)\n"
+     "  WHERE visible = 1;\n"
+     "CREATE INDEX players_name ON players (pool_id, name_key) WHERE name_key IS NOT NULL;\n"
+     "CREATE TABLE board_size (pool_id INTEGER PRIMARY KEY, visible INTEGER NOT NULL);\n"
+     "INSERT INTO board_size SELECT pool_id, count(*) FROM players WHERE visible = 1\n"
+     "  GROUP BY pool_id;\n"
+     "CREATE TRIGGER board_size_insert AFTER INSERT ON players WHEN NEW.visible = 1 BEGIN\n"
+     "  INSERT INTO board_size VALUES (NEW.pool_id, 1)\n"
+     "    ON CONFLICT (pool_id) DO UPDATE SET visible = visible + 1;\n"
+     "END;\n"
+     "CREATE TRIGGER board_size_delete AFTER DELETE ON players WHEN OLD.visible = 1 BEGIN\n"
+     "  UPDATE board_size SET visible = visible - 1 WHERE pool_id = OLD.pool_id;\n"
+     "END;\n"
+     "CREATE TRIGGER board_size_update AFTER UPDATE OF visible ON players\n"
+     "  WHEN OLD.visible != NEW.visible BEGIN\n"
+     "  INSERT INTO board_size VALUES (NEW.pool_id, NEW.visible)\n"
+     "    ON CONFLICT (pool_id) DO UPDATE\n"
+     "    SET visible = visible + CASE WHEN NEW.visible = 1 THEN 1 ELSE -1 END;\n"
+     "END;\n"
+     "CREATE TABLE round_ix (\n"
+     "  id         INTEGER PRIMARY KEY,\n" /* (pool_id << 40) + n */
+     "  pool_id    INTEGER NOT NULL,\n"
+     "  n          INTEGER NOT NULL,\n"
+     "  seq        INTEGER NOT NULL,\n"
+     "  round_id   TEXT    NOT NULL,\n"
+     "  at         INTEGER NOT NULL,\n"
+     "  started_at INTEGER NOT NULL,\n"
+     "  ended_at   INTEGER NOT NULL,\n"
+     "  map        TEXT,\n"
+     "  mode       TEXT,\n"
+     "  server     TEXT,\n"
+     "  p_a        REAL    NOT NULL,\n"
+     "  winner     INTEGER NOT NULL,\n"
+     "  members    BLOB    NOT NULL\n"
+     ");\n"
+     "CREATE UNIQUE INDEX round_ix_seq ON round_ix (pool_id, seq);\n"
+     "CREATE TABLE health (\n"
+     "  pool_id INTEGER NOT NULL,\n"
+     "  day     INTEGER NOT NULL,\n"
+     "  bin     INTEGER NOT NULL,\n"
+     "  rounds  INTEGER NOT NULL,\n"
+     "  draws   INTEGER NOT NULL,\n"
+     "  stomps  INTEGER NOT NULL,\n"
+     "  margin  REAL    NOT NULL,\n"
+     "  decided INTEGER NOT NULL,\n"
+     "  logloss REAL    NOT NULL,\n"
+     "  brier   REAL    NOT NULL,\n"
+     "  correct REAL    NOT NULL,\n"
+     "  p       REAL    NOT NULL,\n"
+     "  a_wins  REAL    NOT NULL,\n"
+     "  members INTEGER NOT NULL,\n"
+     "  rating  REAL    NOT NULL,\n"
+     "  rating2 REAL    NOT NULL,\n"
+     "  delta   REAL    NOT NULL,\n"
+     "  PRIMARY KEY (pool_id, day, bin)\n"
+     ") WITHOUT ROWID;\n"),
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

@@ -272,6 +272,131 @@ int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, in
     return s->ops->standings_each(s, pool_id, season, offset, limit, fn, ctx);
 }
 
+int eo_store_player_put_played(eo_store *s, int64_t pool_id, const char *id,
+                               const eo_player_row *row, const char *name, int64_t n,
+                               int64_t *prev)
+{
+    if (s == NULL || id == NULL || row == NULL || prev == NULL || n <= 0)
+        return EO_EINVAL;
+    return s->ops->player_put_played(s, pool_id, id, row, name, n, prev);
+}
+
+int eo_store_player_last(eo_store *s, int64_t pool_id, const char *id, int64_t *last)
+{
+    if (s == NULL || id == NULL || last == NULL)
+        return EO_EINVAL;
+    return s->ops->player_last(s, pool_id, id, last);
+}
+
+int eo_store_player_link(eo_store *s, int64_t pool_id, const char *id, const char *name,
+                         int64_t last, int64_t prev)
+{
+    if (s == NULL || id == NULL || last < 0 || prev < 0)
+        return EO_EINVAL;
+    return s->ops->player_link(s, pool_id, id, name, last, prev);
+}
+
+int eo_store_round_ix_put(eo_store *s, int64_t pool_id, const eo_round_ix *r,
+                          const char *const *ids, const eo_member_ix *m, size_t count)
+{
+    if (s == NULL || r == NULL || (count > 0 && (ids == NULL || m == NULL)))
+        return EO_EINVAL;
+    return s->ops->round_ix_put(s, pool_id, r, ids, m, count);
+}
+
+int eo_store_round_ix_last(eo_store *s, int64_t pool_id, eo_round_ix *out)
+{
+    if (s == NULL || out == NULL)
+        return EO_EINVAL;
+    memset(out, 0, sizeof *out);
+    return s->ops->round_ix_last(s, pool_id, out);
+}
+
+int eo_store_health_add(eo_store *s, int64_t pool_id, int64_t day, int bin,
+                        const eo_eval_sums *d)
+{
+    if (s == NULL || d == NULL || bin < 0 || bin >= EO_EVAL_CALIB_BINS)
+        return EO_EINVAL;
+    return s->ops->health_add(s, pool_id, day, bin, d);
+}
+
+int eo_store_player_name_get(eo_store *s, int64_t pool_id, const char *id, char **name)
+{
+    if (s == NULL || id == NULL || name == NULL)
+        return EO_EINVAL;
+    *name = NULL;
+    return s->ops->player_name_get(s, pool_id, id, name);
+}
+
+int eo_store_board_count(eo_store *s, int64_t pool_id, int64_t *n)
+{
+    if (s == NULL || n == NULL)
+        return EO_EINVAL;
+    return s->ops->board_count(s, pool_id, n);
+}
+
+int eo_store_board_each(eo_store *s, int64_t pool_id, const char *q, int64_t offset,
+                        int64_t limit,
+                        int (*fn)(void *ctx, int64_t rank, const char *id, const char *name,
+                                  const eo_player_row *row),
+                        void *ctx)
+{
+    if (s == NULL || fn == NULL || offset < 0 || limit <= 0)
+        return EO_EINVAL;
+    return s->ops->board_each(s, pool_id, q, offset, limit, fn, ctx);
+}
+
+int eo_store_board_rank(eo_store *s, int64_t pool_id, const char *id, int64_t *rank)
+{
+    if (s == NULL || id == NULL || rank == NULL)
+        return EO_EINVAL;
+    return s->ops->board_rank(s, pool_id, id, rank);
+}
+
+int eo_store_history_each(eo_store *s, int64_t pool_id, const char *id, int64_t since,
+                          int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx)
+{
+    if (s == NULL || id == NULL || fn == NULL || limit <= 0)
+        return EO_EINVAL;
+    return s->ops->history_each(s, pool_id, id, since, limit, fn, ctx);
+}
+
+int eo_store_rounds_each(eo_store *s, int64_t pool_id, int64_t offset, int64_t limit,
+                         int (*fn)(void *ctx, const eo_round_item *r), void *ctx)
+{
+    if (s == NULL || fn == NULL || offset < 0 || limit <= 0)
+        return EO_EINVAL;
+    return s->ops->rounds_each(s, pool_id, offset, limit, fn, ctx);
+}
+
+int eo_store_player_rounds_each(eo_store *s, int64_t pool_id, const char *id, int64_t offset,
+                                int64_t limit,
+                                int (*fn)(void *ctx, const eo_round_item *r,
+                                          const eo_member_ix *m),
+                                void *ctx)
+{
+    if (s == NULL || id == NULL || fn == NULL || offset < 0 || limit <= 0)
+        return EO_EINVAL;
+    return s->ops->player_rounds_each(s, pool_id, id, offset, limit, fn, ctx);
+}
+
+int eo_store_round_get(eo_store *s, int64_t pool_id, const char *round_id,
+                       int (*fn)(void *ctx, const eo_round_item *r), void *ctx)
+{
+    if (s == NULL || round_id == NULL || fn == NULL)
+        return EO_EINVAL;
+    return s->ops->round_get(s, pool_id, round_id, fn, ctx);
+}
+
+int eo_store_health_each(eo_store *s, int64_t pool_id, int64_t from_day,
+                         int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                         void *ctx)
+{
+    if (s == NULL || fn == NULL)
+        return EO_EINVAL;
+    return s->ops->health_each(s, pool_id, from_day, fn, ctx);
+}
+
 void eo_store_remove(const char *location)
 {
     static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};

@@ -48,6 +48,37 @@ typedef struct eo__store_ops {
                           int64_t limit,
                           int (*fn)(void *ctx, const char *player, const eo_player_row *row),
                           void *ctx);
+    int (*player_put_played)(eo_store *s, int64_t pool_id, const char *id,
+                             const eo_player_row *row, const char *name, int64_t n,
+                             int64_t *prev);
+    int (*player_last)(eo_store *s, int64_t pool_id, const char *id, int64_t *last);
+    int (*player_link)(eo_store *s, int64_t pool_id, const char *id, const char *name,
+                       int64_t last, int64_t prev);
+    int (*round_ix_put)(eo_store *s, int64_t pool_id, const eo_round_ix *r,
+                        const char *const *ids, const eo_member_ix *m, size_t count);
+    int (*round_ix_last)(eo_store *s, int64_t pool_id, eo_round_ix *out);
+    int (*health_add)(eo_store *s, int64_t pool_id, int64_t day, int bin, const eo_eval_sums *d);
+    int (*player_name_get)(eo_store *s, int64_t pool_id, const char *id, char **name);
+    int (*board_count)(eo_store *s, int64_t pool_id, int64_t *n);
+    int (*board_each)(eo_store *s, int64_t pool_id, const char *q, int64_t offset, int64_t limit,
+                      int (*fn)(void *ctx, int64_t rank, const char *id, const char *name,
+                                const eo_player_row *row),
+                      void *ctx);
+    int (*board_rank)(eo_store *s, int64_t pool_id, const char *id, int64_t *rank);
+    int (*history_each)(eo_store *s, int64_t pool_id, const char *id, int64_t since,
+                        int64_t limit, int (*fn)(void *ctx, const eo_member_ix *m), void *ctx);
+    int (*rounds_each)(eo_store *s, int64_t pool_id, int64_t offset, int64_t limit,
+                       int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
+    int (*player_rounds_each)(eo_store *s, int64_t pool_id, const char *id, int64_t offset,
+                              int64_t limit,
+                              int (*fn)(void *ctx, const eo_round_item *r,
+                                        const eo_member_ix *m),
+                              void *ctx);
+    int (*round_get)(eo_store *s, int64_t pool_id, const char *round_id,
+                     int (*fn)(void *ctx, const eo_round_item *r), void *ctx);
+    int (*health_each)(eo_store *s, int64_t pool_id, int64_t from_day,
+                       int (*fn)(void *ctx, int64_t day, int bin, const eo_eval_sums *d),
+                       void *ctx);
     int (*mm_put)(eo_store *s, eo_mm_kind kind, const eo_mm_row *row);
     int (*mm_set)(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
                   const char *doc, int64_t updated_at);

@@ -357,7 +357,7 @@ static void test_head(void **state)
     assert_null(strstr(a, "\"id\""));
     free(a);
     snprintf(req, sizeof req,
-             "HEAD /v1/pools/default/rounds HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
+             "HEAD /v1/pools/default/splits HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
              "%s\r\nConnection: close\r\n\r\n", s.server_key);
     a = e2e_raw_exchange(&s, NULL, req, 3000);
     assert_non_null(strstr(a, "HTTP/1.1 405"));

@@ -126,7 +126,7 @@ int e2e_start(e2e_server *s, const char *const *extra)
     /* Read stdout until the listening line (ASan builds start slowly: allow 30 s). */
     char line[512];
     size_t len = 0;
-    long long deadline = now_ms() + 30000;
+    long long deadline = now_ms() + 1000LL * (s->start_s ? s->start_s : 30);
     while (now_ms() < deadline) {
         struct pollfd p = {s->out_fd, POLLIN, 0};
         int pr = poll(&p, 1, 100);
@@ -295,6 +295,9 @@ static size_t on_header(char *data, size_t sz, size_t nm, void *ud)
     header_value(data, n, "Content-Type", r->ctype, sizeof r->ctype);
     header_value(data, n, "Allow", r->allow, sizeof r->allow);
     header_value(data, n, "Retry-After", r->retry_after, sizeof r->retry_after);
+    header_value(data, n, "ETag", r->etag, sizeof r->etag);
+    header_value(data, n, "Cache-Control", r->cache, sizeof r->cache);
+    header_value(data, n, "Content-Security-Policy", r->csp, sizeof r->csp);
     return n;
 }
 

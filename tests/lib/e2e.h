@@ -21,6 +21,8 @@ typedef struct e2e_server {
     char server_key[65];
     char admin_key[65];
     unsigned run_uid;   /* > 0: the child runs as this user id and group (root tests only) */
+    unsigned start_s;   /* how long e2e_start() waits for the listening line (0: 30 s); a
+                           store of a million rounds takes minutes to fold */
 } e2e_server;
 
 /* Makes a temporary directory with a keys file (mode 0600, fresh random keys). 0 or -1. */
@@ -49,6 +51,9 @@ typedef struct e2e_resp {
     char ctype[128];
     char allow[64];
     char retry_after[16];
+    char etag[64];
+    char cache[64];    /* Cache-Control */
+    char csp[256];     /* Content-Security-Policy */
 } e2e_resp;
 
 /* Sends one request. @p key: bearer key or NULL (no Authorization). @p ctype NULL means

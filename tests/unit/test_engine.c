@@ -1028,6 +1028,154 @@ static void test_error_mapping(void **state)
     assert_int_equal(eo_engine_fail(NULL, EO_OP_ANY, EO_EIO, NULL, "x"), EO_EIO);
 }
 
+
+/* The read indexes as text, for comparing two states of a store; with @p ratings the players'
+ * ratings too. */
+static char *indexes_text(const char *path, bool ratings)
+{
+    const char *sql[] = {
+        "SELECT n, seq, round_id, at, started_at, ended_at, map, p_a, winner, hex(members) "
+        "FROM round_ix ORDER BY pool_id, n",
+        "SELECT day, bin, rounds, draws, stomps, margin, decided, logloss, brier, p, a_wins, "
+        "members, rating, rating2, delta FROM health ORDER BY pool_id, day, bin",
+        ratings ? "SELECT player_id, name, name_key, last_n, prev_n, rating FROM players "
+                  "ORDER BY pool_id, player_id"
+                : "SELECT player_id, name, name_key, last_n, prev_n FROM players "
+                  "ORDER BY pool_id, player_id"};
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    size_t len = 0, cap = 1 << 16;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    for (size_t q = 0; q < sizeof sql / sizeof sql[0]; q++) {
+        sqlite3_stmt *st = NULL;
+        assert_int_equal(sqlite3_prepare_v2(db, sql[q], -1, &st, NULL), SQLITE_OK);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(st); c++) {
+                const char *t = (const char *)sqlite3_column_text(st, c);
+                size_t n = t ? strlen(t) : 1;
+                while (len + n + 2 > cap)
+                    assert_non_null(out = realloc(out, cap *= 2));
+                memcpy(out + len, t ? t : "-", n);
+                len += n;
+                out[len++] = c + 1 < sqlite3_column_count(st) ? '|' : '\n';
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    out[len] = '\0';
+    sqlite3_close(db);
+    return out;
+}
+
+/* Rounds of a generated log, names on some: round @p k's JSON text (the caller's). */
+static char *gen_round(eo_gen *g, int k)
+{
+    eo_round r;
+    char names[2][16];
+    eo_gen_next(g, &r);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(names[i], sizeof names[i], "N%d", (k / 100) % 7);
+        r.team[0][i].name = k % 3 ? names[i] : NULL;
+    }
+    json_t *o = eo_round_to_json(&r);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return text;
+}
+
+/* Rounds @p from to @p to of the generated log through engine @p e, one transaction. */
+static void rate_rounds(eo_engine *e, eo_gen *g, int from, int to)
+{
+    eo_engine_error err;
+    assert_int_equal(eo_engine_begin(e), 0);
+    for (int k = from; k < to; k++) {
+        char *text = gen_round(g, k), *resp = NULL;
+        json_t *o = js(text);
+        int replayed = 0;
+        assert_int_equal(eo_engine_round(e, "arena", o, NOW + k, &resp, &replayed, &err), 0);
+        free(resp);
+        free(text);
+        json_decref(o);
+    }
+    assert_int_equal(eo_engine_commit(e), 0);
+}
+
+static eo_gen *small_gen(void)
+{
+    eo_gen_config gc;
+    eo_gen_config_default(&gc);
+    gc.players = 60;
+    gc.team_min = gc.team_max = 2;
+    eo_gen *g = NULL;
+    assert_int_equal(eo_gen_create(&gc, &g), 0);
+    return g;
+}
+
+#define INDEX_ROUNDS 4500 /* more than two chunks of the open's indexing */
+
+/* Rounds logged before the indexes are indexed when the engine opens the store, a few thousand
+ * per transaction, to exactly what was written round by round: with none of them indexed, and
+ * with the first ones indexed already (each player's chain picks up from his row). */
+static void test_indexes_at_open(void **state)
+{
+    fixture *f = *state;
+    eo_gen *g = small_gen();
+    rate_rounds(f->e, g, 0, INDEX_ROUNDS);
+    eo_gen_destroy(g);
+    eo_engine_close(f->e);
+    f->e = NULL;
+    char *live = indexes_text(f->path, true);
+    /* None indexed: a store migrated to the indexes, before its engine opened. */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "DELETE FROM round_ix; DELETE FROM health; UPDATE players "
+                                      "SET last_n = 0, prev_n = 0, name = NULL, name_key = NULL",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    reopen(f);
+    char *built = indexes_text(f->path, true);
+    assert_string_equal(live, built);
+    free(built);
+    free(live);
+    live = indexes_text(f->path, false);
+    /* The first 2000 rated (and indexed), the rest only logged: the open indexes the rest. */
+    char other[64];
+    snprintf(other, sizeof other, "/tmp/eo_test_engine_XXXXXX");
+    int fd = mkstemp(other);
+    assert_true(fd >= 0);
+    close(fd);
+    eo_engine *e = test_engine_open(other, 0);
+    eo_engine_error err;
+    assert_int_equal(eo_engine_pool_create(e, "arena", "synelo", NULL, NOW, &err), 0);
+    g = small_gen();
+    rate_rounds(e, g, 0, 2000);
+    eo_store *st = eo_engine_store(e);
+    assert_int_equal(eo_store_begin(st), 0);
+    for (int k = 2000; k < INDEX_ROUNDS; k++) {
+        char *text = gen_round(g, k), *canon = NULL;
+        json_t *o = js(text);
+        assert_int_equal(eo_round_canonical(o, &canon), 0);
+        const char *id = json_string_value(json_object_get(o, "id"));
+        assert_int_equal(eo_store_log_append(st, 1, EO_LOG_ROUND, id, canon, "{}", NOW + k, NULL),
+                         0);
+        free(canon);
+        free(text);
+        json_decref(o);
+    }
+    assert_int_equal(eo_store_commit(st), 0);
+    eo_gen_destroy(g);
+    eo_engine_close(e);
+    eo_engine_close(test_engine_open(other, 0));
+    /* The fold does not write rows: ratings in `other` stay as of round 2000, so they are
+     * left out of the comparison. */
+    built = indexes_text(other, false);
+    assert_string_equal(live, built);
+    free(built);
+    free(live);
+    test_store_remove(other);
+}
+
 int main(void)
 {
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1052,6 +1200,7 @@ int main(void)
         CASE(test_isolated_failure),
         CASE(test_ranges),
         CASE(test_fold_outside_range),
+        CASE(test_indexes_at_open),
     };
 #undef CASE
     return cmocka_run_group_tests_name("engine", tests, NULL, NULL);

@@ -246,12 +246,93 @@ static void experience(void **state)
     eo_eval_destroy(ev);
 }
 
+
+/* Sums kept per span add up to eo_eval's figures over the same rounds: split the rounds into
+ * three spans at random, add their sums, and compare (bins too). */
+static void sums_equal_eval(void **state)
+{
+    (void)state;
+    eo_eval *ev = NULL;
+    assert_int_equal(eo_eval_create(&ev), 0);
+    eo_eval_sums span[3], total, bins[EO_EVAL_CALIB_BINS];
+    memset(span, 0, sizeof span);
+    memset(&total, 0, sizeof total);
+    memset(bins, 0, sizeof bins);
+    uint64_t x = 42;
+    for (int i = 0; i < 500; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        double p = (double)(x >> 11) * 0x1.0p-53;
+        eo_winner w = (x >> 3) % 17 == 0 ? EO_DRAW : (x >> 7) % 100 < 100 * p ? EO_WIN_A : EO_WIN_B;
+        if (i == 7)
+            p = 1.0; /* the last bin holds 1 */
+        assert_int_equal(eo_eval_add(ev, p, w, 0.0), 0);
+        eo_eval_sums one;
+        memset(&one, 0, sizeof one);
+        assert_int_equal(eo_eval_sums_round(&one, p, w), 0);
+        eo_eval_sums_add(&span[i % 3], &one);
+        eo_eval_sums_add(&bins[eo_eval_bin_index(p)], &one);
+    }
+    for (int k = 0; k < 3; k++)
+        eo_eval_sums_add(&total, &span[k]);
+    eo_eval_result r;
+    assert_int_equal(eo_eval_get(ev, &r), 0);
+    eo_eval_span f;
+    eo_eval_span_of(&total, &f);
+    assert_int_equal(f.rounds, r.scored);
+    assert_int_equal(f.draws, r.draws);
+    assert_int_equal(f.all.count, r.all.count);
+    assert_true(fabs(f.all.brier - r.all.brier) < 1e-12);
+    assert_true(fabs(f.all.logloss - r.all.logloss) < 1e-12);
+    assert_true(fabs(f.all.accuracy - r.all.accuracy) < 1e-12);
+    for (int b = 0; b < EO_EVAL_CALIB_BINS; b++) {
+        eo_eval_bin got;
+        eo_eval_bin_of_sums(b, &bins[b], &got);
+        assert_int_equal(got.count, r.calib[b].count);
+        assert_true(got.from == r.calib[b].from && got.to == r.calib[b].to);
+        if (got.count > 0) {
+            assert_true(fabs(got.mean_p - r.calib[b].mean_p) < 1e-12);
+            assert_true(fabs(got.win_rate - r.calib[b].win_rate) < 1e-12);
+        } else {
+            assert_true(isnan(got.mean_p));
+        }
+    }
+    assert_int_equal(r.calib[EO_EVAL_CALIB_BINS - 1].count > 0, 1);
+    eo_eval_destroy(ev);
+}
+
+/* The balance and drift figures of a span, by hand. */
+static void span_figures(void **state)
+{
+    (void)state;
+    eo_eval_sums s;
+    memset(&s, 0, sizeof s);
+    eo_eval_span f;
+    eo_eval_span_of(&s, &f);
+    assert_true(isnan(f.margin) && isnan(f.stomp_share) && isnan(f.rating_mean));
+    assert_int_equal(eo_eval_sums_round(&s, 0.5, EO_WIN_A), 0);
+    assert_int_equal(eo_eval_sums_round(&s, 0.85, EO_DRAW), 0); /* a stomp; margin 0.35 */
+    assert_int_equal(eo_eval_sums_round(&s, 0.2, EO_WIN_B), 0); /* 0.3 is not more than 0.3 */
+    assert_int_equal(eo_eval_sums_round(&s, 1.5, EO_WIN_B), EO_EINVAL);
+    assert_int_equal(eo_eval_sums_round(&s, NAN, EO_WIN_B), EO_EINVAL);
+    assert_int_equal(eo_eval_sums_round(&s, 0.5, (eo_winner)7), EO_EINVAL);
+    eo_eval_sums_member(&s, 1000, 10);
+    eo_eval_sums_member(&s, 1200, -4);
+    eo_eval_span_of(&s, &f);
+    assert_int_equal(f.rounds, 3);
+    assert_int_equal(f.draws, 1);
+    assert_true(fabs(f.margin - (0.0 + 0.35 + 0.3) / 3) < 1e-15);
+    assert_true(fabs(f.stomp_share - 1.0 / 3) < 1e-15);
+    assert_true(f.rating_mean == 1100 && f.rating_sd == 100 && f.delta_mean == 3);
+    assert_int_equal(f.all.count, 2); /* the draw is left out */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(empty_is_nan),    cmocka_unit_test(ten_rounds),
         cmocka_unit_test(tight_rounds_up), cmocka_unit_test(bad_input),
-        cmocka_unit_test(experience),
+        cmocka_unit_test(experience),      cmocka_unit_test(sums_equal_eval),
+        cmocka_unit_test(span_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

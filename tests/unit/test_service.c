@@ -90,11 +90,19 @@ static void test_route_match(void **state)
     eo__route_match("POST", "/v1/pools/a/maps", &m);
     assert_string_equal(route_of(&m), "none");
     assert_string_equal(m.allow, "GET, HEAD");
-    eo__route_match("GET", "/v1/pools/a/rounds", &m);
+    eo__route_match("DELETE", "/v1/pools/a/rounds", &m);
     assert_string_equal(route_of(&m), "none");
-    assert_string_equal(m.allow, "POST");
+    assert_string_equal(m.allow, "GET, HEAD, POST");
+    eo__route_match("GET", "/v1/pools/a/rounds", &m);
+    assert_string_equal(route_of(&m), "GET /v1/pools/{pool}/rounds");
+    /* The dashboard's pages: "/" has no segment. */
+    eo__route_match("GET", "/", &m);
+    assert_string_equal(route_of(&m), "GET /");
+    eo__route_match("GET", "/pools/a/players/b", &m);
+    assert_string_equal(route_of(&m), "GET /pools/{pool}/players/{id}");
+    assert_string_equal(eo__path_param(&m, "id"), "b");
     /* Not routes at all. */
-    const char *none[] = {"", "/", "/v1", "/v1/pools/", "/v1/pools/a", "/v1/pools//rounds",
+    const char *none[] = {"", "//", "/v1", "/v1/pools/", "/v1/pools/a", "/v1/pools//rounds",
                           "/v1/pools/a/players", "/v1/pools/a/players/x/y", "/v2/pools",
                           "/healthz/", "v1/pools"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {

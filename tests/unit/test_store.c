@@ -3,6 +3,7 @@
  * Backend-specific cases (file formats) follow in their own table.
  * Expected values are the values written by each case itself (round trips), the ordering rules
  * of eo_store.h (seq from 1 per pool, pools by name) and the error codes it documents. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -925,6 +926,359 @@ static void test_sqlite_sync_full(void **state)
     eo_pool_row_free(&row);
 }
 
+
+/* ---- read indexes (docs/STORE.md "Read indexes") ----------------------------------------- */
+
+/* Round @p n of pool @p pool: logged, its members' rows written (each with his name when given,
+ * the chain linked) and indexed, as the engine does. @p ids: A's then B's (@p na of A). */
+static void play(eo_store *s, int64_t pool, int64_t n, const char *const *ids, size_t count,
+                 size_t na, const char *const *names, double p_a, eo_winner w, int64_t at)
+{
+    char rid[16];
+    snprintf(rid, sizeof rid, "r%lld", (long long)n);
+    int64_t seq = 0;
+    assert_int_equal(eo_store_log_append(s, pool, EO_LOG_ROUND, rid, "{}", "{}", at, &seq), 0);
+    eo_member_ix m[8];
+    assert_true(count <= 8);
+    for (size_t i = 0; i < count; i++) {
+        bool a = i < na;
+        eo_player_row row = {.rating = 1000.0 + (double)n * (a ? 1 : -1), .rounds = (uint32_t)n,
+                             .visible = n >= 2, .last_ended_at = at};
+        m[i] = (eo_member_ix){.team = a ? 0 : 1, .pos = (int)(a ? i : i - na),
+                              .rating = row.rating, .delta = a ? 1 : -1, .mu = row.rating,
+                              .sigma = 0.5, .rounds = row.rounds, .visible = row.visible,
+                              .weight = 0.25 * (double)(i + 1)};
+        assert_int_equal(eo_store_player_put_played(s, pool, ids[i], &row,
+                                                    names ? names[i] : NULL, n, &m[i].prev), 0);
+    }
+    eo_round_ix ix = {.n = n, .seq = seq, .round_id = rid, .at = at, .started_at = at - 300,
+                      .ended_at = at, .map = "well", .p_a = p_a, .winner = w};
+    assert_int_equal(eo_store_round_ix_put(s, pool, &ix, ids, m, count), 0);
+}
+
+typedef struct got_rounds {
+    int64_t n[8];
+    size_t count;
+    double weight1; /* the second member's share in the first round seen */
+    int64_t prev[8];
+} got_rounds;
+
+static int got_round(void *ctx, const eo_round_item *r)
+{
+    got_rounds *g = ctx;
+    if (g->count == 0)
+        g->weight1 = r->members[1].weight;
+    assert_string_equal(r->ix->map, "well");
+    g->n[g->count++] = r->ix->n;
+    return 0;
+}
+
+static int got_player_round(void *ctx, const eo_round_item *r, const eo_member_ix *m)
+{
+    got_rounds *g = ctx;
+    g->prev[g->count] = m->prev;
+    return got_round(ctx, r);
+}
+
+static int got_point(void *ctx, const eo_member_ix *m)
+{
+    got_rounds *g = ctx;
+    g->prev[g->count] = m->prev;
+    g->n[g->count++] = m->n;
+    return 0;
+}
+
+static void test_read_index_rounds(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    const char *ab[] = {"a", "b"}, *ac[] = {"a", "c"}, *bc[] = {"b", "c"};
+    assert_int_equal(eo_store_begin(f->s), 0);
+    play(f->s, p, 1, ab, 2, 1, NULL, 0.5, EO_WIN_A, 1763800000);
+    play(f->s, p, 2, bc, 2, 1, NULL, 0.6, EO_WIN_B, 1763900000);
+    play(f->s, p, 3, ac, 2, 1, NULL, 0.4, EO_DRAW, 1764000000);
+    assert_int_equal(eo_store_commit(f->s), 0);
+    eo_round_ix last;
+    assert_int_equal(eo_store_round_ix_last(f->s, p, &last), 0);
+    assert_int_equal(last.n, 3);
+    assert_true(last.p_a == 0.4 && last.winner == EO_DRAW);
+    /* newest first, from an offset */
+    got_rounds g = {.count = 0};
+    assert_int_equal(eo_store_rounds_each(f->s, p, 1, 5, got_round, &g), 0);
+    assert_int_equal(g.count, 2);
+    assert_true(g.n[0] == 2 && g.n[1] == 1 && g.weight1 == 0.5);
+    /* one round by id; an unknown one */
+    g.count = 0;
+    assert_int_equal(eo_store_round_get(f->s, p, "r2", got_round, &g), 0);
+    assert_true(g.count == 1 && g.n[0] == 2);
+    assert_int_equal(eo_store_round_get(f->s, p, "r9", got_round, &g), EO_ENOTFOUND);
+    /* a player's rounds: newest first, each linked to his round before */
+    g.count = 0;
+    assert_int_equal(eo_store_player_rounds_each(f->s, p, "a", 0, 10, got_player_round, &g), 0);
+    assert_true(g.count == 2 && g.n[0] == 3 && g.n[1] == 1 && g.prev[0] == 1 && g.prev[1] == 0);
+    /* his history: oldest first; since and limit keep the latest */
+    g.count = 0;
+    assert_int_equal(eo_store_history_each(f->s, p, "c", 0, 10, got_point, &g), 0);
+    assert_true(g.count == 2 && g.n[0] == 2 && g.n[1] == 3);
+    g.count = 0;
+    assert_int_equal(eo_store_history_each(f->s, p, "c", 1763950000, 10, got_point, &g), 0);
+    assert_true(g.count == 1 && g.n[0] == 3);
+    g.count = 0;
+    assert_int_equal(eo_store_history_each(f->s, p, "b", 0, 1, got_point, &g), 0);
+    assert_true(g.count == 1 && g.n[0] == 2);
+    g.count = 0;
+    assert_int_equal(eo_store_history_each(f->s, p, "nobody", 0, 10, got_point, &g), 0);
+    assert_int_equal(g.count, 0);
+    /* a damaged blob is told, not read past */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->loc, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE round_ix SET members = x'0100ff' WHERE n = 3", NULL,
+                                  NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(eo_store_history_each(f->s, p, "a", 0, 10, got_point, &g), EO_EIO);
+    assert_int_equal(eo_store_rounds_each(f->s, p, 0, 1, got_round, &g), EO_EIO);
+}
+
+typedef struct got_board {
+    char ids[8][8];
+    int64_t ranks[8];
+    char names[8][16];
+    size_t n;
+} got_board;
+
+static int got_row(void *ctx, int64_t rank, const char *id, const char *name,
+                   const eo_player_row *row)
+{
+    got_board *b = ctx;
+    assert_true(row->visible);
+    snprintf(b->ids[b->n], sizeof b->ids[b->n], "%s", id);
+    snprintf(b->names[b->n], sizeof b->names[b->n], "%s", name ? name : "-");
+    b->ranks[b->n++] = rank;
+    return 0;
+}
+
+static void test_read_index_board(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    static const struct {
+        const char *id, *name;
+        double rating;
+        bool visible;
+    } pl[] = {{"p1", "Zed", 1500, true}, {"p2", "zoe", 1500, true}, {"p3", NULL, 1400, true},
+              {"p4", "Zack", 1600, false}, {"q5", "Amy", 900, true}};
+    for (int i = 0; i < 5; i++) {
+        eo_player_row row = {.rating = pl[i].rating, .visible = pl[i].visible};
+        int64_t prev;
+        assert_int_equal(eo_store_player_put_played(f->s, p, pl[i].id, &row, pl[i].name, i + 1,
+                                                    &prev), 0);
+    }
+    int64_t n = 0, rank = 0;
+    assert_int_equal(eo_store_board_count(f->s, p, &n), 0);
+    assert_int_equal(n, 4);
+    /* by display, ties by id; invisible players are not on it */
+    got_board b = {.n = 0};
+    assert_int_equal(eo_store_board_each(f->s, p, NULL, 0, 10, got_row, &b), 0);
+    assert_int_equal(b.n, 4);
+    assert_string_equal(b.ids[0], "p1");
+    assert_string_equal(b.ids[1], "p2");
+    assert_string_equal(b.ids[3], "q5");
+    assert_string_equal(b.names[1], "zoe");
+    assert_string_equal(b.names[2], "-");
+    b.n = 0;
+    assert_int_equal(eo_store_board_each(f->s, p, NULL, 2, 1, got_row, &b), 0);
+    assert_true(b.n == 1 && b.ranks[0] == 3);
+    /* search: a name's start in any ASCII case, or an id's start; ranks on the whole board */
+    b.n = 0;
+    assert_int_equal(eo_store_board_each(f->s, p, "Z", 0, 10, got_row, &b), 0);
+    assert_true(b.n == 2 && b.ranks[0] == 1 && b.ranks[1] == 2);
+    b.n = 0;
+    assert_int_equal(eo_store_board_each(f->s, p, "ZO", 0, 10, got_row, &b), 0);
+    assert_true(b.n == 1 && strcmp(b.ids[0], "p2") == 0);
+    b.n = 0;
+    assert_int_equal(eo_store_board_each(f->s, p, "q", 0, 10, got_row, &b), 0);
+    assert_true(b.n == 1 && b.ranks[0] == 4);
+    b.n = 0;
+    assert_int_equal(eo_store_board_each(f->s, p, "zack", 0, 10, got_row, &b), 0);
+    assert_int_equal(b.n, 0);
+    b.n = 0;
+    assert_int_equal(eo_store_board_each(f->s, p, "p", 1, 1, got_row, &b), 0);
+    assert_true(b.n == 1 && strcmp(b.ids[0], "p2") == 0);
+    assert_int_equal(eo_store_board_rank(f->s, p, "p3", &rank), 0);
+    assert_int_equal(rank, 3);
+    assert_int_equal(eo_store_board_rank(f->s, p, "p4", &rank), EO_ENOTFOUND);
+    /* a later round without a name keeps the name; a new one replaces it; a link does too,
+     * and it changes neither rating nor rank */
+    eo_player_row row = {.rating = 1500, .visible = true};
+    int64_t prev = 0;
+    assert_int_equal(eo_store_player_put_played(f->s, p, "p1", &row, NULL, 9, &prev), 0);
+    assert_int_equal(prev, 1);
+    char *name = NULL;
+    assert_int_equal(eo_store_player_name_get(f->s, p, "p1", &name), 0);
+    assert_string_equal(name, "Zed");
+    free(name);
+    assert_int_equal(eo_store_player_link(f->s, p, "p1", "Zeddy", 12, 9), 0);
+    assert_int_equal(eo_store_player_name_get(f->s, p, "p1", &name), 0);
+    assert_string_equal(name, "Zeddy");
+    free(name);
+    assert_int_equal(eo_store_player_last(f->s, p, "p1", &n), 0);
+    assert_int_equal(n, 12);
+    assert_int_equal(eo_store_board_rank(f->s, p, "p1", &rank), 0);
+    assert_int_equal(rank, 1);
+    assert_int_equal(eo_store_player_name_get(f->s, p, "p3", &name), 0);
+    assert_null(name);
+    assert_int_equal(eo_store_player_name_get(f->s, p, "nobody", &name), EO_ENOTFOUND);
+    /* the board's size follows every way a row comes, goes or changes its visibility */
+    eo_player_row shown = {.rating = 1, .visible = true}, hidden = {.rating = 1};
+    assert_int_equal(eo_store_player_put(f->s, p, "p4", &shown), 0);
+    assert_int_equal(eo_store_player_put(f->s, p, "p9", &hidden), 0);
+    assert_int_equal(eo_store_board_count(f->s, p, &n), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(eo_store_player_delete(f->s, p, "p1"), 0);
+    assert_int_equal(eo_store_player_delete(f->s, p, "p9"), 0);
+    assert_int_equal(eo_store_player_put_played(f->s, p, "p2", &hidden, NULL, 20, &prev), 0);
+    assert_int_equal(eo_store_board_count(f->s, p, &n), 0);
+    assert_int_equal(n, 3);
+    int64_t other = make_pool(f->s, "other");
+    assert_int_equal(eo_store_board_count(f->s, other, &n), 0);
+    assert_int_equal(n, 0);
+}
+
+/* Player i of test_read_index_search: his id, name and rating (many ties). */
+#define SEARCH_PLAYERS 2400
+static void search_player(int i, char *id, char *name, double *rating)
+{
+    snprintf(id, 16, "p%04d", i);
+    snprintf(name, 16, i % 2 ? "Odd%d" : "even%d", i);
+    *rating = i % 97;
+}
+
+typedef struct got_page {
+    char ids[64][16];
+    int64_t ranks[64];
+    size_t n;
+} got_page;
+
+static int got_match(void *ctx, int64_t rank, const char *id, const char *name,
+                     const eo_player_row *row)
+{
+    (void)name;
+    got_page *g = ctx;
+    assert_true(row->visible && g->n < 64);
+    snprintf(g->ids[g->n], sizeof g->ids[g->n], "%s", id);
+    g->ranks[g->n++] = rank;
+    return 0;
+}
+
+typedef struct board_entry {
+    double rating;
+    char id[16], name[16];
+} board_entry;
+
+static int entry_order(const void *x, const void *y)
+{
+    const board_entry *a = x, *b = y;
+    return a->rating != b->rating ? (a->rating > b->rating ? -1 : 1) : strcmp(a->id, b->id);
+}
+
+/* Whether @p name starts with @p q in any ASCII case. */
+static bool name_starts(const char *name, const char *q)
+{
+    for (; *q != '\0'; name++, q++)
+        if (tolower((unsigned char)*name) != tolower((unsigned char)*q))
+            return false;
+    return true;
+}
+
+/* A search's page equals the board's matches counted in order, whether the matches are few
+ * (found by the indexes of ids and names) or many (found by a walk of the board). */
+static void test_read_index_search(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    static board_entry board[SEARCH_PLAYERS];
+    size_t nb = 0;
+    assert_int_equal(eo_store_begin(f->s), 0);
+    for (int i = 0; i < SEARCH_PLAYERS; i++) {
+        board_entry *e = &board[nb];
+        eo_player_row row = {.visible = i % 10 != 0};
+        int64_t prev;
+        search_player(i, e->id, e->name, &row.rating);
+        e->rating = row.rating;
+        assert_int_equal(eo_store_player_put_played(f->s, p, e->id, &row, e->name, 1, &prev), 0);
+        nb += row.visible;
+    }
+    /* a new name replaces the old one for search too; this one starts as his id does */
+    eo_player_row row = {.rating = board[0].rating, .visible = true};
+    int64_t prev;
+    assert_int_equal(eo_store_player_put_played(f->s, p, board[0].id, &row, "P0001 x", 2, &prev),
+                     0);
+    snprintf(board[0].name, sizeof board[0].name, "P0001 x");
+    assert_int_equal(eo_store_commit(f->s), 0);
+    qsort(board, nb, sizeof *board, entry_order);
+    static const struct {
+        const char *q;
+        int64_t offset, limit;
+    } cases[] = {{"ODD1", 0, 60},   {"odd1", 50, 60}, {"even2", 3, 5}, {"p00", 10, 20},
+                 {"p0001", 0, 5}, {"p", 2000, 60},  {"p", 0, 30},    {"o", 900, 40},
+                 {"", 1500, 10},    {"Odd9999", 0, 5}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        got_page want = {.n = 0}, got = {.n = 0};
+        int64_t found = 0;
+        for (size_t r = 0; r < nb && want.n < (size_t)cases[c].limit; r++)
+            if ((strncmp(board[r].id, cases[c].q, strlen(cases[c].q)) == 0 ||
+                 name_starts(board[r].name, cases[c].q)) &&
+                found++ >= cases[c].offset) {
+                snprintf(want.ids[want.n], sizeof want.ids[0], "%s", board[r].id);
+                want.ranks[want.n++] = (int64_t)r + 1;
+            }
+        assert_int_equal(eo_store_board_each(f->s, p, cases[c].q, cases[c].offset,
+                                             cases[c].limit, got_match, &got),
+                         0);
+        assert_int_equal(got.n, want.n);
+        for (size_t i = 0; i < got.n; i++) {
+            assert_string_equal(got.ids[i], want.ids[i]);
+            assert_int_equal(got.ranks[i], want.ranks[i]);
+        }
+    }
+}
+
+typedef struct got_health {
+    int64_t days[4];
+    int bins[4];
+    uint64_t rounds[4];
+    double brier[4];
+    size_t n;
+} got_health;
+
+static int got_sums(void *ctx, int64_t day, int bin, const eo_eval_sums *d)
+{
+    got_health *h = ctx;
+    h->days[h->n] = day;
+    h->bins[h->n] = bin;
+    h->rounds[h->n] = d->rounds;
+    h->brier[h->n++] = d->m.brier_sum;
+    return 0;
+}
+
+static void test_read_index_health(void **state)
+{
+    fixture *f = *state;
+    int64_t p = make_pool(f->s, "arena");
+    eo_eval_sums a = {.rounds = 1, .m = {.count = 1, .brier_sum = 0.25}};
+    eo_eval_sums b = {.rounds = 2, .m = {.count = 2, .brier_sum = 0.5}};
+    assert_int_equal(eo_store_health_add(f->s, p, 20400, 5, &a), 0);
+    assert_int_equal(eo_store_health_add(f->s, p, 20400, 5, &b), 0); /* adds */
+    assert_int_equal(eo_store_health_add(f->s, p, 20399, 9, &a), 0);
+    assert_int_equal(eo_store_health_add(f->s, p, 20401, 0, &a), 0);
+    assert_int_equal(eo_store_health_add(f->s, p, 20401, 10, &a), EO_EINVAL);
+    got_health h = {.n = 0};
+    assert_int_equal(eo_store_health_each(f->s, p, 20400, got_sums, &h), 0);
+    assert_int_equal(h.n, 2); /* from day 20400 on, by day */
+    assert_true(h.days[0] == 20400 && h.bins[0] == 5 && h.rounds[0] == 3 && h.brier[0] == 0.75);
+    assert_true(h.days[1] == 20401 && h.bins[1] == 0);
+}
+
 /* ---- matchmaking objects ---------------------------------------------------------------- */
 
 static eo_mm_row mm_row(const char *name, const char *owner, const char *status, bool live,
@@ -1048,6 +1402,9 @@ int main(void)
         CASE(test_reopen_keeps_everything),
         CASE(test_readonly_missing),
         CASE(test_seasons),
+        CASE(test_read_index_rounds),     CASE(test_read_index_board),
+        CASE(test_read_index_search),
+        CASE(test_read_index_health),
         CASE(test_mm_objects),
         cmocka_unit_test(test_bad_arguments),
     };

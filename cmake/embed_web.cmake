@@ -1,0 +1,37 @@
+# Writes OUT, a C file holding every file of DIR (the dashboard's web/) as a byte array, with
+# its content type and an ETag (the start of its SHA-1), for the service to serve
+# (src/service/pages.c). Run by the build: cmake -DDIR=... -DOUT=... -P embed_web.cmake
+file(GLOB names RELATIVE ${DIR} ${DIR}/*)
+list(SORT names)
+set(arrays "")
+set(table "")
+set(count 0)
+foreach(name ${names})
+  if(name MATCHES "\\.html$")
+    set(ctype "text/html; charset=utf-8")
+  elseif(name MATCHES "\\.js$")
+    set(ctype "text/javascript; charset=utf-8")
+  elseif(name MATCHES "\\.css$")
+    set(ctype "text/css; charset=utf-8")
+  elseif(name MATCHES "\\.svg$")
+    set(ctype "image/svg+xml")
+  else()
+    message(FATAL_ERROR "web/${name}: no content type for this kind of file")
+  endif()
+  file(READ ${DIR}/${name} hex HEX)
+  string(LENGTH "${hex}" hexlen)
+  if(hexlen EQUAL 0)
+    message(FATAL_ERROR "web/${name} is empty")
+  endif()
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){24})" "\\1\n    " bytes "${bytes}")
+  file(SHA1 ${DIR}/${name} sha)
+  string(SUBSTRING ${sha} 0 16 tag)
+  string(APPEND arrays "static const unsigned char file${count}[] = {\n    ${bytes}\n};\n")
+  string(APPEND table "    {\"${name}\", \"${ctype}\", file${count}, sizeof file${count}, \"\\\"${tag}\\\"\"},\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+file(WRITE ${OUT} "/* Generated from web/ by cmake/embed_web.cmake: do not edit. */\n"
+  "#include \"service/service.h\"\n\n${arrays}\n"
+  "const eo__web_file eo__web_files[] = {\n${table}};\n"
+  "const size_t eo__web_file_count = ${count};\n")
