@@ -8,6 +8,7 @@
 #include "core/buf.h"
 #include "core/strmap.h"
 #include "engine/engine_internal.h"
+#include "engine/seed.h"
 
 #define SECONDS_PER_DAY 86400
 
@@ -155,9 +156,9 @@ size_t eo__ix_backlog_size(const eo__ix_backlog *b)
 static link *link_of(eo_engine *e, int64_t pool_id, eo__ix_backlog *b, const char *id, int *rc)
 {
     size_t len = strlen(id);
-    uint64_t h = eo__strmap_hash(id, len);
-    if (b->ids == NULL)
-        b->ids = eo__strmap_create();
+    if (b->ids == NULL) /* ids come from clients: a secret seed, as a pool's own map has */
+        b->ids = eo__strmap_create(eo__seed_fresh(b));
+    uint64_t h = b->ids != NULL ? eo__strmap_hash(b->ids, id, len) : 0;
     int64_t i = b->ids != NULL ? eo__strmap_find(b->ids, id, len, h) : -1;
     if (b->ids != NULL && i < 0 && (i = eo__strmap_insert(b->ids, id, len, h)) >= 0) {
         link *v = eo__grow(b->links, &b->links_cap, (size_t)i + 1, sizeof *v);
