@@ -124,18 +124,23 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, eo_pool **out, eo_eng
                               params ? rerr.message : jerr.text);
     }
     json_decref(params);
+    return eo__engine_fold(e, row->id, row->name, &cfg, out, err);
+}
+
+int eo__engine_fold(eo_engine *e, int64_t id, const char *name, const eo_pool_config *cfg,
+                    eo_pool **out, eo_engine_error *err)
+{
     eo_pool *pool = NULL;
-    int rc = eo_pool_create(&cfg, &pool);
+    int rc = eo_pool_create(cfg, &pool);
     if (rc)
-        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
-                              "pool '%s': %s", row->name, eo_strerror(rc));
-    fold_ctx c = {pool, row->name, err};
-    rc = eo_store_log_each(e->store, row->id, 0, fold_one, &c);
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", name, eo_strerror(rc));
+    fold_ctx c = {pool, name, err};
+    rc = eo_store_log_each(e->store, id, 0, fold_one, &c);
     if (rc) {
         eo_pool_destroy(pool);
         /* log_each's own failures leave err unset; the callback's have filled it */
         if (err != NULL && err->status == 0)
-            eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", row->name,
+            eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", name,
                            eo_store_errmsg(e->store));
         return rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO;
     }

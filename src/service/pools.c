@@ -50,6 +50,9 @@ void eo__pools_destroy(eo__pools *p)
         snap_free(p->v[i].bias);
         eo__ratings_free(p->v[i].ratings);
     }
+    for (size_t i = 0; i < p->nretired; i++)
+        eo_model_release(p->retired[i]);
+    free(p->retired);
     free(p->v);
     p->v = NULL;
     p->n = p->cap = 0;
@@ -119,6 +122,28 @@ out:
     eo_model_release(model);
     eo__ratings_free(ratings);
     return rc;
+}
+
+int eo__pools_set_config(eo__pools *p, const char *name, const eo_pool_config *cfg)
+{
+    eo_model_ctx *model = NULL;
+    int rc = eo_model_prepare(&cfg->model, &model, NULL);
+    if (rc)
+        return rc;
+    pthread_rwlock_wrlock(&p->lock);
+    long i = find(p, name);
+    eo_model_ctx **r =
+        i >= 0 ? eo__grow(p->retired, &p->capretired, p->nretired + 1, sizeof *r) : NULL;
+    if (r != NULL) {
+        p->retired = r;
+        p->retired[p->nretired++] = (eo_model_ctx *)p->v[i].model;
+        p->v[i].cfg = *cfg;
+        p->v[i].model = model;
+        model = NULL;
+    }
+    pthread_rwlock_unlock(&p->lock);
+    eo_model_release(model); /* the new one, when nothing was replaced */
+    return i < 0 ? EO_ENOTFOUND : r == NULL ? EO_ENOMEM : 0;
 }
 
 /* The ratings table of pool @p name (stable: entries are never removed), or NULL. */

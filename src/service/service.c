@@ -136,7 +136,8 @@ static void destroy(struct eo_service *svc)
         pthread_setspecific(svc->split_key, NULL);
         pthread_key_delete(svc->split_key);
     }
-    eo__refits_destroy(&svc->refits);
+    eo__jobs_destroy(&svc->refits);
+    eo__tunes_destroy(&svc->tunes);
     eo__pools_destroy(&svc->pools);
     eo__auth_clear(&svc->auth);
     free(svc->db);
@@ -195,7 +196,7 @@ static struct eo_service *make_service(const eo_service_config *cfg, const eo_se
         !(svc->reader_key_ok = pthread_key_create(&svc->reader_key, close_reader) == 0) ||
         !(svc->req_key_ok = pthread_key_create(&svc->req_key, eo__req_cache_free) == 0) ||
         !(svc->split_key_ok = pthread_key_create(&svc->split_key, free_split_ws) == 0) ||
-        eo__refits_init(&svc->refits) != 0) {
+        eo__jobs_init(&svc->refits) != 0 || eo__tunes_init(&svc->tunes) != 0) {
         destroy(svc);
         return NULL;
     }
@@ -212,7 +213,11 @@ static int start_threads(struct eo_service *svc, eo_engine *e, char *err, size_t
         return rc;
     }
     rc = start_compute(svc, err, errlen);
+    if (rc == 0 && (rc = eo__tunes_schedule(svc)) != 0)
+        snprintf(err, errlen, "cannot start the tune schedule: %s", eo_strerror(rc));
     if (rc == 0 && (rc = eo__http_start(svc, err, errlen)) != 0)
+        eo__tunes_stop(&svc->tunes);
+    if (rc != 0 && svc->compute != NULL)
         eo__compute_stop(svc->compute);
     if (rc != 0)
         eo__writer_stop(svc->writer);
@@ -271,8 +276,10 @@ int eo_service_stop(eo_service *svc)
     eo__log_msg(&svc->log, EO_LOG_INFO, "draining");
     eo__http_stop(svc); /* waits for the requests parked at the compute pool or the writer */
     eo__compute_stop(svc->compute);
-    /* Refit jobs hand their result to the writer: they end before it does. */
-    eo__refits_stop(&svc->refits);
+    /* Refit jobs hand their result to the writer: they end before it does. Tune jobs and the
+     * schedule read only; they end here too. */
+    eo__jobs_stop(&svc->refits);
+    eo__tunes_stop(&svc->tunes);
     int rc = eo__writer_stop(svc->writer);
     svc->writer = NULL;
     eo__logline l;
