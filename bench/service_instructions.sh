@@ -4,7 +4,8 @@
 # connection, the same bytes every run. Instructions do not depend on what else the machine is
 # doing, so two builds can be compared on a shared, noisy machine where rates cannot
 # (bench/README.md, "Service").
-# Usage: bench/service_instructions.sh [BIN...]   (default build-bench/evenodds)
+# Usage: [ROUNDS=300] [SPLITS=1500] bench/service_instructions.sh [BIN...]
+#        (default build-bench/evenodds; ROUNDS=2000 SPLITS=0 isolates the rounds' path)
 # Prints per binary: total instructions, per request, and the ten costliest functions (self).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +37,7 @@ for bin in "$@"; do
     sleep 0.1
   done
   [ -n "$url" ] || { echo "service_instructions: $bin did not start:" >&2; cat "$tmp/err" >&2; exit 1; }
-  python3 - "$url" "$akey" "$skey" <<'PY'
+  python3 - "$url" "$akey" "$skey" "${ROUNDS:-300}" "${SPLITS:-1500}" <<'PY'
 import http.client, json, random, sys, urllib.parse
 u = urllib.parse.urlparse(sys.argv[1])
 c = http.client.HTTPConnection(u.hostname, u.port)
@@ -48,11 +49,11 @@ def post(path, body, key):
         sys.exit("service_instructions: %s answered %d" % (path, r.status))
 post("/v1/pools", {"name": "b", "model": "synelo", "params": {"kmax_team": 12}}, sys.argv[2])
 rnd = random.Random(5)
-for i in range(300):
+for i in range(int(sys.argv[4])):
     ids = rnd.sample(range(2000), 24)
     post("/v1/pools/b/rounds", {"id": "r%d" % i, "winner": rnd.choice("AB"),
          "A": ["p%d" % j for j in ids[:12]], "B": ["p%d" % j for j in ids[12:]]}, sys.argv[3])
-for i in range(1500):
+for i in range(int(sys.argv[5])):
     post("/v1/pools/b/splits", {"players": ["p%d" % j for j in rnd.sample(range(2000), 24)]},
          sys.argv[3])
 PY
@@ -60,6 +61,7 @@ PY
   wait "$pid" || true
   pid=""
   total=$(callgrind_annotate "$tmp/cg.out" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-  echo "$bin: $total instructions, $((total / 1800)) per request (1,800 requests, start and stop included)"
+  n=$((${ROUNDS:-300} + ${SPLITS:-1500}))
+  echo "$bin: $total instructions, $((total / n)) per request ($n requests, start and stop included)"
   callgrind_annotate "$tmp/cg.out" 2>/dev/null | grep -v 'PROGRAM TOTALS' | grep -E '^ *[0-9,]+ \(' | head -10 | sed 's/^/  /'
 done

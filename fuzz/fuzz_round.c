@@ -3,7 +3,8 @@
  * must keep decoding through its canonical text (a fixed point) and through eo_round_to_json():
  * the idempotency key depends on it. Its canonical text is at most 5 times the input
  * (docs/ROUNDS.md "How large a stored round can be"), and the length cap refuses it exactly
- * when it is longer than a line import reads.
+ * when it is longer than a line import reads. The service's request decoder accepts it unless
+ * its "session" is not an id, with the same canonical text.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +35,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *obj2 = json_loads(c1, EO_JSON_DECODE_FLAGS, &jerr);
     if (obj2 == NULL || eo_round_canonical(obj2, &c2) != 0 || strcmp(c1, c2) != 0)
         abort();
+    eo_round_request q;
+    const json_t *session = json_object_get(obj, "session");
+    int qrc = eo_round_request_from_json(obj, &q, &err);
+    if (qrc == 0 && (strcmp(q.canon, c1) != 0 || (session != NULL) != (q.session != NULL) ||
+                     (q.session != NULL && strcmp(q.session, json_string_value(session)) != 0)))
+        abort();
+    if (qrc != 0 && (qrc != EO_EINVAL || session == NULL || strcmp(err.field, "session") != 0))
+        abort(); /* only the session can refuse what eo_round_from_json() accepted */
+    eo_round_request_free(&q);
     json_t *back = eo_round_to_json(&r);
     eo_round r3;
     if (back == NULL || eo_round_from_json(back, &r3, &err) != 0)

@@ -6,7 +6,7 @@ pkgs="build-essential cmake pkg-config libmicrohttpd-dev libjansson-dev libsqlit
 case "$what" in
   run) ;;
   test) pkgs="$pkgs libcmocka-dev clang" ;;
-  bench) pkgs="$pkgs libcmocka-dev wrk valgrind python3" ;;
+  bench) pkgs="$pkgs libcmocka-dev wrk sqlite3 valgrind python3" ;;
   fuzz) pkgs="$pkgs libcmocka-dev clang libclang-rt-14-dev" ;;
   *) echo "usage: $0 [run|test|bench|fuzz]" >&2; exit 2 ;;
 esac

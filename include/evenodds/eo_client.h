@@ -210,6 +210,9 @@ typedef struct eo_client_round_info {
     int32_t time_left;         /**< s left on the map; < 0 none */
     uint32_t win_limit;
     uint32_t max_rounds;
+    /** The matchmaking session this round belongs to (eo_instance.h), or NULL: recorded as
+     *  the round's "session" (an id). */
+    const char *session;
 } eo_client_round_info;
 
 void eo_client_round_info_init(eo_client_round_info *info);

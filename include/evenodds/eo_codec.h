@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "eo_common.h"
+#include "eo_match.h"
 #include "eo_round.h"
 #include "eo_pool.h"
 #include "eo_fit.h" /* eo_refit_values(), which makes the values of a refit record */
@@ -98,23 +99,27 @@ int eo_round_text_check(const json_t *obj, size_t canon_len, eo_round_error *err
 
 /**
  * A round request decoded and checked where it arrives (the service's HTTP thread), so that the
- * writer only rates and stores it: the round, its canonical text and whether that text fits
- * the store (refused only when the round is new: a round logged before the cap, sent again,
- * still gets its first answer). Owned: release with eo_round_request_free().
+ * writer only rates and stores it: the round, its canonical text, the matchmaking session it
+ * names, and whether it may be stored if it is new (a round logged before, sent again, still
+ * gets its first answer: the length cap, or the service's checks of the session, apply to new
+ * rounds only). Owned: release with eo_round_request_free().
  */
 typedef struct eo_round_request {
     eo_round round;          /**< decoded and validated (eo_round_from_json()) */
     char *canon;             /**< the canonical text (eo_round_canonical()), malloc'd */
     size_t canon_len;
-    int text_rc;             /**< eo_round_text_check()'s: 0, or EO_ELIMIT with text_err */
+    char *session;           /**< "session": a string checked like an id, malloc'd; NULL none */
+    int text_rc;             /**< 0, or why a new round is refused (with text_err): EO_ELIMIT
+                                  from eo_round_text_check(), or a refusal the caller puts here */
     eo_round_error text_err;
 } eo_round_request;
 
 /**
- * Decodes a round request object: eo_round_from_json(), eo_round_canonical() and
- * eo_round_text_check() (kept in @p out, not returned). Returns 0; EO_EINVAL with @p err (the
- * round is invalid: the field and the message of eo_round_from_json()); EO_ENOMEM. On failure
- * @p out is zeroed.
+ * Decodes a round request object: eo_round_from_json(), eo_round_canonical(), the optional
+ * "session" (a string checked like an id; it stays in the canonical text like any other field)
+ * and eo_round_text_check() (kept in @p out, not returned). Returns 0; EO_EINVAL with @p err
+ * (the round is invalid: the field and the message of eo_round_from_json(), or "session");
+ * EO_ENOMEM. On failure @p out is zeroed.
  */
 int eo_round_request_from_json(const json_t *obj, eo_round_request *out, eo_round_error *err);
 
@@ -786,6 +791,192 @@ typedef struct eo_tune_job_view {
  *  "params" (the chosen configuration: what apply sets),"tune" (the figures),"applied",
  *  "stale" (done); "error","seconds" (failed)}. A new reference or NULL. */
 json_t *eo_tune_job_to_json(const eo_tune_job_view *v);
+
+/* ---- Matchmaking requests and documents (src/codec/mm_json.c; docs/MATCHMAKING.md) -------- */
+
+/** Limits of a queue's service settings: pass interval (ms), ticket expiry (s), ready check (s). */
+#define EO_QUEUE_INTERVAL_MIN_MS 10
+#define EO_QUEUE_INTERVAL_MAX_MS 60000
+#define EO_QUEUE_TTL_MAX_S 86400
+#define EO_QUEUE_READY_MAX_S 600
+/** Largest latency a ticket may give for a region, ms. */
+#define EO_TICKET_LATENCY_MAX_MS 100000
+/** Most queues an instance serves; longest instance address; most sessions an instance hosts. */
+#define EO_INSTANCE_QUEUES_MAX 16
+#define EO_INSTANCE_ADDRESS_MAX 255
+#define EO_INSTANCE_CAPACITY_MAX 1000000
+
+/**
+ * A queue (POST /v1/queues): its name, its pool (whose model rates and predicts), the
+ * matcher's configuration (eo_match.h: team size, widening steps, calibration), the names of
+ * its regions and maps (the matcher's indices into these lists), and the service's settings.
+ * map_field stays 0 here: the service sets it from the pool's map bias at each pass.
+ */
+typedef struct eo_queue_config {
+    char name[EO_ID_MAX + 1]; /**< eo_pool_name_check()'s rule (safe in URLs) */
+    char pool[EO_ID_MAX + 1];
+    eo_match_config match;
+    char regions[EO_MATCH_REGIONS_MAX][EO_ID_MAX + 1]; /**< match.nregions of them, distinct */
+    char maps[EO_MATCH_MAPS_MAX][EO_ID_MAX + 1];       /**< match.nmaps of them, distinct */
+    int64_t interval_ms;   /**< a pass every, EO_QUEUE_INTERVAL_MIN_MS..MAX; default 1000 */
+    int64_t ticket_ttl_s;  /**< a waiting ticket expires after, 1..EO_QUEUE_TTL_MAX_S; 600 */
+    int64_t ready_check_s; /**< 0: no ready check; else every player accepts within it */
+} eo_queue_config;
+
+/** Fills @p out with queue @p name of pool @p pool, @p team_size players a team and the
+ *  defaults (eo_match_config_default(), a pass a second, tickets expire after 600 s, no ready
+ *  check). 0 or EO_EINVAL. */
+int eo_queue_config_init(const char *name, const char *pool, int team_size, eo_queue_config *out);
+
+/** Reads what a queue creation must give before its defaults can be made: "name", "pool" and
+ *  "team_size" (0 or EO_EINVAL with @p err naming the field). */
+int eo_queue_head_from_json(const json_t *obj, char *name, char *pool, int *team_size,
+                            eo_request_error *err);
+
+/**
+ * Applies a queue request to @p cfg (a creation's defaults, or the queue as it is for a change):
+ * "team_size", "regions" (array of distinct ids), "maps" (array of distinct ids), "steps"
+ * (array of {"after" s, "window", "latency_ms", "p_max", "quality_min", "team_min"}, each
+ * member optional but "after"; a given array replaces the whole schedule), "linear",
+ * "sigma_z", "calib_rounds", "calib_sigma", "calib_window", "interval_ms", "ticket_ttl_s",
+ * "ready_check_s"; a creation also carries "name" and "pool" (as
+ * eo_queue_head_from_json() read them). A change (@p patch) may not give "name", "pool",
+ * "team_size" or "regions" (tickets waiting were read against them). The result passes
+ * eo_match_config_check() (its field names are the request's). Unknown fields are rejected.
+ * 0, or EO_EINVAL with @p err ("invalid_request", the field named) and @p cfg unchanged.
+ */
+int eo_queue_request_apply(const json_t *obj, bool patch, eo_queue_config *cfg,
+                           eo_request_error *err);
+
+/** The queue as a document: every member, in the request's names (what GET answers and what
+ *  the store keeps; eo_queue_request_apply() on it gives @p cfg back). NULL when out of memory. */
+json_t *eo_queue_config_to_json(const eo_queue_config *cfg);
+
+/** A decoded ticket request {"id"?, "players": [{"id", "latency"?: {"REGION": ms, …}}, …]}. */
+typedef struct eo_ticket_request {
+    char id[EO_ID_MAX + 1]; /**< the client's id, "" when none was given */
+    size_t nplayers;        /**< 1..the queue's team_size: a party, never split */
+    char players[EO_MATCH_TEAM_MAX][EO_ID_MAX + 1];
+    bool has_latency[EO_MATCH_TEAM_MAX]; /**< false: no measurement (every region at 0 ms) */
+    /** By the queue's region index: ms in [0, EO_TICKET_LATENCY_MAX_MS], or -1 for a region
+     *  the player gave no latency for (he cannot play there). */
+    double latency[EO_MATCH_TEAM_MAX][EO_MATCH_REGIONS_MAX];
+} eo_ticket_request;
+
+/**
+ * Decodes a ticket for queue @p q: "id" optional (an id), "players" 1..team_size objects with
+ * distinct ids. Errors (EO_EINVAL, @p err): a party larger than a team ("party_too_large",
+ * field "players"), a latency for a region the queue does not have ("unknown_region", field
+ * "players[1].latency.REGION"), a player twice ("players[2].id"), anything else malformed
+ * ("invalid_request"). Unknown fields are rejected.
+ */
+int eo_ticket_request_from_json(const json_t *obj, const eo_queue_config *q, eo_ticket_request *out,
+                                eo_request_error *err);
+
+/** The canonical text of a ticket's content (players and latencies, without the id): what an
+ *  idempotent repeat is compared with, and what the store keeps. *out malloc'd. 0 or
+ *  EO_ENOMEM. */
+int eo_ticket_request_text(const eo_ticket_request *r, const eo_queue_config *q, char **out);
+
+/** A decoded instance registration {"id", "queues": […], "address", "region"?, "capacity"?}. */
+typedef struct eo_instance_request {
+    char id[EO_ID_MAX + 1];
+    size_t nqueues; /**< 1..EO_INSTANCE_QUEUES_MAX, distinct */
+    char queues[EO_INSTANCE_QUEUES_MAX][EO_ID_MAX + 1];
+    char address[EO_INSTANCE_ADDRESS_MAX + 1]; /**< printable ASCII, no spaces ("host:port") */
+    char region[EO_ID_MAX + 1];                /**< "" when none */
+    int64_t capacity;                          /**< sessions at once, 1..; default 1 */
+} eo_instance_request;
+
+/** Decodes an instance registration. 0 or EO_EINVAL with @p err naming the field. */
+int eo_instance_request_from_json(const json_t *obj, eo_instance_request *out,
+                                  eo_request_error *err);
+
+/** The registration as a document (canonical: what a repeat is compared with, what the store
+ *  keeps, eo_instance_request_from_json() reads it back). NULL when out of memory. */
+json_t *eo_instance_request_to_json(const eo_instance_request *r);
+
+/** A decoded backfill request {"team": "A"|"B", "slots": n, "rating"?: mean}. */
+typedef struct eo_backfill_request {
+    uint8_t team;    /**< EO_BALANCE_A or EO_BALANCE_B */
+    int slots;       /**< 1..EO_MATCH_TEAM_MAX (the service checks the queue's team size) */
+    bool has_rating; /**< false: the service uses the session's mean */
+    double rating;   /**< the mean a joiner should have, |rating| <= 1e9 */
+} eo_backfill_request;
+
+/** Decodes a backfill request. 0 or EO_EINVAL with @p err naming the field. */
+int eo_backfill_request_from_json(const json_t *obj, eo_backfill_request *out,
+                                  eo_request_error *err);
+
+/** A decoded ready-check answer {"player"?: id, "accept": bool}; no player: the whole ticket. */
+typedef struct eo_ready_request {
+    char player[EO_ID_MAX + 1]; /**< "" for every player of the ticket */
+    bool accept;
+} eo_ready_request;
+
+/** Decodes a ready-check answer. 0 or EO_EINVAL with @p err naming the field. */
+int eo_ready_request_from_json(const json_t *obj, eo_ready_request *out, eo_request_error *err);
+
+/** One seat of a match: a player, his ticket, team and (once assigned) join secret. */
+typedef struct eo_mm_seat {
+    const char *player;
+    const char *ticket;
+    uint8_t team;       /**< EO_BALANCE_A or EO_BALANCE_B */
+    const char *secret; /**< NULL until the match has a session */
+} eo_mm_seat;
+
+/** A match as documents show it (a ticket's "match", a session's teams). */
+typedef struct eo_mm_match_view {
+    const char *id;
+    const char *queue;
+    const char *map;    /**< NULL: the queue has no maps */
+    const char *region; /**< NULL: the queue has no regions */
+    double p_a, quality;
+    int team_size;
+    const eo_mm_seat *seats;
+    size_t nseats;
+    int64_t formed_at; /**< Unix ms */
+} eo_mm_match_view;
+
+/** A ticket's document (GET /v1/tickets/{ticket}): status, and once matched the match; once
+ *  assigned the session, the instance's address and the ticket's players' seats and secrets. */
+typedef struct eo_ticket_view {
+    const char *id;
+    const char *queue;
+    const char *status; /**< queued, matched, assigned, cancelled, expired */
+    const char *reason; /**< why it was cancelled (NULL: asked) */
+    const char *const *players;
+    size_t nplayers;
+    int64_t created_at, updated_at; /**< Unix ms */
+    const eo_mm_match_view *match;  /**< NULL unless matched or assigned */
+    const bool *accepted;           /**< a ready check's per-seat answers (NULL: none), with */
+    int64_t ready_deadline;         /**< its deadline, Unix ms */
+    const char *session;            /**< assigned: the session, the instance and its address */
+    const char *instance;
+    const char *address;
+} eo_ticket_view;
+
+/** The ticket's document as JSON text: *out malloc'd (the caller's), *len (may be NULL) its
+ *  length. 0, EO_ENOMEM, or EO_EINVAL (a P(A) or quality that is not finite). */
+int eo_ticket_view_text(const eo_ticket_view *v, char **out, size_t *len);
+
+/** A session's document (what its instance polls): the match with every seat's secret. */
+typedef struct eo_session_view {
+    const char *id;
+    const char *instance;
+    const char *address;
+    const char *pool;
+    const char *status; /**< open, closed, lost */
+    const eo_mm_match_view *match;
+    int64_t created_at, updated_at; /**< Unix ms */
+    int backfill_team;              /**< the team a backfill request waits for (-1: none) */
+    int backfill_slots;             /**< its slots left */
+    double backfill_rating;
+    int64_t backfill_at; /**< when it was asked, Unix ms */
+} eo_session_view;
+
+/** The session's document as JSON text, as eo_ticket_view_text(). */
+int eo_session_view_text(const eo_session_view *v, char **out, size_t *len);
 
 #ifdef __cplusplus
 }

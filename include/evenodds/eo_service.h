@@ -92,6 +92,11 @@ typedef struct eo_service_config {
     size_t batch_max;           /**< most updates per commit (512) */
     unsigned drain_timeout_ms;  /**< how long stop waits for in-flight requests (10000) */
     unsigned store_flags;       /**< eo_store_open() flags for the writer (e.g. SYNC_FULL) */
+    /** A game-server instance that has not heartbeaten for this many ms is lost, and its open
+     *  sessions with it (10000; docs/MATCHMAKING.md "Instances"). */
+    unsigned mm_heartbeat_ms;
+    /** Finished tickets, sessions and instances stay readable this many seconds (86400). */
+    unsigned mm_keep_s;
     int log_level;              /**< EO_LOG_* (EO_LOG_INFO) */
     FILE *log;                  /**< logfmt sink (NULL: no logs) */
 } eo_service_config;

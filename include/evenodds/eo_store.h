@@ -27,7 +27,7 @@ typedef struct eo_store eo_store;
 
 /** Schema version this program writes; eo_store_open() migrates older stores up to it and refuses
  *  newer ones. */
-#define EO_STORE_SCHEMA_VERSION 6
+#define EO_STORE_SCHEMA_VERSION 7
 
 /** eo_store_open() flags. */
 enum {
@@ -240,6 +240,63 @@ int eo_store_standings_each(eo_store *s, int64_t pool_id, const char *season, in
                             int64_t limit,
                             int (*fn)(void *ctx, const char *player, const eo_player_row *row),
                             void *ctx);
+
+/* ---- Matchmaking: queues, tickets, instances and sessions (docs/MATCHMAKING.md) ---------- */
+
+/** The kinds of matchmaking objects; an object's name is unique within its kind. */
+typedef enum {
+    EO_MM_QUEUE = 0,
+    EO_MM_TICKET = 1,
+    EO_MM_INSTANCE = 2,
+    EO_MM_SESSION = 3
+} eo_mm_kind;
+
+#define EO_MM_STATUS_MAX 15 /**< bytes of a status word, without the NUL */
+#define EO_MM_TOKEN_MAX 64  /**< bytes of a token, without the NUL */
+
+/**
+ * One matchmaking object as stored. The writer keeps the live ones in memory and rebuilds them
+ * from these rows at start; pollers read @c doc without the writer.
+ * From eo_store_mm_get() @c request and @c doc are malloc'd (eo_mm_row_free()); in an
+ * eo_store_mm_each() callback they are the store's, valid during the call; to eo_store_mm_put()
+ * they are the caller's.
+ */
+typedef struct eo_mm_row {
+    char name[EO_ID_MAX + 1];          /**< the object's id */
+    char owner[EO_ID_MAX + 1];         /**< a ticket's queue, a session's instance; else "" */
+    char status[EO_MM_STATUS_MAX + 1]; /**< the object's state word ("queued", "open", …) */
+    char token[EO_MM_TOKEN_MAX + 1];   /**< the bearer token of a ticket or instance; else "" */
+    bool live;                         /**< held by the writer (loaded at start) */
+    char *request;                     /**< the canonical text of the request that made it */
+    char *doc;                         /**< its current JSON document */
+    int64_t created_at, updated_at;    /**< Unix milliseconds */
+} eo_mm_row;
+
+/** Frees what eo_store_mm_get() allocated in @p row. NULL is a no-op. */
+void eo_mm_row_free(eo_mm_row *row);
+
+/** Inserts the object @p row of @p kind, or replaces every column of the one of that name.
+ *  @c request and @c doc are required. 0, EO_EINVAL or EO_EIO. */
+int eo_store_mm_put(eo_store *s, eo_mm_kind kind, const eo_mm_row *row);
+
+/** Sets the state of an object: its status, liveness, document and update time. 0,
+ *  EO_ENOTFOUND (no object of that kind and name), EO_EINVAL or EO_EIO. */
+int eo_store_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                    const char *doc, int64_t updated_at);
+
+/** Reads an object (request and doc malloc'd into @p out). 0, EO_ENOTFOUND, EO_ENOMEM or
+ *  EO_EIO. */
+int eo_store_mm_get(eo_store *s, eo_mm_kind kind, const char *name, eo_mm_row *out);
+
+/** Calls @p fn for each object of @p kind (only the live ones when @p live_only), oldest first
+ *  (created_at, then insertion), until it returns non-zero (that value is returned). The row
+ *  is valid during the call only; the callback must not use the same handle. 0 or EO_EIO. */
+int eo_store_mm_each(eo_store *s, eo_mm_kind kind, bool live_only,
+                     int (*fn)(void *ctx, const eo_mm_row *row), void *ctx);
+
+/** Deletes the objects that are not live and were last updated before @p before (Unix ms);
+ *  *@p n (may be NULL) gets how many. 0 or EO_EIO. */
+int eo_store_mm_prune(eo_store *s, int64_t before, int64_t *n);
 
 #ifdef __cplusplus
 }

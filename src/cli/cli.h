@@ -27,5 +27,6 @@ int eo_cmd_import(int argc, char **argv);
 int eo_cmd_export(int argc, char **argv);
 int eo_cmd_season(int argc, char **argv);
 int eo_cmd_sim(int argc, char **argv);
+int eo_cmd_mmsim(int argc, char **argv);
 
 #endif

@@ -49,7 +49,13 @@ static const char serve_usage[] =
     "  --body-min-rate B    bytes per second a body must keep after 2 s (default 1024; 0: none)\n"
     "  --max-body BYTES     largest request body (default 1048576); larger gets 413\n"
     "  --body-budget BYTES  request bodies held in memory at once (default 67108864)\n"
-    "  --min-free BYTES     /readyz answers 503 below this free disk space (default 67108864)\n";
+    "  --min-free BYTES     /readyz answers 503 below this free disk space (default 67108864)\n"
+    "\n"
+    "Matchmaking (docs/MATCHMAKING.md):\n"
+    "  --mm-heartbeat-timeout MS  an instance silent this long is lost, and its sessions\n"
+    "                       (default 10000)\n"
+    "  --mm-keep S          finished tickets, sessions and instances stay readable S seconds\n"
+    "                       (default 86400)\n";
 
 /* The numeric options: each sets one field of eo_service_config, of the field's type. */
 enum { F_UNSIGNED, F_SIZE, F_U64 };
@@ -78,6 +84,9 @@ static const struct num_opt {
     {"--body-budget", (int64_t)1 << 20, (int64_t)1 << 40, F_SIZE,
      offsetof(eo_service_config, body_budget)},
     {"--min-free", 0, (int64_t)1 << 50, F_U64, offsetof(eo_service_config, min_free_bytes)},
+    {"--mm-heartbeat-timeout", 100, 3600000, F_UNSIGNED,
+     offsetof(eo_service_config, mm_heartbeat_ms)},
+    {"--mm-keep", 1, 31536000, F_UNSIGNED, offsetof(eo_service_config, mm_keep_s)},
 };
 
 /* Tries the numeric options at argv[*i]: 1 (consumed, set), 0 (not one of them), -1 (bad

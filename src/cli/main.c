@@ -21,6 +21,8 @@ const eo_cmd eo_cli_commands[] = {
     {"import", "rate a JSONL round log into a pool of a store", eo_cmd_import},
     {"export", "write a pool's rounds from a store as JSONL", eo_cmd_export},
     {"sim", "simulate a world in closed loop: balancer, model, hidden true skills", eo_cmd_sim},
+    {"mmsim", "simulate a matchmaking queue for a day: the matcher against two baselines",
+     eo_cmd_mmsim},
     {"season", "end a pool's season (archive standings, soft reset) or list seasons", eo_cmd_season},
     {NULL, NULL, NULL},
 };

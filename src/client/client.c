@@ -168,6 +168,11 @@ static void curl_start(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+void eo__client_curl_once(void)
+{
+    pthread_once(&curl_once, curl_start);
+}
+
 static char *dup_opt(const char *s, bool *oom)
 {
     if (s == NULL)
@@ -872,9 +877,14 @@ int eo_client_round_time_left(eo_client *c, double seconds, double now)
 }
 
 /* Queues the record's report: the oldest goes when the ring is full (logged). */
-static int queue_report(eo_client *c, const eo_round *r)
+static int queue_report(eo_client *c, const eo_round *r, const char *session)
 {
     json_t *o = eo_round_to_json(r);
+    if (o != NULL && session != NULL &&
+        json_object_set_new(o, "session", json_string(session)) != 0) {
+        json_decref(o);
+        o = NULL;
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     char *id = text ? strdup(r->id) : NULL;
@@ -917,7 +927,9 @@ int eo_client_round_end(eo_client *c, eo_winner winner, const eo_client_round_in
 {
     if (c == NULL || (unsigned)winner > EO_DRAW || !isfinite(now))
         return EO_EINVAL;
-    if (!eo_tracker_round_running(c->tr))
+    if (!eo_tracker_round_running(c->tr) ||
+        (info != NULL && info->session != NULL &&
+         eo_id_check(info->session, strlen(info->session)) != 0))
         return EO_EINVAL;
     eo_client_round_info dflt;
     if (info == NULL) {
@@ -934,7 +946,7 @@ int eo_client_round_end(eo_client *c, eo_winner winner, const eo_client_round_in
     int rc = eo_tracker_round_end(c->tr, now, winner, id, c->server_id, c->map, c->mode, &rec,
                                   &rerr);
     if (rc == 0) {
-        rc = queue_report(c, &rec);
+        rc = queue_report(c, &rec, info->session);
         eo_round_free(&rec);
         if (rc == 0 && round_id != NULL && idlen > 0)
             snprintf(round_id, idlen, "%s", id);

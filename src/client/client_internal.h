@@ -193,6 +193,20 @@ struct eo_client {
 
 /* Monotonic milliseconds. */
 int64_t eo__client_mono_ms(void);
+/* libcurl's global set-up, once per process (the report worker's and the instance's). */
+void eo__client_curl_once(void);
+
+/* An answer's body as libcurl hands it over (worker.c): at most EO__ANSWER_MAX bytes (a splits
+ * answer for 256 players is ~50 KiB; an instance's document with its sessions more), kept
+ * NUL-terminated; too_big when it was cut. */
+#define EO__ANSWER_MAX ((size_t)4 << 20)
+typedef struct eo__answer_buf {
+    char *p;
+    size_t len, cap;
+    bool too_big;
+} eo__answer_buf;
+/* libcurl's write callback into an eo__answer_buf (@p arg). */
+size_t eo__client_on_data(char *data, size_t size, size_t nmemb, void *arg);
 
 /* Queues a log line for the game thread (mu must be held). printf-style, truncated. */
 void eo__client_log_locked(eo_client *c, eo_client_log_level lvl, const char *fmt, ...)

@@ -17,9 +17,6 @@
 
 #include "client/client_internal.h"
 
-/* Largest answer read: a splits answer for 256 players is ~50 KiB. */
-#define ANSWER_MAX ((size_t)4 << 20)
-
 int64_t eo__client_mono_ms(void)
 {
     struct timespec ts;
@@ -53,17 +50,11 @@ void eo__client_log_locked(eo_client *c, eo_client_log_level lvl, const char *fm
     eo__client_push_result(c, r);
 }
 
-typedef struct answer {
-    char *p;
-    size_t len, cap;
-    bool too_big;
-} answer;
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
+size_t eo__client_on_data(char *data, size_t size, size_t nmemb, void *arg)
 {
-    answer *a = arg;
+    eo__answer_buf *a = arg;
     size_t n = size * nmemb;
-    if (a->len + n > ANSWER_MAX) {
+    if (a->len + n > EO__ANSWER_MAX) {
         a->too_big = true;
         return 0;
     }
@@ -120,8 +111,8 @@ static int on_close(void *arg, curl_socket_t fd)
 
 /* One request. *status is the HTTP status, or 0 when the service was not reached (then
  * @p why says how). The answer body lands in @p a (empty when there is none). */
-static void request(eo_client *c, CURL *h, const char *method, const char *path,
-                    const char *body, long *status, answer *a, char *why, size_t whylen)
+static void request(eo_client *c, CURL *h, const char *method, const char *path, const char *body,
+                    long *status, eo__answer_buf *a, char *why, size_t whylen)
 {
     char url[1024];
     snprintf(url, sizeof url, "%s%s", c->url, path);
@@ -136,7 +127,7 @@ static void request(eo_client *c, CURL *h, const char *method, const char *path,
     curl_easy_setopt(h, CURLOPT_HTTPGET, body == NULL ? 1L : 0L);
     if (body != NULL)
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, eo__client_on_data);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
     a->len = 0;
     a->too_big = false;
@@ -225,7 +216,7 @@ static void batch_hand_over(eo_client *c, batch *b)
 }
 
 /* Sends the oldest queued report (mu held on entry and exit). */
-static void send_report(eo_client *c, CURL *h, answer *a)
+static void send_report(eo_client *c, CURL *h, eo__answer_buf *a)
 {
     eo__report *r = eo__client_state_at(&c->st, 0);
     char *id = strdup(r->id), *text = strdup(r->text);
@@ -290,7 +281,7 @@ static void send_report(eo_client *c, CURL *h, answer *a)
 /* Sends the first split job (mu held on entry and exit). Split requests are sent whatever the
  * backoff, and their failures leave it alone: otherwise a few round ends during a short outage
  * would stretch it to the cap and hold queued reports back long after the service returned. */
-static void send_job(eo_client *c, CURL *h, answer *a)
+static void send_job(eo_client *c, CURL *h, eo__answer_buf *a)
 {
     eo__job *j = c->jobs;
     c->jobs = j->next;
@@ -330,7 +321,7 @@ static void send_job(eo_client *c, CURL *h, answer *a)
 }
 
 /* Looks up the newest queued player (mu held on entry and exit). */
-static void send_lookup(eo_client *c, CURL *h, answer *a)
+static void send_lookup(eo_client *c, CURL *h, eo__answer_buf *a)
 {
     char *id = c->lookups[c->nlookups - 1];
     c->busy = true;
@@ -422,7 +413,7 @@ void *eo__client_worker(void *arg)
 {
     eo_client *c = arg;
     CURL *h = curl_easy_init();
-    answer a = {0};
+    eo__answer_buf a = {0};
     if (h != NULL) {
         curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms);

@@ -1,10 +1,12 @@
 /* Error formatting, id checks and typed readers shared by the decoders; small encoders shared
  * by the answers. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codec/codec_util.h"
+#include "evenodds/eo_codec.h"
 #include "core/round_internal.h"
 #include "evenodds/eo_codec.h"
 
@@ -172,4 +174,44 @@ json_t *eo__json_splits_root(json_t **arr)
     json_decref(a); /* root holds it now */
     *arr = a;
     return root;
+}
+
+int eo__request_fail(eo_request_error *err, int rc, const char *code, const char *field,
+                     const char *fmt, ...)
+{
+    if (err != NULL) {
+        err->status = rc == EO_ELIMIT ? 413 : rc == EO_ENOMEM ? 500 : 400;
+        snprintf(err->code, sizeof err->code, "%s", code);
+        snprintf(err->field, sizeof err->field, "%s", field);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        eo__utf8_fix(err->message);
+    }
+    return rc;
+}
+
+int eo__only_keys(const json_t *obj, const char *path, const char *const *keys, size_t n,
+                  eo_request_error *err)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)obj, key, v)
+    {
+        size_t i = 0;
+        while (i < n && strcmp(key, keys[i]) != 0)
+            i++;
+        if (i < n)
+            continue;
+        /* The key may be long or odd; the field shows a bounded, printable prefix. */
+        char name[48], field[64];
+        size_t j = 0;
+        for (; j < 40 && key[j] != '\0'; j++)
+            name[j] = (key[j] >= 0x20 && key[j] < 0x7F) ? key[j] : '?';
+        name[j] = '\0';
+        eo__json_path(field, sizeof field, path, name);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", field, "unknown field");
+    }
+    return 0;
 }

@@ -51,6 +51,21 @@ int eo__get_int(const json_t *obj, const char *path, const char *name, int64_t l
 int eo__get_num(const json_t *obj, const char *path, const char *name, double lo, double hi,
                 double *out, eo_round_error *err);
 
+struct eo_request_error;
+/* Fills a request error (eo_codec.h) when @p err is not NULL: the status from @p rc (413 for
+ * EO_ELIMIT, 500 for EO_ENOMEM, else 400), @p code, @p field and the message; returns @p rc. */
+int eo__request_fail(struct eo_request_error *err, int rc, const char *code, const char *field,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Refuses a key of @p obj (the object at @p path, "" for the top) other than @p keys[0..n):
+ * a typo in a request must not pass silently. 0 or EO_EINVAL ("invalid_request", the field a
+ * bounded, printable prefix of the key). */
+int eo__only_keys(const json_t *obj, const char *path, const char *const *keys, size_t n,
+                  struct eo_request_error *err);
+
 /* The JSON array of the strings ids[idx[0]], …, ids[idx[n-1]]; NULL when out of memory. */
 json_t *eo__json_id_array(const uint16_t *idx, size_t n, const char *const *ids);
 

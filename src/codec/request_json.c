@@ -1,5 +1,4 @@
 /* Decoders of the service's request bodies other than rounds and splits (eo_codec.h). */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,25 +6,6 @@
 #include "codec/codec_util.h"
 #include "core/round_internal.h"
 #include "evenodds/eo_codec.h"
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-static int fail(eo_request_error *err, int rc, const char *code, const char *field,
-                const char *fmt, ...)
-{
-    if (err != NULL) {
-        err->status = rc == EO_ELIMIT ? 413 : rc == EO_ENOMEM ? 500 : 400;
-        snprintf(err->code, sizeof err->code, "%s", code);
-        snprintf(err->field, sizeof err->field, "%s", field);
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-        eo__utf8_fix(err->message);
-    }
-    return rc;
-}
 
 /* What one pass over a body's text found (scan()). */
 typedef enum { SCAN_OK, SCAN_NUL, SCAN_DEEP, SCAN_CONTAINERS, SCAN_VALUES } scan_result;
@@ -75,62 +55,41 @@ int eo_request_parse(const char *body, size_t len, size_t max_len, int max_depth
                      eo_request_error *err)
 {
     if (out == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     *out = NULL;
     if (len > max_len)
-        return fail(err, EO_ELIMIT, "body_too_large", "", "body larger than %zu bytes",
-                    max_len);
+        return eo__request_fail(err, EO_ELIMIT, "body_too_large", "", "body larger than %zu bytes",
+                                max_len);
     if (body == NULL || len == 0)
-        return fail(err, EO_EPARSE, "invalid_json", "", "empty body");
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "empty body");
     size_t at = 0;
     switch (scan(body, len, max_depth, &at)) {
     case SCAN_OK: break;
-    case SCAN_NUL: return fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
+    case SCAN_NUL:
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "", "NUL byte at offset %zu", at);
     case SCAN_DEEP:
-        return fail(err, EO_EPARSE, "invalid_json", "",
-                    "nested deeper than %d levels (at offset %zu)", max_depth, at);
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
+                                "nested deeper than %d levels (at offset %zu)", max_depth, at);
     case SCAN_CONTAINERS:
-        return fail(err, EO_EPARSE, "invalid_json", "",
-                    "more than %d objects and arrays (at offset %zu)",
-                    EO_REQUEST_CONTAINERS_MAX, at);
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
+                                "more than %d objects and arrays (at offset %zu)",
+                                EO_REQUEST_CONTAINERS_MAX, at);
     case SCAN_VALUES:
-        return fail(err, EO_EPARSE, "invalid_json", "", "more than %d values (at offset %zu)",
-                    EO_REQUEST_VALUES_MAX, at);
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
+                                "more than %d values (at offset %zu)", EO_REQUEST_VALUES_MAX, at);
     }
     json_error_t jerr;
     /* Any JSON value parses, so that a valid non-object is told so (invalid_request). */
     json_t *v = json_loadb(body, len, EO_JSON_DECODE_FLAGS | JSON_DECODE_ANY, &jerr);
     if (v == NULL)
-        return fail(err, EO_EPARSE, "invalid_json", "", "invalid JSON at line %d, column %d: %s",
-                    jerr.line, jerr.column, jerr.text);
+        return eo__request_fail(err, EO_EPARSE, "invalid_json", "",
+                                "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column,
+                                jerr.text);
     if (!json_is_object(v)) {
         json_decref(v);
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
     }
     *out = v;
-    return 0;
-}
-
-/* Rejects keys other than those listed: admin requests are few and a typo must not pass. */
-static int only_keys(const json_t *obj, const char *const *keys, size_t n,
-                     eo_request_error *err)
-{
-    const char *key;
-    const json_t *v;
-    json_object_foreach ((json_t *)obj, key, v) {
-        size_t i = 0;
-        while (i < n && strcmp(key, keys[i]) != 0)
-            i++;
-        if (i == n) {
-            /* The key may be long or odd; the field shows a bounded, printable prefix. */
-            char field[64];
-            size_t j = 0;
-            for (; j < 40 && key[j] != '\0'; j++)
-                field[j] = (key[j] >= 0x20 && key[j] < 0x7F) ? key[j] : '?';
-            field[j] = '\0';
-            return fail(err, EO_EINVAL, "invalid_request", field, "unknown field");
-        }
-    }
     return 0;
 }
 
@@ -138,12 +97,12 @@ static int copy_id(const json_t *obj, const char *key, char *dst, eo_request_err
 {
     const json_t *v = json_object_get(obj, key);
     if (v == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", key, "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", key, "required field missing");
     eo_round_error e;
     const char *s;
     size_t len;
     if (eo__check_id(v, key, &s, &len, &e) != 0)
-        return fail(err, EO_EINVAL, "invalid_request", key, "%s", e.message);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", key, "%s", e.message);
     memcpy(dst, s, len + 1);
     return 0;
 }
@@ -160,8 +119,8 @@ static int pool_model(const json_t *obj, char *out, size_t cap, eo_request_error
     if (!json_is_string(v) || eo_model_parse(json_string_value(v), &m) != 0) {
         char known[EO_MODEL_NAMES_MAX];
         eo_model_names(known, sizeof known);
-        return fail(err, EO_EINVAL, "invalid_request", "model", "unknown model (known: %s)",
-                    known);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "model",
+                                "unknown model (known: %s)", known);
     }
     snprintf(out, cap, "%s", json_string_value(v));
     return 0;
@@ -171,22 +130,23 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
 {
     static const char *const keys[] = {"name", "model", "params"};
     if (out == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     memset(out, 0, sizeof *out);
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, keys, sizeof keys / sizeof keys[0], err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, sizeof keys / sizeof keys[0], err);
     if (rc == 0)
         rc = copy_id(obj, "name", out->name, err);
     const char *rule = NULL;
     if (rc == 0 && eo_pool_name_check(out->name, strlen(out->name), &rule) != 0)
-        rc = fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
+        rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "name", "%s", rule);
     if (rc == 0)
         rc = pool_model(obj, out->model, sizeof out->model, err);
     if (rc == 0) {
         json_t *params = json_object_get(obj, "params");
         if (params != NULL && !json_is_object(params))
-            rc = fail(err, EO_EINVAL, "invalid_request", "params", "expected an object");
+            rc =
+                eo__request_fail(err, EO_EINVAL, "invalid_request", "params", "expected an object");
         else
             out->params = params;
     }
@@ -199,11 +159,11 @@ int eo_pool_request_from_json(const json_t *obj, eo_pool_request *out, eo_reques
 static int number_field(const json_t *v, const char *name, double *out, eo_request_error *err)
 {
     if (!json_is_number(v))
-        return fail(err, EO_EINVAL, "invalid_request", name, "expected a number");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", name, "expected a number");
     double x = json_number_value(v);
     if (!(x >= -1e9 && x <= 1e9))
-        return fail(err, EO_EINVAL, "invalid_request", name,
-                    "out of range: expected a number in [-1e9, 1e9]");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", name,
+                                "out of range: expected a number in [-1e9, 1e9]");
     *out = x;
     return 0;
 }
@@ -213,22 +173,23 @@ int eo_rating_request_from_json(const json_t *obj, double *rating, double *sigma
 {
     static const char *const keys[] = {"rating", "sigma"};
     if (rating == NULL || sigma == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, keys, 2, err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, 2, err);
     if (rc != 0)
         return rc;
     const json_t *v = json_object_get(obj, "rating");
     if (v == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "rating", "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "rating",
+                                "required field missing");
     double r = 0.0, sd = -1.0;
     rc = number_field(v, "rating", &r, err);
     const json_t *sv = json_object_get(obj, "sigma");
     if (rc == 0 && sv != NULL) {
         rc = number_field(sv, "sigma", &sd, err);
         if (rc == 0 && sd < 0)
-            rc = fail(err, EO_EINVAL, "invalid_request", "sigma", "must be >= 0");
+            rc = eo__request_fail(err, EO_EINVAL, "invalid_request", "sigma", "must be >= 0");
     }
     if (rc != 0)
         return rc;
@@ -241,27 +202,30 @@ int eo_season_request_from_json(const json_t *obj, eo_season_request *out, eo_re
 {
     static const char *const keys[] = {"name", "f", "s"};
     if (out == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "", "no output");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "no output");
     if (!json_is_object(obj))
-        return fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
-    int rc = only_keys(obj, keys, 3, err);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "", "expected a JSON object");
+    int rc = eo__only_keys(obj, "", keys, 3, err);
     if (rc != 0)
         return rc;
     const json_t *name = json_object_get(obj, "name");
     if (name == NULL)
-        return fail(err, EO_EINVAL, "invalid_request", "name", "required field missing");
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "name",
+                                "required field missing");
     size_t len = json_is_string(name) ? json_string_length(name) : 0;
     const char *text = json_is_string(name) ? json_string_value(name) : "";
     if (len == 0 || len > EO_ID_MAX || strlen(text) != len || eo_id_check(text, len) != 0)
-        return fail(err, EO_EINVAL, "invalid_request", "name",
-                    "expected 1 to %d bytes of UTF-8 without control characters", EO_ID_MAX);
+        return eo__request_fail(err, EO_EINVAL, "invalid_request", "name",
+                                "expected 1 to %d bytes of UTF-8 without control characters",
+                                EO_ID_MAX);
     double f = 0.5, sd = -1.0;
     const json_t *fv = json_object_get(obj, "f");
     const json_t *sv = json_object_get(obj, "s");
     if (fv != NULL && ((rc = number_field(fv, "f", &f, err)) != 0 || !(f >= 0.0 && f <= 1.0)))
-        return rc ? rc : fail(err, EO_EINVAL, "invalid_request", "f", "must be in [0, 1]");
+        return rc ? rc
+                  : eo__request_fail(err, EO_EINVAL, "invalid_request", "f", "must be in [0, 1]");
     if (sv != NULL && ((rc = number_field(sv, "s", &sd, err)) != 0 || sd < 0.0))
-        return rc ? rc : fail(err, EO_EINVAL, "invalid_request", "s", "must be >= 0");
+        return rc ? rc : eo__request_fail(err, EO_EINVAL, "invalid_request", "s", "must be >= 0");
     memcpy(out->name, text, len + 1);
     out->f = f;
     out->s = sd;

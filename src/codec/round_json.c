@@ -376,6 +376,11 @@ int eo_round_request_from_json(const json_t *obj, eo_round_request *out, eo_roun
     int rc = eo_round_from_json(obj, &out->round, err);
     if (rc != 0)
         return rc;
+    rc = opt_id(obj, "session", &out->session, err);
+    if (rc != 0) {
+        eo_round_request_free(out);
+        return rc;
+    }
     rc = eo_round_canonical(obj, &out->canon);
     if (rc != 0) { /* an object (decoded above): only memory can fail */
         eo_round_request_free(out);
@@ -392,5 +397,6 @@ void eo_round_request_free(eo_round_request *q)
         return;
     eo_round_free(&q->round);
     free(q->canon);
+    free(q->session);
     memset(q, 0, sizeof *q);
 }

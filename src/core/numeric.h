@@ -36,6 +36,17 @@ static inline int64_t eo__round_half_even(double v)
     return i + up;
 }
 
+/* splitmix64's finaliser (Steele, Lea, Flood 2014) of x + the golden gamma: a fixed, well-mixed
+ * 64-bit function, for draws that are a hash of what they are about (the matcher's map, the
+ * matchmaking simulation's world). */
+static inline uint64_t eo__mix64(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+
 /* min(1, max(0, v)); NaN gives 0. */
 static inline double eo__clamp01(double v)
 {

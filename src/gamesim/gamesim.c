@@ -227,7 +227,7 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &wall);
     run.t0 = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
     run.start_ms = gs_mono_ms();
-    run.rounds_total = o.servers * o.rounds;
+    run.rounds_total = o.servers * o.rounds; /* sessions, for queue-fed servers */
     run.next_progress = 1;
     run.sv = calloc((size_t)o.servers, sizeof *run.sv);
     int status = 1;
@@ -242,6 +242,16 @@ int main(int argc, char **argv)
             status = rc == EO_EINVAL ? 2 : 1;
             goto out;
         }
+    }
+    if (o.queue != NULL) { /* queue-fed servers: their own loop and summary (queued.c) */
+        if (!o.quiet)
+            fprintf(stderr,
+                    "gamesim: %lld queue-fed server(s) x %lld sessions of queue %s, "
+                    "population %lld, service %s\n",
+                    (long long)o.servers, (long long)o.rounds, o.queue, (long long)o.population,
+                    o.url);
+        status = gs_queued_run(&run);
+        goto out;
     }
     if (!o.quiet)
         fprintf(stderr,

@@ -17,6 +17,9 @@
 
 typedef struct gs_opts {
     const char *url, *pool, *key, *keys_file, *state_dir, *prefix;
+    const char *queue;      /* queue-fed servers (queued.c): the queue, or NULL */
+    int64_t session_rounds; /* rounds per session of a queue-fed server */
+    double party_rate;      /* share of the lobby's tickets that are parties of two */
     int64_t servers, rounds, players, team_size, population;
     int64_t round_seconds, pace_ms, wait_ms, intermission_ms, timeout_ms, queue_slots;
     int64_t ab_strength;
@@ -192,6 +195,14 @@ void gs_server_drain(gs_server *s);
 
 /* Destroys the client and frees the server. */
 void gs_server_free(gs_server *s);
+
+/* ---- queue-fed servers (queued.c) ---------------------------------------------------------- */
+
+/* Runs --queue: each server registers as an instance of the queue (eo_instance.h) and plays
+ * the sessions the coordinator gives it; a lobby (the game's frontend, plain HTTP) files
+ * tickets for offline players and sends each assigned player to his server with his join
+ * secret. Prints the summary; returns the exit status. */
+int gs_queued_run(gs_run *run);
 
 /* ---- the roster (roster.c), for server.c -------------------------------------------------- */
 

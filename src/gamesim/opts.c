@@ -68,6 +68,16 @@ static const char *const usage_text[] = {
     "  --ab-strength N      autobalance also acts when the teams' rating sums differ by N or\n"
     "                       more (default: the library's, sizes only)\n"
     "\n",
+    "Queue-fed servers (docs/MATCHMAKING.md):\n"
+    "  --queue NAME         each server registers as an instance of queue NAME (made by an\n"
+    "                       admin) and plays the sessions the coordinator puts on it, through\n"
+    "                       the client library; a lobby files tickets for offline players and\n"
+    "                       sends each assigned player to his server with his join secret.\n"
+    "                       --rounds counts sessions per server; --players and --team-size\n"
+    "                       are the queue's\n"
+    "  --session-rounds N   rounds a session plays (1..100, default 1)\n"
+    "  --party-rate F       share of tickets that are parties of two (0..1, default 0.2)\n"
+    "\n",
     "Running:\n"
     "  --state-dir DIR      where each server keeps its state file gamesim-ID.state (made if\n"
     "                       missing; default: a new directory under $TMPDIR or /tmp, printed)\n"
@@ -121,6 +131,9 @@ static const opt_def opt_defs[] = {
     {"--intermission-ms", K_INT, 0, 600000, OFF(intermission_ms)},
     {"--no-hold", K_OFF, 0, 0, OFF(hold)},
     {"--wait-ms", K_INT, 0, 3600000, OFF(wait_ms)},
+    {"--queue", K_STR, 0, 0, OFF(queue)},
+    {"--session-rounds", K_INT, 1, 100, OFF(session_rounds)},
+    {"--party-rate", K_REAL, 0, 1, OFF(party_rate)},
     {"--quiet", K_ON, 0, 0, OFF(quiet)},
     {"--verbose", K_ON, 0, 0, OFF(verbose)},
 };
@@ -145,6 +158,8 @@ static void opts_default(gs_opts *o)
     o->timeout_ms = 5000;
     o->queue_slots = 8;
     o->autobalance = o->scramble = o->hold = true;
+    o->session_rounds = 1;
+    o->party_rate = 0.2;
 }
 
 static int bad(const char *opt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -349,6 +364,10 @@ static int check_opts(gs_opts *o, char *key_buf, size_t key_cap)
     }
     if (o->quiet && o->verbose)
         return bad("--verbose", "cannot go with --quiet");
+    if (o->queue != NULL && eo_id_check(o->queue, strlen(o->queue)) != 0)
+        return bad("--queue", "not a valid queue name: '%s'", o->queue);
+    if (o->queue != NULL) /* the coordinator's teams stand: no scrambles, no autobalance */
+        o->scramble = o->autobalance = false;
     return 0;
 }
 

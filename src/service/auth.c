@@ -31,25 +31,34 @@ static unsigned ct_diff(const unsigned char *x, size_t xlen, const unsigned char
     return acc;
 }
 
-eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing)
+/* The bearer value of an Authorization header: its start, and its length in *n (0: none). */
+static const char *bearer(const char *header, size_t *n)
 {
-    unsigned char tok[EO_SERVICE_KEY_MAX + 1];
-    *missing = true;
+    *n = 0;
     if (!header)
-        return EO__ROLE_NONE;
+        return NULL;
     while (*header == ' ' || *header == '\t')
         header++;
     if (strncasecmp(header, "Bearer ", 7) != 0)
-        return EO__ROLE_NONE;
+        return NULL;
     header += 7;
     while (*header == ' ')
         header++;
-    size_t n = strlen(header);
-    while (n > 0 && (header[n - 1] == ' ' || header[n - 1] == '\t'))
-        n--;
+    size_t len = strlen(header);
+    while (len > 0 && (header[len - 1] == ' ' || header[len - 1] == '\t'))
+        len--;
+    *n = len;
+    return header;
+}
+
+eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing)
+{
+    unsigned char tok[EO_SERVICE_KEY_MAX + 1];
+    size_t n;
+    header = bearer(header, &n);
+    *missing = n == 0;
     if (n == 0)
         return EO__ROLE_NONE;
-    *missing = false;
     /* Longer than any key cannot match; the length alone reveals nothing of the keys. */
     if (n > EO_SERVICE_KEY_MAX)
         return EO__ROLE_NONE;
@@ -63,4 +72,35 @@ eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing)
     if (d_server == 0)
         return EO__ROLE_SERVER;
     return EO__ROLE_NONE;
+}
+
+int eo__auth_bearer(const char *header, char *out, size_t cap)
+{
+    size_t n;
+    const char *v = bearer(header, &n);
+    if (n == 0 || n >= cap)
+        return -1;
+    memcpy(out, v, n);
+    out[n] = '\0';
+    return 0;
+}
+
+bool eo__auth_token_shaped(const char *header)
+{
+    size_t n;
+    const char *v = bearer(header, &n);
+    if (n != EO__TOKEN_LEN)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+            return false;
+    return true;
+}
+
+bool eo__ct_equal(const char *a, const char *b, size_t n)
+{
+    volatile unsigned acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc |= (unsigned)((unsigned char)a[i] ^ (unsigned char)b[i]);
+    return acc == 0;
 }

@@ -26,6 +26,8 @@ void eo_service_config_default(eo_service_config *cfg)
     cfg->queue_max = 4096;
     cfg->batch_max = 512;
     cfg->drain_timeout_ms = 10000;
+    cfg->mm_heartbeat_ms = 10000;
+    cfg->mm_keep_s = 86400;
     cfg->log_level = EO_LOG_INFO;
 }
 

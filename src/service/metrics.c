@@ -26,7 +26,7 @@ static size_t status_slot(int status)
     return N_STATUS; /* "other" */
 }
 
-static void hist_add(eo__hist *h, double seconds)
+void eo__hist_add(eo__hist *h, double seconds)
 {
     size_t b = 0;
     while (b < EO__LAT_BUCKETS - 1 && seconds > lat_bounds[b])
@@ -41,12 +41,12 @@ void eo__metrics_request(eo__metrics *m, int route, int status, double seconds)
 {
     size_t r = route >= 0 && (size_t)route < eo__route_count ? (size_t)route : EO__ROUTES_MAX;
     atomic_fetch_add_explicit(&m->requests[r][status_slot(status)], 1, memory_order_relaxed);
-    hist_add(&m->latency[r], seconds);
+    eo__hist_add(&m->latency[r], seconds);
 }
 
 void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok)
 {
-    hist_add(&m->commit, seconds);
+    eo__hist_add(&m->commit, seconds);
     size_t b = 0;
     while (b < EO__BATCH_BUCKETS - 1 && batch > batch_bounds[b])
         b++;
@@ -78,7 +78,7 @@ static uint64_t ld(atomic_uint_fast64_t *a)
     return (uint64_t)atomic_load_explicit(a, memory_order_relaxed);
 }
 
-static void hist_render(eo__buf *t, const char *name, const char *labels, eo__hist *h)
+void eo__hist_render(eo__buf *t, const char *name, const char *labels, eo__hist *h)
 {
     uint64_t cum = 0;
     const char *sep = labels[0] ? "," : "";
@@ -171,7 +171,7 @@ static void render_requests(eo__buf *t, eo__metrics *m)
             continue;
         snprintf(labels, sizeof labels, "route=\"%s\",method=\"%s\"", route_path(r),
                  route_method(r));
-        hist_render(t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
+        eo__hist_render(t, "evenodds_http_request_duration_seconds", labels, &m->latency[r]);
     }
 }
 
@@ -191,7 +191,7 @@ static void render_writer(eo__buf *t, eo__metrics *m)
                    (unsigned long long)ld(&m->commit_failures));
     eo__buf_printf(t, "# HELP evenodds_commit_duration_seconds Time to apply and commit one "
                       "batch.\n# TYPE evenodds_commit_duration_seconds histogram\n");
-    hist_render(t, "evenodds_commit_duration_seconds", "", &m->commit);
+    eo__hist_render(t, "evenodds_commit_duration_seconds", "", &m->commit);
     eo__buf_printf(t, "# HELP evenodds_commit_batch_size Updates per group commit.\n"
                       "# TYPE evenodds_commit_batch_size histogram\n");
     uint64_t cum = 0;
@@ -209,7 +209,8 @@ static void render_writer(eo__buf *t, eo__metrics *m)
                    (unsigned long long)ld(&m->batch_sum), (unsigned long long)ld(&m->batch_count));
 }
 
-int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
+int eo__metrics_render(eo__metrics *m, void (*more)(void *ctx, eo__buf *t), void *ctx, char **out,
+                       size_t *len)
 {
     eo__buf t;
     eo__buf_init(&t, METRICS_MAX);
@@ -222,6 +223,8 @@ int eo__metrics_render(eo__metrics *m, char **out, size_t *len)
                            "evenodds_http_requests_in_flight %ld\n",
                        atomic_load_explicit(m->inflight, memory_order_relaxed));
     render_connections(&t, m);
+    if (more != NULL)
+        more(ctx, &t);
     int rc = t.err;
     *out = eo__buf_take(&t, len);
     return rc != 0 ? EO_ENOMEM : 0;

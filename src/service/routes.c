@@ -11,6 +11,7 @@
 #include "evenodds/eo_app.h"
 #include "evenodds/eo_codec.h"
 #include "evenodds/eo_split.h"
+#include "service/mm.h"
 #include "service/service.h"
 
 static int hexval(char c)
@@ -139,12 +140,14 @@ void eo__route_match(const char *method, const char *raw_path, eo__match *m)
     segs g;
     if (!split_path(raw_path, &g))
         return;
-    for (size_t i = 0; i < eo__route_count; i++) {
+    /* The first row of the path and method is the route: the rows after it are not looked at
+     * (the Allow list is only needed when no row has the method). */
+    for (size_t i = 0; i < eo__route_count && m->route < 0; i++) {
         if (!template_fits(eo__routes[i].path, &g))
             continue;
         m->path_known = true;
         allow_add(m, eo__routes[i].method);
-        if (m->route < 0 && strcmp(method, eo__routes[i].method) == 0)
+        if (strcmp(method, eo__routes[i].method) == 0)
             m->route = (int)i;
     }
     if (m->route >= 0)
@@ -938,7 +941,7 @@ static eo__run h_refit_get(eo__call *c, eo__answer *a)
 
 static eo__run h_metrics(eo__call *c, eo__answer *a)
 {
-    if (eo__metrics_render(&c->svc->metrics, &a->body, &a->len) != 0) {
+    if (eo__metrics_render(&c->svc->metrics, eo__mm_metrics, c->svc->mm, &a->body, &a->len) != 0) {
         eo__answer_error(a, 500, "internal", "out of memory", NULL);
         return EO__RUN_DONE;
     }
@@ -1010,10 +1013,24 @@ static void round_request_free(void *q)
     free(q);
 }
 
+/* 401 for a bearer that is neither a key nor a token the route takes. */
+static void invalid_bearer(eo__answer *a, const char *message)
+{
+    a->www_auth = "Bearer realm=\"evenodds\", error=\"invalid_token\"";
+    eo__answer_error(a, 401, "unauthorized", message, NULL);
+}
+
 /* POST /v1/pools/{pool}/rounds: decoded and checked here, so that a bad round never waits
- * for a commit; rated and stored by the writer. */
+ * for a commit; rated and stored by the writer. Without a key, the bearer must be the token of
+ * the instance whose session the round names: the writer checks that, and that the session is
+ * of this pool (docs/MATCHMAKING.md "Sessions and rounds"). */
 static eo__run h_rounds(eo__call *c, eo__answer *a)
 {
+    static const char no_key[] = "invalid key (an instance's token reports only the rounds of its "
+                                 "own sessions, with \"session\" in the round)";
+    bool by_token = c->role == EO__ROLE_NONE; /* a token's shape (eo__route_check()) */
+    if (by_token)
+        (void)eo__auth_bearer(c->authz, c->w.bearer, sizeof c->w.bearer);
     eo__pool_facts pi;
     if (need_pool(c, &pi, a) || parse_body(c, a))
         return EO__RUN_DONE;
@@ -1025,6 +1042,11 @@ static eo__run h_rounds(eo__call *c, eo__answer *a)
         free(q);
         answer_failure(a, EO_OP_ROUND, rc, rerr.field,
                        rc == EO_ENOMEM ? "out of memory" : rerr.message);
+        return EO__RUN_DONE;
+    }
+    if (by_token && q->session == NULL) {
+        round_request_free(q);
+        invalid_bearer(a, no_key);
         return EO__RUN_DONE;
     }
     c->work = q;
@@ -1160,7 +1182,7 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/players/{id}", EO__ROLE_SERVER, EO__BODY_NONE, h_player_get},
     {"PUT", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_JSON, h_player_put},
     {"DELETE", "/v1/pools/{pool}/players/{id}", EO__ROLE_ADMIN, EO__BODY_NONE, h_player_delete},
-    {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_SERVER, EO__BODY_JSON, h_rounds},
+    {"POST", "/v1/pools/{pool}/rounds", EO__ROLE_TOKEN, EO__BODY_JSON, h_rounds},
     {"POST", "/v1/pools/{pool}/splits", EO__ROLE_SERVER, EO__BODY_JSON, h_splits},
     {"GET", "/v1/pools/{pool}/quality", EO__ROLE_ADMIN, EO__BODY_NONE, h_quality},
     {"GET", "/v1/pools/{pool}/seasons", EO__ROLE_SERVER, EO__BODY_NONE, h_seasons_list},
@@ -1174,6 +1196,25 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/tune", EO__ROLE_ADMIN, EO__BODY_NONE, eo__tune_get},
     {"POST", "/v1/pools/{pool}/tune", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, eo__tune_post},
     {"POST", "/v1/pools/{pool}/tune/apply", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, eo__tune_apply},
+    /* matchmaking (mm_routes.c; docs/MATCHMAKING.md) */
+    {"GET", "/v1/queues", EO__ROLE_ADMIN, EO__BODY_NONE, eo__h_queue_list},
+    {"POST", "/v1/queues", EO__ROLE_ADMIN, EO__BODY_JSON, eo__h_queue_create},
+    {"GET", "/v1/queues/{queue}", EO__ROLE_SERVER, EO__BODY_NONE, eo__h_queue_get},
+    {"PATCH", "/v1/queues/{queue}", EO__ROLE_ADMIN, EO__BODY_JSON, eo__h_queue_patch},
+    {"DELETE", "/v1/queues/{queue}", EO__ROLE_ADMIN, EO__BODY_NONE, eo__h_queue_delete},
+    {"POST", "/v1/queues/{queue}/tickets", EO__ROLE_SERVER, EO__BODY_JSON, eo__h_ticket_create},
+    {"GET", "/v1/tickets/{ticket}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_ticket_get},
+    {"DELETE", "/v1/tickets/{ticket}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_ticket_delete},
+    {"POST", "/v1/tickets/{ticket}/ready", EO__ROLE_TOKEN, EO__BODY_JSON, eo__h_ticket_ready},
+    {"POST", "/v1/instances", EO__ROLE_SERVER, EO__BODY_JSON, eo__h_instance_register},
+    {"GET", "/v1/instances/{instance}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_instance_get},
+    {"DELETE", "/v1/instances/{instance}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_instance_delete},
+    {"POST", "/v1/instances/{instance}/heartbeat", EO__ROLE_TOKEN, EO__BODY_NONE,
+     eo__h_instance_heartbeat},
+    {"GET", "/v1/sessions/{session}", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_session_get},
+    {"POST", "/v1/sessions/{session}/backfill", EO__ROLE_TOKEN, EO__BODY_JSON,
+     eo__h_session_backfill},
+    {"POST", "/v1/sessions/{session}/close", EO__ROLE_TOKEN, EO__BODY_NONE, eo__h_session_close},
 };
 
 const size_t eo__route_count = sizeof eo__routes / sizeof eo__routes[0];
@@ -1196,10 +1237,17 @@ int eo__route_check(eo__call *c, eo__answer *a)
         return 1;
     }
     const eo__route *r = &eo__routes[m->route];
+    c->role = EO__ROLE_NONE;
     if (r->role != EO__ROLE_NONE) {
         bool missing;
         eo__role role = eo__auth_check(&c->svc->auth, c->authz, &missing);
-        if (role == EO__ROLE_NONE) {
+        c->role = role;
+        /* On a route that takes a client's own token, a bearer that is no key but has a
+         * token's shape goes on to the handler, which compares it with the ticket's or
+         * instance's. */
+        bool token = role == EO__ROLE_NONE && r->role == EO__ROLE_TOKEN && !missing &&
+                     eo__auth_token_shaped(c->authz);
+        if (role == EO__ROLE_NONE && !token) {
             /* RFC 6750 §3: the scheme, and the error when a key was given but is not ours. */
             a->www_auth = missing ? "Bearer realm=\"evenodds\""
                                   : "Bearer realm=\"evenodds\", error=\"invalid_token\"";
@@ -1207,7 +1255,7 @@ int eo__route_check(eo__call *c, eo__answer *a)
                              missing ? "missing Authorization: Bearer key" : "invalid key", NULL);
             return 1;
         }
-        if (role < r->role) {
+        if (!token && role < r->role) {
             eo__answer_error(a, 403, "forbidden", "this route needs the admin key", NULL);
             return 1;
         }

@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 
 #include "evenodds/eo_split.h"
+#include "service/mm.h"
 #include "service/service.h"
 
 static char *dupstr(const char *s)
@@ -113,6 +114,12 @@ static int open_engine(struct eo_service *svc, eo_engine **out, char *err, size_
             eo__log_end(&svc->log, EO_LOG_INFO, &l);
         }
     }
+    if (rc == 0) {
+        eo__mm_config mc = {(int64_t)svc->cfg.mm_heartbeat_ms, (int64_t)svc->cfg.mm_keep_s * 1000};
+        char merr[256] = "";
+        if ((rc = eo__mm_open(&mc, *out, &svc->log, merr, sizeof merr, &svc->mm)) != 0)
+            snprintf(err, errlen, "cannot load the matchmaking state of %s: %s", svc->db, merr);
+    }
     if (rc != 0) {
         eo_engine_close(*out);
         *out = NULL;
@@ -138,6 +145,7 @@ static void destroy(struct eo_service *svc)
     }
     eo__jobs_destroy(&svc->refits);
     eo__tunes_destroy(&svc->tunes);
+    eo__mm_close(svc->mm); /* after the writer, which applied its requests */
     eo__pools_destroy(&svc->pools);
     eo__auth_clear(&svc->auth);
     free(svc->db);
@@ -206,7 +214,7 @@ static struct eo_service *make_service(const eo_service_config *cfg, const eo_se
 /* The writer over @p e (taken), the compute pool and the HTTP daemon. */
 static int start_threads(struct eo_service *svc, eo_engine *e, char *err, size_t errlen)
 {
-    int rc = eo__writer_start(e, &svc->pools, &svc->metrics, &svc->log, svc->cfg.queue_max,
+    int rc = eo__writer_start(e, svc->mm, &svc->pools, &svc->metrics, &svc->log, svc->cfg.queue_max,
                               svc->cfg.batch_max, &svc->writer);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the writer: %s", eo_strerror(rc));
@@ -215,8 +223,14 @@ static int start_threads(struct eo_service *svc, eo_engine *e, char *err, size_t
     rc = start_compute(svc, err, errlen);
     if (rc == 0 && (rc = eo__tunes_schedule(svc)) != 0)
         snprintf(err, errlen, "cannot start the tune schedule: %s", eo_strerror(rc));
-    if (rc == 0 && (rc = eo__http_start(svc, err, errlen)) != 0)
+    if (rc == 0 && (rc = eo__mm_ticker_start(svc, &svc->ticker)) != 0) {
+        snprintf(err, errlen, "cannot start the matchmaking ticker: %s", eo_strerror(rc));
         eo__tunes_stop(&svc->tunes);
+    }
+    if (rc == 0 && (rc = eo__http_start(svc, err, errlen)) != 0) {
+        eo__mm_ticker_stop(svc->ticker);
+        eo__tunes_stop(&svc->tunes);
+    }
     if (rc != 0 && svc->compute != NULL)
         eo__compute_stop(svc->compute);
     if (rc != 0)
@@ -280,6 +294,8 @@ int eo_service_stop(eo_service *svc)
      * schedule read only; they end here too. */
     eo__jobs_stop(&svc->refits);
     eo__tunes_stop(&svc->tunes);
+    eo__mm_ticker_stop(svc->ticker); /* its passes go through the writer too */
+    svc->ticker = NULL;
     int rc = eo__writer_stop(svc->writer);
     svc->writer = NULL;
     eo__logline l;

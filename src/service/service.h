@@ -45,7 +45,14 @@ void eo__log_msg(const eo__logger *lg, int level, const char *msg);
 
 /* ---- auth.c ----------------------------------------------------------------------------- */
 
-typedef enum { EO__ROLE_NONE = 0, EO__ROLE_SERVER = 1, EO__ROLE_ADMIN = 2 } eo__role;
+/* EO__ROLE_TOKEN marks the routes a client may also call with its own token instead of a key
+ * (a ticket's, an instance's: docs/MATCHMAKING.md); the handler checks the token. */
+typedef enum {
+    EO__ROLE_NONE = 0,
+    EO__ROLE_TOKEN = 1,
+    EO__ROLE_SERVER = 2,
+    EO__ROLE_ADMIN = 3
+} eo__role;
 
 typedef struct eo__auth {
     unsigned char server[EO_SERVICE_KEY_MAX + 1]; /* zero-padded */
@@ -58,6 +65,19 @@ void eo__auth_init(eo__auth *a, const eo_service_keys *keys);
 eo__role eo__auth_check(const eo__auth *a, const char *header, bool *missing);
 /* Wipes the keys. */
 void eo__auth_clear(eo__auth *a);
+/* The bearer value of an Authorization header into @p out (capacity @p cap): 0, or -1 when
+ * there is none or it does not fit. */
+int eo__auth_bearer(const char *header, char *out, size_t cap);
+/* Whether @p n bytes of @p a and @p b are equal, in a time that does not depend on where they
+ * differ. */
+bool eo__ct_equal(const char *a, const char *b, size_t n);
+
+/* Hex characters of a ticket's or instance's token (16 random bytes: docs/MATCHMAKING.md). */
+#define EO__TOKEN_LEN 32
+/* Whether the bearer of an Authorization header has a token's shape (EO__TOKEN_LEN lowercase
+ * hex characters): only such a bearer that is no key goes on to a handler that takes tokens,
+ * any other is refused before its body is read. */
+bool eo__auth_token_shaped(const char *header);
 
 /* ---- routes: the table's size, shared by routes.c, http.c and metrics.c ------------------ */
 
@@ -104,12 +124,20 @@ typedef struct eo__metrics {
     const atomic_size_t *body_held; /* the service's bodies in memory, or NULL */
 } eo__metrics;
 
+struct eo__buf; /* core/buf.h */
+
 void eo__metrics_init(eo__metrics *m);
 /* Counts a request of route @p route (an eo__routes[] index; -1: none matched). */
 void eo__metrics_request(eo__metrics *m, int route, int status, double seconds);
 void eo__metrics_commit(eo__metrics *m, double seconds, size_t batch, size_t rounds_rated, bool ok);
-/* Prometheus text exposition, malloc'd. Returns 0 or EO_ENOMEM. */
-int eo__metrics_render(eo__metrics *m, char **out, size_t *len);
+/* Prometheus text exposition, malloc'd: @p m's figures, then what @p more (NULL: nothing) adds
+ * with @p ctx (the matchmaking figures). Returns 0 or EO_ENOMEM. */
+int eo__metrics_render(eo__metrics *m, void (*more)(void *ctx, struct eo__buf *t), void *ctx,
+                       char **out, size_t *len);
+/* Adds one observation of @p seconds to a histogram with the latency buckets (0.1 ms to 1 s). */
+void eo__hist_add(eo__hist *h, double seconds);
+/* Writes histogram @p h as metric @p name with @p labels ("" none: `k="v",…`). */
+void eo__hist_render(struct eo__buf *t, const char *name, const char *labels, eo__hist *h);
 
 /* ---- hash.c: seeded hashing for tables keyed by what clients send ----------------------- */
 
@@ -273,9 +301,14 @@ typedef enum {
     EO__W_QUALITY,
     EO__W_SEASON,
     EO__W_MAPS,
-    EO__W_REFIT,    /* a refit job's result (refit.c): eo_engine_refit() */
-    EO__W_CONFIGURE /* a re-tune's apply (tune.c): eo_engine_pool_configure() */
+    EO__W_REFIT,     /* a refit job's result (refit.c): eo_engine_refit() */
+    EO__W_CONFIGURE, /* a re-tune's apply (tune.c): eo_engine_pool_configure() */
+    EO__W_MM         /* a matchmaking request or the ticker's pass (mm.h) */
 } eo__wkind;
+
+struct eo__mm;
+struct eo__mm_req;
+struct eo__mm_ticker;
 
 typedef struct eo__wreq eo__wreq;
 struct eo__wreq {
@@ -283,6 +316,9 @@ struct eo__wreq {
     eo__wkind kind;
     char pool[EO_ID_MAX + 1];
     int64_t now;
+    /* EO__W_ROUND posted with a bearer that is no key: that bearer, which must be the token of
+     * the instance whose session the round names (mm_ops_instance.c); "" with a key */
+    char bearer[EO__TOKEN_LEN + 1];
     union {
         const eo_round_request *round; /* EO__W_ROUND */
         struct {                       /* EO__W_SET, EO__W_RESET */
@@ -301,6 +337,7 @@ struct eo__wreq {
             size_t n;
             int64_t upto;              /* the last log seq the fit read */
         } refit;
+        const struct eo__mm_req *mm; /* EO__W_MM */
     } u;
     /* answer, final when done() runs */
     int status;      /* HTTP status */
@@ -316,9 +353,10 @@ struct eo__wreq {
 
 typedef struct eo__writer eo__writer;
 
-/* Takes over @p e (closed by eo__writer_stop, also on failure). */
-int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__logger *lg,
-                     size_t queue_max, size_t batch_max, eo__writer **out);
+/* Takes over @p e (closed by eo__writer_stop, also on failure); applies matchmaking requests
+ * to @p mm (over the same engine; the caller frees it after eo__writer_stop()). */
+int eo__writer_start(eo_engine *e, struct eo__mm *mm, eo__pools *pools, eo__metrics *m,
+                     const eo__logger *lg, size_t queue_max, size_t batch_max, eo__writer **out);
 /* Queues @p w. 0, or EO_EBUSY when the queue is full or the writer stops (nothing queued). */
 int eo__writer_submit(eo__writer *wr, eo__wreq *w);
 /* True while the writer thread runs and accepts work. */
@@ -461,6 +499,8 @@ struct eo_service {
     eo__guard *guard;
     eo__jobs refits;
     eo__tunes tunes;
+    struct eo__mm *mm;            /* matchmaking (mm.h), the writer's */
+    struct eo__mm_ticker *ticker; /* queues the periodic passes */
     struct MHD_Daemon *mhd;
     uint16_t port;
     atomic_bool draining; /* set first by eo__http_stop: requests that begin later get no update */
@@ -515,7 +555,7 @@ typedef struct eo__param {
 typedef struct eo__match {
     int route;       /* index in eo__routes[], or -1 */
     bool path_known; /* the path matched a route (405 when the method did not) */
-    char allow[64];  /* the methods of the path, for Allow */
+    char allow[64];  /* the methods of the path, for Allow (all of them when route is -1) */
     eo__param param[EO__PARAMS_MAX];
     size_t nparam;
     int seg_error; /* a path parameter failed to decode or eo_id_check: 0 or an EO_E* code */
@@ -539,6 +579,8 @@ struct eo__call {
     const eo__match *m;
     const char *method;
     const char *authz; /* Authorization header or NULL */
+    eo__role role;     /* the key's role (EO__ROLE_NONE: a bearer that is no key, on a route
+                          that takes a client's token) */
     const char *ctype; /* Content-Type header or NULL */
     const char *q_offset, *q_limit; /* query arguments "offset" and "limit", or NULL */
     const char *body;

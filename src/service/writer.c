@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "evenodds/eo_codec.h"
+#include "service/mm.h"
 #include "service/service.h"
 
 struct eo__writer {
@@ -24,8 +25,10 @@ struct eo__writer {
      * when the file opened read-only, until a commit or a probe succeeds (writer_main). */
     bool healthy;
     char why[256];
+    double probe_at; /* now_s() of the next probe while unhealthy */
     int drain_rc; /* the first failed commit of the batches taken once stopping was set */
     eo_engine *e;
+    eo__mm *mm; /* matchmaking over the same engine (mm.h) */
     eo__pools *pools;
     eo__metrics *m;
     const eo__logger *lg;
@@ -97,6 +100,24 @@ static json_t *configured(const char *pool, const eo_pool_config *cfg, size_t pl
     return o;
 }
 
+/* A round that names a matchmaking session: the caller must be allowed to report its rounds
+ * (401 and 403 whether the round is new or not); an unknown session, or one of another pool,
+ * refuses the round only if it is new, so a replay still gets its first answer, byte for byte
+ * (docs/MATCHMAKING.md "Sessions and rounds"). */
+static int session_round(eo__writer *wr, eo__wreq *w)
+{
+    eo_round_request q = *w->u.round; /* a shallow copy: the refusal is this call's only */
+    eo_round_error if_new = {{0}, {0}};
+    int rc = eo__mm_round_session(wr->mm, w->pool, q.session, w->bearer, &if_new, &w->err);
+    if (rc != 0)
+        return rc > 0 ? EO_EINVAL : rc;
+    if (if_new.field[0] != '\0' && q.text_rc == 0) {
+        q.text_rc = EO_EINVAL;
+        q.text_err = if_new;
+    }
+    return eo_engine_round_request(wr->e, w->pool, &q, w->now, &w->resp, &w->replayed, &w->err);
+}
+
 /* The update of @p w through the engine; its answer text in w->resp when the engine writes it
  * (a round's, logged with it). 0 or the failure's code (w->err filled). */
 static int update(eo__writer *wr, eo__wreq *w)
@@ -106,6 +127,8 @@ static int update(eo__writer *wr, eo__wreq *w)
     int rc = 0;
     switch (w->kind) {
     case EO__W_ROUND:
+        if (w->u.round->session != NULL)
+            return session_round(wr, w);
         return eo_engine_round_request(wr->e, w->pool, w->u.round, w->now, &w->resp, &w->replayed,
                                        &w->err);
     case EO__W_SET:
@@ -133,7 +156,8 @@ static int update(eo__writer *wr, eo__wreq *w)
             w->resp = dump(configured(w->pool, w->u.configure, written));
         return rc;
     case EO__W_QUALITY:
-    case EO__W_MAPS: return 0;
+    case EO__W_MAPS:
+    case EO__W_MM: return 0;
     }
     return EO_EINTERNAL;
 }
@@ -165,6 +189,10 @@ static void apply(eo__writer *wr, eo__wreq *w)
     memset(&w->err, 0, sizeof w->err);
     w->resp = NULL;
     w->replayed = 0;
+    if (w->kind == EO__W_MM) {
+        eo__mm_apply(wr->mm, w->u.mm, eo__mm_now_ms(), &w->status, &w->resp, &w->err);
+        return;
+    }
     w->status = w->kind == EO__W_POOL_CREATE || w->kind == EO__W_SEASON ? 201 : 200;
     int rc = 0;
     if ((w->kind == EO__W_QUALITY || w->kind == EO__W_MAPS) && !eo_engine_pool(wr->e, w->pool))
@@ -263,40 +291,62 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
             eo__pools_put(wr->pools, &pi);
     }
     publish_ratings(wr);
+    eo__mm_publish(wr->mm);
+    eo__mm_stats_publish(wr->mm);
 }
 
 /* Records the store's health after a write (under mu): @p rc 0 heals it, else @p what with
  * the store's message is the reason. */
 static void set_health(eo__writer *wr, int rc, const char *what)
 {
+    if (rc != 0 && wr->healthy) /* the first probe a second after the failure */
+        wr->probe_at = now_s() + 1.0;
     wr->healthy = rc == 0;
     if (rc != 0)
         snprintf(wr->why, sizeof wr->why, "%s: %s", what, eo_store_errmsg(eo_engine_store(wr->e)));
 }
 
-/* While the store is unhealthy and no work comes, a small write of its own every second tells
- * when it recovers (a disk with room again, a file system writable again). Called with mu held;
- * returns with it held. */
-static void wait_or_probe(eo__writer *wr)
+/* The writer's own small write (eo_store_probe()), with mu held; its result heals the store's
+ * health or keeps the reason. */
+static void probe(eo__writer *wr)
 {
-    if (wr->healthy) {
-        pthread_cond_wait(&wr->cv, &wr->mu);
-        return;
-    }
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 1;
-    if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 || wr->stopping)
-        return;
     pthread_mutex_unlock(&wr->mu);
     int rc = eo_store_probe(eo_engine_store(wr->e)); /* the writer's handle: this thread's */
     pthread_mutex_lock(&wr->mu);
+    wr->probe_at = now_s() + 1.0;
     if (rc == 0) {
         wr->healthy = true;
         eo__log_msg(wr->lg, EO_LOG_INFO, "the store takes writes again");
     } else {
         set_health(wr, rc, "the store cannot take writes");
     }
+}
+
+/* While the store is unhealthy, a small write of its own every second tells when it recovers (a
+ * disk with room again, a file system writable again): when no work comes, and also between
+ * batches that write nothing (the matchmaking ticker's passes keep the writer busy). Called with
+ * mu held; returns with it held. */
+static void wait_or_probe(eo__writer *wr)
+{
+    if (wr->healthy) {
+        pthread_cond_wait(&wr->cv, &wr->mu);
+        return;
+    }
+    double left = wr->probe_at - now_s();
+    if (left > 0.0) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)left;
+        until.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_cond_timedwait(&wr->cv, &wr->mu, &until) != ETIMEDOUT || wr->n > 0 ||
+            wr->stopping)
+            return;
+    }
+    probe(wr);
 }
 
 bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
@@ -309,13 +359,20 @@ bool eo__writer_healthy(eo__writer *wr, char *why, size_t cap)
     return ok;
 }
 
-/* Whether the batch changed the store: an update that succeeded and was not a replay. */
+/* Whether the batch changed the store: an update that succeeded and was not a replay (of
+ * matchmaking requests, those that made something: the ticker's passes and the polls often
+ * write nothing). */
 static bool wrote(eo__wreq **batch, size_t k)
 {
-    for (size_t i = 0; i < k; i++)
-        if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
-            batch[i]->status < 400 && !batch[i]->replayed)
+    for (size_t i = 0; i < k; i++) {
+        if (batch[i]->kind == EO__W_MM) {
+            if (batch[i]->status == 201)
+                return true;
+        } else if (batch[i]->kind != EO__W_QUALITY && batch[i]->kind != EO__W_MAPS &&
+                   batch[i]->status < 400 && !batch[i]->replayed) {
             return true;
+        }
+    }
     return false;
 }
 
@@ -344,6 +401,7 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
         eo__log_int(&l, "batch", (long long)k);
         eo__log_str(&l, "error", eo_store_errmsg(eo_engine_store(wr->e)));
         eo__log_end(wr->lg, EO_LOG_ERROR, &l);
+        (void)eo__mm_reload(wr->mm); /* its memory ran ahead of the store too */
     } else {
         for (size_t i = 0; i < k; i++)
             if (batch[i]->kind == EO__W_ROUND && batch[i]->status == 200 && !batch[i]->replayed)
@@ -371,6 +429,8 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&wr->mu);
         while (wr->n == 0 && !wr->stopping)
             wait_or_probe(wr);
+        if (!wr->healthy && !wr->stopping && now_s() >= wr->probe_at)
+            probe(wr);
         if (wr->n == 0) {
             pthread_mutex_unlock(&wr->mu);
             break;
@@ -395,8 +455,8 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__logger *lg,
-                     size_t queue_max, size_t batch_max, eo__writer **out)
+int eo__writer_start(eo_engine *e, eo__mm *mm, eo__pools *pools, eo__metrics *m,
+                     const eo__logger *lg, size_t queue_max, size_t batch_max, eo__writer **out)
 {
     eo__writer *wr = calloc(1, sizeof *wr);
     if (!wr || batch_max == 0 || !(wr->batch = calloc(batch_max, sizeof *wr->batch))) {
@@ -407,6 +467,7 @@ int eo__writer_start(eo_engine *e, eo__pools *pools, eo__metrics *m, const eo__l
         return EO_ENOMEM;
     }
     wr->e = e;
+    wr->mm = mm;
     eo_engine_track_written(e, true); /* publish_ratings() reads it after each commit */
     eo_engine_isolate(e, true);       /* one request's failure is its own, not its batch's */
     wr->pools = pools;

@@ -37,6 +37,12 @@ enum {
     Q_SEASONS_EACH,
     Q_STANDING_PUT,
     Q_STANDINGS_EACH,
+    Q_MM_PUT,
+    Q_MM_SET,
+    Q_MM_GET,
+    Q_MM_EACH,
+    Q_MM_EACH_LIVE,
+    Q_MM_PRUNE,
     Q_COUNT
 };
 
@@ -88,6 +94,23 @@ static const char *const query_sql[Q_COUNT] = {
                          "last_ended_at, x1, x2, x3, x4 FROM standings WHERE pool_id = ?1 "
                          "AND season = ?2 "
                          "ORDER BY rating DESC, player_id LIMIT ?4 OFFSET ?3",
+    [Q_MM_PUT] = "INSERT INTO mm_objects (kind, name, owner, status, live, token, request, doc, "
+                 "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+                 "ON CONFLICT (kind, name) DO UPDATE SET owner = excluded.owner, "
+                 "status = excluded.status, live = excluded.live, token = excluded.token, "
+                 "request = excluded.request, doc = excluded.doc, "
+                 "created_at = excluded.created_at, updated_at = excluded.updated_at",
+    [Q_MM_SET] = "UPDATE mm_objects SET status = ?3, live = ?4, doc = ?5, updated_at = ?6 "
+                 "WHERE kind = ?1 AND name = ?2",
+    [Q_MM_GET] = "SELECT name, owner, status, live, token, request, doc, created_at, updated_at "
+                 "FROM mm_objects WHERE kind = ?1 AND name = ?2",
+    [Q_MM_EACH] = "SELECT name, owner, status, live, token, request, doc, created_at, updated_at "
+                  "FROM mm_objects WHERE kind = ?1 ORDER BY created_at, id",
+    /* The partial index mm_live holds exactly these rows, in this order. */
+    [Q_MM_EACH_LIVE] = "SELECT name, owner, status, live, token, request, doc, created_at, "
+                       "updated_at FROM mm_objects WHERE kind = ?1 AND live = 1 "
+                       "ORDER BY created_at, id",
+    [Q_MM_PRUNE] = "DELETE FROM mm_objects WHERE live = 0 AND updated_at < ?1",
 };
 
 typedef struct sq_store {
@@ -946,6 +969,142 @@ static int sq_standings_each(eo_store *s, int64_t pool_id, const char *season, i
     return each_row(q, st, fn, ctx, "reading standings");
 }
 
+/* ---- matchmaking objects ---------------------------------------------------------------- */
+
+static int sq_mm_put(eo_store *s, eo_mm_kind kind, const eo_mm_row *row)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_MM_PUT, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int(st, 1, (int)kind);
+    bind_text(st, 2, row->name);
+    bind_text(st, 3, row->owner);
+    bind_text(st, 4, row->status);
+    sqlite3_bind_int(st, 5, row->live ? 1 : 0);
+    bind_text(st, 6, row->token[0] ? row->token : NULL);
+    bind_text(st, 7, row->request);
+    bind_text(st, 8, row->doc);
+    sqlite3_bind_int64(st, 9, row->created_at);
+    sqlite3_bind_int64(st, 10, row->updated_at);
+    int src = sqlite3_step(st);
+    rc = src == SQLITE_DONE ? 0 : fail(q, src, "writing a matchmaking object");
+    done(st);
+    return rc;
+}
+
+static int sq_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                     const char *doc, int64_t updated_at)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_MM_SET, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int(st, 1, (int)kind);
+    bind_text(st, 2, name);
+    bind_text(st, 3, status);
+    sqlite3_bind_int(st, 4, live ? 1 : 0);
+    bind_text(st, 5, doc);
+    sqlite3_bind_int64(st, 6, updated_at);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_DONE) {
+        rc = fail(q, src, "updating a matchmaking object");
+    } else if (sqlite3_changes(q->db) == 0) {
+        eo__store_seterr(s, "%s: no matchmaking object '%s'", q->path, name);
+        rc = EO_ENOTFOUND;
+    }
+    done(st);
+    return rc;
+}
+
+/* The columns of a Q_MM_GET / Q_MM_EACH row; request and doc point into the statement's row
+ * (valid until its next step). */
+static void mm_columns(sqlite3_stmt *st, eo_mm_row *out)
+{
+    const char *t;
+    t = (const char *)sqlite3_column_text(st, 0);
+    snprintf(out->name, sizeof out->name, "%s", t ? t : "");
+    t = (const char *)sqlite3_column_text(st, 1);
+    snprintf(out->owner, sizeof out->owner, "%s", t ? t : "");
+    t = (const char *)sqlite3_column_text(st, 2);
+    snprintf(out->status, sizeof out->status, "%s", t ? t : "");
+    out->live = sqlite3_column_int(st, 3) != 0;
+    t = (const char *)sqlite3_column_text(st, 4);
+    snprintf(out->token, sizeof out->token, "%s", t ? t : "");
+    out->request = (char *)sqlite3_column_text(st, 5);
+    out->doc = (char *)sqlite3_column_text(st, 6);
+    out->created_at = sqlite3_column_int64(st, 7);
+    out->updated_at = sqlite3_column_int64(st, 8);
+}
+
+static int sq_mm_get(eo_store *s, eo_mm_kind kind, const char *name, eo_mm_row *out)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_MM_GET, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int(st, 1, (int)kind);
+    bind_text(st, 2, name);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_ROW) {
+        mm_columns(st, out);
+        out->request = col_dup(st, 5);
+        out->doc = col_dup(st, 6);
+        if (out->request == NULL || out->doc == NULL) {
+            eo_mm_row_free(out);
+            rc = EO_ENOMEM;
+        }
+    } else if (src == SQLITE_DONE) {
+        rc = EO_ENOTFOUND;
+    } else {
+        rc = fail(q, src, "reading a matchmaking object");
+    }
+    done(st);
+    return rc;
+}
+
+static int sq_mm_each(eo_store *s, eo_mm_kind kind, bool live_only,
+                      int (*fn)(void *ctx, const eo_mm_row *row), void *ctx)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, live_only ? Q_MM_EACH_LIVE : Q_MM_EACH, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int(st, 1, (int)kind);
+    int src;
+    while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+        eo_mm_row row;
+        mm_columns(st, &row);
+        if ((rc = fn(ctx, &row)) != 0)
+            break;
+    }
+    if (rc == 0 && src != SQLITE_DONE)
+        rc = fail(q, src, "reading matchmaking objects");
+    done(st);
+    return rc;
+}
+
+static int sq_mm_prune(eo_store *s, int64_t before, int64_t *n)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_MM_PRUNE, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, before);
+    int src = sqlite3_step(st);
+    if (src == SQLITE_DONE)
+        *n = sqlite3_changes64(q->db);
+    else
+        rc = fail(q, src, "pruning matchmaking objects");
+    done(st);
+    return rc;
+}
+
 static const eo__store_ops sqlite_ops = {
     .name = "sqlite",
     .close = sq_close,
@@ -975,6 +1134,11 @@ static const eo__store_ops sqlite_ops = {
     .seasons_each = sq_seasons_each,
     .standing_put = sq_standing_put,
     .standings_each = sq_standings_each,
+    .mm_put = sq_mm_put,
+    .mm_set = sq_mm_set,
+    .mm_get = sq_mm_get,
+    .mm_each = sq_mm_each,
+    .mm_prune = sq_mm_prune,
 };
 
 int eo__sqlite_open(const char *path, unsigned flags, eo_store **out, char *err, size_t errlen)

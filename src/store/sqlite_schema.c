@@ -132,6 +132,29 @@ const char *const eo__sqlite_migrations[] = {
      * commit, so that a store that cannot take writes shows it (/readyz). */
     ("CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);\n"
      "INSERT INTO probe VALUES (1, 0);\n"),
+    /* 7 (matchmaking; numbered 8 once the dashboard's step lands before it): the coordinator's
+     * objects (docs/MATCHMAKING.md "Durability"), one row each: queues, tickets, instances
+     * and sessions. `request` is the canonical text of the request that created the object
+     * (what an idempotent repeat is compared with, and what a restart decodes again), `doc`
+     * its current document (what a poll answers, read without the writer), `live` whether the
+     * writer holds it in memory (loaded at start); finished objects stay readable until pruned
+     * by age (mm_done). */
+    ("CREATE TABLE mm_objects (\n"
+     "  id         INTEGER PRIMARY KEY,\n"
+     "  kind       INTEGER NOT NULL CHECK (kind IN (0, 1, 2, 3)),\n"
+     "  name       TEXT    NOT NULL,\n"
+     "  owner      TEXT    NOT NULL,\n"
+     "  status     TEXT    NOT NULL,\n"
+     "  live       INTEGER NOT NULL,\n"
+     "  token      TEXT,\n"
+     "  request    TEXT    NOT NULL,\n"
+     "  doc        TEXT    NOT NULL,\n"
+     "  created_at INTEGER NOT NULL,\n"
+     "  updated_at INTEGER NOT NULL,\n"
+     "  UNIQUE (kind, name)\n"
+     ");\n"
+     "CREATE INDEX mm_live ON mm_objects (kind, created_at) WHERE live = 1;\n"
+     "CREATE INDEX mm_done ON mm_objects (updated_at) WHERE live = 0;\n"),
 };
 
 _Static_assert(sizeof eo__sqlite_migrations / sizeof eo__sqlite_migrations[0] ==

@@ -289,3 +289,60 @@ void eo_store_remove(const char *location)
             (void)remove(path);
     }
 }
+
+/* ---- matchmaking objects ---------------------------------------------------------------- */
+
+static bool mm_kind_ok(eo_mm_kind kind)
+{
+    return kind == EO_MM_QUEUE || kind == EO_MM_TICKET || kind == EO_MM_INSTANCE ||
+           kind == EO_MM_SESSION;
+}
+
+void eo_mm_row_free(eo_mm_row *row)
+{
+    if (row == NULL)
+        return;
+    free(row->request);
+    free(row->doc);
+    row->request = row->doc = NULL;
+}
+
+int eo_store_mm_put(eo_store *s, eo_mm_kind kind, const eo_mm_row *row)
+{
+    if (s == NULL || !mm_kind_ok(kind) || row == NULL || row->name[0] == '\0' ||
+        row->request == NULL || row->doc == NULL)
+        return EO_EINVAL;
+    return s->ops->mm_put(s, kind, row);
+}
+
+int eo_store_mm_set(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                    const char *doc, int64_t updated_at)
+{
+    if (s == NULL || !mm_kind_ok(kind) || name == NULL || status == NULL || doc == NULL)
+        return EO_EINVAL;
+    return s->ops->mm_set(s, kind, name, status, live, doc, updated_at);
+}
+
+int eo_store_mm_get(eo_store *s, eo_mm_kind kind, const char *name, eo_mm_row *out)
+{
+    if (s == NULL || !mm_kind_ok(kind) || name == NULL || out == NULL)
+        return EO_EINVAL;
+    memset(out, 0, sizeof *out);
+    return s->ops->mm_get(s, kind, name, out);
+}
+
+int eo_store_mm_each(eo_store *s, eo_mm_kind kind, bool live_only,
+                     int (*fn)(void *ctx, const eo_mm_row *row), void *ctx)
+{
+    if (s == NULL || !mm_kind_ok(kind) || fn == NULL)
+        return EO_EINVAL;
+    return s->ops->mm_each(s, kind, live_only, fn, ctx);
+}
+
+int eo_store_mm_prune(eo_store *s, int64_t before, int64_t *n)
+{
+    if (s == NULL)
+        return EO_EINVAL;
+    int64_t dummy;
+    return s->ops->mm_prune(s, before, n ? n : &dummy);
+}

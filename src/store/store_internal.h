@@ -50,6 +50,13 @@ typedef struct eo__store_ops {
                           int64_t limit,
                           int (*fn)(void *ctx, const char *player, const eo_player_row *row),
                           void *ctx);
+    int (*mm_put)(eo_store *s, eo_mm_kind kind, const eo_mm_row *row);
+    int (*mm_set)(eo_store *s, eo_mm_kind kind, const char *name, const char *status, bool live,
+                  const char *doc, int64_t updated_at);
+    int (*mm_get)(eo_store *s, eo_mm_kind kind, const char *name, eo_mm_row *out);
+    int (*mm_each)(eo_store *s, eo_mm_kind kind, bool live_only,
+                   int (*fn)(void *ctx, const eo_mm_row *row), void *ctx);
+    int (*mm_prune)(eo_store *s, int64_t before, int64_t *n);
 } eo__store_ops;
 
 struct eo_store {

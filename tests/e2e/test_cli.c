@@ -1070,6 +1070,64 @@ static void test_sim(void **state)
     e2e_cleanup(&s);
 }
 
+/* `evenodds mmsim` (docs/MATCHMAKING.md, "The matcher in a simulated day") on a small world:
+ * one JSON line with the three policies and their figures, the same bytes twice, parties never
+ * split; bad options exit 2 naming the option. */
+static void test_mmsim(void **state)
+{
+    (void)state;
+    e2e_server s; /* only for its temporary directory */
+    assert_int_equal(e2e_init(&s), 0);
+    char out[2][400], errf[400], line[2400];
+    e2e_path(&s, "mmsim_1.json", out[0], sizeof out[0]);
+    e2e_path(&s, "mmsim_2.json", out[1], sizeof out[1]);
+    e2e_path(&s, "mmsim.err", errf, sizeof errf);
+    for (int i = 0; i < 2; i++) {
+        snprintf(line, sizeof line,
+                 "'%s' mmsim --seed 3 --team 3 --online 60 --population 400 --history 40 "
+                 "--instances 4 --warmup 1800 --duration 3600 > '%s' 2> '%s'",
+                 getenv("EO_BIN"), out[i], errf);
+        int rc = system(line);
+        assert_true(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    }
+    size_t la, lb;
+    char *a = e2e_slurp(out[0], &la), *b = e2e_slurp(out[1], &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    assert_true(la > 0 && a[la - 1] == '\n' && strchr(a, '\n') == a + la - 1); /* one line */
+    json_error_t jerr;
+    json_t *j = json_loads(a, 0, &jerr);
+    assert_non_null(j);
+    json_t *pol = json_object_get(j, "policies");
+    assert_int_equal(json_array_size(pol), 3);
+    const char *names[] = {"ours", "fcfs", "fixed"};
+    const char *keys[] = {"matches", "wait_p50_s", "wait_p95_s", "wait_p99_s", "abandoned",
+                          "stomps", "p_true_dev_mean", "rating_spread_mean", "parties_split",
+                          "instance_utilisation"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *p = json_array_get(pol, i);
+        assert_string_equal(json_string_value(json_object_get(p, "policy")), names[i]);
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            if (!json_is_number(json_object_get(p, keys[k])))
+                fail_msg("%s: no number %s", names[i], keys[k]);
+        assert_int_equal(json_integer_value(json_object_get(p, "parties_split")), 0);
+        assert_true(json_integer_value(json_object_get(p, "matches")) > 0);
+    }
+    json_decref(j);
+    free(a);
+    free(b);
+    const char *bad[] = {"evenodds", "mmsim", "--policy", "random", NULL};
+    char err[2048];
+    assert_int_equal(e2e_run(bad, NULL, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--policy"));
+    const char *few[] = {"evenodds", "mmsim", "--online", "300", "--population", "500", NULL};
+    assert_int_equal(e2e_run(few, NULL, err, sizeof err), 2);
+    assert_non_null(strstr(err, "population"));
+    const char *help[] = {"evenodds", "mmsim", "--help", NULL};
+    assert_int_equal(e2e_run(help, NULL, err, sizeof err), 0);
+    e2e_cleanup(&s);
+}
+
 
 /* `evenodds fit` (issue 5 §3) on a simulated world: converges, writes one rating per player
  * sorted by id, gives the same bytes twice, and with --holdout reports the refit beside the
@@ -1364,6 +1422,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sim),
+        cmocka_unit_test(test_mmsim),
         cmocka_unit_test(test_service_equals_replay),
         cmocka_unit_test(test_import_export),
         cmocka_unit_test(test_max_rounds_move),

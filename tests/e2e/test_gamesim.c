@@ -265,6 +265,77 @@ static void test_gamesim_run(void **state)
 /* ---- failures ----------------------------------------------------------------------------- */
 
 /* Bad usage: exit 2, the message names the option, and nothing is printed on stdout. */
+/* Queue-fed servers: three servers register as instances of a queue through the library and
+ * play what the coordinator gives them; a lobby files tickets (some parties). Every session
+ * is played and closed, every player got in with his own secret and nobody with a forged one,
+ * and every round reached the pool carrying its session. */
+static void test_gamesim_queue(void **state)
+{
+    (void)state;
+    e2e_server s;
+    const char *extra[] = {"--default-pool", "default", NULL};
+    assert_int_equal(e2e_init(&s), 0);
+    assert_int_equal(e2e_start(&s, extra), 0);
+    e2e_resp r;
+    assert_int_equal(e2e_call(&s, "POST", "/v1/queues", s.admin_key,
+                              "{\"name\":\"q3\",\"pool\":\"default\",\"team_size\":3,"
+                              "\"interval_ms\":20}",
+                              &r),
+                     0);
+    assert_int_equal(r.status, 201);
+    e2e_resp_free(&r);
+    char dir[400];
+    e2e_path(&s, "gs-state", dir, sizeof dir);
+    const char *args[] = {
+        "--url",    s.url, "--keys",      s.config, "--queue",          "q3", "--servers",   "3",
+        "--rounds", "4",   "--team-size", "3",      "--session-rounds", "2",  "--state-dir", dir,
+        "--seed",   "5",   "--quiet",     NULL};
+    json_t *sum = NULL;
+    char err[8192];
+    int code = run_gamesim(&s, args, &sum, err, sizeof err);
+    if (code != 0 || sum == NULL)
+        fail_msg("gamesim exited %d: %s", code, err);
+    assert_true(json_is_true(json_object_get(sum, "ok")));
+    assert_int_equal(jint(sum, "sessions"), 12);
+    assert_int_equal(jint(sum, "rounds_made"), 24);
+    assert_int_equal(jint(sum, "reports_acked"), 24);
+    assert_int_equal(jint(sum, "joins"), 12 * 6);
+    assert_int_equal(jint(sum, "secrets_refused"), 12);
+    assert_int_equal(jint(sum, "sessions_lost"), 0);
+    assert_true(jint(sum, "max_call_us") < 1000000); /* no call waited on the network */
+    json_decref(sum);
+    /* the rounds carry their sessions, each closed, on the instance that played it */
+    char path[400];
+    e2e_path(&s, "export.jsonl", path, sizeof path);
+    const char *exp[] = {"evenodds", "export", "--db", s.db, "--pool",
+                         "default",  "--out",  path,   NULL};
+    assert_int_equal(e2e_run(exp, NULL, err, sizeof err), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char line[65536];
+    size_t rounds = 0;
+    while (fgets(line, sizeof line, f)) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *sess = json_string_value(json_object_get(o, "session"));
+        assert_non_null(sess);
+        char url[128];
+        snprintf(url, sizeof url, "/v1/sessions/%s", sess);
+        assert_int_equal(e2e_call(&s, "GET", url, s.server_key, NULL, &r), 0);
+        assert_int_equal(r.status, 200);
+        json_t *doc = e2e_json(&r);
+        assert_string_equal(json_string_value(json_object_get(doc, "status")), "closed");
+        assert_string_equal(json_string_value(json_object_get(doc, "instance")),
+                            json_string_value(json_object_get(o, "server")));
+        json_decref(doc);
+        e2e_resp_free(&r);
+        json_decref(o);
+        rounds++;
+    }
+    fclose(f);
+    assert_int_equal(rounds, 24);
+    e2e_cleanup(&s);
+}
+
 static void test_gamesim_usage(void **state)
 {
     (void)state;
@@ -278,6 +349,8 @@ static void test_gamesim_usage(void **state)
         {{"--servers", "65", NULL}, "--servers"},
         {{"--churn", "1.5", NULL}, "--churn"},
         {{"--mode", "deathmatch", NULL}, "--mode"},
+        {{"--queue", "", NULL}, "--queue"},
+        {{"--session-rounds", "0", NULL}, "--session-rounds"},
         {{"--bogus", NULL}, "--bogus"},
         {{"--players", NULL}, "--players"},
         {{"--quiet=1", NULL}, "--quiet"},
@@ -314,10 +387,11 @@ static void test_gamesim_usage(void **state)
     assert_int_equal(wait_exit(spawn_gamesim(help, out_path, err_path)), 0);
     char *text = e2e_slurp(out_path, NULL);
     static const char *const opts[] = {
-        "--url",     "--pool",      "--key",         "--keys",          "--servers",
-        "--rounds",  "--players",   "--team-size",   "--mode",          "--round-seconds",
-        "--churn",   "--seed",      "--state-dir",   "--pace-ms",       "--wait-ms",
-        "--queue-slots", "--timeout-ms", "--quiet",  "--verbose",       "--intermission-ms",
+        "--url",         "--pool",           "--key",        "--keys",    "--servers",
+        "--rounds",      "--players",        "--team-size",  "--mode",    "--round-seconds",
+        "--churn",       "--seed",           "--state-dir",  "--pace-ms", "--wait-ms",
+        "--queue-slots", "--timeout-ms",     "--quiet",      "--verbose", "--intermission-ms",
+        "--queue",       "--session-rounds", "--party-rate",
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (strstr(text, opts[i]) == NULL)
@@ -398,9 +472,8 @@ static void test_gamesim_interrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gamesim_run),
-        cmocka_unit_test(test_gamesim_usage),
-        cmocka_unit_test(test_gamesim_service_down),
+        cmocka_unit_test(test_gamesim_run),       cmocka_unit_test(test_gamesim_queue),
+        cmocka_unit_test(test_gamesim_usage),     cmocka_unit_test(test_gamesim_service_down),
         cmocka_unit_test(test_gamesim_interrupt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -409,6 +409,38 @@ static void test_unknown_fields_kept(void **state)
     free(c);
 }
 
+/* A round request's "session": an id, kept in the canonical text as it came; anything else
+ * refused naming it, with the request zeroed. */
+static void test_round_request_session(void **state)
+{
+    (void)state;
+    json_t *o = json_loads("{\"id\":\"r\",\"session\":\"s12\",\"winner\":\"A\",\"A\":[\"a\"],"
+                           "\"B\":[\"b\"]}",
+                           0, NULL);
+    eo_round_request q;
+    eo_round_error err;
+    assert_int_equal(eo_round_request_from_json(o, &q, &err), 0);
+    assert_string_equal(q.session, "s12");
+    assert_string_equal(q.canon, "{\"A\":[\"a\"],\"B\":[\"b\"],\"id\":\"r\",\"session\":\"s12\","
+                                 "\"winner\":\"A\"}");
+    eo_round_request_free(&q);
+    assert_null(q.session);
+    json_object_del(o, "session");
+    assert_int_equal(eo_round_request_from_json(o, &q, &err), 0);
+    assert_null(q.session);
+    eo_round_request_free(&q);
+    json_t *bad[] = {json_integer(7), json_string(""), json_null(), json_string("a\x01b")};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_object_set_new(o, "session", bad[i]);
+        memset(&err, 0, sizeof err);
+        assert_int_equal(eo_round_request_from_json(o, &q, &err), EO_EINVAL);
+        assert_string_equal(err.field, "session");
+        assert_null(q.canon);
+        assert_null(q.session);
+    }
+    json_decref(o);
+}
+
 static void assert_rounds_equal(const eo_round *a, const eo_round *b)
 {
     assert_string_equal(a->id, b->id);
@@ -2663,6 +2695,7 @@ int main(void)
         cmocka_unit_test(test_design_example),
         cmocka_unit_test(test_canonical_text),
         cmocka_unit_test(test_unknown_fields_kept),
+        cmocka_unit_test(test_round_request_session),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_string_vs_object_member),
         cmocka_unit_test(test_big_round),

@@ -267,7 +267,7 @@ static void test_metrics(void **state)
     eo__metrics_commit(&m, 0.001, 1, 1, false);
     char *text;
     size_t len;
-    assert_int_equal(eo__metrics_render(&m, &text, &len), 0);
+    assert_int_equal(eo__metrics_render(&m, NULL, NULL, &text, &len), 0);
     assert_int_equal(strlen(text), len);
     const char *want[] = {
         "evenodds_http_requests_total{route=\"/v1/pools/{pool}/rounds\",method=\"POST\",code=\"200\"} 1\n",
@@ -877,7 +877,8 @@ static void test_writer_stop_code(void **state)
     assert_int_equal(eo__pools_init(&pools), 0);
     eo__metrics_init(&m);
     eo__writer *wr = NULL;
-    assert_int_equal(eo__writer_start(commitfail_engine(db), &pools, &m, &lg, 64, 16, &wr), 0);
+    assert_int_equal(eo__writer_start(commitfail_engine(db), NULL, &pools, &m, &lg, 64, 16, &wr),
+                     0);
     wcall a, b;
     wcall_submit(wr, &a, "commitfail");
     assert_int_equal(wcall_wait(&a), 500);
@@ -886,12 +887,14 @@ static void test_writer_stop_code(void **state)
     assert_int_equal(wcall_wait(&b), 200);
     assert_int_equal(eo__writer_stop(wr), 0);
     /* nor when the failed commit was the last one before the stop */
-    assert_int_equal(eo__writer_start(commitfail_engine(db), &pools, &m, &lg, 64, 16, &wr), 0);
+    assert_int_equal(eo__writer_start(commitfail_engine(db), NULL, &pools, &m, &lg, 64, 16, &wr),
+                     0);
     wcall_submit(wr, &a, "commitfail");
     assert_int_equal(wcall_wait(&a), 500);
     assert_int_equal(eo__writer_stop(wr), 0);
 
-    assert_int_equal(eo__writer_start(commitfail_engine(db), &pools, &m, &lg, 64, 16, &wr), 0);
+    assert_int_equal(eo__writer_start(commitfail_engine(db), NULL, &pools, &m, &lg, 64, 16, &wr),
+                     0);
     sqlite3 *lock = NULL;
     assert_int_equal(sqlite3_open(db, &lock), SQLITE_OK);
     sql_exec(lock, "BEGIN IMMEDIATE");

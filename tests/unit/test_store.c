@@ -946,6 +946,106 @@ static void test_sqlite_sync_full(void **state)
     eo_pool_row_free(&row);
 }
 
+/* ---- matchmaking objects ---------------------------------------------------------------- */
+
+static eo_mm_row mm_row(const char *name, const char *owner, const char *status, bool live,
+                        int64_t at)
+{
+    eo_mm_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "%s", name);
+    snprintf(r.owner, sizeof r.owner, "%s", owner);
+    snprintf(r.status, sizeof r.status, "%s", status);
+    r.live = live;
+    r.request = (char *)"{\"players\":[]}";
+    r.doc = (char *)"{\"status\":\"queued\"}";
+    r.created_at = r.updated_at = at;
+    return r;
+}
+
+typedef struct mm_seen {
+    char names[8][EO_ID_MAX + 1];
+    int n;
+} mm_seen;
+
+static int mm_collect(void *ctx, const eo_mm_row *row)
+{
+    mm_seen *m = ctx;
+    if (m->n < 8)
+        snprintf(m->names[m->n], sizeof m->names[0], "%s", row->name);
+    m->n++;
+    return 0;
+}
+
+static void test_mm_objects(void **state)
+{
+    fixture *f = *state;
+    eo_mm_row t1 = mm_row("t1", "q", "queued", true, 2000);
+    snprintf(t1.token, sizeof t1.token, "%s", "abc123");
+    eo_mm_row t0 = mm_row("t0", "q", "queued", true, 1000);
+    eo_mm_row t2 = mm_row("t2", "q", "cancelled", false, 1500);
+    assert_int_equal(eo_store_mm_put(f->s, EO_MM_TICKET, &t1), 0);
+    assert_int_equal(eo_store_mm_put(f->s, EO_MM_TICKET, &t0), 0);
+    assert_int_equal(eo_store_mm_put(f->s, EO_MM_TICKET, &t2), 0);
+    /* the same name in another kind is another object */
+    eo_mm_row inst = mm_row("t1", "", "live", true, 10);
+    assert_int_equal(eo_store_mm_put(f->s, EO_MM_INSTANCE, &inst), 0);
+
+    eo_mm_row got;
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "t1", &got), 0);
+    assert_string_equal(got.owner, "q");
+    assert_string_equal(got.token, "abc123");
+    assert_string_equal(got.request, t1.request);
+    assert_true(got.live);
+    assert_int_equal(got.created_at, 2000);
+    eo_mm_row_free(&got);
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "nope", &got), EO_ENOTFOUND);
+
+    /* live ones oldest first; all of them with the finished one */
+    mm_seen seen = {0};
+    assert_int_equal(eo_store_mm_each(f->s, EO_MM_TICKET, true, mm_collect, &seen), 0);
+    assert_int_equal(seen.n, 2);
+    assert_string_equal(seen.names[0], "t0");
+    assert_string_equal(seen.names[1], "t1");
+    memset(&seen, 0, sizeof seen);
+    assert_int_equal(eo_store_mm_each(f->s, EO_MM_TICKET, false, mm_collect, &seen), 0);
+    assert_int_equal(seen.n, 3);
+    assert_string_equal(seen.names[1], "t2");
+
+    /* a state change; an unknown name changes nothing */
+    assert_int_equal(eo_store_mm_set(f->s, EO_MM_TICKET, "t1", "assigned", false,
+                                     "{\"status\":\"assigned\"}", 3000),
+                     0);
+    assert_int_equal(eo_store_mm_set(f->s, EO_MM_TICKET, "zz", "assigned", false, "{}", 3000),
+                     EO_ENOTFOUND);
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "t1", &got), 0);
+    assert_string_equal(got.status, "assigned");
+    assert_string_equal(got.doc, "{\"status\":\"assigned\"}");
+    assert_false(got.live);
+    assert_int_equal(got.updated_at, 3000);
+    eo_mm_row_free(&got);
+
+    /* pruning takes finished objects updated before the bound, nothing live */
+    int64_t n = -1;
+    assert_int_equal(eo_store_mm_prune(f->s, 2000, &n), 0);
+    assert_int_equal(n, 1); /* t2 (1500); t1 finished at 3000 stays */
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "t2", &got), EO_ENOTFOUND);
+    assert_int_equal(eo_store_mm_prune(f->s, 4000, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "t0", &got), 0);
+    eo_mm_row_free(&got);
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_INSTANCE, "t1", &got), 0);
+    eo_mm_row_free(&got);
+
+    /* survives a reopen */
+    reopen(f);
+    assert_int_equal(eo_store_mm_get(f->s, EO_MM_TICKET, "t0", &got), 0);
+    assert_string_equal(got.status, "queued");
+    eo_mm_row_free(&got);
+    eo_mm_row bad = mm_row("", "q", "queued", true, 1);
+    assert_int_equal(eo_store_mm_put(f->s, EO_MM_TICKET, &bad), EO_EINVAL);
+}
+
 int main(void)
 {
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup_sqlite, teardown)
@@ -961,6 +1061,7 @@ int main(void)
         CASE(test_reader_sees_committed), CASE(test_reader_cannot_write), CASE(test_probe),
         CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
         CASE(test_seasons),
+        CASE(test_mm_objects),
         cmocka_unit_test(test_bad_arguments),
     };
     const struct CMUnitTest sqlite_only[] = {
