@@ -62,16 +62,18 @@ void eo_tune_config_default(eo_tune_config *c);
 
 /**
  * The knobs searched by default for a pool of @p cfg over the rounds @p r[0..n): the model's
- * from the table in src/core/tune.c, the ones that depend on an option (Elo's r0 with
- * team=sum, the bias's with the bias on) or on the log (hive's commander step when some
- * member commanded, the Gaussian models' start mean when a round has partial play or unequal
- * teams) only then. Up to @p cap names (static strings) into @p names; returns how many.
+ * from the table in src/core/tune.c, the ones that depend on the options or on the log only
+ * where they do something: the bias's with the bias on; with some round of partial play or
+ * unequal teams, presence's with presence on, and with it off the start level of the models
+ * that sum their members (TrueSkill's and Weng-Lin's mu, Elo's r0 with team=sum; with presence
+ * on, strengths are relative to it and it cancels); hive's commander step when some member
+ * commanded. Up to @p cap names (static strings) into @p names; returns how many.
  */
 size_t eo_tune_default_knobs(const eo_pool_config *cfg, const eo_round *r, size_t n,
                              const char **names, size_t cap);
 
-/** The value of knob @p name in @p cfg (a model parameter or a pool's bias parameter). Returns
- *  0 or EO_ENOTFOUND. */
+/** The value of knob @p name in @p cfg (a model parameter, or a pool's bias or presence
+ *  parameter). Returns 0 or EO_ENOTFOUND. */
 int eo_tune_knob_get(const eo_pool_config *cfg, const char *name, double *out);
 
 /** Checks the knobs @p cfg names (none: nothing to check) for a start of @p start, as
@@ -84,8 +86,8 @@ typedef struct eo_tune eo_tune;
  * Prepares a search from @p start (copied; it must be a configuration eo_pool_create()
  * accepts) over @p r[0..n) (borrowed, in log order) cut at @p train_from <= @p held_from <=
  * @p n. Returns 0, EO_ENOMEM, or EO_EINVAL with @p err (may be NULL): field "tune" and a
- * message for a knob that is unknown, given twice, a choice or fixed, or a bias knob with the
- * bias off (the message names it); field "rounds" when no decided round lies in the training
+ * message for a knob that is unknown, given twice, a choice or fixed, a bias knob with the
+ * bias off or a presence knob with presence off (the message names it); field "rounds" when no decided round lies in the training
  * rounds or none in the held-out ones; "" for a bad argument.
  */
 int eo_tune_create(const eo_pool_config *start, const eo_tune_config *cfg, const eo_round *r,

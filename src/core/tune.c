@@ -17,13 +17,20 @@ typedef struct log_facts {
 
 typedef bool (*knob_when)(const eo_pool_config *c, const log_facts *f);
 
-static bool elo_team_sum(const eo_pool_config *c, const log_facts *f)
+/* The start level counts: team strengths are sums of the members' ratings (not relative to
+ * the start level, as with presence on: docs/MODELS.md "Presence") and some round's teams sum
+ * different weights, so the level is what a member is worth against nobody. */
+static bool level_counts(const eo_pool_config *c, const log_facts *f)
 {
-    (void)f;
+    return !c->presence.on && f->uneven;
+}
+
+static bool elo_level_counts(const eo_pool_config *c, const log_facts *f)
+{
     int i = eo_model_param_index(EO_MODEL_ELO, "team");
     size_t n;
     const eo_param_spec *s = eo_model_params(EO_MODEL_ELO, &n);
-    return i >= 0 && strcmp(s[i].choices[(size_t)c->model.v[i]], "sum") == 0;
+    return i >= 0 && strcmp(s[i].choices[(size_t)c->model.v[i]], "sum") == 0 && level_counts(c, f);
 }
 
 static bool bias_on(const eo_pool_config *c, const log_facts *f)
@@ -32,16 +39,17 @@ static bool bias_on(const eo_pool_config *c, const log_facts *f)
     return c->bias.by != EO_BIAS_OFF;
 }
 
+/* Presence is on and some round's teams sum different weights (Δ ≠ 0 somewhere: without it
+ * the term is never applied and π never learnt). */
+static bool presence_learns(const eo_pool_config *c, const log_facts *f)
+{
+    return c->presence.on && f->uneven;
+}
+
 static bool has_commanders(const eo_pool_config *c, const log_facts *f)
 {
     (void)c;
     return f->commanders;
-}
-
-static bool weights_count(const eo_pool_config *c, const log_facts *f)
-{
-    (void)c;
-    return f->uneven;
 }
 
 /* The table of default knobs: per model (EO_MODEL_COUNT: any model), in the order searched,
@@ -60,23 +68,26 @@ static const struct knob_row {
     {EO_MODEL_TRUESKILL, "beta", NULL},
     {EO_MODEL_TRUESKILL, "tau", NULL},
     {EO_MODEL_TRUESKILL, "draw_probability", NULL},
-    {EO_MODEL_TRUESKILL, "mu", weights_count},
+    {EO_MODEL_TRUESKILL, "mu", level_counts},
     {EO_MODEL_GLICKO2, "rd0", NULL},
     {EO_MODEL_GLICKO2, "vol0", NULL},
     {EO_MODEL_GLICKO2, "rd_max", NULL},
     {EO_MODEL_ELO, "k", NULL},
     {EO_MODEL_ELO, "k_new", NULL},
-    {EO_MODEL_ELO, "r0", elo_team_sum},
+    {EO_MODEL_ELO, "r0", elo_level_counts},
     {EO_MODEL_WENGLIN, "beta", NULL},
     {EO_MODEL_WENGLIN, "tau", NULL},
-    {EO_MODEL_WENGLIN, "mu", weights_count},
+    {EO_MODEL_WENGLIN, "mu", level_counts},
     {EO_MODEL_HIVE, "alpha", NULL},
     {EO_MODEL_HIVE, "alpha_commander", has_commanders},
     {EO_MODEL_COUNT, "bias_strength", bias_on},
     {EO_MODEL_COUNT, "bias_prior", bias_on},
+    {EO_MODEL_COUNT, "presence_strength", presence_learns},
+    {EO_MODEL_COUNT, "presence_prior", presence_learns},
 };
 
-/* The pool's own parameters a knob may be (beside the model's): each with its bounds. */
+/* The pool's own parameters a knob may be (beside the model's): the map bias's and presence's,
+ * each with its bounds (eo_bias.h, eo_presence.h). */
 static double get_bias_prior(const eo_pool_config *c)
 {
     return c->bias.prior;
@@ -93,19 +104,47 @@ static void set_bias_strength(eo_pool_config *c, double x)
 {
     c->bias.strength = x;
 }
+static double get_presence_prior(const eo_pool_config *c)
+{
+    return c->presence.prior;
+}
+static double get_presence_strength(const eo_pool_config *c)
+{
+    return c->presence.strength;
+}
+static void set_presence_prior(eo_pool_config *c, double x)
+{
+    c->presence.prior = x;
+}
+static void set_presence_strength(eo_pool_config *c, double x)
+{
+    c->presence.strength = x;
+}
 
 static const struct pool_param {
     eo_param_spec spec;
+    bool presence; /* presence's (else the bias's) */
     double (*get)(const eo_pool_config *c);
     void (*set)(eo_pool_config *c, double x);
 } pool_params[] = {
     {{"bias_prior", "the bias prior's weight in average plays", EO_BIAS_PRIOR_DEFAULT, 0, 1e6,
       false, NULL},
+     false,
      get_bias_prior,
      set_bias_prior},
     {{"bias_strength", "share of the bias estimate applied", 1, 0, 1, false, NULL},
+     false,
      get_bias_strength,
      set_bias_strength},
+    {{"presence_prior", "the presence prior's weight in average rounds of unequal presence",
+      EO_PRESENCE_PRIOR_DEFAULT, 0, 1e6, false, NULL},
+     true,
+     get_presence_prior,
+     set_presence_prior},
+    {{"presence_strength", "share of the presence estimate applied", 1, 0, 1, false, NULL},
+     true,
+     get_presence_strength,
+     set_presence_strength},
 };
 
 #define NPOOL_PARAMS (sizeof pool_params / sizeof pool_params[0])
@@ -177,7 +216,9 @@ static int knob_set(const knob *k, eo_pool_config *c, double x)
     eo_round_error err;
     if (k->pp != NULL) {
         k->pp->set(c, x);
-        return eo_bias_config_check(&c->bias, &err) == 0 ? 0 : -1;
+        int rc = k->pp->presence ? eo_presence_config_check(&c->presence, &err)
+                                 : eo_bias_config_check(&c->bias, &err);
+        return rc == 0 ? 0 : -1;
     }
     if (eo_model_config_set_number(&c->model, k->spec->name, x, &err) != 0)
         return -1;
@@ -203,8 +244,10 @@ static int knob_make(const eo_pool_config *c, const char *name, knob *kb, eo_rou
     if (kb->spec == NULL)
         return eo__fail(err, "tune", "%.40s: not a parameter of model \"%s\"", name,
                         eo_model_name(c->model.model));
-    if (kb->pp != NULL && c->bias.by == EO_BIAS_OFF)
+    if (kb->pp != NULL && !kb->pp->presence && c->bias.by == EO_BIAS_OFF)
         return eo__fail(err, "tune", "%.40s: the bias is off (bias=map turns it on)", name);
+    if (kb->pp != NULL && kb->pp->presence && !c->presence.on)
+        return eo__fail(err, "tune", "%.40s: presence is off (presence=on turns it on)", name);
     if (kb->spec->choices != NULL || kb->spec->min == kb->spec->max)
         return eo__fail(err, "tune", "%.40s: a choice or fixed value cannot be searched; set it",
                         name);
