@@ -128,7 +128,10 @@ static void expect_sim_same(const e2e_server *s, const json_t *config, const cha
     json_t *v;
     json_object_foreach(json_object_get(config, "params"), key, v)
     {
-        if (json_is_integer(v))
+        if (json_is_string(v))
+            n += snprintf(args + n, sizeof args - (size_t)n, " --param %s=%s", key,
+                          json_string_value(v));
+        else if (json_is_integer(v))
             n += snprintf(args + n, sizeof args - (size_t)n, " --param %s=%lld", key,
                           (long long)json_integer_value(v));
         else
@@ -169,8 +172,8 @@ static void expect_post_takes(e2e_server *s, const char *cfgpath, const json_t *
     assert_int_equal(st, 0);
 }
 
-/* `evenodds tune` (docs/EVAL.md "Tuning") on a world whose scale TrueSkill's defaults do not
- * fit: the configuration it prints is the same bytes twice, replay, eval and fit read it back
+/* `evenodds tune` (docs/EVAL.md "Tuning") from a start whose scale does not fit the world
+ * (beta three times a new pool's, which fits the simulator's worlds): the configuration it prints is the same bytes twice, replay, eval and fit read it back
  * (--params) and score the held-out rounds exactly as tune reported, sim runs it as the same
  * options spelled out, and the service takes it as a POST /v1/pools body. Training and
  * held-out rounds are eval's cuts. Bad usage and bad files exit 2 naming the option or
@@ -189,7 +192,7 @@ static void test_tune_round_trip(void **state)
     e2e_path(&s, "bad.json", bad, sizeof bad);
     simulate("--seed 3 --rounds 1600 --players 120 --team 6 --balancer random", world);
     snprintf(args, sizeof args,
-             "tune --model trueskill --budget 25 --name tuned --report '%s' "
+             "tune --model trueskill --param beta=25 --budget 25 --name tuned --report '%s' "
              "--format json '%s'",
              rep, world);
     assert_int_equal(e2e_run_stdout(args, cfg), 0);
@@ -203,7 +206,8 @@ static void test_tune_round_trip(void **state)
 
     json_t *r = load(rep), *c = load(cfg);
     assert_string_equal(json_string_value(at(r, "chosen")), "best");
-    assert_true(num(r, "folds") <= 25 + 4); /* the descent's budget, then one fold a knob */
+    /* the descent's budget, then one fold a knob */
+    assert_true(num(r, "folds") <= 25 + (double)json_array_size(at(r, "knobs")));
     double held = num(r, "best.held_out.logloss");
     if (!(held < num(r, "start.held_out.logloss")))
         fail_msg("tune did not improve held out: %g -> %g", num(r, "start.held_out.logloss"), held);
@@ -241,7 +245,10 @@ static void test_tune_round_trip(void **state)
         {"tune", "--burn-in 0.6 --eval-from 0.5", "--burn-in (0.6) must be below"},
         {"tune", "--model synelo --tune nope", "--tune nope: not a parameter of model \"synelo\""},
         {"tune", "--model elo --tune team", "--tune team: a choice"},
-        {"tune", "--model trueskill --tune bias_prior", "--tune bias_prior: the bias is off"},
+        {"tune", "--model trueskill --param bias=off --tune bias_prior",
+         "--tune bias_prior: the bias is off"},
+        {"tune", "--model elo --param presence=off --tune presence_prior",
+         "--tune presence_prior: presence is off"},
         {"tune", "--budget 0", "--budget"},
         {"tune", "--gate -1", "--gate"},
         {"tune", "--metric auc", "--metric: expected logloss or brier"},
@@ -317,9 +324,10 @@ static void expect_knobs(const e2e_server *s, const char *args, const char *log,
 /* On 300 rounds (60 players, 2v2 to 8v8) Elo's search without the gate drives k to about 900
  * and loses more than 0.1 in held-out log loss; with the default gate the answer's held-out
  * log loss stays within 0.005 of the defaults'. The default knobs follow the model, its
- * options and the log: Elo's r0 only with team=sum, Glicko-2's start deviation and volatility
- * (not τ), hive's commander step only with commanders, the Gaussian models' start mean only
- * with partial play or unequal teams, the bias's knobs with the bias on. */
+ * options and the log: the start level (the Gaussian models' mu, Elo's r0 with team=sum) only
+ * with presence off and partial play or unequal teams, Glicko-2's start deviation and
+ * volatility (not τ), hive's commander step only with commanders, the bias's knobs with the
+ * bias on, presence's with presence on and partial play or unequal teams. */
 static void test_tune_small_log(void **state)
 {
     (void)state;
@@ -348,17 +356,38 @@ static void test_tune_small_log(void **state)
     assert_true(num(r1, "threshold") == num(r1, "start.held_out.logloss_se"));
     json_decref(r1);
 
-    expect_knobs(&s, "--model elo --budget 2", small, "k,k_new");
-    expect_knobs(&s, "--model elo --param team=sum --budget 2", small, "k,k_new,r0");
-    expect_knobs(&s, "--model glicko2 --budget 2", small, "rd0,vol0,rd_max");
-    expect_knobs(&s, "--model hive --budget 2", small, "alpha");
-    expect_knobs(&s, "--model trueskill --budget 2", small, "beta,tau,draw_probability,mu");
-    expect_knobs(&s, "--model wenglin --param bias=map --budget 2", small,
+    /* Old pools' options (no bias, no presence): the start level where strengths are sums. */
+    const char *old = "--param bias=off --param presence=off --budget 2";
+    char args[200];
+    static const struct {
+        const char *model, *more, *knobs;
+    } olds[] = {
+        {"elo", "--param team=mean", "k,k_new"},
+        {"elo", "", "k,k_new,r0"},
+        {"glicko2", "", "rd0,vol0,rd_max"},
+        {"hive", "", "alpha"},
+        {"trueskill", "", "beta,tau,draw_probability,mu"},
+        {"synelo", "", "theta,k_max,k_min,sigma"},
+        {"elo", "--tune k", "k"},
+    };
+    for (size_t i = 0; i < sizeof olds / sizeof olds[0]; i++) {
+        snprintf(args, sizeof args, "--model %s %s %s", olds[i].model, olds[i].more, old);
+        expect_knobs(&s, args, small, olds[i].knobs);
+    }
+    /* A new pool's (map bias and presence on): the bias's and presence's knobs, and no start
+     * level (strengths are relative to it); one of the two off, its knobs go. */
+    expect_knobs(&s, "--model elo --budget 2", small,
+                 "k,k_new,bias_strength,bias_prior,presence_strength,presence_prior");
+    expect_knobs(&s, "--model trueskill --param bias=off --budget 2", small,
+                 "beta,tau,draw_probability,presence_strength,presence_prior");
+    expect_knobs(&s, "--model wenglin --param presence=off --budget 2", small,
                  "beta,tau,mu,bias_strength,bias_prior");
-    expect_knobs(&s, "--model synelo --budget 2", small, "theta,k_max,k_min,sigma");
-    expect_knobs(&s, "--model elo --tune k --budget 2", small, "k");
     simulate("--seed 9 --rounds 200 --players 40 --team 4 --partial 0 --balancer random", even);
-    expect_knobs(&s, "--model trueskill --budget 2", even, "beta,tau,draw_probability");
+    /* Equal full teams: neither presence nor the start level can do anything. */
+    expect_knobs(&s, "--model trueskill --budget 2", even,
+                 "beta,tau,draw_probability,bias_strength,bias_prior");
+    expect_knobs(&s, "--model trueskill --param presence=off --param bias=off --budget 2", even,
+                 "beta,tau,draw_probability");
     e2e_cleanup(&s);
 }
 

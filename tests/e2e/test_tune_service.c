@@ -105,7 +105,7 @@ static void expect_cli_figures(const e2e_server *s, const json_t *job)
     e2e_path(s, "cli-report.json", rep, sizeof rep);
     export_pool(s, exported);
     snprintf(args, sizeof args,
-             "tune --model trueskill --budget 25 --report '%s' --format json "
+             "tune --model trueskill --param beta=25 --budget 25 --report '%s' --format json "
              "'%s' 2>/dev/null",
              rep, exported);
     assert_int_equal(e2e_run_stdout(args, "/dev/null"), 0);
@@ -176,7 +176,8 @@ static void test_tune_service(void **state)
                          "--balancer", "random",    "--rounds-out", world,    NULL};
     assert_int_equal(e2e_run(sim, NULL, err, sizeof err), 0);
     assert_int_equal(e2e_start(&s, NULL), 0);
-    e2e_create_pool(&s, "{\"name\":\"w\",\"model\":\"trueskill\"}");
+    /* beta three times a new pool's (which fits the simulator's worlds): a start to improve */
+    e2e_create_pool(&s, "{\"name\":\"w\",\"model\":\"trueskill\",\"params\":{\"beta\":25}}");
     json_t *list = get_json(&s, "/v1/pools", 200);
     json_t *start =
         json_incref(json_object_get(json_array_get(json_object_get(list, "pools"), 0), "params"));
