@@ -321,6 +321,28 @@ static void expect_knobs(const e2e_server *s, const char *args, const char *log,
     json_decref(r);
 }
 
+/* A configuration tune prints with the bias and presence off says so ("off"): read back as
+ * --params over a new pool's defaults (both on) it scores @p log as the options themselves. */
+static void expect_off_reads_off(const e2e_server *s, const char *log)
+{
+    char cfg[400], out[400], args[1200];
+    e2e_path(s, "off.json", cfg, sizeof cfg);
+    e2e_path(s, "off-eval.json", out, sizeof out);
+    const char *off = "--model trueskill --param bias=off --param presence=off";
+    snprintf(args, sizeof args, "tune %s --budget 2 --format json '%s' 2>/dev/null", off, log);
+    assert_int_equal(e2e_run_stdout(args, cfg), 0);
+    json_t *c = load(cfg);
+    assert_string_equal(json_string_value(at(c, "params.bias")), "off");
+    assert_string_equal(json_string_value(at(c, "params.presence")), "off");
+    json_decref(c);
+    snprintf(args, sizeof args, "eval %s --format json '%s'", off, log);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
+    double want = file_num(out, "logloss");
+    snprintf(args, sizeof args, "eval --params '%s' --format json '%s'", cfg, log);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
+    assert_true(file_num(out, "logloss") == want);
+}
+
 /* On 300 rounds (60 players, 2v2 to 8v8) Elo's search without the gate drives k to about 900
  * and loses more than 0.1 in held-out log loss; with the default gate the answer's held-out
  * log loss stays within 0.005 of the defaults'. The default knobs follow the model, its
@@ -374,6 +396,7 @@ static void test_tune_small_log(void **state)
         snprintf(args, sizeof args, "--model %s %s %s", olds[i].model, olds[i].more, old);
         expect_knobs(&s, args, small, olds[i].knobs);
     }
+    expect_off_reads_off(&s, small);
     /* A new pool's (map bias and presence on): the bias's and presence's knobs, and no start
      * level (strengths are relative to it); one of the two off, its knobs go. */
     expect_knobs(&s, "--model elo --budget 2", small,
