@@ -145,8 +145,11 @@ int eo_round_answer_text(const char *round_id, const eo_member_result *m, size_t
  *  of eo_pool_get_quality(), null for a figure without a value yet. */
 json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q);
 /** {"pool","by","units","maps":[{"map","plays","a_wins","b_wins","draws","a_win_rate","bias",
- *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p pool named @p name, sorted by map
- *  (then size bucket, then mode); "units" "mu" for the Gaussian models, else "logit". */
+ *  "applied","uncertainty"[,"size"][,"mode"]},…],"presence"} of pool @p pool named @p name,
+ *  sorted by map (then size bucket, then mode); "units" "mu" for the Gaussian models, else
+ *  "logit" (the maps' only: π is in logits for every model). "presence" is
+ *  {"rounds","pi","applied","uncertainty"} (eo_presence_value(); uncertainty null before any
+ *  round of unequal presence), null when the pool's presence is off. */
 json_t *eo_maps_to_json(const char *name, const eo_pool *pool);
 /** {"season","players","at"}: a season ended. */
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at);

@@ -58,10 +58,11 @@ EO_OPT_NO_WEIGHTS_HELP
 EO_OPT_SKIP_HELP
     "\n"
     "Every figure leaves draws out, as eval does: the training rounds scored with the fitted\n"
-    "values (in sample), and the held-out rounds. The objective is the fit's own (MAP: the log\n"
-    "posterior; smooth: ln P at the forward pass; draws as half a win). Progress on stderr:\n"
-    "a bar on a terminal, always a final line (sweeps, last change, objective, time). Exit status: 0 done, 1 unreadable or invalid input (file, line\n"
-    "and field named), 2 bad usage.\n";
+    "values (in sample), and the held-out rounds. With presence on, pi too. The objective\n"
+    "is the fit's own (MAP: the log posterior; smooth: ln P at the forward pass; draws as\n"
+    "half a win). Progress on stderr: a bar on a terminal, always a final line (sweeps,\n"
+    "last change, objective, time). Exit status: 0 done, 1 unreadable or invalid input\n"
+    "(file, line and field named), 2 bad usage.\n";
 
 typedef struct fit_opts {
     eo_cli_head h;
@@ -285,7 +286,40 @@ typedef struct run {
     double seconds;
     bool has_held, has_oracle;
     scores sc;
+    /* Presence's π in logits (the pool's presence on): the fit's, and with held-out rounds
+     * the online pool's after the training rounds, its deviation and rounds of unequal
+     * presence (docs/MODELS.md "Presence"). */
+    bool presence;
+    double pi_fit, pi_online, pi_online_sd;
+    uint64_t pi_online_rounds;
 } run;
+
+/* π of the fit and of the online pool as it stands (after the training rounds). */
+static void presence_figures(const eo_fit *f, const eo_pool *online, run *r)
+{
+    const eo_presence_config *c = &r->o->h.cfg.presence;
+    r->presence = c->on;
+    r->pi_fit = eo_fit_presence(f);
+    const eo_presence *e = online != NULL ? eo_pool_presence(online) : NULL;
+    if (e != NULL) {
+        r->pi_online = eo_presence_value(c, e, &r->pi_online_sd);
+        r->pi_online_rounds = e->rounds;
+    }
+}
+
+static json_t *presence_json(const run *r)
+{
+    json_t *p = json_pack("{s:f}", "fit", r->pi_fit);
+    if (p != NULL && r->has_held &&
+        (json_object_set_new(p, "online", json_real(r->pi_online)) != 0 ||
+         json_object_set_new(p, "online_uncertainty", eo_cli_json_real(r->pi_online_sd)) != 0 ||
+         json_object_set_new(p, "online_rounds", json_integer((json_int_t)r->pi_online_rounds)) !=
+             0)) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
 
 static int write_json(const run *r)
 {
@@ -305,6 +339,8 @@ static int write_json(const run *r)
     json_object_set_new(out, "objective", eo_cli_json_real(r->st.objective));
     json_object_set_new(out, "train", eo_cli_metrics_json(&r->train_fit));
     json_object_set_new(out, "seconds", json_real(r->seconds));
+    if (r->presence)
+        json_object_set_new(out, "presence", presence_json(r));
     eo_cli_skipped_json(r->fold, out);
     if (r->has_held) {
         json_t *h = json_object();
@@ -342,6 +378,14 @@ static void write_table(const run *r)
            r->st.converged ? "converged" : "not converged", r->st.max_change, r->fc->tol);
     printf("objective %.6g (the fit's own; draws as half a win), %.3f s\n", r->st.objective,
            r->seconds);
+    if (r->presence) {
+        printf("presence pi (logits a player): fit %.4f", r->pi_fit);
+        if (r->has_held)
+            printf("; online after the training rounds %.4f +- %.4f (%llu rounds of unequal "
+                   "presence)",
+                   r->pi_online, r->pi_online_sd, (unsigned long long)r->pi_online_rounds);
+        printf("\n");
+    }
     printf("\ndraws left out, as eval does\n");
     printf("  %-20s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
     row("train: fitted values", &r->train_fit);
@@ -532,6 +576,7 @@ int eo_cmd_fit(int argc, char **argv)
     if (load(&o, &lf, &l, &r) != 0 || sweep(l.f, &fc, &r) != 0 ||
         score_train(&lf, l.f, l.train, &r) != 0)
         goto done;
+    presence_figures(l.f, l.online, &r);
     if (r.has_held && score_held(l.f, &o.h.cfg, l.online, l.refitted, &l.held, &r.sc) != 0) {
         fprintf(stderr, "evenodds fit: scoring the held-out rounds failed\n");
         goto done;

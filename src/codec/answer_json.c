@@ -45,6 +45,19 @@ static int add_map(void *ctx, const eo_bias_stats *st)
     return 0;
 }
 
+/* Presence's estimate (docs/MODELS.md "Presence"): {"rounds","pi","applied","uncertainty"},
+ * π in logits for every model; JSON null when the pool's presence is off. */
+static json_t *presence_json(const eo_pool *pool)
+{
+    const eo_presence *e = eo_pool_presence(pool);
+    if (e == NULL)
+        return json_null();
+    const eo_presence_config *c = &eo_pool_get_config(pool)->presence;
+    double sd, pi = eo_presence_value(c, e, &sd);
+    return json_pack("{s:I,s:f,s:f,s:o}", "rounds", (json_int_t)e->rounds, "pi", pi, "applied",
+                     c->strength * pi, "uncertainty", real_or_null(sd));
+}
+
 json_t *eo_maps_to_json(const char *name, const eo_pool *pool)
 {
     const eo_bias_config *bc = &eo_pool_get_config(pool)->bias;
@@ -56,8 +69,8 @@ json_t *eo_maps_to_json(const char *name, const eo_pool *pool)
         json_decref(arr);
         return NULL;
     }
-    return json_pack("{s:s,s:s,s:s,s:o}", "pool", name, "by", eo_bias_by_name(bc->by), "units",
-                     gaussian ? "mu" : "logit", "maps", arr);
+    return json_pack("{s:s,s:s,s:s,s:o,s:o}", "pool", name, "by", eo_bias_by_name(bc->by), "units",
+                     gaussian ? "mu" : "logit", "maps", arr, "presence", presence_json(pool));
 }
 
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at)

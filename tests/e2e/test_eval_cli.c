@@ -725,8 +725,28 @@ static void test_fit_figures(void **state)
     double ll = num(j, "train.logloss");
     assert_true(ll > 0.0 && ll < 0.69);
     assert_null(at(j, "train_logloss"));
+    /* Presence's π (on, as in new pools): the sim's truth weighs members by their time, so a
+     * fuller team is stronger and both estimates see it from the training rounds. */
+    assert_true(num(j, "presence.fit") > 0.05 && num(j, "presence.online") > 0.05);
+    assert_true(num(j, "presence.online_rounds") > 0 && num(j, "presence.online_rounds") <= 499);
+    assert_true(num(j, "presence.online_uncertainty") > 0.0);
     json_decref(j);
     json_decref(k);
+    /* Without the times every 5-a-side round has equal presence: nothing to learn. */
+    snprintf(args, sizeof args,
+             "fit --model elo --holdout 0.5 --no-weights --format json '%s' 2>/dev/null", odd);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
+    j = load(out);
+    assert_true(num(j, "presence.fit") == 0.0 && num(j, "presence.online") == 0.0);
+    assert_true(num(j, "presence.online_rounds") == 0.0);
+    assert_true(json_is_null(at(j, "presence.online_uncertainty")));
+    json_decref(j);
+    snprintf(args, sizeof args,
+             "fit --model elo --param presence=off --format json '%s' 2>/dev/null", odd);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
+    j = load(out);
+    assert_null(at(j, "presence"));
+    json_decref(j);
     snprintf(args, sizeof args, "fit --model elo --holdout 0.5 --format table '%s' 2>/dev/null",
              odd);
     assert_int_equal(e2e_run_stdout(args, out), 0);
@@ -734,6 +754,7 @@ static void test_fit_figures(void **state)
     assert_non_null(strstr(text, "train: fitted values"));
     assert_non_null(strstr(text, "draws left out"));
     assert_non_null(strstr(text, "the fit's own"));
+    assert_non_null(strstr(text, "presence pi (logits a player): fit "));
     free(text);
     e2e_expect_usage("fit", "--holdout 0.2 --eval-from 0.8", odd, out2, "say the same thing");
     e2e_cleanup(&s);
