@@ -73,8 +73,8 @@ int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config 
 /* The same for the commands that build a pool (the file's, or a new pool's defaults: the map
  * bias and presence on, no divisions); the pool's bias parameters ("bias", "bias_prior",
  * "bias_strength", eo_bias.h) go to out->bias, its presence parameters ("presence",
- * "presence_prior", "presence_strength", eo_presence.h) to out->presence, the others to
- * out->model. */
+ * "presence_prior", "presence_strength", "partial", "partial_prior", eo_presence.h) to
+ * out->presence, the others to out->model. */
 int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out);
 
 /* Help lines for the model options, for the commands' usage texts. */
@@ -85,9 +85,9 @@ int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *o
     "  --param NAME=VALUE  a model parameter (repeatable; docs/MODELS.md lists them per model)\n"  \
     "                      or a pool's: bias=off|map|map_size|map_mode (default map),\n"      \
     "                      bias_prior=N, bias_strength=S, presence=on|off (default on),\n"     \
-    "                      presence_prior=N, presence_strength=S (replay, eval, sim, import;\n" \
-    "                      docs/MODELS.md); the defaults are a new pool's (docs/MODELS.md,\n"   \
-    "                      \"Defaults of new pools\" lists the values of older pools)\n"        \
+    "                      presence_prior=N, presence_strength=S, partial=learn|time\n"    \
+    "                      (default learn), partial_prior=N (docs/MODELS.md); the defaults\n" \
+    "                      are a new pool's (docs/MODELS.md, \"Defaults of new pools\")\n"    \
     "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
     "  --theta T           synelo: Θ given directly (default 0: each round's own, F1's rule\n"  \
     "                      on its larger team)\n"

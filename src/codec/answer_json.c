@@ -45,17 +45,19 @@ static int add_map(void *ctx, const eo_bias_stats *st)
     return 0;
 }
 
-/* Presence's estimate (docs/MODELS.md "Presence"): {"rounds","pi","applied","uncertainty"},
- * π in logits for every model; JSON null when the pool's presence is off. */
+/* Presence's estimates (docs/MODELS.md "Presence"): {"rounds","pi","applied","uncertainty",
+ * "partial_share"}, π in logits for every model, θ null when the pool does not learn it; JSON
+ * null when the pool's presence is off. */
 static json_t *presence_json(const eo_pool *pool)
 {
-    const eo_presence *e = eo_pool_presence(pool);
+    const eo_presence *e = eo_pool_presence(pool), *th = eo_pool_partial(pool);
     if (e == NULL)
         return json_null();
     const eo_presence_config *c = &eo_pool_get_config(pool)->presence;
     double sd, pi = eo_presence_value(c, e, &sd);
-    return json_pack("{s:I,s:f,s:f,s:o}", "rounds", (json_int_t)e->rounds, "pi", pi, "applied",
-                     c->strength * pi, "uncertainty", real_or_null(sd));
+    return json_pack("{s:I,s:f,s:f,s:o,s:o}", "rounds", (json_int_t)e->rounds, "pi", pi, "applied",
+                     c->strength * pi, "uncertainty", real_or_null(sd), "partial_share",
+                     th != NULL ? json_real(eo_presence_partial_share(c, th)) : json_null());
 }
 
 json_t *eo_maps_to_json(const char *name, const eo_pool *pool)

@@ -74,11 +74,10 @@ static int pool_param(eo_pool_config *cfg, const char *key, const json_t *v, eo_
                    ? eo_bias_config_set_number(&cfg->bias, key, json_number_value(v), err)
                    : fail(err, key, "expected a number");
     if (eo_presence_param_name(key))
-        return strcmp(key, "presence") == 0
+        return strcmp(key, "presence") == 0 || strcmp(key, "partial") == 0
                    ? eo_presence_config_set(&cfg->presence, key, text, err)
                : json_is_number(v)
-                   ? eo_presence_config_set_number(&cfg->presence, key, json_number_value(v),
-                                                   err)
+                   ? eo_presence_config_set_number(&cfg->presence, key, json_number_value(v), err)
                    : fail(err, key, "expected a number");
     return EO_ENOTFOUND;
 }
@@ -172,8 +171,11 @@ static int own_params_to_json(const eo_pool_config *cfg, json_t *o)
         (json_object_set_new(o, "bias_prior", json_real(cfg->bias.prior)) != 0 ||
          json_object_set_new(o, "bias_strength", json_real(cfg->bias.strength)) != 0))
         return -1;
-    if (p->on && (json_object_set_new(o, "presence_prior", json_real(p->prior)) != 0 ||
-                  json_object_set_new(o, "presence_strength", json_real(p->strength)) != 0))
+    if (p->on &&
+        (json_object_set_new(o, "presence_prior", json_real(p->prior)) != 0 ||
+         json_object_set_new(o, "presence_strength", json_real(p->strength)) != 0 ||
+         json_object_set_new(o, "partial", json_string(p->partial ? "learn" : "time")) != 0 ||
+         json_object_set_new(o, "partial_prior", json_real(p->partial_prior)) != 0))
         return -1;
     return 0;
 }

@@ -494,6 +494,7 @@ static void test_maps(void **state)
     assert_true(fabs(jnum(pres, "pi") - 2.0) < 1e-9);
     assert_true(fabs(jnum(pres, "applied") - 2.0) < 1e-9);
     assert_true(fabs(jnum(pres, "uncertainty") - 2.0) < 1e-9);
+    assert_true(json_is_null(json_object_get(pres, "partial_share"))); /* SynElo: none */
     json_decref(j);
     j = expect(&s, "GET", "/v1/pools/old/maps", s.server_key, NULL, 200);
     assert_true(json_is_null(json_object_get(j, "presence")));

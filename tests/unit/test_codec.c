@@ -1746,9 +1746,12 @@ static void test_pool_config_presence(void **state)
     assert_string_equal(json_string_value(json_object_get(out, "presence")), "on");
     assert_true(json_number_value(json_object_get(out, "presence_prior")) == 20.0);
     assert_true(json_number_value(json_object_get(out, "theta")) == 0.0);
+    assert_true(fresh.presence.partial);
+    assert_string_equal(json_string_value(json_object_get(out, "partial")), "learn");
+    assert_true(json_number_value(json_object_get(out, "partial_prior")) == 20.0);
     assert_int_equal(eo_pool_config_from_json("synelo", out, &back, &e), 0);
     json_decref(out);
-    assert_true(back.presence.on && back.bias.by == EO_BIAS_MAP);
+    assert_true(back.presence.on && back.bias.by == EO_BIAS_MAP && back.presence.partial);
     assert_memory_equal(back.model.v, fresh.model.v, sizeof fresh.model.v);
     /* Given values win over either reading's defaults; off is written as "off" (without the
      * values), so both readings take it back as off. */
@@ -1768,6 +1771,11 @@ static void test_pool_config_presence(void **state)
                                    "\"presence_strength\":0.5}", &stored, &e), 0);
     assert_true(stored.presence.on && stored.presence.prior == 5.0 &&
                 stored.presence.strength == 0.5);
+    /* A stored pool with presence but without "partial" weighs partial members by their time,
+     * as it always did. */
+    assert_false(stored.presence.partial);
+    expect_config_error("synelo", "{\"partial\":\"maybe\"}", "params.partial");
+    expect_config_error("synelo", "{\"partial_prior\":-1}", "params.partial_prior");
     expect_config_error("synelo", "{\"presence\":true}", "params.presence");
     expect_config_error("synelo", "{\"presence\":\"yes\"}", "params.presence");
     expect_config_error("synelo", "{\"presence_prior\":-1}", "params.presence_prior");

@@ -757,8 +757,10 @@ static void test_pool_create(void **state)
     assert_true(row.created_at == NOW);
     json_t *stored = js(row.params_json);
     eo_pool_row_free(&row);
-    /* all fourteen parameters of SynElo's table, Θ as theta, kmax_team spent (0) */
-    assert_int_equal(json_object_size(stored), 14);
+    /* all fourteen parameters of SynElo's table, Θ as theta, kmax_team spent (0), and the
+     * bias's and presence's switches, off as the engine's table defaults have them */
+    assert_int_equal(json_object_size(stored), 16);
+    assert_string_equal(json_string_value(json_object_get(stored, "presence")), "off");
     assert_int_equal(json_integer_value(json_object_get(stored, "kmax_team")), 0);
     assert_true(json_number_value(json_object_get(stored, "theta")) == 800.0);
     assert_int_equal(json_integer_value(json_object_get(stored, "t_shadow")), 10);
