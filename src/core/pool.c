@@ -269,8 +269,9 @@ static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const e
     return *level + eo_model_logit_field(pool->model, &t[0], &t[1], base + *level, logit, p0, g);
 }
 
-/* Learning θ needs a member present for part of the round (weight strictly between 0 and 1)
- * in a pool whose aggregates take the weights. */
+/* The pool learns θ (docs/MODELS.md "Partial members"): presence on, "partial" learn, and
+ * team aggregates that take the weights (not those of a model that rates every member in
+ * full); a round teaches it when a member's weight is strictly between 0 and 1. */
 static bool learns_partial(const eo_pool *pool)
 {
     return pool->cfg.presence.on && pool->cfg.presence.partial && !pool->agg_unit;

@@ -385,6 +385,35 @@ static void learns_from_short_rounds(void **state)
     eo_pool_destroy(q);
 }
 
+/* A new pool's frozen prediction (eo_pool_predict(), fit's) is the P(A) the round is rated
+ * with, θ included, for every model: 3v3 rounds with A's first member present for 40 % of the
+ * round, A winning two in three. */
+static void partial_predict_as_applied(void **state)
+{
+    (void)state;
+    for (int m = 0; m < EO_MODEL_COUNT; m++) {
+        eo_pool_config cfg;
+        assert_int_equal(eo_pool_config_new((eo_model)m, &cfg), 0);
+        eo_pool *p = NULL;
+        assert_int_equal(eo_pool_create(&cfg, &p), 0);
+        for (size_t k = 0; k < 80; k++) {
+            eo_round r;
+            eo_member mem[6];
+            make_round(&r, mem, 3, 3, 0.4, k % 3 == 2 ? EO_WIN_B : EO_WIN_A, k % 2);
+            double pa;
+            eo_round_result res;
+            assert_int_equal(eo_pool_predict(p, &r, &pa), 0);
+            assert_int_equal(eo_pool_apply(p, &r, &res, NULL), 0);
+            assert_near(pa, res.p_a, 1e-12);
+        }
+        const eo_presence *th = eo_pool_partial(p);
+        /* SynElo rates every member in full; the others learn θ from every round but the
+         * first (all at the start level, where θ moves nothing) */
+        assert_true(m == EO_MODEL_SYNELO ? th == NULL : th != NULL && th->rounds == 79);
+        eo_pool_destroy(p);
+    }
+}
+
 /* ---- the old defaults' pathologies as bounds on a new pool's held-out log loss ------------ */
 
 /* Mean log loss of the model's P(A) over the second half of @p rounds rounds of world @p w
@@ -580,6 +609,7 @@ int main(void)
         cmocka_unit_test(learns_from_short_rounds),
         cmocka_unit_test(partial_share_by_hand),
         cmocka_unit_test(partial_members_learnt),
+        cmocka_unit_test(partial_predict_as_applied),
         cmocka_unit_test(pathology_uninformative_times),
         cmocka_unit_test(pathology_elo_sum_unequal),
         cmocka_unit_test(pathology_hive_small_teams),
