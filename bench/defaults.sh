@@ -6,7 +6,7 @@
 #        everyone in full), teams of 2 to 8;
 #   a30  the same with 30 % of members partial;
 #   b    a team one player short in 40 % of rounds loses more often, by 0.8 logit;
-#   w12, w6, d12  the worlds of bench/quality.sh (docs/SIM.md, issue 5 §6's quality figures).
+#   w12, w6, d12  the worlds of bench/quality.sh (docs/SIM.md, "Quality figures for every model").
 # Then, on b, every model tuned (`evenodds tune`, a new pool's parameters as the start) against
 # TrueSkill tuned without the presence term (and without the map bias): the best of each one's
 # online and refit held-out log loss, as bench/quality.sh scores them.

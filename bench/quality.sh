@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 §6's quality figures on simulated worlds (bench/README.md, "Quality"): held-out log
+# Quality figures on simulated worlds (bench/README.md, "Quality"): held-out log
 # loss of every model, online and refit, with and without the map bias, beside the oracle's
 # (the true skills); hive and TrueSkill also without time weights; then every model in closed
 # loop with our balancer. Three worlds: w12 (12v12) and w6 (6v6) with skill mean Q_SKILL_MEAN,
