@@ -746,7 +746,7 @@ static void test_plain_field_equals_general(void **state)
                                        : rng_range(&s, 100, 3000);
         eo_balance_request r;
         memset(&r, 0, sizeof r);
-        r.field = shape == 0 ? rng_range(&s, -6, 6)
+        r.field = shape == 0   ? rng_range(&s, -6, 6)
                   : shape == 1 ? rng_range(&s, -80, 80)
                                : rng_range(&s, -3000, 3000);
         r.epsilon = rng_range(&s, 0, 1) ? rng_range(&s, 0, 50) : 0;

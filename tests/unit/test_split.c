@@ -357,8 +357,7 @@ static int64_t gen_field(uint64_t *s, const eo_split_player *p, int n)
 }
 
 /* eo__split_solve_field() for k in [kmin, kmax] against the brute force by |ΣA - ΣB + field|. */
-static void compare_field(const eo_split_player *p, int n, int64_t field, int kmin, int kmax,
-                          int t)
+static void compare_field(const eo_split_player *p, int n, int64_t field, int kmin, int kmax, int t)
 {
     eo_splits *r = NULL;
     assert_int_equal(eo__split_solve_field(p, (size_t)n, NULL, field, kmin, kmax, &r), 0);

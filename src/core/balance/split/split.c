@@ -445,9 +445,8 @@ static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
     p.dp_buf = &ws->dp;
     p.offset = jb->field / g;
     /* NULL (too wide, or no memory for it) only means the general path answers every k */
-    eo__split_dense *dense = jb->mode == EO_BENCH_SOLVER
-                                 ? eo__split_dense_new(q, (int)n, p.offset, &ws->dense)
-                                 : NULL;
+    eo__split_dense *dense =
+        jb->mode == EO_BENCH_SOLVER ? eo__split_dense_new(q, (int)n, p.offset, &ws->dense) : NULL;
     eo__split_sol last;
     int rc = 0;
     for (size_t c = 0; c < count && rc == 0; c++) {
@@ -493,10 +492,18 @@ int eo_split_solve_ws(eo_split_ws *ws, const eo_split_player *players, size_t n,
     return rc;
 }
 
-/* eo_split_solve() and eo__split_solve_field(): jb in a work space of its own, into one new
- * result block. */
+/* eo_split_solve() and eo__split_solve_field(): checks the arguments, then jb in a work space
+ * of its own, into one new result block. */
 static int solve_block(const eo_split_player *players, size_t n, const job *jb, eo_splits **out)
 {
+    if (!out)
+        return EO_EINVAL;
+    *out = NULL;
+    if (n > EO_SPLIT_EXACT_MAX)
+        return EO_ELIMIT;
+    if (n < 2 || !players || jb->kmin < 2 || jb->kmax > (int)n / 2 ||
+        jb->field > EO__SPLIT_FIELD_MAX || jb->field < -EO__SPLIT_FIELD_MAX)
+        return EO_EINVAL;
     /* one block for the result, as before: the caller frees it with eo_splits_free() */
     size_t count = jb->kmax >= jb->kmin ? (size_t)(jb->kmax - jb->kmin + 1) : 0;
     size_t bytes = sizeof(eo_splits) + count * sizeof(eo_split) + count * n * sizeof(uint16_t);
@@ -523,13 +530,6 @@ static int solve_block(const eo_split_player *players, size_t n, const job *jb, 
 int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
                    eo_splits **out)
 {
-    if (!out)
-        return EO_EINVAL;
-    *out = NULL;
-    if (n > EO_SPLIT_EXACT_MAX)
-        return EO_ELIMIT;
-    if (n < 2 || !players)
-        return EO_EINVAL;
     job jb = plain_job(n, opt);
     return solve_block(players, n, &jb, out);
 }
@@ -537,14 +537,6 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
 int eo__split_solve_field(const eo_split_player *players, size_t n, const eo_split_options *opt,
                           int64_t field, int kmin, int kmax, eo_splits **out)
 {
-    if (!out)
-        return EO_EINVAL;
-    *out = NULL;
-    if (n > EO_SPLIT_EXACT_MAX)
-        return EO_ELIMIT;
-    if (n < 2 || !players || kmin < 2 || kmax > (int)n / 2 || field > EO__SPLIT_FIELD_MAX ||
-        field < -EO__SPLIT_FIELD_MAX)
-        return EO_EINVAL;
     job jb = plain_job(n, opt);
     jb.field = field;
     jb.kmin = kmin;
