@@ -1,8 +1,10 @@
 /* Balancer timings (docs/BALANCER.md, "Balancer figures"): p50/p99/max per call of scramble
  * mode with parties and locks and of rebalance mode, N = 24, 32, 64, and how many answers were
- * exact within the work limit.
+ * exact within the work limit; with "map", plain requests that name a map instead, N = 25 and
+ * 64 (ratings only, rebalance, epsilon 0, side A's field 240 rating points: the splitter's
+ * path with the field as its offset, docs/BALANCER.md "Map-named plain splits").
  *
- *   bench_balance [instances] [work_limit] [all] [n=N] [se=E] [dump]
+ *   bench_balance [instances] [work_limit] [all] [n=N] [se=E] [dump] [map]
  *
  * The work limit defaults to the service's default budget in nodes (EO_SPLIT_BUDGET_DEFAULT_MS
  * times EO_SPLIT_NODES_PER_MS: 4·10^6), the spread tolerance (se=) to one rating unit, the
@@ -44,10 +46,13 @@ static uint64_t fnv(uint64_t h, uint64_t v)
     return h;
 }
 
-static void row(int n, int scramble, int count, uint64_t work, int64_t se, int all, int dump)
+enum { REBALANCE, SCRAMBLE, MAP };
+static const char *const kinds[] = {"rebalance", "scramble", "map"};
+
+static void row(int n, int kind, int count, uint64_t work, int64_t se, int all, int dump)
 {
     uint64_t sum = UINT64_C(0xcbf29ce484222325);
-    uint64_t s = (uint64_t)n * 1000 + (uint64_t)scramble;
+    uint64_t s = (uint64_t)n * 1000 + (uint64_t)kind;
     double *t = malloc(sizeof(double) * 2 * (size_t)count), *u = t + count;
     int exact = 0, total = 0, errs = 0;
     for (int c = 0; c < count; c++) {
@@ -61,7 +66,10 @@ static void row(int n, int scramble, int count, uint64_t work, int64_t se, int a
         r.spread_epsilon = se;
         if (!all)
             r.k_min = r.k_max = n / 2;
-        if (scramble) {
+        if (kind == MAP) {
+            r.mode = EO_BALANCE_REBALANCE;
+            r.field = 240;
+        } else if (kind == SCRAMBLE) {
             r.mode = EO_BALANCE_SCRAMBLE;
             for (int i = 0; i + 3 < n; i += 8) { /* parties of 2 and 3 */
                 p[i].party = p[i + 1].party = (uint32_t)(i + 1);
@@ -110,16 +118,15 @@ static void row(int n, int scramble, int count, uint64_t work, int64_t se, int a
         exact += ex;
         sum = fnv(sum, h);
         if (dump)
-            fprintf(stderr, "%d %s %d exact %d hash %016llx us %.0f cpu %.0f\n", n,
-                    scramble ? "scramble" : "rebalance", c, ex, (unsigned long long)h, t[c], u[c]);
+            fprintf(stderr, "%d %s %d exact %d hash %016llx us %.0f cpu %.0f\n", n, kinds[kind], c,
+                    ex, (unsigned long long)h, t[c], u[c]);
         eo_balance_free(res);
     }
     qsort(t, (size_t)count, sizeof *t, bench_cmp_double);
     qsort(u, (size_t)count, sizeof *u, bench_cmp_double);
     printf("| %2d | %-9s | %10.0f | %10.0f | %10.0f | %10.0f | %10.0f | %d/%d | %d | %016llx |\n",
-           n, scramble ? "scramble" : "rebalance", t[count / 2], t[(count * 99) / 100],
-           t[count - 1], u[count / 2], u[(count * 99) / 100], exact, total, errs,
-           (unsigned long long)sum);
+           n, kinds[kind], t[count / 2], t[(count * 99) / 100], t[count - 1], u[count / 2],
+           u[(count * 99) / 100], exact, total, errs, (unsigned long long)sum);
     free(t);
 }
 
@@ -130,7 +137,7 @@ int main(int argc, char **argv)
     int numeric = argc > 2 && argv[2][0] >= '0' && argv[2][0] <= '9';
     uint64_t work = numeric ? strtoull(argv[2], NULL, 10)
                             : (uint64_t)EO_SPLIT_BUDGET_DEFAULT_MS * EO_SPLIT_NODES_PER_MS;
-    int all = 0, dump = 0, only = 0;
+    int all = 0, dump = 0, only = 0, map = 0;
     int64_t se = 1;
     for (int x = numeric ? 3 : 2; x < argc; x++) {
         if (strncmp(argv[x], "n=", 2) == 0)
@@ -139,6 +146,7 @@ int main(int argc, char **argv)
             se = strtoll(argv[x] + 3, NULL, 10);
         all |= strcmp(argv[x], "all") == 0;
         dump |= strcmp(argv[x], "dump") == 0;
+        map |= strcmp(argv[x], "map") == 0;
     }
     if (count < 1)
         count = 1;
@@ -148,12 +156,15 @@ int main(int argc, char **argv)
            "| exact | errors | checksum         |\n");
     printf("|----|-----------|-----------:|-----------:|-----------:|-----------:|-----------:"
            "|------:|-------:|------------------|\n");
-    int ns[3] = {24, 32, 64};
-    for (int x = 0; x < 3; x++) {
+    int ns[3] = {24, 32, 64}, nm[2] = {25, 64};
+    for (int x = 0; !map && x < 3; x++) {
         if (only && ns[x] != only)
             continue;
-        row(ns[x], 1, count, work, se, all, dump);
-        row(ns[x], 0, count, work, se, all, dump);
+        row(ns[x], SCRAMBLE, count, work, se, all, dump);
+        row(ns[x], REBALANCE, count, work, se, all, dump);
     }
+    for (int x = 0; map && x < 2; x++)
+        if (!only || nm[x] == only)
+            row(nm[x], MAP, count, work, se, all, dump);
     return 0;
 }

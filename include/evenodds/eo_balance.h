@@ -155,7 +155,9 @@ int eo_balance_player_pin(const eo_balance_player *p, int allow_protected);
 /**
  * Solves every k in [k_min, k_max] for @p n players (2 <= n <= EO_PLAYERS_MAX; k_max <= n/2).
  * @p req may be NULL (defaults). A request without constraints or secondary objectives
- * (see docs/BALANCER.md) is answered by eo_split_solve() and gives its answers bit for bit.
+ * (see docs/BALANCER.md; any epsilon, any field) is answered by the exact splitter: without a
+ * field it gives eo_split_solve()'s answers bit for bit, with one the splitter takes the field
+ * as an offset (docs/BALANCER.md §3, "A map's field").
  * Returns 0 (per-k problems are in each entry's @c err), EO_EINVAL (n < 2, a rating or field
  * out of range, a bad side or mode, epsilon < 0, bad k range, two locks or protections that
  * pin one party to both sides: @p bad_party, may be NULL, names it), EO_ELIMIT (n above

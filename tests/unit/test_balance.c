@@ -728,6 +728,49 @@ static void test_plain_equals_split(void **state)
     }
 }
 
+/* A plain request that names a map (a field) and any epsilon goes to the splitter with the
+ * field as its offset (eo__split_solve_field()): the same answers as the general path, whose
+ * rules it follows (every term but |D| is 0, so epsilon changes nothing), term by term. Some
+ * requests ask for one team size. */
+static void test_plain_field_equals_general(void **state)
+{
+    (void)state;
+    uint64_t s = 15;
+    for (int c = 0; c < 300; c++) {
+        int n = (int)rng_range(&s, 2, 14), shape = (int)rng_range(&s, 0, 2);
+        eo_balance_player p[16];
+        memset(p, 0, sizeof p);
+        for (int i = 0; i < n; i++)
+            p[i].rating = shape == 0   ? rng_range(&s, 0, 4)
+                          : shape == 1 ? rng_range(&s, 0, 50)
+                                       : rng_range(&s, 100, 3000);
+        eo_balance_request r;
+        memset(&r, 0, sizeof r);
+        r.field = shape == 0   ? rng_range(&s, -6, 6)
+                  : shape == 1 ? rng_range(&s, -80, 80)
+                               : rng_range(&s, -3000, 3000);
+        r.epsilon = rng_range(&s, 0, 1) ? rng_range(&s, 0, 50) : 0;
+        if (c % 4 == 0 && n >= 4)
+            r.k_min = r.k_max = (int)rng_range(&s, 2, n / 2);
+        eo_balance_result *got = NULL, *want = NULL;
+        assert_int_equal(eo__balance_solve(p, (size_t)n, &r, &got, NULL, &DEFAULTS), 0);
+        assert_int_equal(eo__balance_solve(p, (size_t)n, &r, &want, NULL, &GENERAL), 0);
+        assert_int_equal(got->count, want->count);
+        for (size_t x = 0; x < got->count; x++) {
+            const eo_balance_split *g = &got->split[x], *w = &want->split[x];
+            assert_true(g->k == w->k && g->err == 0 && w->err == 0);
+            assert_true(g->exact == 1 && w->exact == 1);
+            assert_memory_equal(g->a, w->a, sizeof(uint16_t) * (size_t)w->k);
+            assert_memory_equal(g->b, w->b, sizeof(uint16_t) * (size_t)w->k);
+            assert_true(g->dev == w->dev && g->gap == w->gap);
+            assert_true(g->dev == abs64(g->sum_a - g->sum_b + r.field));
+            assert_memory_equal(&g->terms, &w->terms, sizeof g->terms);
+        }
+        eo_balance_free(got);
+        eo_balance_free(want);
+    }
+}
+
 /* ---- properties on large instances ---------------------------------------------------------- */
 
 static void run_props(int n, int count, uint64_t seed, int force_local, uint64_t work, int full)
@@ -902,6 +945,7 @@ int main(void)
         cmocka_unit_test(test_party_larger_than_k),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_plain_equals_split),
+        cmocka_unit_test(test_plain_field_equals_general),
         cmocka_unit_test(test_brute_small),
         cmocka_unit_test(test_brute_medium),
         cmocka_unit_test(test_brute_large),

@@ -124,8 +124,9 @@ typedef struct best {
     uint64_t play, a;
 } best;
 
-/* Every split of every playing set of size 2k (queue: only the first 2k players). */
-static best brute(const eo_split_player *p, int n, int k, int queue)
+/* Every split of every playing set of size 2k (queue: only the first 2k players), by
+ * |ΣA - ΣB + field| (field 0: the plain rules; else a map's field, eo__split_solve_field()). */
+static best brute_field(const eo_split_player *p, int n, int k, int queue, int64_t field)
 {
     best b = {INT64_MAX, 0, 0};
     uint64_t all = (UINT64_C(1) << n) - 1;
@@ -136,7 +137,7 @@ static best brute(const eo_split_player *p, int n, int k, int queue)
             continue;
         for (uint64_t a = play;; a = (a - 1) & play) {
             if (__builtin_popcountll(a) == k) {
-                int64_t d = 0;
+                int64_t d = field;
                 for (int i = 0; i < n; i++) {
                     if (a >> i & 1)
                         d += p[i].rating;
@@ -158,6 +159,11 @@ static best brute(const eo_split_player *p, int n, int k, int queue)
         }
     }
     return b;
+}
+
+static best brute(const eo_split_player *p, int n, int k, int queue)
+{
+    return brute_field(p, n, k, queue, 0);
 }
 
 static void brute_compare(int nmin, int nmax, int per_n, uint64_t seed, eo_bench_mode mode)
@@ -328,6 +334,78 @@ static void test_brute_fixed_set_teams(void **state)
     }
 }
 
+/* ---- a map's field (eo__split_solve_field) ------------------------------------------------- */
+
+/* A field for the ratings p: a few units either way, about one rating's spread, a multiple of
+ * the common factor 7 of gen()'s last shape (the solver's gcd then keeps it), the largest
+ * allowed either way (beyond every difference), or up to n spreads. */
+static int64_t gen_field(uint64_t *s, const eo_split_player *p, int n)
+{
+    int64_t lo = p[0].rating, hi = p[0].rating;
+    for (int i = 1; i < n; i++) {
+        lo = p[i].rating < lo ? p[i].rating : lo;
+        hi = p[i].rating > hi ? p[i].rating : hi;
+    }
+    int64_t span = hi - lo + 1;
+    switch (rng_range(s, 0, 4)) {
+    case 0: return rng_range(s, -3, 3);
+    case 1: return rng_range(s, -span, span);
+    case 2: return 7 * rng_range(s, -20, 20);
+    case 3: return rng_range(s, 0, 1) ? EO__SPLIT_FIELD_MAX : -EO__SPLIT_FIELD_MAX;
+    default: return rng_range(s, -(int64_t)n * span, (int64_t)n * span);
+    }
+}
+
+/* eo__split_solve_field() for k in [kmin, kmax] against the brute force by |ΣA - ΣB + field|. */
+static void compare_field(const eo_split_player *p, int n, int64_t field, int kmin, int kmax, int t)
+{
+    eo_splits *r = NULL;
+    assert_int_equal(eo__split_solve_field(p, (size_t)n, NULL, field, kmin, kmax, &r), 0);
+    assert_int_equal(r->count, (size_t)(kmax - kmin + 1));
+    for (int k = kmin; k <= kmax; k++) {
+        const eo_split *sp = &r->split[k - kmin];
+        check_split(sp, p, n, k);
+        best b = brute_field(p, n, k, 0, field);
+        uint64_t a = mask_of(sp->a, (size_t)k), play = a | mask_of(sp->b, (size_t)k);
+        int64_t dev = abs64(sp->sum_a - sp->sum_b + field);
+        if (dev != b.gap || play != b.play || a != b.a)
+            fail_msg("n=%d t=%d k=%d field=%lld: got %lld play %llx a %llx, brute force %lld "
+                     "play %llx a %llx", n, t, k, (long long)field, (long long)dev,
+                     (unsigned long long)play, (unsigned long long)a, (long long)b.gap,
+                     (unsigned long long)b.play, (unsigned long long)b.a);
+    }
+    eo_splits_free(r);
+}
+
+/* Random fields for n = 4..14 (every oracle of docs/BALANCER.md §3 with a bench, the dense
+ * table and the small-k table among them, and team A by meet in the middle), some requests for
+ * a part of the team sizes only; then n = 16, 17 at k = 7, 8, where meet in the middle answers
+ * the questions with one player still to play. Ratings of every shape of gen(), ties included:
+ * with a field the mirror of a split has another |D|, so team A need not hold the first
+ * player who plays. */
+static void test_brute_field(void **state)
+{
+    (void)state;
+    uint64_t s = 2026;
+    eo_split_player p[EO_SPLIT_EXACT_MAX];
+    for (int n = 4; n <= 14; n++) {
+        for (int t = 0; t < (n <= 10 ? 60 : 8); t++) {
+            gen(&s, t, p, n);
+            int64_t field = gen_field(&s, p, n);
+            int kmin = t % 3 == 1 ? (int)rng_range(&s, 2, n / 2) : 2;
+            int kmax = t % 3 == 2 ? (int)rng_range(&s, kmin, n / 2) : n / 2;
+            compare_field(p, n, field, kmin, kmax, t);
+        }
+    }
+    for (int n = 16; n <= 17; n++) {
+        for (int t = 0; t < 2; t++) {
+            for (int i = 0; i < n; i++)
+                p[i].rating = rng_range(&s, 100, t ? 3000 : 130);
+            compare_field(p, n, gen_field(&s, p, n), 7, 8, t);
+        }
+    }
+}
+
 /* ---- dynamic programme for large N, small ratings ---------------------------------------- */
 
 /* Table over (players left j, ra, rb, incoming difference d): can players j.. take ra more on A
@@ -363,17 +441,18 @@ static void dp_build(dp *x, const int64_t *q, const uint8_t *allow, int64_t g)
                 }
 }
 
-/* The reference split for one k: least gap by trying g = 0, 1, ... against the table, then the
- * playing set and team A greedily in request order, each step kept only when the table says a
- * split with that gap still exists. Forward states are (na, nb, d) sets. */
-static best dp_reference(const int64_t *q, int n, int k)
+/* The reference split for one k: least gap |ΣA - ΣB + off| by trying g = 0, 1, ... against the
+ * table, then the playing set and team A greedily in request order, each step kept only when
+ * the table says a split with that gap still exists. Forward states are (na, nb, d) sets, d
+ * starting at off. */
+static best dp_reference(const int64_t *q, int n, int k, int off)
 {
     best res = {0, 0, 0};
     dp x = {n, k, 0, 0, NULL};
     int64_t qmax = 0;
     for (int i = 0; i < n; i++)
         qmax = q[i] > qmax ? q[i] : qmax;
-    x.dmax = (int)(k * qmax);
+    x.dmax = (int)(k * qmax) + abs(off);
     x.w = 2 * x.dmax + 1;
     x.t = malloc((size_t)(n + 1) * (size_t)(k + 1) * (size_t)(k + 1) * (size_t)x.w);
     size_t fsz = (size_t)(k + 1) * (size_t)(k + 1) * (size_t)x.w;
@@ -386,7 +465,7 @@ static best dp_reference(const int64_t *q, int n, int k)
     int64_t g = 0;
     for (;; g++) {
         dp_build(&x, q, allow, g);
-        if (*dp_at(&x, 0, k, k, 0))
+        if (*dp_at(&x, 0, k, k, off))
             break;
     }
     res.gap = g;
@@ -398,7 +477,7 @@ static best dp_reference(const int64_t *q, int n, int k)
             dp_build(&x, q, allow, g);
         }
         memset(f, 0, fsz);
-        f[(size_t)x.dmax] = 1; /* na = nb = 0, d = 0 */
+        f[(size_t)(x.dmax + off)] = 1; /* na = nb = 0, d = off */
         for (int i = 0; i < n; i++) {
             /* choices in order of preference: phase 1 "plays" (A or B) then "sits out";
              * phase 2 "A" then "B" (players who sit out just pass). */
@@ -452,7 +531,9 @@ static best dp_reference(const int64_t *q, int n, int k)
     return res;
 }
 
-static void dp_compare(int n, int count, int64_t maxr, uint64_t seed)
+/* off != 0: eo__split_solve_field() with the field off for every k, against dp_reference()
+ * with it. */
+static void dp_compare(int n, int count, int64_t maxr, uint64_t seed, int off)
 {
     uint64_t s = seed;
     eo_split_player p[EO_SPLIT_EXACT_MAX];
@@ -465,13 +546,18 @@ static void dp_compare(int n, int count, int64_t maxr, uint64_t seed)
         q[rng_range(&s, 0, n - 1)] = 0;
         for (int i = 0; i < n; i++)
             p[i].rating = q[i] + 5000; /* a common shift changes no difference */
-        eo_splits *r = solve(p, n, EO_BENCH_SOLVER);
+        eo_splits *r = NULL;
+        if (off)
+            assert_int_equal(eo__split_solve_field(p, (size_t)n, NULL, off, 2, n / 2, &r), 0);
+        else
+            r = solve(p, n, EO_BENCH_SOLVER);
         for (int k = 2; k <= n / 2; k++) {
             const eo_split *sp = &r->split[k - 2];
             check_split(sp, p, n, k);
-            best b = dp_reference(q, n, k);
+            best b = dp_reference(q, n, k, off);
             uint64_t play = mask_of(sp->a, (size_t)k) | mask_of(sp->b, (size_t)k);
-            if (sp->gap != b.gap || play != b.play || mask_of(sp->a, (size_t)k) != b.a)
+            if (abs64(sp->sum_a - sp->sum_b + off) != b.gap || play != b.play ||
+                mask_of(sp->a, (size_t)k) != b.a)
                 fail_msg("n=%d t=%d k=%d: got gap %lld play %llx a %llx, DP gap %lld play "
                          "%llx a %llx", n, t, k, (long long)sp->gap, (unsigned long long)play,
                          (unsigned long long)mask_of(sp->a, (size_t)k), (long long)b.gap,
@@ -484,7 +570,7 @@ static void dp_compare(int n, int count, int64_t maxr, uint64_t seed)
 static void test_dp_n32(void **state)
 {
     (void)state;
-    dp_compare(32, 4, 9, 11);
+    dp_compare(32, 4, 9, 11, 0);
 }
 
 /* n = 22 with ratings 0..15: k = 9, 10 with two to four players benched, where the questions
@@ -492,13 +578,25 @@ static void test_dp_n32(void **state)
 static void test_dp_n22(void **state)
 {
     (void)state;
-    dp_compare(22, 3, 15, 13);
+    dp_compare(22, 3, 15, 13, 0);
+}
+
+/* Fields at n = 32 and 26 with ratings 0..9: every k, team A above 24 players (k = 13 .. 16)
+ * player by player, where the first player who plays is asked about like the others. A field
+ * of 60 at n = 26 (total about 117) leaves team A about the 13 lowest ratings, so the first
+ * player is often on B. */
+static void test_dp_field_n32(void **state)
+{
+    (void)state;
+    dp_compare(32, 2, 9, 14, 3);
+    dp_compare(32, 2, 9, 15, -5);
+    dp_compare(26, 3, 9, 16, 60);
 }
 
 static void test_dp_n64(void **state)
 {
     (void)state;
-    dp_compare(64, 1, 3, 12);
+    dp_compare(64, 1, 3, 12, 0);
 }
 
 /* Realistic ratings: the gap reaches the lower bound for every k >= 4 (with ~10^9 or more
@@ -1243,6 +1341,36 @@ static void test_ws_errors(void **state)
     eo_split_ws_free(ws);
 }
 
+/* eo__split_solve_field(): the field's range and the team sizes are checked, field 0 gives
+ * eo_split_solve()'s answers, and a field can put the first player on B. */
+static void test_field_errors(void **state)
+{
+    (void)state;
+    eo_split_player p[6] = {{10}, {20}, {30}, {45}, {50}, {61}};
+    eo_splits *r = (eo_splits *)&r, *w = NULL;
+    int64_t big = EO__SPLIT_FIELD_MAX;
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, big + 1, 2, 3, &r), EO_EINVAL);
+    assert_null(r);
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, -big - 1, 2, 3, &r), EO_EINVAL);
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, 0, 1, 3, &r), EO_EINVAL);
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, 0, 2, 4, &r), EO_EINVAL);
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, 0, 2, 3, NULL), EO_EINVAL);
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, 0, 2, 3, &r), 0);
+    assert_int_equal(eo_split_solve(p, 6, NULL, &w), 0);
+    same(r, w, 6);
+    eo_splits_free(r);
+    eo_splits_free(w);
+    /* 10 20 30 45 50 61, k = 3 (everyone plays): the plain answer is {0,3,4} (105) v {1,2,5}
+     * (111), gap 6 (no three of them sum to 107 .. 109). With field -7, D = ΣA - ΣB - 7 =
+     * 2ΣA - 223 is odd, and |D| = 1 needs ΣA = 111 or 112: of the 20 triples only {1,2,5}
+     * (111). So A = {1,2,5}: the mirror of the plain answer, player 0 on B. */
+    assert_int_equal(eo__split_solve_field(p, 6, NULL, -7, 3, 3, &r), 0);
+    assert_int_equal(r->count, 1);
+    const int a[3] = {1, 2, 5}, b[3] = {0, 3, 4};
+    expect(&r->split[0], a, b, NULL, 3, 0, 6);
+    eo_splits_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1260,10 +1388,13 @@ int main(void)
         cmocka_unit_test(test_brute_dense_three_late),
         cmocka_unit_test(test_brute_dense_word_shifts),
         cmocka_unit_test(test_brute_fixed_set_teams),
+        cmocka_unit_test(test_brute_field),
+        cmocka_unit_test(test_field_errors),
         cmocka_unit_test(test_lower_bound_large),
         cmocka_unit_test(test_dp_n32),
         cmocka_unit_test(test_dp_n22),
         cmocka_unit_test(test_dp_n64),
+        cmocka_unit_test(test_dp_field_n32),
         cmocka_unit_test(test_search_table_fallback),
         cmocka_unit_test(test_search_table_windows),
         cmocka_unit_test(test_ws_errors),

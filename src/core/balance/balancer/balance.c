@@ -15,8 +15,8 @@
  *      with the decisions so far, else sits out; team A: players in request order, each on A if
  *      a split with vector C* still exists so, else on B.
  * A witness from the last "yes" answers every question it already agrees with. A plain request
- * (no constraint, no secondary term, epsilon 0) is the splitter's problem and goes to
- * eo_split_solve(), whose rules these reduce to. */
+ * (no constraint, no secondary term; any epsilon, any field) is the splitter's problem and goes
+ * to eo__split_solve_field(), whose rules these reduce to. */
 #include "evenodds/eo_balance.h"
 
 #include <math.h>
@@ -25,6 +25,7 @@
 
 #include "balance_internal.h"
 #include "core/balance/common.h"
+#include "core/balance/split/split_internal.h" /* eo__split_solve_field() */
 
 #define RATING_MAX (INT64_C(1) << 40)
 #define FIELD_MAX (INT64_C(1) << 46)
@@ -248,11 +249,11 @@ static int solve_k(eo__bal *b, int64_t eps, uint8_t *side, progress *pg)
     return 1;
 }
 
-/* The plain request: the splitter's rules exactly. */
+/* The plain request: the splitter's rules exactly, with the field as its offset. Every term
+ * but |D| is 0 for every split, so C* is (0, ..., g) whatever epsilon is. */
 static int is_plain(const eo_balance_player *pl, size_t n, const eo_balance_request *req)
 {
-    if (n > EO_SPLIT_EXACT_MAX || req->mode != EO_BALANCE_REBALANCE || req->epsilon != 0 ||
-        req->field != 0)
+    if (n > EO_SPLIT_EXACT_MAX || req->mode != EO_BALANCE_REBALANCE)
         return 0;
     for (size_t i = 0; i < n; i++) {
         if (pl[i].team || pl[i].lock || pl[i].prefer || pl[i].sat_out ||
@@ -437,12 +438,13 @@ static eo_balance_result *result_new(size_t count, size_t n, eo_balance_move **m
     return res;
 }
 
-/* Step 5. The splitter's answers for a plain request (its rules are the balancer's there:
- * docs/BALANCER.md, "The balancer: constraints and secondary objectives"); NULL when the
- * request is not plain, or when the splitter stopped (past the work limit, or out of memory):
- * the general path then answers. Released with eo_splits_free(). */
+/* Step 5. The splitter's answers for a plain request, k = kmin .. kmin + count - 1 (its rules
+ * are the balancer's there: docs/BALANCER.md, "The balancer: constraints and secondary
+ * objectives"); NULL when the request is not plain, or when the splitter stopped (past the
+ * work limit, or out of memory): the general path then answers. Released with
+ * eo_splits_free(). */
 static eo_splits *plain_answers(const eo_balance_player *pl, size_t n,
-                                const eo_balance_request *req)
+                                const eo_balance_request *req, int kmin, size_t count)
 {
     if (!is_plain(pl, n, req))
         return NULL;
@@ -451,7 +453,7 @@ static eo_splits *plain_answers(const eo_balance_player *pl, size_t n,
         sp[i].rating = pl[i].rating;
     eo_split_options so = {.bench = EO_BENCH_SOLVER, .work_limit = req->work_limit};
     eo_splits *plain = NULL;
-    if (eo_split_solve(sp, n, &so, &plain) != 0)
+    if (eo__split_solve_field(sp, n, &so, req->field, kmin, kmin + (int)count - 1, &plain) != 0)
         plain = NULL;
     return plain;
 }
@@ -603,12 +605,12 @@ static int solve_sizes(eo__bal *b, const eo_balance_player *pl, const eo_balance
     if (!res)
         return EO_ENOMEM;
     eo_splits *plain = count && !opts->general_path && !opts->force_local
-                           ? plain_answers(pl, n, req)
+                           ? plain_answers(pl, n, req, kmin, count)
                            : NULL;
     int limited = opts->force_local || b->n > EO__BAL_EXACT, rc = 0;
     for (size_t c = 0; c < count && rc == 0; c++) {
         b->k = kmin + (int)c;
-        rc = solve_size(b, pl, req, base, plain ? &plain->split[b->k - 2] : NULL, &limited,
+        rc = solve_size(b, pl, req, base, plain ? &plain->split[c] : NULL, &limited,
                         &res->split[c], idx + c * n, mvs + c * n);
     }
     eo_splits_free(plain);

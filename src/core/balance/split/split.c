@@ -168,8 +168,9 @@ static int choose_players(eo__split_prob *p, int64_t g, eo__split_sol *w)
 
 /* Step 3. On entry the statuses are PLAY or BENCH and w a split of the PLAY players with gap
  * g. Up to 24 players, meet in the middle gives team A at once; above, player by player: the
- * lowest player who plays goes to A (the mirror of a split has the same gap), each next one
- * to A if a split with gap g still exists so. */
+ * lowest player who plays goes to A (the mirror of a split has the same gap; with an offset it
+ * has not, and he is asked about like the others), each next one to A if a split with gap g
+ * still exists so. */
 static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
 {
     int whole = eo__split_teams(p, p->scratch, g);
@@ -182,7 +183,7 @@ static int choose_teams(eo__split_prob *p, int64_t g, eo__split_sol *w)
         uint64_t bit = UINT64_C(1) << i;
         if (p->status[i] != EO__SP_PLAY)
             continue;
-        if (na == 0 && nb == 0 && (w->b & bit)) {
+        if (na == 0 && nb == 0 && p->offset == 0 && (w->b & bit)) {
             uint64_t t = w->a;
             w->a = w->b;
             w->b = t;
@@ -219,16 +220,17 @@ static int solve_k(eo__split_prob *p, eo_bench_mode mode, eo__split_dense *dense
 {
     int n = p->n, k = p->k;
     int64_t lower = 0;
-    int64_t par = 0;
     /* With 2k == n everyone plays: the same as a fixed playing set. */
     int fixed = mode == EO_BENCH_QUEUE || 2 * k == n;
+    int64_t par = p->offset & 1;
     for (int i = 0; i < n; i++) {
         int plays = !fixed || i < 2 * k;
         p->status[i] = !fixed ? EO__SP_FREE : plays ? EO__SP_PLAY : EO__SP_BENCH;
         if (plays)
             par ^= p->q[i] & 1;
     }
-    /* ΣA - ΣB has the parity of ΣA + ΣB: odd whenever the playing set is fixed with an odd sum. */
+    /* ΣA - ΣB has the parity of ΣA + ΣB: the gap |ΣA - ΣB + offset| is odd whenever the playing
+     * set is fixed with a sum of the other parity than the offset. */
     if (par && fixed)
         lower = 1;
     /* A fixed playing set usually splits to the lower bound, which is then the gap: team A for
@@ -375,12 +377,49 @@ void eo_split_ws_free(eo_split_ws *ws)
     free(ws);
 }
 
-/* eo_split_solve_ws() into res, whose split and index arrays have room for n players. */
-static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
-                      const eo_split_options *opt, eo_splits *res, uint16_t *idx)
+/* What one call solves: eo_split_options' bench mode and work limit, the team sizes and the
+ * field (side A's advantage in rating units, 0 for eo_split_solve()). */
+typedef struct job {
+    eo_bench_mode mode;
+    uint64_t work_limit;
+    int64_t field;
+    int kmin, kmax;
+} job;
+
+/* The solver's normalised ratings into q (shifted by the minimum, divided by the gcd of the
+ * differences and of the field), and the players by q descending into order; returns that gcd.
+ * Both teams have k players, so the shift leaves each difference unchanged, and every
+ * difference (and the field) is a multiple of the gcd: solving the quotients is the same
+ * problem with smaller numbers (and lets the parity bound see through a common factor). */
+static int64_t normalise(const eo_split_player *players, size_t n, int64_t field, int64_t lo,
+                         int64_t *q, uint8_t *order)
 {
-    eo_bench_mode mode = opt ? opt->bench : EO_BENCH_SOLVER;
-    if (mode != EO_BENCH_SOLVER && mode != EO_BENCH_QUEUE)
+    int64_t g = eo__gcd64(eo__abs64(field), 0);
+    for (size_t i = 0; i < n; i++) {
+        q[i] = players[i].rating - lo;
+        g = eo__gcd64(q[i], g);
+    }
+    if (g == 0)
+        g = 1;
+    for (size_t i = 0; i < n; i++)
+        q[i] /= g;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && q[order[j - 1]] < q[i]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = (uint8_t)i;
+    }
+    return g;
+}
+
+/* The team sizes of jb into res (split c is k = kmin + c), whose split and index arrays have
+ * room for them and n players. */
+static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n, const job *jb,
+                      eo_splits *res, uint16_t *idx)
+{
+    if (jb->mode != EO_BENCH_SOLVER && jb->mode != EO_BENCH_QUEUE)
         return EO_EINVAL;
     int64_t lo = 0;
     for (size_t i = 0; i < n; i++) {
@@ -390,32 +429,10 @@ static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
         if (i == 0 || r < lo)
             lo = r;
     }
-
-    /* Both teams have k players, so shifting every rating by the minimum leaves each
-     * difference unchanged, and every difference is a multiple of the gcd g of the shifted
-     * ratings: solving the quotients is the same problem with smaller numbers (and lets the
-     * parity bound see through a common factor). */
     int64_t q[EO__SPLIT_N];
-    int64_t g = 0;
-    for (size_t i = 0; i < n; i++) {
-        q[i] = players[i].rating - lo;
-        g = eo__gcd64(q[i], g);
-    }
-    if (g == 0)
-        g = 1;
-    for (size_t i = 0; i < n; i++)
-        q[i] /= g;
     uint8_t order[EO__SPLIT_N];
-    for (size_t i = 0; i < n; i++) {
-        size_t j = i;
-        while (j > 0 && q[order[j - 1]] < q[i]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = (uint8_t)i;
-    }
-
-    size_t count = n / 2 - 1;
+    int64_t g = normalise(players, n, jb->field, lo, q, order);
+    size_t count = jb->kmax >= jb->kmin ? (size_t)(jb->kmax - jb->kmin + 1) : 0;
     res->count = count;
 
     eo__split_prob p;
@@ -423,27 +440,36 @@ static int solve_into(eo_split_ws *ws, const eo_split_player *players, size_t n,
     p.n = (int)n;
     p.q = q;
     p.order = order;
-    p.work_limit = opt ? opt->work_limit : 0;
+    p.work_limit = jb->work_limit;
     p.scratch = ws->scratch;
     p.dp_buf = &ws->dp;
+    p.offset = jb->field / g;
     /* NULL (too wide, or no memory for it) only means the general path answers every k */
     eo__split_dense *dense =
-        mode == EO_BENCH_SOLVER ? eo__split_dense_new(q, (int)n, &ws->dense) : NULL;
+        jb->mode == EO_BENCH_SOLVER ? eo__split_dense_new(q, (int)n, p.offset, &ws->dense) : NULL;
     eo__split_sol last;
     int rc = 0;
     for (size_t c = 0; c < count && rc == 0; c++) {
         int64_t gap_q;
-        p.k = (int)c + 2;
-        rc = solve_k(&p, mode, dense, c ? &last : NULL, &last, &gap_q);
+        p.k = jb->kmin + (int)c;
+        rc = solve_k(&p, jb->mode, dense, c ? &last : NULL, &last, &gap_q);
         if (rc == 0) {
-            fill(&res->split[c], &p, players, idx + c * n);
-            if (res->split[c].gap != gap_q * g)
+            eo_split *sp = &res->split[c];
+            fill(sp, &p, players, idx + c * n);
+            if (eo__abs64(sp->sum_a - sp->sum_b + jb->field) != gap_q * g)
                 rc = EO_EINTERNAL;
         }
     }
     /* a hard instance may have grown the tables: keep a bounded amount for the next calls */
     buf_trim(&ws->dp, EO_SPLIT_WS_KEEP);
     return rc;
+}
+
+/* Every team size of a plain request, as eo_split.h defines them. */
+static job plain_job(size_t n, const eo_split_options *opt)
+{
+    job jb = {opt ? opt->bench : EO_BENCH_SOLVER, opt ? opt->work_limit : 0, 0, 2, (int)n / 2};
+    return jb;
 }
 
 int eo_split_solve_ws(eo_split_ws *ws, const eo_split_player *players, size_t n,
@@ -459,24 +485,27 @@ int eo_split_solve_ws(eo_split_ws *ws, const eo_split_player *players, size_t n,
     if (n < 2 || !players)
         return EO_EINVAL;
     ws->res.split = n >= 4 ? ws->split : NULL;
-    int rc = solve_into(ws, players, n, opt, &ws->res, ws->idx);
+    job jb = plain_job(n, opt);
+    int rc = solve_into(ws, players, n, &jb, &ws->res, ws->idx);
     if (rc == 0)
         *out = &ws->res;
     return rc;
 }
 
-int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
-                   eo_splits **out)
+/* eo_split_solve() and eo__split_solve_field(): checks the arguments, then jb in a work space
+ * of its own, into one new result block. */
+static int solve_block(const eo_split_player *players, size_t n, const job *jb, eo_splits **out)
 {
     if (!out)
         return EO_EINVAL;
     *out = NULL;
     if (n > EO_SPLIT_EXACT_MAX)
         return EO_ELIMIT;
-    if (n < 2 || !players)
+    if (n < 2 || !players || jb->kmin < 2 || jb->kmax > (int)n / 2 ||
+        jb->field > EO__SPLIT_FIELD_MAX || jb->field < -EO__SPLIT_FIELD_MAX)
         return EO_EINVAL;
     /* one block for the result, as before: the caller frees it with eo_splits_free() */
-    size_t count = n / 2 - 1;
+    size_t count = jb->kmax >= jb->kmin ? (size_t)(jb->kmax - jb->kmin + 1) : 0;
     size_t bytes = sizeof(eo_splits) + count * sizeof(eo_split) + count * n * sizeof(uint16_t);
     eo_splits *res = malloc(bytes);
     if (!res)
@@ -488,7 +517,7 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
         free(res);
         return EO_ENOMEM;
     }
-    int rc = solve_into(ws, players, n, opt, res, idx);
+    int rc = solve_into(ws, players, n, jb, res, idx);
     eo_split_ws_free(ws);
     if (rc != 0) {
         free(res);
@@ -496,6 +525,23 @@ int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_opti
     }
     *out = res;
     return 0;
+}
+
+int eo_split_solve(const eo_split_player *players, size_t n, const eo_split_options *opt,
+                   eo_splits **out)
+{
+    job jb = plain_job(n, opt);
+    return solve_block(players, n, &jb, out);
+}
+
+int eo__split_solve_field(const eo_split_player *players, size_t n, const eo_split_options *opt,
+                          int64_t field, int kmin, int kmax, eo_splits **out)
+{
+    job jb = plain_job(n, opt);
+    jb.field = field;
+    jb.kmin = kmin;
+    jb.kmax = kmax;
+    return solve_block(players, n, &jb, out);
 }
 
 void eo_splits_free(eo_splits *s)

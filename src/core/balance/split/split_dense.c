@@ -35,6 +35,7 @@ typedef struct snap {
 struct eo__split_dense {
     int n, m, cmax, last; /* players 0..m-1 are in the table (m <= last); counts 0..cmax */
     const int64_t *q;
+    int64_t offset;                  /* a split's gap is |Σq(A) - Σq(B) + offset| */
     int64_t sum;                     /* Σq of the prefix */
     int off[EO__SPLIT_N / 2 + 2];    /* stored words of count c: off[c] .. off[c + 1] - 1 */
     int64_t base[EO__SPLIT_N / 2 + 1];
@@ -45,7 +46,7 @@ struct eo__split_dense {
 
 static int words_of(int64_t bits) { return (int)(bits / 64 + 1); }
 
-eo__split_dense *eo__split_dense_new(const int64_t *q, int n, eo__split_buf *buf)
+eo__split_dense *eo__split_dense_new(const int64_t *q, int n, int64_t offset, eo__split_buf *buf)
 {
     /* split.c asks for k <= EO__SPLIT_MITM_HALF (team A then comes from split_mitm.c), so
      * counts up to k - 1 of prefixes up to 2k - 1 players: no work for larger k */
@@ -89,6 +90,7 @@ eo__split_dense *eo__split_dense_new(const int64_t *q, int n, eo__split_buf *buf
     d->cmax = cmax;
     d->last = last;
     d->q = q;
+    d->offset = offset;
     d->sum = 0;
     d->bits = (uint64_t *)(d + 1);
     d->off[0] = 0;
@@ -222,10 +224,21 @@ static int has_half(const eo__split_dense *d, const snap *sn, int c, int64_t v)
     return v >= 0 && v % 2 == 0 && has(d, sn, c, v / 2);
 }
 
+/* One equation of the candidates below, 2ΣS = v, written for a split with difference 0 and the
+ * first late player on A (the mirror, with him on B, has difference 0 too). With an offset f
+ * the split must have difference -f instead, 2ΣS = v - f; its mirror, which puts him on A, has
+ * +f, 2ΣS = v + f: so both are asked. */
+static int has_eq(const eo__split_dense *d, const snap *sn, int c, int64_t v)
+{
+    int64_t f = d->offset;
+    return has_half(d, sn, c, v - f) || (f != 0 && has_half(d, sn, c, v + f));
+}
+
 /* Three late players x < y < z after the first 2k - 3 (player 2k - 3 out), in lexicographic
- * order. x on A (x on B is the mirror): S = A minus the late players has k - a players for a
- * late players on A, and 2ΣS = ΣF + (late on B) - (late on A). All four equations share the
- * parity of ΣF + q_x + q_y + q_z, so an odd one is skipped at once. */
+ * order. x on A (x on B is the mirror; has_eq() asks both with an offset): S = A minus the
+ * late players has k - a players for a late players on A, and 2ΣS = ΣF + (late on B) - (late
+ * on A). All four equations share the parity of ΣF + q_x + q_y + q_z (+ the offset), so an odd
+ * one is skipped at once. */
 static int three_late(const eo__split_dense *d, int k, uint64_t *set)
 {
     const snap *sn = &d->three;
@@ -236,12 +249,12 @@ static int three_late(const eo__split_dense *d, int k, uint64_t *set)
         for (int y = x + 1; y < n; y++) {
             int64_t bx = sf - q[x];
             for (int z = y + 1; z < n; z++) {
-                if ((bx + q[y] + q[z]) & 1)
+                if ((bx + q[y] + q[z] + d->offset) & 1)
                     continue;
-                if (has_half(d, sn, k - 3, bx - q[y] - q[z]) ||
-                    has_half(d, sn, k - 2, bx - q[y] + q[z]) ||
-                    has_half(d, sn, k - 2, bx + q[y] - q[z]) ||
-                    has_half(d, sn, k - 1, bx + q[y] + q[z])) {
+                if (has_eq(d, sn, k - 3, bx - q[y] - q[z]) ||
+                    has_eq(d, sn, k - 2, bx - q[y] + q[z]) ||
+                    has_eq(d, sn, k - 2, bx + q[y] - q[z]) ||
+                    has_eq(d, sn, k - 1, bx + q[y] + q[z])) {
                     *set = ((UINT64_C(1) << (2 * k - 3)) - 1) | UINT64_C(1) << x |
                            UINT64_C(1) << y | UINT64_C(1) << z;
                     return 1;
@@ -268,7 +281,7 @@ int eo__split_dense_plays(eo__split_dense *d, int k, uint64_t *set)
      * S = A \ {x}, |S| = k - 1, 2ΣS = ΣF - q_x; x on B is the mirror */
     advance(d, 2 * k - 1);
     for (int x = 2 * k - 1; x < n; x++) {
-        if (has_half(d, NULL, k - 1, d->sum - d->q[x])) {
+        if (has_eq(d, NULL, k - 1, d->sum - d->q[x])) {
             *set = prefix | UINT64_C(1) << (2 * k - 2) | UINT64_C(1) << x;
             return 1;
         }
@@ -282,8 +295,8 @@ int eo__split_dense_plays(eo__split_dense *d, int k, uint64_t *set)
     for (int x = 2 * k - 1; x < n; x++) {
         for (int y = x + 1; y < n; y++) {
             int64_t qx = d->q[x], qy = d->q[y];
-            if (has_half(d, sn, k - 1, sf + qy - qx) || has_half(d, sn, k - 1, sf + qx - qy) ||
-                has_half(d, sn, k - 2, sf - qx - qy)) {
+            if (has_eq(d, sn, k - 1, sf + qy - qx) || has_eq(d, sn, k - 1, sf + qx - qy) ||
+                has_eq(d, sn, k - 2, sf - qx - qy)) {
                 *set = prefix | UINT64_C(1) << x | UINT64_C(1) << y;
                 return 1;
             }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evenodds/eo_split.h"
+
 #define EO__SPLIT_N 64
 
 /* A grow-only buffer of a work space (eo_split_ws): memory for tables whose size depends on the
@@ -57,15 +59,33 @@ typedef struct eo__split_prob {
                                   * cost and extends its budget by it (tests set it small) */
     struct eo__split_scratch *scratch; /* work space of split_mitm.c */
     eo__split_buf *dp_buf;             /* tables of split_dp.c */
-    int64_t offset;              /* split_dp.c only (0 elsewhere): the gap is
-                                  * |Σq(A) − Σq(B) + offset| (the balancer's map field) */
+    int64_t offset;              /* the gap is |Σq(A) − Σq(B) + offset|: a map's field in q
+                                  * units (eo__split_solve_field(); the balancer's tables),
+                                  * 0 for eo_split.h's splits. Every oracle below takes it;
+                                  * with it a split and its mirror have different gaps. */
 } eo__split_prob;
 
 /* A split found by the search: bit i of a (b) set when player i is on team A (B). */
 typedef struct eo__split_sol {
     uint64_t a, b;
-    int64_t gap; /* |Σq(A) - Σq(B)| */
+    int64_t gap; /* |Σq(A) - Σq(B) + offset| */
 } eo__split_sol;
+
+/* Largest |field| of eo__split_solve_field() (the balancer's bound). */
+#define EO__SPLIT_FIELD_MAX (INT64_C(1) << 46)
+
+/*
+ * eo_split_solve() with side A's map field (rating units, |field| <= EO__SPLIT_FIELD_MAX), for
+ * the team sizes kmin .. kmax only (2 <= kmin, kmax <= n / 2; none when kmax < kmin): each k's
+ * split minimises |ΣA - ΣB + field|, then the same tie rules (docs/BALANCER.md §2: who plays
+ * first in request order, then team A first in request order, among the ordered splits of that
+ * least value: A no longer holds the first player who plays when the field favours B). These
+ * are the balancer's rules for a plain request with a field. split[c] is k = kmin + c; its gap
+ * is |sum_a - sum_b| as in eo_split.h. Same errors as eo_split_solve() (EO_EINVAL also for a
+ * bad k range or field); *out is freed with eo_splits_free().
+ */
+int eo__split_solve_field(const eo_split_player *players, size_t n, const eo_split_options *opt,
+                          int64_t field, int kmin, int kmax, eo_splits **out);
 
 /* Puts players who[0..h) on the teams *a and *b (bit masks of player indices): who[y] on A
  * when bit y of sides is set, else on B. How the tables' side assignments (a bit per listed
@@ -220,12 +240,13 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g);
 /*
  * Fast exact "who plays" for dense ratings (split_dense.c): a table of the (count, sum) pairs
  * reachable by subsets of the first players, extended as k grows within one call.
- * eo__split_dense_new() builds it in buf and returns NULL when the ratings are too wide for it
- * (or out of memory: the general path then runs, so nothing is lost); q and buf must outlive
- * the table, which needs no release.
+ * With an offset, "gap 0" is a difference of -offset (the problem's offset; its equations ask
+ * for both a split and its mirror). eo__split_dense_new() builds it in buf and returns NULL
+ * when the ratings are too wide for it (or out of memory: the general path then runs, so
+ * nothing is lost); q and buf must outlive the table, which needs no release.
  */
 typedef struct eo__split_dense eo__split_dense;
-eo__split_dense *eo__split_dense_new(const int64_t *q, int n, eo__split_buf *buf);
+eo__split_dense *eo__split_dense_new(const int64_t *q, int n, int64_t offset, eo__split_buf *buf);
 /*
  * Solver mode, 2 <= k, 2k < n, called with k increasing: the lexicographically first playing
  * set of 2k players that splits with gap 0, when it is the first 2k - 1 players and one more,

@@ -156,9 +156,9 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
     const int64_t *q = p->q;
     uint8_t h[EO__SPLIT_N], f[EO__SPLIT_N];
     int nh = 0, nf = 0, ca = 0, cb = 0;
-    int64_t d0 = 0;
+    int64_t d0 = p->offset; /* the gap is |d0 + the rest| */
     uint64_t a0 = 0, b0 = 0;
-    int odd = 0; /* parity of the q sum of everyone who surely plays */
+    int odd = (int)(p->offset & 1); /* parity of the offset and of everyone who surely plays */
     for (int t = 0; t < p->n; t++) {
         int i = p->order[t];
         int s_i = p->status[i];
@@ -177,7 +177,8 @@ int eo__split_mitm(const eo__split_prob *p, eo__split_scratch *sc, int64_t g, eo
         return -1;
     if (ca > p->k || cb > p->k)
         return 0;
-    /* ΣA - ΣB has the parity of ΣA + ΣB: gap 0 needs an even sum of everyone who plays. */
+    /* ΣA - ΣB has the parity of ΣA + ΣB: gap 0 needs the sum of everyone who plays to have
+     * the offset's parity. */
     if (g == 0) {
         int can = r == 0 ? !odd : 0;
         for (int c = 0; r == 1 && c < nf && !can; c++)
@@ -373,8 +374,8 @@ int eo__split_teams(eo__split_prob *p, eo__split_scratch *sc, int64_t g)
     t->k = p->k;
     t->h2 = np / 2 < TEAMS_SECOND ? np / 2 : TEAMS_SECOND;
     t->h1 = np - t->h2;
-    t->lo = -g;
-    t->hi = g;
+    t->lo = -g - p->offset; /* the differences with |d + offset| <= g */
+    t->hi = g - p->offset;
     t->r = &sc->r;
     t->found = 0;
     t->m1 = t->m2 = 0;

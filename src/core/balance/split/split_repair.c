@@ -74,9 +74,10 @@ static int find_pair(const int64_t *q, const list *x, const list *z, int skip, i
     return 0;
 }
 
+/* Σq(A) - Σq(B) + the offset: the gap is its absolute value. */
 static int64_t diff_of(const eo__split_prob *p, uint64_t a, uint64_t b)
 {
-    int64_t d = 0;
+    int64_t d = p->offset;
     for (int i = 0; i < p->n; i++) {
         if (a >> i & 1)
             d += p->q[i];

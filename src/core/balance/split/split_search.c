@@ -201,7 +201,7 @@ static int run(eo__split_prob *p, int64_t max_gap, int64_t stop_gap, eo__split_s
                uint64_t budget, int final)
 {
     search s;
-    int64_t d = 0;
+    int64_t d = p->offset; /* the gap is |d| with the offset in (split_internal.h) */
     int na = 0, nb = 0;
     s.p = p;
     s.m = 0;

@@ -78,6 +78,7 @@ typedef struct ask {
     const eo__split_table *t;
     const int64_t *q;
     int64_t g;
+    int64_t off; /* the problem's offset: the gap is |d + off| */
     int nf, r;
     const uint8_t *f; /* the FREE players */
     uint8_t pick[1 + EO__SPLIT_TABLE_MAXR]; /* chosen: player i, then the late ones */
@@ -90,17 +91,20 @@ typedef struct ask {
 static int settle(ask *s)
 {
     const eo__split_table *t = s->t;
-    /* ΣA - ΣB has the parity of ΣA + ΣB, fixed once the players are: gap 0 needs it even. */
+    /* ΣA - ΣB has the parity of ΣA + ΣB, fixed once the players are: gap 0 needs it to be
+     * the offset's. */
     if (s->g == 0) {
-        int odd = t->odd;
+        int odd = t->odd ^ (int)(s->off & 1);
         for (int x = 0; x < s->npick; x++)
             odd ^= (int)(s->q[s->pick[x]] & 1);
         if (odd)
             return 0;
     }
-    /* Player i (item 0) goes on A: the mirror of every PLAY assignment is in the table too. */
-    for (unsigned sides = 1; sides < (1u << s->npick); sides += 2) {
-        int64_t e = 0;
+    /* Without an offset player i (item 0) goes on A: the mirror of every PLAY assignment is in
+     * the table too, and has the same gap. An offset breaks that symmetry: both sides. */
+    unsigned first = s->off ? 0 : 1, stride = s->off ? 1 : 2;
+    for (unsigned sides = first; sides < (1u << s->npick); sides += stride) {
+        int64_t e = s->off;
         int ea = 0;
         for (int x = 0; x < s->npick; x++) {
             if (sides >> x & 1) {
@@ -177,7 +181,7 @@ int eo__split_table_try(const eo__split_table *t, eo__split_table *tmp, const eo
             else
                 c[nc++] = f[x];
         }
-        ask s = {tmp, p->q, g, nc, EO__SPLIT_TABLE_MAXR, c, {0, 0, 0}, 0, w};
+        ask s = {tmp, p->q, g, p->offset, nc, EO__SPLIT_TABLE_MAXR, c, {0, 0, 0}, 0, w};
         if (choose(&s, 0, EO__SPLIT_TABLE_MAXR))
             return 1;
     }
@@ -194,6 +198,6 @@ int eo__split_table_ask(const eo__split_table *t, const eo__split_prob *p, int i
     for (int j = 0; j < p->n; j++)
         if (p->status[j] == EO__SP_FREE)
             f[nf++] = (uint8_t)j;
-    ask s = {t, p->q, g, nf, r, f, {(uint8_t)i, 0, 0}, 1, w};
+    ask s = {t, p->q, g, p->offset, nf, r, f, {(uint8_t)i, 0, 0}, 1, w};
     return choose(&s, 0, r);
 }
