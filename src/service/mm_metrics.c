@@ -311,7 +311,8 @@ json_t *eo__mm_pool_queues_json(eo__mm *mm, const char *pool, int64_t now_ms)
     }
     pthread_rwlock_unlock(&mm->lock);
     json_t *arr = v ? json_array() : NULL;
-    qsort(v, n, sizeof *v, pub_by_name);
+    if (n > 0)
+        qsort(v, n, sizeof *v, pub_by_name);
     for (size_t i = 0; arr != NULL && i < n; i++)
         if (json_array_append_new(arr, pub_queue_json(mm, &v[i], now_ms)) != 0) {
             json_decref(arr);

@@ -179,6 +179,17 @@ static long long sample(const e2e_server *s, const char *series)
 
 #define MM_M "evenodds_matchmaking_"
 
+/* Closes the session assigned ticket @p id, with its instance's token @p it. */
+static void close_session_of(const e2e_server *s, const char *id, const char *it)
+{
+    json_t *o = ticket(s, id, s->server_key);
+    char path[160];
+    snprintf(path, sizeof path, "/v1/sessions/%s/close",
+             str(json_object_get(o, "assignment"), "session"));
+    json_decref(o);
+    json_decref(call(s, "POST", path, it, NULL, 200));
+}
+
 /* Polls until sample @p series is @p want (at most 5 s). */
 static void sample_is(const e2e_server *s, const char *series, long long want)
 {
@@ -1030,12 +1041,7 @@ static void test_metrics(void **state)
     json_decref(call(&s, "DELETE", "/v1/instances/i1", it, NULL, 200));
     assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"draining\"}"), 1);
     assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"live\"}"), 0);
-    o = ticket(&s, "a", s.server_key);
-    char path[160];
-    snprintf(path, sizeof path, "/v1/sessions/%s/close",
-             str(json_object_get(o, "assignment"), "session"));
-    json_decref(o);
-    json_decref(call(&s, "POST", path, it, NULL, 200));
+    close_session_of(&s, "a", it);
     assert_int_equal(sample(&s, MM_M "sessions_open"), 0);
     /* a change keeps the queue's creation time, also as stored (read back after a restart);
      * the gauges are published at start */
@@ -1179,12 +1185,7 @@ static void test_figures(void **state)
     sleep_ms(200);
     add_ticket(&s, "fig", "c0", "[{\"id\":\"c0\"}]", NULL);
     json_decref(wait_status(&s, "c0", "matched"));
-    o = ticket(&s, "a0", s.server_key);
-    char path[160];
-    snprintf(path, sizeof path, "/v1/sessions/%s/close",
-             str(json_object_get(o, "assignment"), "session"));
-    json_decref(o);
-    json_decref(call(&s, "POST", path, it, NULL, 200));
+    close_session_of(&s, "a0", it);
     const char *second[4] = {"b1", "b2", "b3", "c0"};
     for (int i = 0; i < 4; i++)
         expect_ticket(&s, second[i], qmin, &x);
