@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 §6, closed loop: every model with parameters chosen for balancing (not for log
+# Closed loop (docs/SIM.md "Closed loop for balancing"): every model with parameters chosen for balancing (not for log
 # loss), in closed loop with our balancer, without and with the pool's map bias (bias=map: the
 # model learns each map's bias and the balancer evens the teams with it); the first window from which the Brier stays in
 # 0.25 ± 0.01 and the stomp share (P_true > 0.8 or < 0.2) under 5 %, in rounds and rounds per

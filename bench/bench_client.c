@@ -1,4 +1,4 @@
-/* What libevenodds-client costs the game's frame loop (issue 6 §1): the time of each call a
+/* What libevenodds-client costs the game's frame loop (docs/CLIENT.md): the time of each call a
  * plugin makes, with 32 players on a 16v16 server and the service unreachable (the worker
  * keeps retrying meanwhile, as it would during an outage). Prints one line per call: count,
  * mean, p50, p99 and max in microseconds (wall clock), then the whole frame loop's worst.

@@ -1,4 +1,4 @@
-/* Whole-history refit benchmark (issue 5 §6: 1,000,000 12v12 rounds, 10 sweeps, in <= 60 s).
+/* Whole-history refit benchmark (the target: 1,000,000 12v12 rounds, 10 sweeps, in <= 60 s).
  *
  * Streams generated rounds (tests/lib/gen.c) into an eo_fit, then runs exactly --sweeps sweeps
  * (the tolerance set below reach, so none stops early) and prints, per model: the method, the

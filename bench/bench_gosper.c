@@ -1,4 +1,4 @@
-/* Seed 000's F9 enumeration (Gosper's hack, "GPE") against eo_split_solve (issue 3 §6), in one
+/* Seed 000's F9 enumeration (Gosper's hack, "GPE") against eo_split_solve (bench/README.md), in one
  * run: N = 12, 16, 20, 24, 28, 32, ratings normal(1000, 300) rounded and clamped to >= 100 with
  * bench_split's generator and seeds (42 + N), every k in [2, N/2] per call for both.
  *

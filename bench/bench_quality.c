@@ -1,4 +1,4 @@
-/* Split quality (issue 3 §6): common team-making heuristics against eo_balance_solve() over
+/* Split quality (bench/README.md): common team-making heuristics against eo_balance_solve() over
  * random 12v12 instances with current teams and parties.
  *
  *   bench_quality [instances [seed]]

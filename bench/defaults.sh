@@ -6,7 +6,7 @@
 #        everyone in full), teams of 2 to 8;
 #   a30  the same with 30 % of members partial;
 #   b    a team one player short in 40 % of rounds loses more often, by 0.8 logit;
-#   w12, w6, d12  the worlds of bench/quality.sh (docs/SIM.md, issue 5 §6's quality figures).
+#   w12, w6, d12  the worlds of bench/quality.sh (docs/SIM.md, "Quality figures for every model").
 # Then, on b, every model tuned (`evenodds tune`, a new pool's parameters as the start) against
 # TrueSkill tuned without the presence term (and without the map bias): the best of each one's
 # online and refit held-out log loss, as bench/quality.sh scores them.
@@ -91,13 +91,14 @@ echo "(Held out: the second half of each log, draws left out; every model predic
 echo "before rating it. best vs oracle: the best new-pool figure / the oracle's − 1.)"
 echo
 
-# tuned WORLD MODEL LABEL [OPTIONS...]: tune (rounds 10–70 % train, the rest held out), then
-# the held-out log loss online (eval --eval-from 0.7) and refit (fit --holdout 0.3).
+# tuned WORLD MODEL LABEL [OPTIONS...]: tune (rounds 10–70 % train, the rest held out; the
+# search's best, whether or not it beat the gate), then the held-out log loss online (eval
+# --eval-from 0.7, tune's own held-out figure) and refit (fit --holdout 0.3).
 tuned() {
     local w=$1 m=$2 label=$3
     shift 3
-    "$EO" tune --model "$m" "$@" --budget "$BUDGET" --format json "$DIR/$w.jsonl" \
-        >"$DIR/$w.$label.tune.json" 2>/dev/null
+    "$EO" tune --model "$m" "$@" --eval-from 0.7 --budget "$BUDGET" \
+        --report "$DIR/$w.$label.tune.json" --format json "$DIR/$w.jsonl" >/dev/null 2>&1
     local p
     p=$(jq -r '.best.params | to_entries | map("--param \(.key)=\(.value)") | join(" ")' \
         "$DIR/$w.$label.tune.json")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 §6's quality figures on simulated worlds (bench/README.md, "Quality"): held-out log
+# Quality figures on simulated worlds (bench/README.md, "Quality"): held-out log
 # loss of every model, online and refit, with and without the map bias, beside the oracle's
 # (the true skills); hive and TrueSkill also without time weights; then every model in closed
 # loop with our balancer. Three worlds: w12 (12v12) and w6 (6v6) with skill mean Q_SKILL_MEAN,
@@ -29,8 +29,8 @@ BIAS=${Q_BIAS:-0.5}
 PARTIAL=${Q_PARTIAL:-150}
 DIR=${Q_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/eo-quality.XXXXXX")}
 MODELS="synelo trueskill glicko2 elo wenglin hive"
-# The held-out share: tune scores [0.1, 0.7) and holds out the rest; eval --eval-from 0.7 and
-# fit --holdout 0.3 score the same last 30 % of each log.
+# The held-out share: tune --eval-from 0.7 trains on [0.1, 0.7) and holds out the rest; eval
+# --eval-from 0.7 and fit --holdout 0.3 score the same last 30 % of each log.
 HOLD=0.3
 FROM=0.7
 
@@ -55,9 +55,10 @@ world() {
         --truth-out "$DIR/$1.json" >"$DIR/$1.sim.json"
 }
 
-# params FILE: tune's best parameters as --param arguments.
+# params FILE: the knobs of the configuration tune chose (its --report) as --param arguments.
 params() {
-    jq -r '.best.params | to_entries | map("--param \(.key)=\(.value)") | join(" ")' "$1"
+    jq -r '(if .chosen == "best" then .best else .start end).params | to_entries
+           | map("--param \(.key)=\(.value)") | join(" ")' "$1"
 }
 
 # variant WORLD MODEL LABEL [OPTIONS...]: tune on the training prefix, then the held-out log
@@ -66,8 +67,9 @@ variant() {
     local w=$1 m=$2 label=$3
     shift 3
     local tag="$w.$m.$label"
-    "$EO" tune --model "$m" "$@" --budget "$BUDGET" --format json "$DIR/$w.jsonl" \
-        >"$DIR/$tag.tune.json" 2>/dev/null
+    "$EO" tune --model "$m" "$@" --budget "$BUDGET" --eval-from "$FROM" \
+        --report "$DIR/$tag.tune.json" --format json "$DIR/$w.jsonl" >"$DIR/$tag.config.json" \
+        2>/dev/null
     local p
     p=$(params "$DIR/$tag.tune.json")
     # shellcheck disable=SC2086 # $p is a list of arguments

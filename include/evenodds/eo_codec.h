@@ -28,6 +28,7 @@
 #include "eo_autobalance.h"
 #include "eo_triggers.h"
 #include "eo_sim.h" /* eo_truth, which a truth file is read into */
+#include "eo_tune.h" /* eo_tune_result, which tune answers show */
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,11 +149,15 @@ int eo_round_answer_text(const char *round_id, const eo_member_result *m, size_t
  *  of eo_pool_get_quality(), null for a figure without a value yet. */
 json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q);
 /** {"pool","by","units","maps":[{"map","plays","a_wins","b_wins","draws","a_win_rate","bias",
- *  "applied","uncertainty"[,"size"][,"mode"]},…]} of pool @p name (configuration @p cfg) from
- *  the @p n keys @p st as eo_bias_each() gives them (sorted by map, then size bucket, then
- *  mode); "units" "mu" for the Gaussian models, else "logit". */
+ *  "applied","uncertainty"[,"size"][,"mode"]},…],"presence"} of pool @p name (configuration
+ *  @p cfg) from the @p n keys @p st as eo_bias_each() gives them (sorted by map, then size
+ *  bucket, then mode); "units" "mu" for the Gaussian models, else "logit" (the maps' only: π is
+ *  in logits for every model). "presence" is {"rounds","pi","applied","uncertainty",
+ *  "partial_share"} from the estimates @p presence and @p partial (eo_pool_presence(),
+ *  eo_pool_partial(); uncertainty null before any round of unequal presence, partial_share null
+ *  when @p partial is NULL), null when @p presence is NULL (the pool's presence is off). */
 json_t *eo_maps_to_json(const char *name, const eo_pool_config *cfg, const eo_bias_stats *st,
-                        size_t n);
+                        size_t n, const eo_presence *presence, const eo_presence *partial);
 /** {"season","players","at"}: a season ended. */
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at);
 /** {"players","records","upto"}: a refit applied. */
@@ -791,6 +796,105 @@ int eo_truth_from_json(const json_t *obj, eo_truth **out, eo_round_error *err);
 /** The same from JSON text of @p len bytes (EO_JSON_DECODE_FLAGS; a NUL byte or invalid JSON
  *  is EO_EPARSE with the position in @p err->message). */
 int eo_truth_from_text(const char *text, size_t len, eo_truth **out, eo_round_error *err);
+
+/* ---- Tuning: pool configuration files, predictions, tune requests and answers
+ *      (src/codec/tune_json.c) ---------------------------------------------------------------- */
+
+/** Largest pool configuration file `--params FILE` reads, in bytes. */
+#define EO_POOL_FILE_MAX (1 << 20)
+
+/**
+ * A pool's configuration as a file: {"model", "params":{…}} and optionally "name", the body of
+ * POST /v1/pools, what `evenodds tune` prints and what GET /v1/pools lists for each pool.
+ * "model" absent means SynElo; "params" is decoded as POST /v1/pools decodes it, over a new
+ * pool's defaults (eo_pool_config_new_from_json()); "name", when
+ * present, passes eo_pool_name_check() and is copied into @p name (EO_ID_MAX + 1 bytes; may be
+ * NULL; "" when absent). Any other field is an error. Returns 0, or EO_EINVAL with @p err
+ * naming the field ("model", "name", "params.beta", "" for the top level).
+ */
+int eo_pool_file_from_json(const json_t *obj, eo_pool_config *out, char *name, eo_round_error *err);
+
+/** The same from JSON text of @p len bytes (EO_JSON_DECODE_FLAGS; a NUL byte or invalid JSON
+ *  is EO_EPARSE with the position in @p err->message). */
+int eo_pool_file_from_text(const char *text, size_t len, eo_pool_config *out, char *name,
+                           eo_round_error *err);
+
+/** One scored round's prediction, a line of `evenodds eval --predictions-out`. */
+typedef struct eo_prediction {
+    char id[EO_ID_MAX + 1]; /**< the round's id */
+    double p_a;             /**< P(A wins) at round start, in [0, 1] */
+    eo_winner outcome;
+} eo_prediction;
+
+/** {"id","p_a","outcome":"A"|"B"|"draw"}; p_a with 17 significant digits when dumped with
+ *  JSON_REAL_PRECISION(17), so it reads back to the same double. NULL when out of memory. */
+json_t *eo_prediction_to_json(const char *id, double p_a, eo_winner outcome);
+
+/**
+ * Decodes one prediction line (the three fields above and no other; duplicate keys, a NUL byte
+ * and invalid JSON refused). Returns 0, EO_EPARSE (syntax; the position in the message) or
+ * EO_EINVAL with @p err naming the field ("id", "p_a", "outcome", "" for the top level).
+ */
+int eo_prediction_from_text(const char *text, size_t len, eo_prediction *out, eo_round_error *err);
+
+/** Largest "budget" and "max_rounds" of a tune request. */
+#define EO_TUNE_BUDGET_MAX 1000
+#define EO_TUNE_ROUNDS_MAX 5000000
+
+/** A decoded tune request (POST /v1/pools/{pool}/tune, docs/SERVICE.md). */
+typedef struct eo_tune_request {
+    uint32_t budget;     /**< "budget", 1 .. EO_TUNE_BUDGET_MAX (default 60) */
+    bool brier;          /**< "metric": "logloss" (default) or "brier" */
+    double gate;         /**< "gate", 0 .. 100 (default 1) */
+    double eval_from;    /**< "eval_from", (0, 1): where the held-out rounds start (0.5) */
+    double burn_in;      /**< "burn_in", [0, eval_from): where training starts (0.1) */
+    uint64_t max_rounds; /**< "max_rounds", 10 .. EO_TUNE_ROUNDS_MAX: the last rounds of the
+                              log tuned on (default 1,000,000) */
+    size_t nknobs;       /**< "knobs": at most EO_TUNE_KNOBS_MAX names (0: the defaults) */
+    char knobs[EO_TUNE_KNOBS_MAX][32];
+} eo_tune_request;
+
+/**
+ * Decodes a tune request from @p obj (NULL: every default). Unknown fields, wrong types and
+ * values out of range are EO_EINVAL with @p err (code "invalid_request", the field named);
+ * whether a knob is a parameter of the pool's model is the tune's to check.
+ */
+int eo_tune_request_from_json(const json_t *obj, eo_tune_request *out, eo_request_error *err);
+
+/**
+ * The figures of a finished search: {"knobs":[…],"folds","metric","start":{…},"best":{…},
+ * "gain","threshold","chosen":"best"|"start","held_out_diff":{"rounds","logloss",
+ * "logloss_se","brier","brier_se"}}, each point {"params":{knob:value},"train":{"rounds",
+ * "logloss","brier","accuracy"},"held_out":{…,"logloss_se","brier_se"}}; figures over no
+ * rounds are null. @p brier says which metric was minimised. A new reference or NULL.
+ */
+json_t *eo_tune_result_to_json(const eo_tune_result *r, bool brier);
+
+/** A tune job as GET /v1/pools/{pool}/tune shows it (the service's job table fills it). */
+typedef struct eo_tune_job_view {
+    int64_t id;
+    const char *pool;
+    enum { EO_TUNE_RUNNING, EO_TUNE_DONE, EO_TUNE_FAILED } state;
+    bool scheduled;         /**< started by the schedule, not by a request */
+    const char *phase;      /**< running: "reading" or "tuning" */
+    uint32_t folds, budget; /**< folds so far (running) or in all (done) */
+    double best;            /**< running: the best training objective so far */
+    size_t rounds;          /**< rounds tuned on (the last max_rounds of the log) */
+    int64_t upto;           /**< the last log position read */
+    double seconds;
+    const char *error;            /**< failed: why */
+    const eo_tune_result *result; /**< done: the figures (eo_tune_result_to_json()) */
+    bool brier;                   /**< done: the metric minimised */
+    bool applied;                 /**< done: the pool has the chosen configuration now */
+    bool stale;                   /**< done: the pool has neither the start nor the chosen one
+                                       (its parameters changed since the job started) */
+} eo_tune_job_view;
+
+/** {"job","pool","state","scheduled", then by state: "phase","folds","budget","best",
+ *  "seconds" (running; "best" null before the first fold); "rounds","upto","seconds","model",
+ *  "params" (the chosen configuration: what apply sets),"tune" (the figures),"applied",
+ *  "stale" (done); "error","seconds" (failed)}. A new reference or NULL. */
+json_t *eo_tune_job_to_json(const eo_tune_job_view *v);
 
 /* ---- Matchmaking requests and documents (src/codec/mm_json.c; docs/MATCHMAKING.md) -------- */
 

@@ -202,6 +202,20 @@ int eo_engine_refit(eo_engine *e, const char *pool, int64_t upto, const eo_refit
                     size_t n, int64_t now, size_t *records, eo_engine_error *err);
 
 /**
+ * Admin: changes the configuration of pool @p pool to @p cfg (a re-tune's apply): in one
+ * transaction the pool's stored model and parameters are replaced (every parameter, as at
+ * creation), the whole log is folded again under them (rounds, admin edits, seasons and refit
+ * records, as at load) and every player row is rewritten (rows of players the new fold does
+ * not know are deleted). Not logged: the log is the same, its fold is what changes, and a
+ * restart folds it under the stored parameters to the same state. *players (may be NULL)
+ * receives the rows written. The fold costs a replay of the pool's log on the calling thread.
+ * Returns 0, EO_ENOTFOUND (404 pool), EO_EINVAL (400, field "params": eo_pool_create()
+ * refuses @p cfg), EO_EIO or EO_ENOMEM (500).
+ */
+int eo_engine_pool_configure(eo_engine *e, const char *pool, const eo_pool_config *cfg, int64_t now,
+                             size_t *players, eo_engine_error *err);
+
+/**
  * Turns on (or off) the record of the player rows each batch writes, for
  * eo_engine_written_each(); off by default, so that long imports keep nothing. It takes effect
  * from the next batch.

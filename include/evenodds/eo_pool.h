@@ -44,7 +44,8 @@ typedef struct eo_pool_config {
     size_t ndivisions;                       /**< 0: the pool has no divisions */
     eo_division divisions[EO_DIVISIONS_MAX]; /**< strictly ascending @c from */
     eo_bias_config bias;                     /**< "bias", "bias_prior", "bias_strength" */
-    eo_presence_config presence; /**< "presence", "presence_prior", "presence_strength" */
+    eo_presence_config presence;             /**< "presence", "presence_prior", "presence_strength",
+                                                  "partial", "partial_prior" */
     /** Secret seed of the pool's player-id table: the shell that serves clients draws one per
      *  pool (the engine: getrandom), so that ids colliding in it cannot be searched offline. No
      *  result depends on it (players are ordered by id, never by hash). Not a parameter: not
@@ -134,6 +135,9 @@ typedef struct eo_round_result {
  * pool's presence is on, the field also has eo_model_level_field() and the presence term
  * (eo_presence_field() of Σ_A w − Σ_B w, from the rounds before this one), and a round with
  * unequal presence then joins the presence estimate the same way (docs/MODELS.md "Presence").
+ * With "partial" "learn" a partial member's weight is w + θ·(1 − w) (θ from the rounds
+ * before, eo_pool_partial()), and a round with one joins θ's estimate (docs/MODELS.md
+ * "Partial members").
  * @p members is NULL, or has room for r->n[0] + r->n[1] entries. On error the pool is
  * unchanged. Returns 0, EO_EINVAL or EO_ENOMEM.
  */
@@ -207,6 +211,11 @@ int eo_pool_apply_handles(eo_pool *pool, const eo_player_handle *a, size_t na,
 /** The pool's presence estimate (read only; eo_presence_value() gives π), or NULL when its
  *  presence is off. */
 const eo_presence *eo_pool_presence(const eo_pool *pool);
+
+/** The partial members' estimate θ's sums (eo_presence_partial_share() gives θ), or NULL when
+ *  the pool does not learn θ (presence off, "partial" "time", or a model that rates every
+ *  member in full). */
+const eo_presence *eo_pool_partial(const eo_pool *pool);
 
 /**
  * The presence part of the field of proposed teams @p a and @p b (eo_team_agg of their

@@ -45,6 +45,11 @@ typedef struct eo_presence_config {
                           presence, in [0, 1e6]; default EO_PRESENCE_PRIOR_DEFAULT */
     double strength; /**< "presence_strength": share of π applied, in [0, 1]; default 1 (0:
                           levels relative, π learnt and reported, no term applied) */
+    bool partial;    /**< "partial": "learn" or "time" (default time: a partial member's
+                          rating counts by his time, as pools created before it); read only
+                          with presence on (eo_presence_partial_share()) */
+    double partial_prior; /**< "partial_prior": the prior's weight in average rounds with
+                               partial play, in [0, 1e6]; default EO_PRESENCE_PRIOR_DEFAULT */
 } eo_presence_config;
 
 /** Default of "presence_prior" (docs/MODELS.md "Presence" says why). */
@@ -53,11 +58,13 @@ typedef struct eo_presence_config {
 /** Fills @p c with the defaults (presence off). */
 void eo_presence_config_default(eo_presence_config *c);
 
-/** True when @p name is "presence", "presence_prior" or "presence_strength". */
+/** True when @p name is "presence", "presence_prior", "presence_strength", "partial" or
+ *  "partial_prior". */
 bool eo_presence_param_name(const char *name);
 
 /**
- * Sets parameter @p name from @p text ("on"/"off" for "presence", a number for the others).
+ * Sets parameter @p name from @p text ("on"/"off" for "presence", "learn"/"time" for
+ * "partial", a number for the others).
  * Returns 0; EO_ENOTFOUND when @p name is not a presence parameter (@p err untouched, so
  * callers try the next table); EO_EINVAL for a bad value (@p err, may be NULL: field = the
  * name, message = what is allowed). On error @p c is unchanged.
@@ -65,7 +72,8 @@ bool eo_presence_param_name(const char *name);
 int eo_presence_config_set(eo_presence_config *c, const char *name, const char *text,
                            eo_round_error *err);
 
-/** The same with a number: "presence" 0 (off) or 1 (on), the others their value. */
+/** The same with a number: "presence" 0 (off) or 1 (on), "partial" 0 (time) or 1 (learn),
+ *  the others their value. */
 int eo_presence_config_set_number(eo_presence_config *c, const char *name, double value,
                                   eo_round_error *err);
 
@@ -97,6 +105,16 @@ double eo_presence_value(const eo_presence_config *c, const eo_presence *e, doub
 
 /** The logit shift of a presence difference @p delta: strength · π · Δ (0 when off). */
 double eo_presence_field(const eo_presence_config *c, const eo_presence *e, double delta);
+
+/**
+ * θ, the share of a partial member's missing time that his rating counts for (docs/MODELS.md
+ * "Presence", "Partial members"): a member present for w of the round counts w + θ·(1 − w) of
+ * his rating's distance from the start level; 0 (by his time) until @p e has learnt otherwise,
+ * and always when presence or "partial" learning is off. @p e holds the sums of θ's own
+ * Fisher step from 0 (eo_presence_observe() with Δ the logit moved by θ from 0 to 1): U / (I +
+ * κ), κ = partial_prior·I/n, clamped to [0, 1].
+ */
+double eo_presence_partial_share(const eo_presence_config *c, const eo_presence *e);
 
 #ifdef __cplusplus
 }

@@ -91,6 +91,9 @@ typedef struct eo_service_config {
     unsigned budget_max_ms;
     /** Refits running at once (1); another refit request gets 503 with Retry-After. */
     unsigned refit_max;
+    /** Seconds between scheduled tunes of each pool (0: none, the default): every pool is
+     *  tuned in the background once per period, one job at a time; nothing is applied. */
+    unsigned tune_every;
     /** /readyz answers 503 while the database's file system has less free space (64 MiB). */
     uint64_t min_free_bytes;
     size_t queue_max;           /**< writer queue capacity (4096); full gets 503 */

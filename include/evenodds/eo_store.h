@@ -126,6 +126,12 @@ int eo_store_pool_get(eo_store *s, const char *name, eo_pool_row *out);
 /** All pools, by name. *rows is an array of *n rows; free each row, then the array. */
 int eo_store_pool_list(eo_store *s, eo_pool_row **rows, size_t *n);
 
+/** Replaces the model and parameters of pool @p pool_id (a re-tune's apply: the engine folds
+ *  the pool's log again under them in the same transaction). Returns 0, EO_ENOTFOUND (no such
+ *  pool) or EO_EIO. */
+int eo_store_pool_set_config(eo_store *s, int64_t pool_id, const char *model,
+                             const char *params_json);
+
 /** Kinds of log entries. */
 typedef enum {
     EO_LOG_ROUND = 0, /**< body: canonical round record */

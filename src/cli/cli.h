@@ -17,6 +17,7 @@ extern const eo_cmd eo_cli_commands[];
 int eo_cmd_serve(int argc, char **argv);
 int eo_cmd_replay(int argc, char **argv);
 int eo_cmd_eval(int argc, char **argv);
+int eo_cmd_compare(int argc, char **argv);
 int eo_cmd_tune(int argc, char **argv);
 int eo_cmd_fit(int argc, char **argv);
 int eo_cmd_split(int argc, char **argv);

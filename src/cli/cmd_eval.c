@@ -17,9 +17,10 @@
 #include "evenodds/eo_pool.h"
 
 static const char eval_usage[] =
-    "usage: evenodds eval [--model M] [--param NAME=VALUE]... [--eval-from F]\n"
+    "usage: evenodds eval [--model M] [--params FILE] [--param NAME=VALUE]... [--eval-from F]\n"
     "                     [--format table|json] [--plot FILE.svg] [--truth FILE.json]\n"
-    "                     [--no-weights] [--skip-duplicates] ROUNDS.jsonl\n"
+    "                     [--predictions-out FILE] [--no-weights] [--skip-invalid]\n"
+    "                     [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Folds the round log through the model in memory, in file order, exactly as replay does,\n"
     "and scores each round's P(A wins) at round start (before the round is rated): log loss,\n"
@@ -39,7 +40,10 @@ EO_OPT_NO_WEIGHTS_HELP
     "  --truth FILE.json   a simulated world's truth (evenodds sim --truth-out): also score\n"
     "                      the oracle's P_true (true skills, time weights, map bias) on the\n"
     "                      same counted rounds (docs/EVAL.md, \"The oracle\")\n"
-    "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n"
+    "  --predictions-out FILE  one JSON line per scored round, draws included:\n"
+    "                      {\"id\",\"p_a\",\"outcome\"} (P(A wins) at round start; \"A\", \"B\"\n"
+    "                      or \"draw\"), for `evenodds compare`\n"
+EO_OPT_SKIP_HELP
     "\n"
     "Exit status: 0 done, 1 unreadable or invalid input (the message names file, line and\n"
     "field), 2 bad usage.\n";
@@ -49,6 +53,7 @@ typedef struct eval_opts {
     double eval_from;
     const char *plot;
     const char *truth; /* --truth */
+    const char *predictions; /* --predictions-out */
 } eval_opts;
 
 static int eval_arg(void *ctx, int argc, char **argv, int *i)
@@ -57,6 +62,8 @@ static int eval_arg(void *ctx, int argc, char **argv, int *i)
     int r = eo_opt_real_arg("eval", argc, argv, i, "--eval-from", 0.0, 0.999999, &o->eval_from);
     if (r == 0)
         r = eo_opt_value("eval", argc, argv, i, "--truth", &o->truth);
+    if (r == 0)
+        r = eo_opt_value("eval", argc, argv, i, "--predictions-out", &o->predictions);
     if (r == 0)
         r = eo_opt_value("eval", argc, argv, i, "--plot", &o->plot);
     return r;
@@ -84,7 +91,7 @@ static void set_metrics(json_t *o, const eo_metrics_result *m)
     json_object_set_new(o, "accuracy", eo_cli_json_real(m->accuracy));
 }
 
-static int write_json(const eval_run *e)
+static int write_json(const eval_run *e, const eo_cli_fold *f)
 {
     const eo_eval_result *r = &e->r;
     json_t *out = json_object();
@@ -138,6 +145,7 @@ static int write_json(const eval_run *e)
         json_array_append_new(exp, o);
     }
     json_object_set_new(out, "experience", exp);
+    eo_cli_skipped_json(f, out);
 
     int rc = json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 &&
                      putchar('\n') != EOF
@@ -342,7 +350,20 @@ static int write_svg(const eval_run *e, const char *path)
 typedef struct eval_fold {
     eo_eval *ev;
     size_t eval_start; /* first scored position */
+    FILE *predictions; /* --predictions-out, or NULL */
+    bool lost;         /* a prediction could not be written (said once the fold ends) */
 } eval_fold;
+
+/* One line of --predictions-out; P with 17 digits, so `compare` scores the very same P. */
+static void write_prediction(eval_fold *e, const eo_round *r, double p_a)
+{
+    json_t *o = eo_prediction_to_json(r->id, p_a, r->winner);
+    e->lost |= o == NULL ||
+               json_dumpf(o, e->predictions,
+                          JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) != 0 ||
+               fputc('\n', e->predictions) == EOF;
+    json_decref(o);
+}
 
 static int eval_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
 {
@@ -351,6 +372,8 @@ static int eval_round(void *ctx, size_t pos, eo_round *r, const eo_round_result 
     int rc = eo_eval_players(e->ev, r, &experience);
     if (rc == 0 && pos >= e->eval_start)
         rc = eo_eval_add(e->ev, res->p_a, r->winner, experience);
+    if (rc == 0 && pos >= e->eval_start && e->predictions != NULL)
+        write_prediction(e, r, res->p_a);
     return rc;
 }
 
@@ -359,6 +382,11 @@ static int eval_round(void *ctx, size_t pos, eo_round *r, const eo_round_result 
 static int report(const eval_opts *o, const eo_cli_fold *f, const eval_fold *e,
                   const eo_metrics *oracle)
 {
+    if (e->predictions != NULL &&
+        (e->lost || fflush(e->predictions) != 0 || ferror(e->predictions))) {
+        fprintf(stderr, "evenodds eval: --predictions-out: cannot write '%s'\n", o->predictions);
+        return -1;
+    }
     eval_run run;
     memset(&run, 0, sizeof run);
     run.model = eo_model_name(o->h.cfg.model.model);
@@ -377,7 +405,7 @@ static int report(const eval_opts *o, const eo_cli_fold *f, const eval_fold *e,
     if (o->plot && write_svg(&run, o->plot) != 0)
         return -1;
     if (o->h.json) {
-        if (write_json(&run) != 0)
+        if (write_json(&run, f) != 0)
             return -1;
     } else {
         write_table(&run);
@@ -413,12 +441,20 @@ int eo_cmd_eval(int argc, char **argv)
         fprintf(stderr, "evenodds eval: %s\n", eo_strerror(rc));
         goto done;
     }
+    if (o.predictions != NULL && (e.predictions = fopen(o.predictions, "w")) == NULL) {
+        fprintf(stderr, "evenodds eval: --predictions-out: cannot create '%s'\n", o.predictions);
+        goto done;
+    }
     e.eval_start = (size_t)floor(o.eval_from * (double)f.total);
     f.truth = truth;
     f.truth_from = e.eval_start;
     if (eo_cli_fold_run(&f) == 0 && report(&o, &f, &e, &oracle) == 0)
         status = 0;
 done:
+    if (e.predictions != NULL && fclose(e.predictions) != 0 && status == 0) {
+        fprintf(stderr, "evenodds eval: --predictions-out: cannot write '%s'\n", o.predictions);
+        status = 1;
+    }
     eo_cli_fold_close(&f);
     eo_eval_destroy(e.ev);
     eo_truth_destroy(truth);

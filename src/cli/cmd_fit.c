@@ -1,8 +1,9 @@
 /* evenodds fit: whole-history refit of a round log (eo_fit.h, docs/MODELS.md,
  * "Whole-history refit"). Reads the log once into the fit (and, with --holdout, two online pools
  * of the same model over the same training rounds), sweeps to convergence with a progress bar
- * on a terminal, writes the fitted ratings, and reports how the refit and the online ratings
- * predict the held-out rounds. */
+ * on a terminal, reads it again to score the fitted values on the training rounds, writes the
+ * fitted ratings, and reports how the refit and the online ratings predict the held-out
+ * rounds. Every figure leaves draws out, as eval does. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +21,18 @@
 #include "evenodds/eo_pool.h"
 
 static const char fit_usage[] =
-    "usage: evenodds fit [--model M] [--param NAME=VALUE]... [--method map|smooth]\n"
-    "                    [--sweeps N] [--tol X] [--prior S] [--prior-mean M] [--holdout F]\n"
-    "                    [--ratings-out FILE] [--truth FILE.json] [--no-weights]\n"
-    "                    [--format table|json] [--skip-duplicates] ROUNDS.jsonl\n"
+    "usage: evenodds fit [--model M] [--params FILE] [--param NAME=VALUE]...\n"
+    "                    [--method map|smooth] [--sweeps N] [--tol X] [--prior S]\n"
+    "                    [--prior-mean M] [--holdout F | --eval-from F] [--ratings-out FILE]\n"
+    "                    [--truth FILE.json] [--no-weights] [--format table|json]\n"
+    "                    [--skip-invalid] [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Recomputes every player's rating from the whole log at once (docs/MODELS.md,\n"
-    "\"Whole-history refit\"). map: the most probable static skills under the model's own win\n"
-    "probability and a prior, by sweeps of per-player Newton steps until no step moves a\n"
-    "rating by --tol. smooth (trueskill, wenglin): each skill a random walk with the model's\n"
-    "tau per round played, rounds rated by the model's own update, forward and backward\n"
-    "sweeps until no marginal mean moves by --tol; a player's rating is his smoothed state\n"
-    "at his last round. With --param bias=map the map bias is fitted with the skills (smooth:\n"
-    "by the map fit first, then held).\n"
+    "\"Whole-history refit\"). map: the most probable static skills under the model's own\n"
+    "win probability and a prior (Newton sweeps). smooth (trueskill, wenglin): each skill a\n"
+    "random walk with the model's tau per round played, smoothed forward and backward; a\n"
+    "player's rating is his state at his last round. With --param bias=map the map bias is\n"
+    "fitted too (smooth: by the map fit first, then held).\n"
     "\n"
 EO_OPT_MODEL_HELP
 EO_OPT_NO_WEIGHTS_HELP
@@ -45,26 +45,30 @@ EO_OPT_NO_WEIGHTS_HELP
     "                      deviation; synelo and elo 350; hive 8)\n"
     "  --prior-mean M      its centre (default: the model's start value; hive: the Gamma\n"
     "                      prior's mean, 10, which must exceed --prior)\n"
-    "  --holdout F         fit the first 1-F of the rounds only, and score the last F with the\n"
-    "                      fitted ratings frozen and continuing online from the refit (as the\n"
-    "                      service's refit does), beside the online model's ratings after the\n"
-    "                      same rounds, frozen and continuing (default 0: fit everything)\n"
-    "  --truth FILE.json   with --holdout: also score the oracle's P_true on the held-out\n"
-    "                      rounds, from a simulated world's truth (evenodds sim --truth-out)\n"
+    "  --eval-from F       fit the rounds before fraction F only; score those from F on (as\n"
+    "                      `replay --eval-from F`) with the refit frozen and continuing\n"
+    "                      online, beside the online ratings frozen and continuing\n"
+    "                      (default: fit everything)\n"
+    "  --holdout F         the same as --eval-from 1-F: score the last share F\n"
+    "  --truth FILE.json   also score the oracle's P_true on the held-out rounds (a sim's\n"
+    "                      --truth-out)\n"
     "  --ratings-out FILE  one JSON object per player, sorted by id: {\"id\", \"rating\" or\n"
     "                      \"mu\", \"sigma\" (models with a deviation), \"rounds\"}\n"
     "  --format table|json aligned text, or one JSON object (default: table on a terminal)\n"
-    "  --skip-duplicates   skip a round whose id appeared earlier in the file\n"
+EO_OPT_SKIP_HELP
     "\n"
-    "A progress bar goes to stderr on a terminal, and always a final line with the sweeps,\n"
-    "the last change, the objective and the time. Exit status: 0 done, 1 unreadable or\n"
-    "invalid input (file, line and field named), 2 bad usage.\n";
+    "Every figure leaves draws out, as eval does: the training rounds scored with the fitted\n"
+    "values (in sample), and the held-out rounds. With presence on, pi too. The objective\n"
+    "is the fit's own (MAP: the log posterior; smooth: ln P at the forward pass; draws as\n"
+    "half a win). Progress on stderr: a bar on a terminal, always a final line (sweeps,\n"
+    "last change, objective, time). Exit status: 0 done, 1 unreadable or invalid input\n"
+    "(file, line and field named), 2 bad usage.\n";
 
 typedef struct fit_opts {
     eo_cli_head h;
     int64_t sweeps;
-    double tol, prior, prior_mean, holdout;
-    bool has_tol, has_prior, has_mean, has_method;
+    double tol, prior, prior_mean, holdout, eval_from;
+    bool has_tol, has_prior, has_mean, has_method, has_eval_from;
     eo_fit_method method;
     const char *ratings_out;
     const char *truth; /* --truth */
@@ -100,6 +104,11 @@ static int fit_arg(void *ctx, int argc, char **argv, int *i)
     }
     if ((r = eo_opt_real_arg("fit", argc, argv, i, "--holdout", 0.0, 0.9, &o->holdout)) != 0)
         return r;
+    if ((r = eo_opt_real_arg("fit", argc, argv, i, "--eval-from", 0.1, 0.999999,
+                             &o->eval_from)) != 0) {
+        o->has_eval_from = true;
+        return r;
+    }
     if ((r = eo_opt_value("fit", argc, argv, i, "--truth", &o->truth)) != 0)
         return r;
     return eo_opt_value("fit", argc, argv, i, "--ratings-out", &o->ratings_out);
@@ -107,9 +116,18 @@ static int fit_arg(void *ctx, int argc, char **argv, int *i)
 
 static int fit_check(void *ctx)
 {
-    const fit_opts *o = ctx;
-    if (o->truth != NULL && !(o->holdout > 0.0)) {
-        fprintf(stderr, "evenodds fit: --truth: scores held-out rounds, so needs --holdout F > 0\n");
+    fit_opts *o = ctx;
+    if (o->has_eval_from && o->holdout > 0.0) {
+        fprintf(stderr, "evenodds fit: --eval-from and --holdout say the same thing; give one\n");
+        return -1;
+    }
+    if (!o->has_eval_from && o->holdout > 0.0) {
+        o->eval_from = 1.0 - o->holdout;
+        o->has_eval_from = true;
+    }
+    if (o->truth != NULL && !o->has_eval_from) {
+        fprintf(stderr, "evenodds fit: --truth: scores held-out rounds, so needs --holdout F > 0 "
+                        "or --eval-from F\n");
         return -1;
     }
     return 0;
@@ -260,13 +278,48 @@ static int write_ratings(const eo_fit *f, const eo_pool_config *cfg, const char 
 typedef struct run {
     const fit_opts *o;
     const eo_fit_config *fc;
+    const eo_cli_fold *fold;
+    eo_metrics_result train_fit; /* the fitted values on the training rounds, draws left out */
     size_t rounds, train, players;
     eo_fit_sweep_stats st;
     uint32_t passes;
     double seconds;
     bool has_held, has_oracle;
     scores sc;
+    /* Presence's π in logits (the pool's presence on): the fit's, and with held-out rounds
+     * the online pool's after the training rounds, its deviation and rounds of unequal
+     * presence (docs/MODELS.md "Presence"). */
+    bool presence;
+    double pi_fit, pi_online, pi_online_sd;
+    uint64_t pi_online_rounds;
 } run;
+
+/* π of the fit and of the online pool as it stands (after the training rounds). */
+static void presence_figures(const eo_fit *f, const eo_pool *online, run *r)
+{
+    const eo_presence_config *c = &r->o->h.cfg.presence;
+    r->presence = c->on;
+    r->pi_fit = eo_fit_presence(f);
+    const eo_presence *e = online != NULL ? eo_pool_presence(online) : NULL;
+    if (e != NULL) {
+        r->pi_online = eo_presence_value(c, e, &r->pi_online_sd);
+        r->pi_online_rounds = e->rounds;
+    }
+}
+
+static json_t *presence_json(const run *r)
+{
+    json_t *p = json_pack("{s:f}", "fit", r->pi_fit);
+    if (p != NULL && r->has_held &&
+        (json_object_set_new(p, "online", json_real(r->pi_online)) != 0 ||
+         json_object_set_new(p, "online_uncertainty", eo_cli_json_real(r->pi_online_sd)) != 0 ||
+         json_object_set_new(p, "online_rounds", json_integer((json_int_t)r->pi_online_rounds)) !=
+             0)) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
 
 static int write_json(const run *r)
 {
@@ -284,11 +337,14 @@ static int write_json(const run *r)
     json_object_set_new(out, "max_change", eo_cli_json_real(r->st.max_change));
     json_object_set_new(out, "tol", json_real(r->fc->tol));
     json_object_set_new(out, "objective", eo_cli_json_real(r->st.objective));
-    json_object_set_new(out, "train_logloss", eo_cli_json_real(r->st.logloss));
+    json_object_set_new(out, "train", eo_cli_metrics_json(&r->train_fit));
     json_object_set_new(out, "seconds", json_real(r->seconds));
+    if (r->presence)
+        json_object_set_new(out, "presence", presence_json(r));
+    eo_cli_skipped_json(r->fold, out);
     if (r->has_held) {
         json_t *h = json_object();
-        json_object_set_new(h, "share", json_real(r->o->holdout));
+        json_object_set_new(h, "eval_from", json_real(r->o->eval_from));
         json_object_set_new(h, "refit", eo_cli_metrics_json(&r->sc.refit));
         json_object_set_new(h, "refit_continuing", eo_cli_metrics_json(&r->sc.refit_cont));
         json_object_set_new(h, "online_frozen", eo_cli_metrics_json(&r->sc.frozen));
@@ -320,12 +376,22 @@ static void write_table(const run *r)
            eo_fit_method_name(r->fc->method), r->fc->prior_mean, r->fc->prior_sd, r->st.sweep,
            r->passes,
            r->st.converged ? "converged" : "not converged", r->st.max_change, r->fc->tol);
-    printf("objective %.6g, training log loss %.5f, %.3f s\n", r->st.objective, r->st.logloss,
+    printf("objective %.6g (the fit's own; draws as half a win), %.3f s\n", r->st.objective,
            r->seconds);
+    if (r->presence) {
+        printf("presence pi (logits a player): fit %.4f", r->pi_fit);
+        if (r->has_held)
+            printf("; online after the training rounds %.4f +- %.4f (%llu rounds of unequal "
+                   "presence)",
+                   r->pi_online, r->pi_online_sd, (unsigned long long)r->pi_online_rounds);
+        printf("\n");
+    }
+    printf("\ndraws left out, as eval does\n");
+    printf("  %-20s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
+    row("train: fitted values", &r->train_fit);
     if (!r->has_held)
         return;
-    printf("\nheld-out: the last %g of the rounds, draws left out\n", r->o->holdout);
-    printf("  %-20s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
+    printf("held out (from --eval-from %g):\n", r->o->eval_from);
     row("refit (frozen)", &r->sc.refit);
     row("refit, then online", &r->sc.refit_cont);
     row("online (frozen)", &r->sc.frozen);
@@ -356,12 +422,12 @@ static void progress(const eo_fit_sweep_stats *st, const eo_fit_config *fc)
             fc->max_sweeps, st->max_change, fc->tol);
 }
 
-/* What fit does with each round read: the first train rounds into the fit and, with --holdout,
- * the two online pools; the rest kept for scoring. */
+/* What fit does with each round read: the rounds before position train into the fit and, with
+ * held-out rounds, the two online pools; the rest kept for scoring. */
 typedef struct fit_load {
     size_t train;
     eo_fit *f;
-    eo_pool *online, *refitted; /* NULL without --holdout */
+    eo_pool *online, *refitted; /* NULL without held-out rounds */
     eo_cli_rounds held;
 } fit_load;
 
@@ -407,12 +473,47 @@ static int sweep(eo_fit *f, const eo_fit_config *fc, run *r)
     return 0;
 }
 
+/* The second pass: the fitted values' P of each training round, draws left out, as the
+ * held-out rounds are scored. */
+typedef struct train_score {
+    const eo_fit *f;
+    size_t train;
+    eo_metrics m;
+} train_score;
+
+static int score_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
+{
+    train_score *t = ctx;
+    (void)res;
+    double p;
+    if (pos >= t->train || r->winner == EO_DRAW)
+        return 0;
+    int rc = eo_fit_predict(t->f, r, &p);
+    if (rc == 0)
+        eo_metrics_add(&t->m, p, r->winner == EO_WIN_A);
+    return rc;
+}
+
+/* Reads the log of @p lf again (quietly: its skipped lines were told) to score the training
+ * rounds with the fitted values into r->train_fit. 0, or -1 after a message. */
+static int score_train(const eo_cli_fold *lf, const eo_fit *f, size_t train, run *r)
+{
+    train_score t = {f, train, {0, 0, 0, 0}};
+    eo_cli_fold again = {.head = lf->head, .in = lf->in, .total = lf->total, .quiet = true,
+                         .round = score_round, .ctx = &t};
+    rewind(lf->in);
+    int rc = eo_cli_fold_run(&again); /* not closed: the file is lf's */
+    eo_metrics_get(&t.m, &r->train_fit);
+    return rc;
+}
+
 /* Reads the log into the fit (and the pools and held-out rounds of @p l) with the oracle of
  * --truth on the held-out rounds. 0, or -1 after a message. */
 static int load(const fit_opts *o, eo_cli_fold *lf, fit_load *l, run *r)
 {
-    r->has_held = o->holdout > 0.0;
-    l->train = r->has_held ? lf->total - (size_t)floor(o->holdout * (double)lf->total) : lf->total;
+    /* The held-out rounds are replay's scored rounds for the same fraction. */
+    r->has_held = o->has_eval_from;
+    l->train = r->has_held ? (size_t)floor(o->eval_from * (double)lf->total) : lf->total;
     if (r->has_held && (eo_pool_create(&o->h.cfg, &l->online) != 0 ||
                         eo_pool_create(&o->h.cfg, &l->refitted) != 0)) {
         fprintf(stderr, "evenodds fit: %s\n", eo_strerror(EO_ENOMEM));
@@ -471,8 +572,11 @@ int eo_cmd_fit(int argc, char **argv)
         fprintf(stderr, "evenodds fit: cannot read '%s'\n", o.h.input);
         goto done;
     }
-    if (load(&o, &lf, &l, &r) != 0 || sweep(l.f, &fc, &r) != 0)
+    r.fold = &lf;
+    if (load(&o, &lf, &l, &r) != 0 || sweep(l.f, &fc, &r) != 0 ||
+        score_train(&lf, l.f, l.train, &r) != 0)
         goto done;
+    presence_figures(l.f, l.online, &r);
     if (r.has_held && score_held(l.f, &o.h.cfg, l.online, l.refitted, &l.held, &r.sc) != 0) {
         fprintf(stderr, "evenodds fit: scoring the held-out rounds failed\n");
         goto done;

@@ -14,9 +14,9 @@
 #include "evenodds/eo_pool.h"
 
 static const char replay_usage[] =
-    "usage: evenodds replay [--model M] [--param NAME=VALUE]... [--eval-from F]\n"
-    "                       [--ratings-out FILE] [--no-weights] [--skip-duplicates]\n"
-    "                       ROUNDS.jsonl\n"
+    "usage: evenodds replay [--model M] [--params FILE] [--param NAME=VALUE]...\n"
+    "                       [--eval-from F] [--ratings-out FILE] [--no-weights]\n"
+    "                       [--skip-invalid] [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
     "Folds the round log through the model in memory, in file order, and prints one JSON line:\n"
     "{\"rounds\":…,\"players\":…,\"logloss\":…,\"brier\":…,\"accuracy\":…,\"rounds_per_s\":…}.\n"
@@ -30,7 +30,7 @@ EO_OPT_NO_WEIGHTS_HELP
     "                      model's state (\"rating\"; \"mu\",\"sigma\"; or \"rating\",\"rd\",\n"
     "                      \"volatility\"), \"display\":…,\"rounds\":…,\"visible\":…}, as of the\n"
     "                      last round's end\n"
-    "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n"
+EO_OPT_SKIP_HELP
     "\n"
     "A refit line of `evenodds export` ({\"refit\":…}) sets the players' states it lists, as\n"
     "the service did; it is not a round and is not scored.\n";
@@ -102,18 +102,20 @@ static int replay_round(void *ctx, size_t pos, eo_round *r, const eo_round_resul
     return 0;
 }
 
-static int write_report(const eo_pool *pool, const replay_run *run, size_t rounds, double secs)
+static int write_report(const eo_cli_fold *f, const replay_run *run, double secs)
 {
     eo_metrics_result mr;
     eo_metrics_get(&run->m, &mr);
+    size_t rounds = f->rounds;
     json_t *out = json_object();
     json_object_set_new(out, "rounds", json_integer((json_int_t)rounds));
-    json_object_set_new(out, "players", json_integer((json_int_t)eo_pool_player_count(pool)));
+    json_object_set_new(out, "players", json_integer((json_int_t)eo_pool_player_count(f->pool)));
     json_object_set_new(out, "logloss", eo_cli_json_real(mr.logloss));
     json_object_set_new(out, "brier", eo_cli_json_real(mr.brier));
     json_object_set_new(out, "accuracy", eo_cli_json_real(mr.accuracy));
     json_object_set_new(out, "rounds_per_s",
                         eo_cli_json_real(secs > 0 ? (double)rounds / secs : NAN));
+    eo_cli_skipped_json(f, out);
     size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
     int rc = json_dumpf(out, stdout, flags) == 0 && putchar('\n') != EOF && fflush(stdout) == 0
                  ? 0
@@ -146,7 +148,7 @@ int eo_cmd_replay(int argc, char **argv)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (o.ratings_out && write_ratings(f.pool, o.ratings_out, run.last_end) != 0)
         goto done;
-    status = write_report(f.pool, &run, f.rounds, secs) == 0 ? 0 : 1;
+    status = write_report(&f, &run, secs) == 0 ? 0 : 1;
 done:
     eo_cli_fold_close(&f);
     return status;

@@ -39,6 +39,8 @@ static const char serve_usage[] =
     "  --compute-queue N    heavy requests waiting before 503 (default 64)\n"
     "  --budget-max-ms MS   budget_ms granted to a balancer request at most (default 250)\n"
     "  --refit-max N        refits running at once before 503 (default 1)\n"
+    "  --tune-every S       tune every pool in the background every S seconds (default 0:\n"
+    "                       never); GET /v1/pools/{pool}/tune shows it, apply is by request\n"
     "\n"
     "Connections and bodies (docs/SERVICE.md \"Connections and limits\"):\n"
     "  --max-conns N        open connections at most; more are closed at once\n"
@@ -75,6 +77,7 @@ static const struct num_opt {
     {"--compute-queue", 1, 1000000, F_UNSIGNED, offsetof(eo_service_config, compute_queue)},
     {"--budget-max-ms", 1, 10000, F_UNSIGNED, offsetof(eo_service_config, budget_max_ms)},
     {"--refit-max", 1, 64, F_UNSIGNED, offsetof(eo_service_config, refit_max)},
+    {"--tune-every", 0, 100000000, F_UNSIGNED, offsetof(eo_service_config, tune_every)},
     {"--max-conns", 16, 1000000, F_UNSIGNED, offsetof(eo_service_config, max_connections)},
     {"--max-conns-per-address", 0, 1000000, F_UNSIGNED,
      offsetof(eo_service_config, max_per_address)},

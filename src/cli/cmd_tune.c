@@ -1,14 +1,8 @@
-/* evenodds tune: searches a model's parameters on a training prefix of a round log and reports
- * the best found with its held-out figures (docs/EVAL.md, "Tuning").
- *
- * Every candidate folds the whole log in memory, in file order, as replay does: the rounds in
- * [--eval-from, --train) score it (the search's objective), those after --train are held out
- * and only reported, so the held-out figures are one-step-ahead predictions by ratings that
- * went on learning, exactly as a pool would. The search is a coordinate descent: each tuned
- * parameter in turn is tried a step up and a step down (a factor for positive scales, a share
- * of its range otherwise), the best of the three is kept, and a step that finds nothing better
- * shrinks; it stops when every step is small or the --budget of folds is spent. Deterministic:
- * the same log and options give the same answer. */
+/* evenodds tune: searches a model's parameters on the training rounds of a round log, reports
+ * the start's and the best's held-out figures, and prints the chosen configuration in the form
+ * every modelling command reads back (--params FILE) and POST /v1/pools takes (docs/EVAL.md,
+ * "Tuning"). The search is the core's (eo_tune.h); this command reads the log, cuts it where
+ * eval would score, shows progress and writes the answers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,74 +14,87 @@
 #include "cli/fold.h"
 #include "cli/opts.h"
 #include "evenodds/eo_codec.h"
-#include "evenodds/eo_metrics.h"
-#include "evenodds/eo_pool.h"
+#include "evenodds/eo_tune.h"
 
 static const char tune_usage[] =
-    "usage: evenodds tune [--model M] [--param NAME=VALUE]... [--tune NAME]...\n"
-    "                     [--train F] [--eval-from F] [--metric logloss|brier]\n"
-    "                     [--budget N] [--format table|json] [--no-weights]\n"
+    "usage: evenodds tune [--model M] [--params FILE] [--param NAME=VALUE]... [--tune NAME]...\n"
+    "                     [--eval-from F] [--burn-in F] [--metric logloss|brier]\n"
+    "                     [--budget N] [--gate Z] [--name NAME] [--report FILE]\n"
+    "                     [--format table|json] [--no-weights] [--skip-invalid]\n"
     "                     [--skip-duplicates] ROUNDS.jsonl\n"
     "\n"
-    "Searches the model's parameters for the best one-step-ahead predictions on a training\n"
-    "prefix of the log, then reports the held-out figures of the best and of the starting\n"
-    "point (the defaults with the --param values), and prints the best as the body of\n"
-    "POST /v1/pools. Each candidate folds the whole log in memory in file order; rounds in\n"
-    "[--eval-from, --train) are its score, later rounds are held out. Coordinate descent:\n"
-    "each parameter a step up and down, the best kept, steps shrinking when nothing improves.\n"
-    "\n"
-EO_OPT_MODEL_HELP
-EO_OPT_NO_WEIGHTS_HELP
-    "  --tune NAME         a parameter to search (repeatable). Default per model: synelo\n"
-    "                      theta, k_max, k_min, sigma; trueskill beta, tau, draw_probability,\n"
-    "                      mu; wenglin beta, tau, mu; glicko2 tau, rd_max; elo k, k_new; hive\n"
-    "                      alpha, alpha_commander\n"
-    "  --train F           fraction of the rounds in the training prefix (default 0.7)\n"
-    "  --eval-from F       fraction before which rounds are not scored: the ratings'\n"
-    "                      burn-in (default 0.1; below --train)\n"
+    "Searches the model's parameters for the best one-step-ahead predictions of the training\n"
+    "rounds (from --burn-in to --eval-from), reports the start's (the defaults with the\n"
+    "--params and --param values) and the best's figures on the held-out rounds (from\n"
+    "--eval-from on: exactly the rounds `evenodds eval --eval-from F` scores), and keeps the\n"
+    "start unless the best's gain in training beats --gate times the standard error of the\n"
+    "start's held-out figure. Prints the chosen configuration as {\"model\",\"params\"}: the\n"
+    "file --params reads, and with --name a POST /v1/pools body. Each candidate folds the\n"
+    "whole log in memory in file order (coordinate descent: each parameter a step up and down,\n"
+    "the best kept, steps shrinking when nothing improves).\n"
+    "\n" EO_OPT_MODEL_HELP EO_OPT_NO_WEIGHTS_HELP EO_OPT_SKIP_HELP
+    "  --tune NAME         a parameter to search (repeatable, at most 8). Default: per model\n"
+    "                      and options (docs/EVAL.md, \"Tuning\")\n"
+    "  --eval-from F       fraction of the file, in (0, 1), from which rounds are held out:\n"
+    "                      scored, never used to choose (default 0.5; eval's meaning)\n"
+    "  --burn-in F         fraction before which rounds only rate, in [0, --eval-from)\n"
+    "                      (default 0.1)\n"
     "  --metric M          what the search minimises: logloss (default) or brier\n"
     "  --budget N          most folds of the log, the starting point included (default 60)\n"
-    "  --format table|json aligned text, or one JSON object (default: table on a terminal)\n"
-    "  --skip-duplicates   skip a round whose id appeared earlier in the file\n"
+    "  --gate Z            take the best only when its training gain exceeds Z standard\n"
+    "                      errors of the start's held-out figure (default 1; 0: any gain)\n"
+    "  --name NAME         a pool name for the printed configuration (POST /v1/pools needs one)\n"
+    "  --report FILE       also write every figure as one JSON object\n"
+    "  --format table|json the report as aligned text ending with the configuration, or the\n"
+    "                      configuration alone (default: table on a terminal)\n"
     "\n"
     "Progress goes to stderr on a terminal. Exit status: 0 done, 1 unreadable or invalid\n"
     "input (file, line and field named), 2 bad usage.\n";
 
-#define TUNE_MAX 8
-
 typedef struct tune_opts {
     eo_cli_head h;
-    const char *tune[TUNE_MAX];
-    int ntune;
-    double train, eval_from;
-    bool brier;
-    int64_t budget;
+    eo_tune_config tc;
+    double eval_from, burn_in;
+    const char *name, *report;
 } tune_opts;
 
 static int tune_arg(void *ctx, int argc, char **argv, int *i)
 {
     tune_opts *o = ctx;
     const char *val = NULL;
+    int64_t budget = 0;
     int r;
+    if (strcmp(argv[*i], "--train") == 0 || strncmp(argv[*i], "--train=", 8) == 0) {
+        fprintf(stderr, "evenodds tune: --train: gone; --eval-from F says where the held-out "
+                        "rounds start, as in replay and eval, and training ends there\n");
+        return -1;
+    }
     if ((r = eo_opt_value("tune", argc, argv, i, "--tune", &val)) > 0) {
-        if (o->ntune == TUNE_MAX) {
-            fprintf(stderr, "evenodds tune: --tune: at most %d parameters\n", TUNE_MAX);
+        if (o->tc.nknobs == EO_TUNE_KNOBS_MAX) {
+            fprintf(stderr, "evenodds tune: --tune: at most %d parameters\n", EO_TUNE_KNOBS_MAX);
             return -1;
         }
-        o->tune[o->ntune++] = val;
+        o->tc.knobs[o->tc.nknobs++] = val;
     }
     if (r == 0)
-        r = eo_opt_real_arg("tune", argc, argv, i, "--train", 0.01, 0.99, &o->train);
+        r = eo_opt_real_arg("tune", argc, argv, i, "--eval-from", 0.01, 0.99, &o->eval_from);
     if (r == 0)
-        r = eo_opt_real_arg("tune", argc, argv, i, "--eval-from", 0.0, 0.98, &o->eval_from);
+        r = eo_opt_real_arg("tune", argc, argv, i, "--burn-in", 0.0, 0.98, &o->burn_in);
     if (r == 0)
-        r = eo_opt_int_arg("tune", argc, argv, i, "--budget", 1, 100000, &o->budget);
+        r = eo_opt_real_arg("tune", argc, argv, i, "--gate", 0.0, 100.0, &o->tc.gate);
+    if (r == 0 &&
+        (r = eo_opt_int_arg("tune", argc, argv, i, "--budget", 1, EO_TUNE_BUDGET_MAX, &budget)) > 0)
+        o->tc.budget = (uint32_t)budget;
+    if (r == 0)
+        r = eo_opt_value("tune", argc, argv, i, "--name", &o->name);
+    if (r == 0)
+        r = eo_opt_value("tune", argc, argv, i, "--report", &o->report);
     if (r == 0 && (r = eo_opt_value("tune", argc, argv, i, "--metric", &val)) > 0) {
         if (strcmp(val, "brier") != 0 && strcmp(val, "logloss") != 0) {
             fprintf(stderr, "evenodds tune: --metric: expected logloss or brier, got '%s'\n", val);
             return -1;
         }
-        o->brier = val[0] == 'b';
+        o->tc.brier = val[0] == 'b';
     }
     return r;
 }
@@ -95,344 +102,239 @@ static int tune_arg(void *ctx, int argc, char **argv, int *i)
 static int tune_check(void *ctx)
 {
     const tune_opts *o = ctx;
-    if (o->eval_from >= o->train) {
-        fprintf(stderr, "evenodds tune: --eval-from (%g) must be below --train (%g)\n",
-                o->eval_from, o->train);
+    const char *rule = NULL;
+    if (o->burn_in >= o->eval_from) {
+        fprintf(stderr, "evenodds tune: --burn-in (%g) must be below --eval-from (%g)\n",
+                o->burn_in, o->eval_from);
+        return -1;
+    }
+    if (o->name != NULL && eo_pool_name_check(o->name, strlen(o->name), &rule) != 0) {
+        fprintf(stderr, "evenodds tune: --name: %s\n", rule);
         return -1;
     }
     return 0;
 }
 
-/* ---- the parameters searched ---- */
+/* ---- reading the log ---- */
 
-typedef struct knob {
-    int index;            /* in the model's parameter table, or one of the BIAS_* below */
-    const eo_param_spec *spec;
-    double step;          /* a factor > 1 (log steps) or an absolute step */
-    bool log;             /* positive scale: multiplicative steps */
-} knob;
+/* The log in memory and where its parts start: the first kept round at or after each cut. */
+typedef struct tune_log {
+    eo_cli_rounds rs;
+    size_t train_pos, held_pos;   /* positions among the non-blank lines */
+    size_t train_from, held_from; /* indices into rs */
+} tune_log;
 
-/* The pool's bias parameters (eo_bias.h), searched like a model's when the bias is on. */
-enum { BIAS_PRIOR = -1, BIAS_STRENGTH = -2 };
-static const eo_param_spec bias_specs[2] = {
-    {"bias_prior", "the bias prior's weight in average plays", EO_BIAS_PRIOR_DEFAULT, 0, 1e6,
-     false, NULL},
-    {"bias_strength", "share of the bias estimate applied", 1, 0, 1, false, NULL},
-};
-
-static double knob_get(const knob *k, const eo_pool_config *c)
+static int keep_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
 {
-    return k->index == BIAS_PRIOR      ? c->bias.prior
-           : k->index == BIAS_STRENGTH ? c->bias.strength
-                                       : c->model.v[k->index];
+    tune_log *lg = ctx;
+    (void)res;
+    int rc = eo_cli_rounds_push(&lg->rs, r);
+    if (rc == 0 && pos < lg->train_pos)
+        lg->train_from = lg->rs.n;
+    if (rc == 0 && pos < lg->held_pos)
+        lg->held_from = lg->rs.n;
+    return rc;
 }
 
-/* Sets a knob in @p c and checks the whole; 0, or -1 when the model refuses the value with
- * the others (e.g. k_min above k_max). */
-static int knob_set(const knob *k, eo_pool_config *c, double x)
+/* Reads the whole log into @p lg. 0, or -1 after a message. */
+static int load(const tune_opts *o, tune_log *lg, eo_cli_fold *f)
 {
+    f->head = &o->h;
+    f->round = keep_round;
+    f->ctx = lg;
+    if (eo_cli_fold_open(f) != 0 || eo_cli_fold_count(f) != 0)
+        return -1;
+    lg->train_pos = (size_t)floor(o->burn_in * (double)f->total);
+    lg->held_pos = (size_t)floor(o->eval_from * (double)f->total);
+    return eo_cli_fold_run(f) == 0 ? 0 : -1;
+}
+
+/* ---- the search ---- */
+
+/* Runs the search to its end, with progress on a terminal. 0, or -1 after a message. */
+static int search(const tune_opts *o, const tune_log *lg, eo_tune_result *res)
+{
+    eo_tune *t = NULL;
     eo_round_error err;
-    if (k->index == BIAS_PRIOR)
-        c->bias.prior = x;
-    else if (k->index == BIAS_STRENGTH)
-        c->bias.strength = x;
-    else if (eo_model_config_set_number(&c->model, k->spec->name, x, &err) != 0)
+    memset(&err, 0, sizeof err);
+    int rc = eo_tune_create(&o->h.cfg, &o->tc, lg->rs.r, lg->rs.n, lg->train_from, lg->held_from,
+                            &t, &err);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds tune: %s: %s\n", o->h.input,
+                rc == EO_EINVAL ? err.message : eo_strerror(rc));
         return -1;
-    return eo_model_config_check(&c->model, &err) == 0 ? 0 : -1;
-}
-
-static const char *const default_knobs[][5] = {
-    [EO_MODEL_SYNELO] = {"theta", "k_max", "k_min", "sigma", NULL},
-    [EO_MODEL_TRUESKILL] = {"beta", "tau", "draw_probability", "mu", NULL},
-    [EO_MODEL_GLICKO2] = {"tau", "rd_max", NULL},
-    [EO_MODEL_ELO] = {"k", "k_new", NULL},
-    [EO_MODEL_WENGLIN] = {"beta", "tau", "mu", NULL},
-    [EO_MODEL_HIVE] = {"alpha", "alpha_commander", NULL},
-};
-
-/* The knobs to search: --tune's names, else the model's default set. -1 after a message. */
-static int make_knobs(const tune_opts *o, knob *k, int *nk)
-{
-    eo_model m = o->h.cfg.model.model;
-    size_t n = 0;
-    const eo_param_spec *spec = eo_model_params(m, &n);
-    const char *names[TUNE_MAX];
-    int count = 0;
-    for (int i = 0; i < o->ntune; i++)
-        names[count++] = o->tune[i];
-    for (int i = 0; o->ntune == 0 && i < 4 && default_knobs[m][i] != NULL; i++)
-        names[count++] = default_knobs[m][i];
-    if (o->ntune == 0 && o->h.cfg.bias.by != EO_BIAS_OFF) {
-        names[count++] = "bias_strength";
-        names[count++] = "bias_prior";
     }
-    *nk = 0;
-    for (int i = 0; i < count; i++) {
-        int idx = eo_model_param_index(m, names[i]);
-        const eo_param_spec *s = idx >= 0 ? &spec[idx] : NULL;
-        for (int b = 0; b < 2 && s == NULL; b++) {
-            if (strcmp(names[i], bias_specs[b].name) == 0) {
-                idx = b == 0 ? BIAS_PRIOR : BIAS_STRENGTH;
-                s = &bias_specs[b];
-            }
-        }
-        if (s != NULL && idx < 0 && o->h.cfg.bias.by == EO_BIAS_OFF) {
-            fprintf(stderr, "evenodds tune: --tune %s: the bias is off (--param bias=map)\n",
-                    names[i]);
-            return -1;
-        }
-        if (s == NULL) {
-            fprintf(stderr, "evenodds tune: --tune %s: not a parameter of model \"%s\"\n",
-                    names[i], eo_model_name(m));
-            return -1;
-        }
-        if (s->choices != NULL || s->min == s->max) {
-            fprintf(stderr, "evenodds tune: --tune %s: a choice or fixed value cannot be "
-                            "searched; set it with --param\n", names[i]);
-            return -1;
-        }
-        for (int j = 0; j < *nk; j++)
-            if (k[j].index == idx) {
-                fprintf(stderr, "evenodds tune: --tune %s: given twice\n", names[i]);
-                return -1;
-            }
-        knob *kb = &k[(*nk)++];
-        kb->index = idx;
-        kb->spec = s;
-        double v = knob_get(kb, &o->h.cfg);
-        kb->log = s->min >= 0 && v > 0;
-        kb->step = kb->log ? 2.0 : fmax(0.25 * (s->max - s->min > 1e6 ? fabs(v) + 1 : s->max - s->min),
-                                          s->integer ? 1.0 : 1e-9);
-    }
-    return 0;
-}
-
-/* A knob's value moved by its step (+1 up, -1 down), clamped and rounded as the spec asks. */
-static double moved(const knob *k, double v, int dir)
-{
-    double x = k->log ? (dir > 0 ? v * k->step : v / k->step) : v + dir * k->step;
-    x = fmin(fmax(x, k->spec->min), k->spec->max);
-    if (k->spec->integer)
-        x = dir > 0 ? ceil(x) : floor(x);
-    return fmin(fmax(x, k->spec->min), k->spec->max);
-}
-
-/* ---- one fold ---- */
-
-typedef struct score {
-    eo_metrics_result train, held;
-    double objective;
-} score;
-
-/* Folds every round through a fresh pool of @p cfg. 0, or -1 (message printed: a config the
- * model refuses, or out of memory). */
-static int fold(const tune_opts *o, const eo_cli_rounds *lg, const eo_pool_config *cfg, score *out)
-{
-    eo_pool *pool = NULL;
-    if (eo_pool_create(cfg, &pool) != 0)
-        return -1;
-    size_t from = (size_t)floor(o->eval_from * (double)lg->n);
-    size_t train = (size_t)floor(o->train * (double)lg->n);
-    eo_metrics mt, mh;
-    eo_metrics_init(&mt);
-    eo_metrics_init(&mh);
-    for (size_t i = 0; i < lg->n; i++) {
-        eo_round_result res;
-        int rc = eo_pool_apply(pool, &lg->r[i], &res, NULL);
-        if (rc != 0) {
-            fprintf(stderr, "evenodds tune: round %zu (%s): %s\n", i + 1, lg->r[i].id,
-                    eo_strerror(rc));
-            eo_pool_destroy(pool);
-            return -1;
-        }
-        if (i < from || lg->r[i].winner == EO_DRAW)
-            continue;
-        eo_metrics_add(i < train ? &mt : &mh, res.p_a, lg->r[i].winner == EO_WIN_A);
-    }
-    eo_pool_destroy(pool);
-    eo_metrics_get(&mt, &out->train);
-    eo_metrics_get(&mh, &out->held);
-    out->objective = o->brier ? out->train.brier : out->train.logloss;
-    return 0;
+    bool tty = eo_opt_tty();
+    eo_tune_progress p;
+    do {
+        rc = eo_tune_step(t, &p);
+        if (rc == 0 && tty && p.knob != NULL)
+            fprintf(stderr, "\revenodds tune: fold %u/%u, %s = %g: %.5f (best %.5f)   ", p.folds,
+                    p.budget, p.knob, p.value, p.objective, p.best);
+    } while (rc == 0 && !p.done);
+    if (tty)
+        fputc('\n', stderr);
+    if (rc == 0)
+        rc = eo_tune_get(t, res);
+    else
+        fprintf(stderr, "evenodds tune: round %zu (%s): %s\n", p.round + 1, lg->rs.r[p.round].id,
+                eo_strerror(rc));
+    eo_tune_destroy(t);
+    return rc == 0 ? 0 : -1;
 }
 
 /* ---- output ---- */
 
-static json_t *knobs_json(const knob *k, int nk, const eo_pool_config *cfg)
+static void knob_values(const eo_tune_result *r, const eo_pool_config *c)
 {
-    json_t *o = json_object();
-    for (int i = 0; i < nk; i++)
-        json_object_set_new(o, k[i].spec->name, json_real(knob_get(&k[i], cfg)));
-    return o;
+    for (size_t i = 0; i < r->nknobs; i++) {
+        double x = NAN;
+        (void)eo_tune_knob_get(c, r->knobs[i], &x);
+        printf(" %s=%g", r->knobs[i], x);
+    }
+    putchar('\n');
 }
 
-static void print_row(const char *label, const eo_metrics_result *m)
+static void row(const char *label, const eo_metrics_result *m, double se)
 {
-    printf("  %-10s %8llu %9.5f %8.5f %9.4f\n", label, (unsigned long long)m->count, m->logloss,
-           m->brier, m->accuracy);
+    printf("  %-10s %8llu %9.5f", label, (unsigned long long)m->count, m->logloss);
+    if (isfinite(se))
+        printf(" %8.5f", se);
+    else
+        printf(" %8s", "");
+    printf(" %8.5f %9.4f\n", m->brier, m->accuracy);
 }
 
-/* ---- the run ---- */
-
-static int keep_round(void *ctx, size_t pos, eo_round *r, const eo_round_result *res)
+static void point_rows(const char *label, const eo_tune_result *r, const eo_tune_point *p)
 {
-    (void)pos;
-    (void)res;
-    return eo_cli_rounds_push(ctx, r);
+    printf("%s:", label);
+    knob_values(r, &p->cfg);
+    row("train", &p->train, NAN);
+    row("held out", &p->held, p->held_logloss_se);
 }
 
-/* Reads the whole log into @p lg. 0, or -1 after a message. */
-static int load(const tune_opts *o, eo_cli_rounds *lg)
+static void write_table(const tune_opts *o, const tune_log *lg, const eo_tune_result *r,
+                        const char *config)
 {
-    eo_cli_fold f = {.head = &o->h, .round = keep_round, .ctx = lg};
-    if (eo_cli_fold_open(&f) != 0)
-        return -1;
-    int rc = eo_cli_fold_run(&f);
-    eo_cli_fold_close(&f);
-    if (rc != 0)
-        return -1;
-    if (lg->n < 10) {
-        fprintf(stderr, "evenodds tune: %s: %zu rounds; at least 10 are needed\n", o->h.input,
-                lg->n);
+    const char *metric = o->tc.brier ? "Brier" : "log loss";
+    printf("model %s, %zu rounds: %s; %u folds, minimising %s\n",
+           eo_model_name(o->h.cfg.model.model), lg->rs.n, o->h.input, r->folds, metric);
+    printf("training rounds %zu-%zu (from --burn-in %g), held out from round %zu "
+           "(--eval-from %g); draws left out\n\n",
+           lg->train_from + 1, lg->held_from, o->burn_in, lg->held_from + 1, o->eval_from);
+    printf("  %-10s %8s %9s %8s %8s %9s\n", "", "rounds", "log loss", "±se", "Brier", "accuracy");
+    point_rows("start", r, &r->start);
+    point_rows("best", r, &r->best);
+    const eo_paired_result *h = &r->held;
+    printf("\nheld out, best - start: log loss %+.5f ± %.5f, Brier %+.5f ± %.5f (%llu rounds)\n",
+           h->logloss_diff, h->logloss_se, h->brier_diff, h->brier_se,
+           (unsigned long long)h->a.count);
+    if (r->chose_best)
+        printf("chosen: best (training %s gain %.5f beats %.5f = %g x the start's held-out "
+               "standard error)\n",
+               metric, r->gain, r->threshold, o->tc.gate);
+    else
+        printf("chosen: start (training %s gain %.5f does not beat %.5f = %g x the start's "
+               "held-out standard error)\n",
+               metric, r->gain, r->threshold, o->tc.gate);
+    printf("\nconfiguration (--params FILE; POST /v1/pools with a name):\n%s\n", config);
+}
+
+/* The chosen configuration as the file --params reads: {"name"?,"model","params"}. */
+static json_t *config_json(const tune_opts *o, const eo_tune_result *r)
+{
+    const eo_pool_config *c = eo_tune_chosen(r);
+    json_t *out = json_object();
+    if (o->name != NULL)
+        json_object_set_new(out, "name", json_string(o->name));
+    json_object_set_new(out, "model", json_string(eo_model_name(c->model.model)));
+    json_object_set_new(out, "params", eo_pool_config_to_json(c));
+    return out;
+}
+
+static int write_report(const tune_opts *o, const tune_log *lg, const eo_cli_fold *fold,
+                        const eo_tune_result *r, json_t *config)
+{
+    FILE *f = fopen(o->report, "w");
+    if (f == NULL) {
+        fprintf(stderr, "evenodds tune: --report: cannot create '%s'\n", o->report);
         return -1;
     }
-    return 0;
-}
-
-/* What the search found. */
-typedef struct found {
-    eo_pool_config best;
-    score start, cur; /* the starting point's figures and the best's */
-    int64_t folds;
-} found;
-
-/* The coordinate descent: sweeps over the knobs until every step is small or the budget is
- * spent. 0, or -1 after a message (a fold that failed). */
-static int search(const tune_opts *o, const eo_cli_rounds *lg, knob *k, int nk, found *fd)
-{
-    bool tty = eo_opt_tty();
-    fd->best = o->h.cfg;
-    if (fold(o, lg, &fd->best, &fd->start) != 0)
-        return -1;
-    fd->cur = fd->start;
-    fd->folds = 1;
-    for (bool moving = true; moving && fd->folds < o->budget;) {
-        moving = false;
-        for (int i = 0; i < nk && fd->folds < o->budget; i++) {
-            knob *kb = &k[i];
-            double v = knob_get(kb, &fd->best);
-            bool small = kb->log ? kb->step < 1.02 : kb->step < (kb->spec->integer ? 1.0 : 1e-6 * (fabs(v) + 1));
-            if (small)
-                continue;
-            moving = true;
-            bool improved = false;
-            for (int dir = 1; dir >= -1 && fd->folds < o->budget; dir -= 2) {
-                double x = moved(kb, v, dir);
-                if (x == v)
-                    continue;
-                eo_pool_config c = fd->best;
-                score s;
-                if (knob_set(kb, &c, x) != 0)
-                    continue; /* outside what the model allows with the other values */
-                fd->folds++;
-                if (fold(o, lg, &c, &s) != 0)
-                    return -1;
-                if (tty)
-                    fprintf(stderr, "\revenodds tune: fold %lld/%lld, %s = %g: %.5f (best %.5f)   ",
-                            (long long)fd->folds, (long long)o->budget, kb->spec->name, x,
-                            s.objective, fd->cur.objective);
-                if (s.objective < fd->cur.objective) {
-                    fd->best = c;
-                    fd->cur = s;
-                    improved = true;
-                    break; /* keep the step: the next sweep goes on in this direction */
-                }
-            }
-            if (!improved)
-                kb->step = kb->log ? sqrt(kb->step) : (kb->spec->integer ? floor(kb->step / 2) : kb->step / 2);
-        }
-    }
-    if (tty)
-        fputc('\n', stderr);
-    return 0;
-}
-
-static void write_table(const tune_opts *o, size_t n, const knob *k, int nk, const found *fd,
-                        const json_t *pool)
-{
-    printf("model %s, %zu rounds: %s; %lld folds, minimising %s over rounds %zu-%zu\n\n",
-           eo_model_name(fd->best.model.model), n, o->h.input, (long long)fd->folds,
-           o->brier ? "Brier" : "log loss", (size_t)floor(o->eval_from * (double)n) + 1,
-           (size_t)floor(o->train * (double)n));
-    printf("  %-10s %8s %9s %8s %9s\n", "", "rounds", "log loss", "Brier", "accuracy");
-    printf("start:");
-    for (int i = 0; i < nk; i++)
-        printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &o->h.cfg));
-    printf("\n");
-    print_row("train", &fd->start.train);
-    print_row("held out", &fd->start.held);
-    printf("best:");
-    for (int i = 0; i < nk; i++)
-        printf(" %s=%g", k[i].spec->name, knob_get(&k[i], &fd->best));
-    printf("\n");
-    print_row("train", &fd->cur.train);
-    print_row("held out", &fd->cur.held);
-    char *body = json_dumps(pool, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    printf("\npool configuration (POST /v1/pools):\n%s\n", body ? body : "?");
-    free(body);
-}
-
-/* The answer in the chosen format, with the best as the body of POST /v1/pools. 0, or -1 after
- * a message. */
-static int write_answer(const tune_opts *o, size_t n, const knob *k, int nk, const found *fd)
-{
-    json_t *pool = json_pack("{s:s,s:s,s:o}", "name", "tuned", "model",
-                             eo_model_name(fd->best.model.model), "params",
-                             eo_pool_config_to_json(&fd->best));
-    if (!o->h.json) {
-        write_table(o, n, k, nk, fd, pool);
-        json_decref(pool);
-        return 0;
-    }
-    json_t *out = json_pack(
-        "{s:s,s:I,s:I,s:f,s:f,s:s,s:{s:o,s:o,s:o},s:{s:o,s:o,s:o},s:o}", "model",
-        eo_model_name(fd->best.model.model), "rounds", (json_int_t)n, "folds",
-        (json_int_t)fd->folds, "eval_from", o->eval_from, "train", o->train, "metric",
-        o->brier ? "brier" : "logloss", "start", "params", knobs_json(k, nk, &o->h.cfg), "train",
-        eo_cli_metrics_json(&fd->start.train), "held_out", eo_cli_metrics_json(&fd->start.held),
-        "best", "params", knobs_json(k, nk, &fd->best), "train",
-        eo_cli_metrics_json(&fd->cur.train), "held_out", eo_cli_metrics_json(&fd->cur.held),
-        "pool", json_incref(pool));
-    size_t flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
-    int rc = 0;
-    if (out == NULL || json_dumpf(out, stdout, flags) != 0) {
-        fprintf(stderr, "evenodds tune: cannot write the answer\n");
-        rc = -1;
-    } else {
-        putchar('\n');
+    json_t *out = eo_tune_result_to_json(r, o->tc.brier);
+    int bad = out == NULL;
+    if (!bad) {
+        json_object_set_new(out, "model", json_string(eo_model_name(o->h.cfg.model.model)));
+        json_object_set_new(out, "rounds", json_integer((json_int_t)lg->rs.n));
+        json_object_set_new(out, "eval_from", json_real(o->eval_from));
+        json_object_set_new(out, "burn_in", json_real(o->burn_in));
+        json_object_set_new(out, "gate", json_real(o->tc.gate));
+        json_object_set_new(out, "config", json_incref(config));
+        eo_cli_skipped_json(fold, out);
+        bad = json_dumpf(out, f, JSON_COMPACT | JSON_REAL_PRECISION(10)) != 0 ||
+              fputc('\n', f) == EOF;
     }
     json_decref(out);
-    json_decref(pool);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "evenodds tune: --report: cannot write '%s'\n", o->report);
+        return -1;
+    }
+    return 0;
+}
+
+/* The answers: --report, then the table or the configuration. 0, or -1 after a message. */
+static int write_answer(const tune_opts *o, const tune_log *lg, const eo_cli_fold *f,
+                        const eo_tune_result *r)
+{
+    json_t *config = config_json(o, r);
+    /* 17 digits: the configuration reads back to the same doubles. */
+    char *text =
+        config ? json_dumps(config, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+               : NULL;
+    int rc = text != NULL ? 0 : -1;
+    if (rc == 0 && o->report != NULL)
+        rc = write_report(o, lg, f, r, config); /* says why it failed */
+    else if (rc != 0)
+        fprintf(stderr, "evenodds tune: cannot write the answer\n");
+    if (rc == 0) {
+        if (o->h.json)
+            printf("%s\n", text);
+        else
+            write_table(o, lg, r, text);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "evenodds tune: cannot write the answer\n");
+            rc = -1;
+        }
+    }
+    free(text);
+    json_decref(config);
     return rc;
 }
 
 int eo_cmd_tune(int argc, char **argv)
 {
     tune_opts o = {.h = {.cmd = "tune", .usage = tune_usage, .format = true},
-                   .train = 0.7, .eval_from = 0.1, .budget = 60};
+                   .eval_from = 0.5,
+                   .burn_in = 0.1};
+    eo_tune_config_default(&o.tc);
     int pr = eo_cli_head_parse(&o.h, argc, argv, tune_arg, tune_check, &o);
     if (pr != 0)
         return pr > 0 ? 0 : 2;
-    knob k[TUNE_MAX];
-    int nk = 0;
-    if (make_knobs(&o, k, &nk) != 0)
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    if (eo_tune_check(&o.h.cfg, &o.tc, &err) != 0) {
+        fprintf(stderr, "evenodds tune: --tune %s\n", err.message);
         return 2;
-    eo_cli_rounds lg = {0};
-    found fd;
+    }
+    tune_log lg;
+    memset(&lg, 0, sizeof lg);
+    eo_cli_fold f;
+    memset(&f, 0, sizeof f);
+    eo_tune_result res;
     int status = 1;
-    if (load(&o, &lg) == 0 && search(&o, &lg, k, nk, &fd) == 0 &&
-        write_answer(&o, lg.n, k, nk, &fd) == 0)
+    if (load(&o, &lg, &f) == 0 && search(&o, &lg, &res) == 0 &&
+        write_answer(&o, &lg, &f, &res) == 0)
         status = 0;
-    eo_cli_rounds_free(&lg);
+    eo_cli_fold_close(&f);
+    eo_cli_rounds_free(&lg.rs);
     return status;
 }

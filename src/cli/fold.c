@@ -18,6 +18,10 @@ static int head_arg(eo_cli_head *h, int argc, char **argv, int *i)
         h->skip_duplicates = true;
         return 1;
     }
+    if (strcmp(argv[*i], "--skip-invalid") == 0) {
+        h->skip_invalid = true;
+        return 1;
+    }
     if (strcmp(argv[*i], "--no-weights") == 0) {
         h->no_weights = true;
         return 1;
@@ -129,7 +133,27 @@ static int fold_refit(eo_cli_fold *f, eo_refit_record *rf, char *msg, size_t len
     return rc;
 }
 
-/* The reader's next entry, folded. 1 folded, 0 at the end, -1 after a message. */
+/* A line's failure that --skip-invalid skips: the line, not the reading, is at fault. */
+static bool line_fault(int rc)
+{
+    return rc == EO_EPARSE || rc == EO_EINVAL || rc == EO_ELIMIT;
+}
+
+/* With --skip-invalid, counts a skipped line and shows the first reasons. @p msg is the
+ * reader's (place included) when @p placed, else the place is added. */
+static void skip_line(eo_cli_fold *f, const eo_jsonl_reader *rd, const char *msg, bool placed)
+{
+    const eo_cli_head *h = f->head;
+    if (f->invalid++ >= EO_CLI_SKIP_SHOWN || f->quiet)
+        return;
+    if (placed)
+        fprintf(stderr, "evenodds %s: skipped %s\n", h->cmd, msg);
+    else
+        fprintf(stderr, "evenodds %s: skipped %s:%zu: %s\n", h->cmd, h->input, eo_jsonl_line(rd),
+                msg);
+}
+
+/* The reader's next entry, folded. 1 folded or skipped, 0 at the end, -1 after a message. */
 static int fold_next(eo_cli_fold *f, eo_jsonl_reader *rd, bool tty)
 {
     const eo_cli_head *h = f->head;
@@ -139,6 +163,10 @@ static int fold_next(eo_cli_fold *f, eo_jsonl_reader *rd, bool tty)
     int rc = eo_jsonl_next_entry(rd, &round, NULL, f->refits ? &rf : NULL, msg, sizeof msg);
     if (rc == 0)
         return 0;
+    if (rc < 0 && h->skip_invalid && line_fault(rc)) {
+        skip_line(f, rd, msg, true);
+        return 1;
+    }
     if (rc < 0) {
         if (tty && f->progress_eol && f->rounds >= 0x10000)
             fputc('\n', stderr);
@@ -149,11 +177,16 @@ static int fold_next(eo_cli_fold *f, eo_jsonl_reader *rd, bool tty)
     if (rc == EO_JSONL_REFIT) {
         rc = fold_refit(f, &rf, msg, sizeof msg);
     } else {
-        /* Position among non-blank lines, so skipped duplicates keep later rounds in place. */
-        rc = fold_round(f, f->rounds + eo_jsonl_skipped(rd), &round, msg, sizeof msg);
+        /* Position among non-blank lines, so skipped lines keep later rounds in place. */
+        size_t pos = f->rounds + eo_jsonl_skipped(rd) + f->invalid;
+        rc = fold_round(f, pos, &round, msg, sizeof msg);
         eo_round_free(&round);
         if (rc == 0)
             f->rounds++;
+    }
+    if (rc != 0 && h->skip_invalid && line_fault(rc)) {
+        skip_line(f, rd, msg[0] != '\0' ? msg : eo_strerror(rc), false);
+        return 1;
     }
     if (rc != 0) {
         fprintf(stderr, "evenodds %s: %s:%zu: %s\n", h->cmd, h->input, eo_jsonl_line(rd),
@@ -169,13 +202,13 @@ int eo_cli_fold_run(eo_cli_fold *f)
     eo_jsonl_reader *rd = NULL;
     int rc = f->rate && f->pool == NULL ? eo_pool_create(&h->cfg, &f->pool) : 0;
     if (rc == 0)
-        rc = eo_jsonl_open(f->in, h->input, h->skip_duplicates, &rd);
+        rc = eo_jsonl_open(f->in, h->input, h->skip_duplicates || h->skip_invalid, &rd);
     if (rc != 0) {
         fprintf(stderr, "evenodds %s: %s\n", h->cmd, eo_strerror(rc));
         return -1;
     }
     bool tty = f->progress && eo_opt_tty();
-    f->rounds = 0;
+    f->rounds = f->invalid = 0;
     for (;;) {
         size_t before = f->rounds;
         rc = fold_next(f, rd, tty);
@@ -184,9 +217,14 @@ int eo_cli_fold_run(eo_cli_fold *f)
         if (tty && f->rounds != before && (f->rounds & 0xFFFF) == 0)
             fprintf(stderr, "\r%s: %zu / %zu rounds", h->cmd, f->rounds, f->total);
     }
+    f->duplicates = eo_jsonl_skipped(rd);
     eo_jsonl_close(rd);
     if (rc == 0 && tty && f->rounds >= 0x10000)
         fputc('\n', stderr);
+    if (rc == 0 && h->skip_invalid && !f->quiet && f->invalid + f->duplicates > 0)
+        fprintf(stderr,
+                "evenodds %s: %s: skipped %zu invalid line(s) and %zu repeated round id(s)\n",
+                h->cmd, h->input, f->invalid, f->duplicates);
     return rc;
 }
 
@@ -227,4 +265,12 @@ json_t *eo_cli_metrics_json(const eo_metrics_result *m)
     return json_pack("{s:I,s:o,s:o,s:o}", "rounds", (json_int_t)m->count, "logloss",
                      eo_cli_json_real(m->logloss), "brier", eo_cli_json_real(m->brier),
                      "accuracy", eo_cli_json_real(m->accuracy));
+}
+
+void eo_cli_skipped_json(const eo_cli_fold *f, json_t *out)
+{
+    if (f->head->skip_invalid)
+        json_object_set_new(out, "skipped",
+                            json_pack("{s:I,s:I}", "invalid", (json_int_t)f->invalid, "duplicates",
+                                      (json_int_t)f->duplicates));
 }

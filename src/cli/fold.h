@@ -19,9 +19,10 @@
 
 /* ---- the option head ---- */
 
-/* The options the folding commands share: --help (-h), --skip-duplicates, --no-weights, the
- * model options (eo_opt_model_arg()), --format when the command has it, and the one input file
- * (eo_opt_input()). The command sets cmd, usage and format; eo_cli_head_parse() the rest. */
+/* The options the folding commands share: --help (-h), --skip-duplicates, --skip-invalid,
+ * --no-weights, the model options (eo_opt_model_arg()), --format when the command has it, and
+ * the one input file (eo_opt_input()). The command sets cmd, usage and format;
+ * eo_cli_head_parse() the rest. */
 typedef struct eo_cli_head {
     const char *cmd;     /* "replay": the name in every message */
     const char *usage;   /* --help prints it to stdout; usage errors after their message */
@@ -31,6 +32,8 @@ typedef struct eo_cli_head {
     const char *input;   /* ROUNDS.jsonl (points into argv) */
     int json;            /* with format: 1 json, 0 table (default: table on a terminal) */
     bool skip_duplicates;
+    bool skip_invalid;   /* a line that is not a valid round is skipped and counted (and a
+                          * repeated id, as with skip_duplicates) */
     bool no_weights;     /* eo_round_drop_times() on every round as it is read */
 } eo_cli_head;
 
@@ -55,9 +58,10 @@ int eo_cli_head_parse(eo_cli_head *h, int argc, char **argv, eo_cli_arg_fn arg,
 /* A command's work on one round. Called for every round in file order, after --no-weights and,
  * when the fold rates, after the pool rated it (@p res its result; NULL when it does not rate).
  * @p pos is the round's position among the log's non-blank lines from 0 (a skipped duplicate
- * keeps later rounds in place): what --eval-from, --holdout and --train fractions count. The
- * hook may take the round: move it out and leave *r zeroed. Returns 0 or a negative EO_E… code,
- * which ends the fold with "evenodds CMD: FILE:LINE: " and the code's text. */
+ * or invalid line keeps later rounds in place): what --eval-from and --holdout fractions
+ * count. The hook may take the round: move it out and leave *r zeroed. Returns 0 or a negative
+ * EO_E… code, which ends the fold with "evenodds CMD: FILE:LINE: " and the code's text; with
+ * --skip-invalid, EO_EINVAL (a round the hook refuses, changing nothing) skips the line. */
 typedef int (*eo_cli_round_fn)(void *ctx, size_t pos, eo_round *r, const eo_round_result *res);
 
 /* One fold of one log. The caller zeroes it and sets the first block; the fold fills the
@@ -70,6 +74,7 @@ typedef struct eo_cli_fold {
     bool progress;           /* on a terminal, "\rCMD: N / TOTAL rounds" to stderr every 65,536
                               * rounds and the line ended after the last (needs the count) */
     bool progress_eol;       /* with progress: also end that line before a read error */
+    bool quiet;              /* no --skip-invalid messages (a second pass over the log) */
     const eo_truth *truth;   /* NULL, or the oracle: P_true of each round from position
                               * truth_from on, as read (before --no-weights: the oracle sees the
                               * real partial play), into *oracle, draws left out */
@@ -82,6 +87,8 @@ typedef struct eo_cli_fold {
     size_t total;            /* its non-blank lines: eo_cli_fold_count() */
     eo_pool *pool;           /* with rate: the pool, after eo_cli_fold_run() */
     size_t rounds;           /* rounds read (skipped duplicates and refit lines not counted) */
+    size_t invalid;          /* with --skip-invalid: lines skipped as invalid */
+    size_t duplicates;       /* rounds skipped as repeated ids */
 } eo_cli_fold;
 
 /* Opens head->input into f->in. 0, or -1 after "cannot open 'FILE'". */
@@ -95,7 +102,11 @@ int eo_cli_fold_count(eo_cli_fold *f);
  * the pool, the hook. Returns 0, or -1 after a message: the reader's for a line it refuses (a
  * duplicate round id without --skip-duplicates, invalid JSON or fields), the place and the
  * code's text for a round or refit line the pool, the oracle or the hook refuses, the code's
- * text alone when the pool or the reader cannot be created. */
+ * text alone when the pool or the reader cannot be created. With --skip-invalid, a line the
+ * reader, the pool or the hook refuses as invalid (EO_EPARSE, EO_EINVAL, EO_ELIMIT) is
+ * skipped instead and counted in f->invalid, the first EO_CLI_SKIP_SHOWN reasons go to stderr
+ * ("evenodds CMD: skipped FILE:LINE: …"), and a last line counts what was skipped. */
+#define EO_CLI_SKIP_SHOWN 5
 int eo_cli_fold_run(eo_cli_fold *f);
 
 /* Closes f->in and destroys f->pool. Safe on a fold never opened or run. */
@@ -125,5 +136,9 @@ json_t *eo_cli_json_real(double v);
 /* {"rounds","logloss","brier","accuracy"} of @p m (each figure as eo_cli_json_real()): fit's
  * and tune's held-out rows. A new reference, NULL when out of memory. */
 json_t *eo_cli_metrics_json(const eo_metrics_result *m);
+
+/* With --skip-invalid, {"invalid":N,"duplicates":M} set as "skipped" in the report @p out;
+ * nothing without it. */
+void eo_cli_skipped_json(const eo_cli_fold *f, json_t *out);
 
 #endif

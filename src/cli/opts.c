@@ -2,11 +2,48 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* The whole file at @p path into a malloc'd *text (not NUL-terminated) of *len bytes, at most
+ * @p max. 0, or -1 (cannot open or read, too long, out of memory). */
+static int slurp(const char *path, size_t max, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int bad = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            char *nb = realloc(buf, ncap);
+            if (nb == NULL) {
+                bad = 1;
+                break;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0 || n > max)
+            break;
+    }
+    bad |= ferror(f) || n > max;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
 
 int eo_opt_int(const char *cmd, const char *opt, const char *s, int64_t lo, int64_t hi,
                int64_t *out)
@@ -120,6 +157,11 @@ int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_mode
             m->model = val;
         return r;
     }
+    if ((r = eo_opt_value(cmd, argc, argv, i, "--params", &val)) != 0) {
+        if (r > 0)
+            m->params = val;
+        return r;
+    }
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
         r = eo_opt_value(cmd, argc, argv, i, opts[k].opt, &val);
         if (r == 0)
@@ -159,10 +201,31 @@ static int split_param(const char *cmd, const eo_opt_model *m, int k, char *name
     return 0;
 }
 
-/* The configuration of a new pool (eo_pool_config_new()) into @p pool with the given
- * parameters; @p pool_params false: the model's part only (the pool's own parameters are then
- * unknown model parameters). */
-static int finish(const char *cmd, const eo_opt_model *m, eo_pool_config *pool, bool pool_params)
+/* The configuration of the --params file into @p out. 0, or -1 after a message. */
+static int params_load(const char *cmd, const char *path, eo_pool_config *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (slurp(path, EO_POOL_FILE_MAX, &text, &len) != 0) {
+        fprintf(stderr, "evenodds %s: --params: cannot read '%s' (at most %d bytes)\n", cmd, path,
+                EO_POOL_FILE_MAX);
+        return -1;
+    }
+    eo_round_error err;
+    memset(&err, 0, sizeof err);
+    int rc = eo_pool_file_from_text(text, len, out, NULL, &err);
+    free(text);
+    if (rc != 0) {
+        fprintf(stderr, "evenodds %s: --params %s: %s%s%s\n", cmd, path, err.field,
+                err.field[0] ? ": " : "", err.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* The starting configuration: the --params file's, or a new pool's defaults for the --model
+ * (eo_pool_config_new()). 0 or -1. */
+static int start_config(const char *cmd, const eo_opt_model *m, eo_pool_config *out)
 {
     eo_model model = EO_MODEL_SYNELO;
     if (m->model != NULL && eo_model_parse(m->model, &model) != 0) {
@@ -172,7 +235,27 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_pool_config *pool, 
                 known);
         return -1;
     }
-    eo_pool_config_new(model, pool);
+    if (m->params == NULL) {
+        eo_pool_config_new(model, out);
+        return 0;
+    }
+    if (params_load(cmd, m->params, out) != 0)
+        return -1;
+    if (m->model != NULL && model != out->model.model) {
+        fprintf(stderr, "evenodds %s: --model %s: --params %s is a \"%s\" configuration\n", cmd,
+                m->model, m->params, eo_model_name(out->model.model));
+        return -1;
+    }
+    return 0;
+}
+
+/* The configuration into @p out: the start (start_config()), then each --param in order, the
+ * pool's bias and presence parameters into out->bias and out->presence when @p pool (else they
+ * are unknown model parameters), then the model's check. 0 or -1 after a message. */
+static int finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out, bool pool)
+{
+    if (start_config(cmd, m, out) != 0)
+        return -1;
     eo_round_error err;
     for (int k = 0; k < m->nparam; k++) {
         char name[64];
@@ -180,18 +263,18 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_pool_config *pool, 
         if (split_param(cmd, m, k, name, sizeof name, &value) != 0)
             return -1;
         memset(&err, 0, sizeof err);
-        int rc = pool_params ? eo_bias_config_set(&pool->bias, name, value, &err) : EO_ENOTFOUND;
-        if (rc == EO_ENOTFOUND && pool_params)
-            rc = eo_presence_config_set(&pool->presence, name, value, &err);
+        int rc = pool ? eo_bias_config_set(&out->bias, name, value, &err) : EO_ENOTFOUND;
+        if (rc == EO_ENOTFOUND && pool)
+            rc = eo_presence_config_set(&out->presence, name, value, &err);
         if (rc == EO_ENOTFOUND)
-            rc = eo_model_config_set(&pool->model, name, value, &err);
+            rc = eo_model_config_set(&out->model, name, value, &err);
         if (rc != 0) {
             fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
             return -1;
         }
     }
     memset(&err, 0, sizeof err);
-    if (eo_model_config_check(&pool->model, &err) != 0) {
+    if (eo_model_config_check(&out->model, &err) != 0) {
         fprintf(stderr, "evenodds %s: --param %s: %s\n", cmd, err.field, err.message);
         return -1;
     }
@@ -200,21 +283,16 @@ static int finish(const char *cmd, const eo_opt_model *m, eo_pool_config *pool, 
 
 int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out)
 {
-    eo_pool_config pool;
-    int rc = finish(cmd, m, &pool, false);
-    *out = pool.model;
-    return rc;
+    eo_pool_config c;
+    if (finish(cmd, m, &c, false) != 0)
+        return -1;
+    *out = c.model;
+    return 0;
 }
 
 int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out)
 {
-    size_t nd = out->ndivisions;
-    eo_division div[EO_DIVISIONS_MAX];
-    memcpy(div, out->divisions, sizeof div);
-    int rc = finish(cmd, m, out, true);
-    out->ndivisions = nd;
-    memcpy(out->divisions, div, sizeof div);
-    return rc;
+    return finish(cmd, m, out, true);
 }
 
 bool eo_opt_tty(void)
@@ -244,35 +322,10 @@ int eo_opt_count_lines(FILE *f, size_t *n)
 
 int eo_opt_truth_load(const char *cmd, const char *path, eo_truth **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "evenodds %s: --truth: cannot open '%s'\n", cmd, path);
-        return -1;
-    }
     /* The whole file in memory: a truth file is small (about 70 bytes a player). */
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int bad = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? 2 * cap : 65536;
-            char *nb = realloc(buf, ncap);
-            if (nb == NULL) {
-                bad = 1;
-                break;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    bad |= ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
+    size_t len = 0;
+    if (slurp(path, SIZE_MAX, &buf, &len) != 0) {
         fprintf(stderr, "evenodds %s: --truth: cannot read '%s'\n", cmd, path);
         return -1;
     }

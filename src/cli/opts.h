@@ -45,10 +45,12 @@ int eo_opt_format(const char *cmd, int argc, char **argv, int *i, int *json);
 int eo_opt_input(const char *cmd, const char *arg, const char *usage, const char **input);
 
 /* The model options every modelling command takes, collected while parsing: --model M,
- * --param NAME=VALUE (repeatable) and SynElo's shorthands --kmax-team K and --theta T. */
+ * --params FILE (a pool's configuration, eo_pool_file_from_text()), --param NAME=VALUE
+ * (repeatable) and SynElo's shorthands --kmax-team K and --theta T. */
 #define EO_OPT_PARAMS_MAX 32
 typedef struct eo_opt_model {
-    const char *model;                     /* NULL: synelo */
+    const char *model;                     /* NULL: synelo, or the --params file's */
+    const char *params;                    /* --params FILE, or NULL */
     struct {
         const char *name;  /* a shorthand's parameter name, or NULL for --param */
         const char *text;  /* the shorthand's VALUE, or --param's "NAME=VALUE" (into argv) */
@@ -61,31 +63,40 @@ typedef struct eo_opt_model {
  * too many --param. */
 int eo_opt_model_arg(const char *cmd, int argc, char **argv, int *i, eo_opt_model *m);
 
-/* Builds the configuration from what eo_opt_model_arg() collected: a new pool's model
- * defaults (eo_model_config_new()), then each parameter in order, then eo_model_config_check().
- * Errors name the option and the parameter ("evenodds CMD: --param beta: …"); returns 0 or
- * -1. */
+/* Builds the configuration from what eo_opt_model_arg() collected: the --params file's
+ * configuration (a --model that names another model is an error), else a new pool's model
+ * defaults (eo_pool_config_new()); then each parameter in order, then eo_model_config_check().
+ * Errors name the option and the parameter ("evenodds CMD: --param beta: …", "evenodds CMD:
+ * --params FILE: params.beta: …"); returns 0 or -1. */
 int eo_opt_model_finish(const char *cmd, const eo_opt_model *m, eo_model_config *out);
 
-/* The same for the commands that build a pool: a new pool's defaults (eo_pool_config_new():
- * the map bias and presence on), its divisions kept from @p out; the pool's bias parameters
- * ("bias", "bias_prior", "bias_strength", eo_bias.h) go to out->bias, its presence parameters
- * ("presence", "presence_prior", "presence_strength", eo_presence.h) to out->presence, the
- * others to out->model. */
+/* The same for the commands that build a pool (the file's, or a new pool's defaults: the map
+ * bias and presence on, no divisions); the pool's bias parameters ("bias", "bias_prior",
+ * "bias_strength", eo_bias.h) go to out->bias, its presence parameters ("presence",
+ * "presence_prior", "presence_strength", "partial", "partial_prior", eo_presence.h) to
+ * out->presence, the others to out->model. */
 int eo_opt_pool_finish(const char *cmd, const eo_opt_model *m, eo_pool_config *out);
 
 /* Help lines for the model options, for the commands' usage texts. */
 #define EO_OPT_MODEL_HELP                                                                        \
     "  --model M           synelo (default), trueskill, glicko2, elo, wenglin or hive\n"       \
+    "  --params FILE       a pool's configuration {\"model\",\"params\":{…}} (what `evenodds\n"   \
+    "                      tune` prints; a POST /v1/pools body); --param values go on top\n"    \
     "  --param NAME=VALUE  a model parameter (repeatable; docs/MODELS.md lists them per model)\n"  \
     "                      or a pool's: bias=off|map|map_size|map_mode (default map),\n"      \
     "                      bias_prior=N, bias_strength=S, presence=on|off (default on),\n"     \
-    "                      presence_prior=N, presence_strength=S (replay, eval, sim, import;\n" \
-    "                      docs/MODELS.md); the defaults are a new pool's (docs/MODELS.md,\n"   \
-    "                      \"Defaults of new pools\" lists the values of older pools)\n"        \
+    "                      presence_prior=N, presence_strength=S, partial=learn|time\n"    \
+    "                      (default learn), partial_prior=N (docs/MODELS.md); the defaults\n" \
+    "                      are a new pool's (docs/MODELS.md, \"Defaults of new pools\")\n"    \
     "  --kmax-team K       synelo: Θ = 400·floor(median{1..K}) (seed 000 F1; 12 gives 2400)\n"    \
     "  --theta T           synelo: Θ given directly (default 0: each round's own, F1's rule\n"  \
     "                      on its larger team)\n"
+
+/* Help lines of --skip-invalid and --skip-duplicates (replay, eval, fit, tune). */
+#define EO_OPT_SKIP_HELP                                                                         \
+    "  --skip-invalid      skip a line that is not a valid round (counted, the first reasons\n" \
+    "                      on stderr) and a repeated round id (the first is kept)\n"          \
+    "  --skip-duplicates   skip a round whose id appeared earlier in the file (default: error)\n"
 
 /* Help line of --no-weights (replay, eval, fit, tune): eo_round_drop_times() on every round. */
 #define EO_OPT_NO_WEIGHTS_HELP                                                                   \

@@ -20,8 +20,23 @@ json_t *eo_quality_to_json(const char *pool, const eo_pool_quality *q)
                      "balance_recent", real_or_null(q->balance_recent));
 }
 
+/* Presence's estimates (docs/MODELS.md "Presence"): {"rounds","pi","applied","uncertainty",
+ * "partial_share"}, π in logits for every model, θ null when the pool does not learn it; JSON
+ * null when the pool's presence is off. */
+static json_t *presence_json(const eo_pool_config *cfg, const eo_presence *e,
+                             const eo_presence *th)
+{
+    if (e == NULL)
+        return json_null();
+    const eo_presence_config *c = &cfg->presence;
+    double sd, pi = eo_presence_value(c, e, &sd);
+    return json_pack("{s:I,s:f,s:f,s:o,s:o}", "rounds", (json_int_t)e->rounds, "pi", pi, "applied",
+                     c->strength * pi, "uncertainty", real_or_null(sd), "partial_share",
+                     th != NULL ? json_real(eo_presence_partial_share(c, th)) : json_null());
+}
+
 json_t *eo_maps_to_json(const char *name, const eo_pool_config *cfg, const eo_bias_stats *st,
-                        size_t n)
+                        size_t n, const eo_presence *presence, const eo_presence *partial)
 {
     eo_model m = cfg->model.model;
     bool gaussian = m == EO_MODEL_TRUESKILL || m == EO_MODEL_WENGLIN;
@@ -48,8 +63,9 @@ json_t *eo_maps_to_json(const char *name, const eo_pool_config *cfg, const eo_bi
     }
     if (arr == NULL)
         return NULL;
-    return json_pack("{s:s,s:s,s:s,s:o}", "pool", name, "by", eo_bias_by_name(cfg->bias.by),
-                     "units", gaussian ? "mu" : "logit", "maps", arr);
+    return json_pack("{s:s,s:s,s:s,s:o,s:o}", "pool", name, "by", eo_bias_by_name(cfg->bias.by),
+                     "units", gaussian ? "mu" : "logit", "maps", arr, "presence",
+                     presence_json(cfg, presence, partial));
 }
 
 json_t *eo_season_answer_to_json(const char *season, int64_t players, int64_t at)

@@ -9,6 +9,7 @@
 #include "codec/codec_util.h"
 #include "evenodds/eo_codec.h"
 #include "core/round_internal.h"
+#include "evenodds/eo_codec.h"
 
 int eo__check_id(const json_t *v, const char *field, const char **s, size_t *len,
                  eo_round_error *err)
@@ -42,6 +43,43 @@ int eo__dup_id(const json_t *v, const char *field, char **out, eo_round_error *e
     }
     memcpy(copy, s, len + 1);
     *out = copy;
+    return 0;
+}
+
+int eo__json_from_text(const char *text, size_t len, json_t **out, eo_round_error *err)
+{
+    *out = NULL;
+    const char *nul = memchr(text, '\0', len);
+    if (nul != NULL) {
+        eo__fail(err, "", "invalid JSON at offset %zu: NUL byte", (size_t)(nul - text));
+        return EO_EPARSE;
+    }
+    json_error_t jerr;
+    *out = json_loadb(text, len, EO_JSON_DECODE_FLAGS, &jerr);
+    if (*out == NULL) {
+        eo__fail(err, "", "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column,
+                 jerr.text);
+        return EO_EPARSE;
+    }
+    return 0;
+}
+
+int eo__only_known(const json_t *obj, const char *path, const char *const *known,
+                   eo_round_error *err)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach ((json_t *)obj, key, v) {
+        (void)v;
+        bool ok = false;
+        for (size_t k = 0; known[k] != NULL && !ok; k++)
+            ok = strcmp(key, known[k]) == 0;
+        if (!ok) {
+            char f[64];
+            eo__json_path(f, sizeof f, path, key);
+            return eo__fail(err, f, "unknown field");
+        }
+    }
     return 0;
 }
 

@@ -24,6 +24,16 @@ int eo__dup_id(const json_t *v, const char *field, char **out, eo_round_error *e
 int eo__check_id(const json_t *v, const char *field, const char **s, size_t *len,
                  eo_round_error *err);
 
+/* @p text (@p len bytes) parsed as one JSON value into *out (EO_JSON_DECODE_FLAGS: duplicate
+ * keys refused): 0, or EO_EPARSE with the position in err->message ("invalid JSON at line L,
+ * column C: …", or the offset of a NUL byte) and *out NULL. */
+int eo__json_from_text(const char *text, size_t len, json_t **out, eo_round_error *err);
+
+/* Rejects a member of @p obj (the object at @p path, "" for the top level) whose name is not
+ * in the NULL-terminated @p known: EO_EINVAL with its path in @p err and "unknown field". */
+int eo__only_known(const json_t *obj, const char *path, const char *const *known,
+                   eo_round_error *err);
+
 /* The field path of member @p name of the object at @p path ("" for the top level):
  * "name" or "path.name", truncated to @p cap. */
 void eo__json_path(char *buf, size_t cap, const char *path, const char *name);

@@ -75,11 +75,10 @@ static int pool_param(eo_pool_config *cfg, const char *key, const json_t *v, eo_
                    ? eo_bias_config_set_number(&cfg->bias, key, json_number_value(v), err)
                    : fail(err, key, "expected a number");
     if (eo_presence_param_name(key))
-        return strcmp(key, "presence") == 0
+        return strcmp(key, "presence") == 0 || strcmp(key, "partial") == 0
                    ? eo_presence_config_set(&cfg->presence, key, text, err)
                : json_is_number(v)
-                   ? eo_presence_config_set_number(&cfg->presence, key, json_number_value(v),
-                                                   err)
+                   ? eo_presence_config_set_number(&cfg->presence, key, json_number_value(v), err)
                    : fail(err, key, "expected a number");
     return EO_ENOTFOUND;
 }
@@ -159,6 +158,29 @@ int eo_pool_config_new_from_json(const char *model, const json_t *params, eo_poo
     return config_from_json(model, params, true, out, err);
 }
 
+/* The pool's own parameters into @p o. The bias's and presence's switches always, "off" too:
+ * an absent one means off for a stored pool (created before it) but on over a new pool's
+ * defaults (a --params file, a POST /v1/pools body), so only a written "off" reads back the
+ * same both ways. Their other values only when on, as they always were. 0 or -1. */
+static int own_params_to_json(const eo_pool_config *cfg, json_t *o)
+{
+    const eo_presence_config *p = &cfg->presence;
+    if (json_object_set_new(o, "bias", json_string(eo_bias_by_name(cfg->bias.by))) != 0 ||
+        json_object_set_new(o, "presence", json_string(p->on ? "on" : "off")) != 0)
+        return -1;
+    if (cfg->bias.by != EO_BIAS_OFF &&
+        (json_object_set_new(o, "bias_prior", json_real(cfg->bias.prior)) != 0 ||
+         json_object_set_new(o, "bias_strength", json_real(cfg->bias.strength)) != 0))
+        return -1;
+    if (p->on &&
+        (json_object_set_new(o, "presence_prior", json_real(p->prior)) != 0 ||
+         json_object_set_new(o, "presence_strength", json_real(p->strength)) != 0 ||
+         json_object_set_new(o, "partial", json_string(p->partial ? "learn" : "time")) != 0 ||
+         json_object_set_new(o, "partial_prior", json_real(p->partial_prior)) != 0))
+        return -1;
+    return 0;
+}
+
 json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
 {
     size_t n;
@@ -176,19 +198,7 @@ json_t *eo_pool_config_to_json(const eo_pool_config *cfg)
             return NULL;
         }
     }
-    /* The bias only when on: the parameters of pools without it read as they always did. */
-    if (o != NULL && cfg->bias.by != EO_BIAS_OFF &&
-        (json_object_set_new(o, "bias", json_string(eo_bias_by_name(cfg->bias.by))) != 0 ||
-         json_object_set_new(o, "bias_prior", json_real(cfg->bias.prior)) != 0 ||
-         json_object_set_new(o, "bias_strength", json_real(cfg->bias.strength)) != 0)) {
-        json_decref(o);
-        return NULL;
-    }
-    /* Presence likewise. */
-    if (o != NULL && cfg->presence.on &&
-        (json_object_set_new(o, "presence", json_string("on")) != 0 ||
-         json_object_set_new(o, "presence_prior", json_real(cfg->presence.prior)) != 0 ||
-         json_object_set_new(o, "presence_strength", json_real(cfg->presence.strength)) != 0)) {
+    if (o != NULL && own_params_to_json(cfg, o) != 0) {
         json_decref(o);
         return NULL;
     }

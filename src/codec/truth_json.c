@@ -16,26 +16,6 @@ static int nomem(eo_round_error *err)
     return EO_ENOMEM;
 }
 
-/* Rejects a member of @p obj (at @p path) whose name is not in the NULL-terminated @p known. */
-static int only_known(const json_t *obj, const char *path, const char *const *known,
-                      eo_round_error *err)
-{
-    const char *key;
-    const json_t *v;
-    json_object_foreach ((json_t *)obj, key, v) {
-        (void)v;
-        bool ok = false;
-        for (size_t k = 0; known[k] != NULL && !ok; k++)
-            ok = strcmp(key, known[k]) == 0;
-        if (!ok) {
-            char f[64];
-            eo__json_path(f, sizeof f, path, key);
-            return eo__fail(err, f, "unknown field");
-        }
-    }
-    return 0;
-}
-
 /* A required number of @p obj in [lo, hi]. */
 static int need_num(const json_t *obj, const char *path, const char *name, double lo, double hi,
                     double *out, eo_round_error *err)
@@ -77,7 +57,7 @@ static int load_entries(const json_t *a, bool players, const char *num, double l
         snprintf(path, sizeof path, "%s[%zu]", name, i);
         if (!json_is_object(e))
             return eo__fail(err, path, "expected an object");
-        int rc = only_known(e, path, known, err);
+        int rc = eo__only_known(e, path, known, err);
         if (rc != 0)
             return rc;
         eo__json_path(f, sizeof f, path, "id");
@@ -127,7 +107,7 @@ static int load_top(const json_t *obj, double *scale, const json_t **maps,
                                       "players", NULL};
     if (!json_is_object(obj))
         return eo__fail(err, "", "expected a JSON object");
-    int rc = only_known(obj, "", top, err);
+    int rc = eo__only_known(obj, "", top, err);
     int64_t seed = 0;
     double x = 0.0;
     if (rc == 0)
@@ -205,19 +185,11 @@ int eo_truth_from_text(const char *text, size_t len, eo_truth **out, eo_round_er
         *out = NULL;
     if (text == NULL || out == NULL)
         return eo__fail(err, "", "no input");
-    const char *nul = memchr(text, '\0', len);
-    if (nul != NULL) {
-        eo__fail(err, "", "invalid JSON at offset %zu: NUL byte", (size_t)(nul - text));
-        return EO_EPARSE;
-    }
-    json_error_t jerr;
-    json_t *obj = json_loadb(text, len, EO_JSON_DECODE_FLAGS, &jerr);
-    if (obj == NULL) {
-        eo__fail(err, "", "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column,
-                 jerr.text);
-        return EO_EPARSE;
-    }
-    int rc = eo_truth_from_json(obj, out, err);
+    json_t *obj = NULL;
+    int rc = eo__json_from_text(text, len, &obj, err);
+    if (rc != 0)
+        return rc;
+    rc = eo_truth_from_json(obj, out, err);
     json_decref(obj);
     return rc;
 }

@@ -17,6 +17,7 @@ struct eo_pool {
     eo_model_ctx *model;
     eo_bias *bias; /* NULL when the pool's bias is off */
     eo_presence presence; /* the running estimate of π (read only when presence is on) */
+    eo_presence partial;  /* θ's sums (eo_presence_partial_share(); "partial" learn) */
     bool agg_unit;        /* team aggregates at weight 1 (agg_weight()) */
     eo__roundlen lengths; /* median round length (only when eo_model_wants_pool_length()) */
     size_t stride;
@@ -64,6 +65,7 @@ int eo_pool_config_new(eo_model m, eo_pool_config *cfg)
     int rc = eo_model_config_new(m, &cfg->model);
     cfg->bias.by = EO_BIAS_MAP;
     cfg->presence.on = true;
+    cfg->presence.partial = true;
     return rc;
 }
 
@@ -246,25 +248,96 @@ static void round_aggs(const eo_pool *pool, size_t na, size_t nb, int64_t at, eo
 }
 
 /* Presence's part of a round's field (docs/MODELS.md "Presence"): with @p t the teams'
- * aggregates as the model rates them, @p cw their counts and summed partial-play weights and
+ * aggregates as the model rates them, @p lw their counts and summed weights as the aggregates
+ * take them (what the level field removes), @p delta the difference of their presences and
  * @p base the rest of the field (the map bias), the level field into *level and, when the
  * presences differ, P(A) at base + level into *p0 and dP/dfield there into *g (what the round
  * teaches π). Returns level plus the presence term, the field that moves A's logit by
  * strength·π·Δ (eo_model_logit_field()); 0 when presence is off. */
-static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const eo_team_agg cw[2],
-                            double base, double *level, double *p0, double *g)
+static double presence_part(const eo_pool *pool, const eo_team_agg t[2], const eo_team_agg lw[2],
+                            double delta, double base, double *level, double *p0, double *g)
 {
     *level = 0.0;
     *p0 = 0.5;
     *g = 0.0;
     if (!pool->cfg.presence.on)
         return 0.0;
-    *level = eo_model_level_field(pool->model, &cw[0], &cw[1]);
-    double delta = cw[0].w - cw[1].w;
+    *level = eo_model_level_field(pool->model, &lw[0], &lw[1]);
     if (delta == 0.0)
         return *level;
     double logit = eo_presence_field(&pool->cfg.presence, &pool->presence, delta);
     return *level + eo_model_logit_field(pool->model, &t[0], &t[1], base + *level, logit, p0, g);
+}
+
+/* The pool learns θ (docs/MODELS.md "Partial members"): presence on, "partial" learn, and
+ * team aggregates that take the weights (not those of a model that rates every member in
+ * full); a round teaches it when a member's weight is strictly between 0 and 1. */
+static bool learns_partial(const eo_pool *pool)
+{
+    return pool->cfg.presence.on && pool->cfg.presence.partial && !pool->agg_unit;
+}
+
+/* A partial member's weight in the rating at share @p theta (eo_presence_partial_share()):
+ * w + θ·(1 − w); a member of weight 0 stays out. */
+static inline double mixed_weight(double w, double theta)
+{
+    return w > 0.0 ? w + theta * (1.0 - w) : 0.0;
+}
+
+/* What round @p raw teaches θ (docs/MODELS.md "Partial members"), from the round-start states
+ * of pool->part: P(A) with every member counted by his time (θ = 0) into *p0, and the logit
+ * that θ moves from 0 to 1 into *d, each with the rest of the field (@p base, the map bias)
+ * and presence's term for presence difference @p delta. */
+static void partial_lesson(const eo_pool *pool, size_t na, size_t nb, int64_t at, const double *raw,
+                           double delta, double base, double *p0, double *d)
+{
+    eo_strength s[EO_PLAYERS_MAX];
+    for (size_t i = 0; i < na + nb; i++)
+        eo_model_strength(pool->model, pool->part[i].st, at, &s[i]);
+    double p[2];
+    for (int full = 0; full < 2; full++) {
+        eo_team_agg t[2] = {{0}}, lw[2] = {{(double)na, 0, 0, 0, 0}, {(double)nb, 0, 0, 0, 0}};
+        for (size_t i = 0; i < na + nb; i++) {
+            double w = mixed_weight(raw[i], full);
+            eo_team_agg_add(&t[i >= na], &s[i], w);
+            lw[i >= na].w += w;
+        }
+        double level, q, g;
+        double f = base + presence_part(pool, t, lw, delta, base, &level, &q, &g);
+        p[full] = eo_model_predict(pool->model, &t[0], &t[1], f);
+    }
+    *p0 = p[0];
+    *d = log(p[1] / (1.0 - p[1])) - log(p[0] / (1.0 - p[0]));
+}
+
+/* Presence's weights of the round in pool->part (A's @p na members, then B's @p nb): the
+ * difference of the teams' presences (Σ w) into *delta; with presence on, each member's time
+ * weight into @p raw, his weight mixed by θ (when the pool learns θ and some member played
+ * part of the round) into pool->part[].w, and the teams' counts and summed weights as the
+ * aggregates take them into @p lw (what the level field removes). Returns whether the round
+ * teaches θ (partial_lesson()). */
+static bool presence_weights(eo_pool *pool, size_t na, size_t nb, double *raw, eo_team_agg lw[2],
+                             double *delta)
+{
+    size_t n = na + nb;
+    double pw[2] = {0.0, 0.0};
+    bool partial = false;
+    memset(lw, 0, 2 * sizeof *lw);
+    lw[0].n = (double)na;
+    lw[1].n = (double)nb;
+    for (size_t i = 0; pool->cfg.presence.on && i < n; i++) {
+        pw[i >= na] += pool->part[i].w;
+        partial |= pool->part[i].w > 0.0 && pool->part[i].w < 1.0;
+    }
+    *delta = pw[0] - pw[1];
+    partial = partial && learns_partial(pool);
+    double theta = partial ? eo_presence_partial_share(&pool->cfg.presence, &pool->partial) : 0.0;
+    for (size_t i = 0; pool->cfg.presence.on && i < n; i++) {
+        raw[i] = pool->part[i].w;
+        pool->part[i].w = partial ? mixed_weight(raw[i], theta) : raw[i];
+        lw[i >= na].w += pool->part[i].w;
+    }
+    return partial;
 }
 
 static bool finite_update(const eo_model_update *u)
@@ -321,12 +394,12 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
                   eo_bias_key_of(&pool->cfg.bias, map, na, nb, mode, &key) == 0;
     size_t slot = 0, keys_before = eo_bias_count(pool->bias);
     double field = 0.0, p0 = 0.5, g = 0.0;
-    /* Presence: the teams' counts and weights; the aggregates (for a slope) when a field term
-     * is learnt from the round: the map bias's, or presence's when the presences differ. */
-    eo_team_agg cw[2] = {{(double)na, 0.0, 0.0, 0.0, 0.0}, {(double)nb, 0.0, 0.0, 0.0, 0.0}};
-    for (size_t i = 0; pool->cfg.presence.on && i < n; i++)
-        cw[i >= na].w += pool->part[i].w;
-    bool learn = pool->cfg.presence.on && cw[0].w != cw[1].w;
+    /* Presence; the aggregates (for a slope) when a field term is learnt from the round: the
+     * map bias's, or presence's when the presences differ. */
+    double raw[EO_PLAYERS_MAX], delta;
+    eo_team_agg lw[2];
+    bool partial = presence_weights(pool, na, nb, raw, lw, &delta);
+    bool learn = pool->cfg.presence.on && delta != 0.0;
     eo_team_agg t[2];
     if (biased || learn)
         round_aggs(pool, na, nb, ended_at, t);
@@ -337,7 +410,10 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
             return rc;
         field = eo_bias_field(pool->bias, slot);
     }
-    double level, pp0, pg, pres = presence_part(pool, t, cw, field, &level, &pp0, &pg);
+    double level, pp0, pg, pres = presence_part(pool, t, lw, delta, field, &level, &pp0, &pg);
+    double tp0 = 0.5, td = 0.0;
+    if (partial)
+        partial_lesson(pool, na, nb, ended_at, raw, delta, field, &tp0, &td);
     if (biased)
         eo_model_field_slope(pool->model, &t[0], &t[1], pres, &p0, &g);
     if (pool->cfg.presence.on)
@@ -357,7 +433,9 @@ static int apply_resolved(eo_pool *pool, size_t na, size_t nb, const eo_particip
     if (biased)
         (void)eo_bias_observe(pool->bias, slot, p0, g, winner); /* slot and winner are valid */
     if (learn)
-        (void)eo_presence_observe(&pool->presence, cw[0].w - cw[1].w, pp0, pg, winner);
+        (void)eo_presence_observe(&pool->presence, delta, pp0, pg, winner);
+    if (partial)
+        (void)eo_presence_observe(&pool->partial, td, tp0, 1.0, winner);
     uint8_t o_half = winner == EO_WIN_A ? 2 : winner == EO_WIN_B ? 0 : 1;
     double d = p_a - 0.5 * o_half;
     pool->brier_sum += d * d;
@@ -566,9 +644,12 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
     eo_model_player_init(pool->model, fresh);
     int64_t at = r->ended_at != 0 ? r->ended_at : r->started_at;
     double median = eo__roundlen_median(&pool->lengths);
-    eo_team_agg t[2], cw[2]; /* the model's aggregates; counts and weights for presence */
+    /* the model's aggregates, their counts and weights (the level's), the presences */
+    eo_team_agg t[2], lw[2];
+    double pw[2] = {0.0, 0.0};
     memset(t, 0, sizeof t);
-    memset(cw, 0, sizeof cw);
+    memset(lw, 0, sizeof lw);
+    double theta = eo_presence_partial_share(&pool->cfg.presence, eo_pool_partial(pool));
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; side++) {
         for (size_t i = 0; i < r->n[side]; i++) {
@@ -581,9 +662,11 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
             eo_strength s;
             eo_model_strength(pool->model, k >= 0 ? state_of(pool, (size_t)k) : fresh, at, &s);
             double w = eo_model_member_weight(pool->model, r, m, median);
-            eo_team_agg_add(&t[side], &s, eo_model_uses_weights(pool->model) ? w : 1.0);
-            cw[side].n += 1.0;
-            cw[side].w += w;
+            double aw = eo_model_uses_weights(pool->model) ? mixed_weight(w, theta) : 1.0;
+            eo_team_agg_add(&t[side], &s, aw);
+            lw[side].n += 1.0;
+            lw[side].w += pool->agg_unit ? w : aw;
+            pw[side] += w;
         }
     }
     eo_model_player_free(pool->model, fresh);
@@ -592,7 +675,7 @@ int eo_pool_predict(const eo_pool *pool, const eo_round *r, double *p_a)
     double field = 0.0, level, p0, g;
     (void)eo_pool_bias_field(pool, r->map, r->n[0], r->n[1], r->mode, &field);
     if (pool->cfg.presence.on)
-        field += presence_part(pool, t, cw, field, &level, &p0, &g);
+        field += presence_part(pool, t, lw, pw[0] - pw[1], field, &level, &p0, &g);
     *p_a = eo_model_predict(pool->model, &t[0], &t[1], field);
     return 0;
 }
@@ -662,8 +745,13 @@ int eo_pool_presence_field(const eo_pool *pool, const eo_team_agg *a, const eo_t
     eo_team_agg t[2] = {*a, *b};
     eo_team_agg cw[2] = {{a->n, a->n, 0.0, 0.0, 0.0}, {b->n, b->n, 0.0, 0.0, 0.0}};
     double level, p0, g;
-    *field = presence_part(pool, t, cw, isfinite(base) ? base : 0.0, &level, &p0, &g);
+    *field = presence_part(pool, t, cw, a->n - b->n, isfinite(base) ? base : 0.0, &level, &p0, &g);
     return 0;
+}
+
+const eo_presence *eo_pool_partial(const eo_pool *pool)
+{
+    return pool != NULL && learns_partial(pool) ? &pool->partial : NULL;
 }
 
 const eo_bias *eo_pool_bias(const eo_pool *pool)

@@ -13,12 +13,15 @@ void eo_presence_config_default(eo_presence_config *c)
     c->on = false;
     c->prior = EO_PRESENCE_PRIOR_DEFAULT;
     c->strength = 1.0;
+    c->partial = false;
+    c->partial_prior = EO_PRESENCE_PRIOR_DEFAULT;
 }
 
 bool eo_presence_param_name(const char *name)
 {
     return name != NULL && (strcmp(name, "presence") == 0 || strcmp(name, "presence_prior") == 0 ||
-                            strcmp(name, "presence_strength") == 0);
+                            strcmp(name, "presence_strength") == 0 ||
+                            strcmp(name, "partial") == 0 || strcmp(name, "partial_prior") == 0);
 }
 
 static int fail(eo_round_error *err, const char *field, const char *msg)
@@ -35,7 +38,10 @@ static int check_value(const char *name, double x, eo_round_error *err)
 {
     if (strcmp(name, "presence") == 0 && !(x == 0.0 || x == 1.0))
         return fail(err, name, "expected \"on\" or \"off\"");
-    if (strcmp(name, "presence_prior") == 0 && !(x >= 0.0 && x <= 1e6))
+    if (strcmp(name, "partial") == 0 && !(x == 0.0 || x == 1.0))
+        return fail(err, name, "expected \"learn\" or \"time\"");
+    if ((strcmp(name, "presence_prior") == 0 || strcmp(name, "partial_prior") == 0) &&
+        !(x >= 0.0 && x <= 1e6))
         return fail(err, name, "expected a number of rounds from 0 to 1e6");
     if (strcmp(name, "presence_strength") == 0 && !(x >= 0.0 && x <= 1.0))
         return fail(err, name, "expected a number from 0 to 1");
@@ -56,8 +62,12 @@ int eo_presence_config_set_number(eo_presence_config *c, const char *name, doubl
         c->on = value == 1.0;
     else if (strcmp(name, "presence_prior") == 0)
         c->prior = value;
-    else
+    else if (strcmp(name, "presence_strength") == 0)
         c->strength = value;
+    else if (strcmp(name, "partial") == 0)
+        c->partial = value == 1.0;
+    else
+        c->partial_prior = value;
     return 0;
 }
 
@@ -75,6 +85,13 @@ int eo_presence_config_set(eo_presence_config *c, const char *name, const char *
         c->on = on;
         return 0;
     }
+    if (strcmp(name, "partial") == 0) {
+        bool learn = strcmp(text, "learn") == 0;
+        if (!learn && strcmp(text, "time") != 0)
+            return fail(err, name, "expected \"learn\" or \"time\"");
+        c->partial = learn;
+        return 0;
+    }
     char *end = NULL;
     errno = 0;
     double x = strtod(text, &end);
@@ -88,7 +105,8 @@ int eo_presence_config_check(const eo_presence_config *c, eo_round_error *err)
     if (c == NULL)
         return EO_EINVAL;
     if (check_value("presence_prior", c->prior, err) != 0 ||
-        check_value("presence_strength", c->strength, err) != 0)
+        check_value("presence_strength", c->strength, err) != 0 ||
+        check_value("partial_prior", c->partial_prior, err) != 0)
         return EO_EINVAL;
     return 0;
 }
@@ -130,4 +148,12 @@ double eo_presence_field(const eo_presence_config *c, const eo_presence *e, doub
     if (c == NULL || !c->on || delta == 0.0)
         return 0.0;
     return c->strength * eo_presence_value(c, e, NULL) * delta;
+}
+
+double eo_presence_partial_share(const eo_presence_config *c, const eo_presence *e)
+{
+    if (c == NULL || e == NULL || !c->on || !c->partial || e->rounds == 0 || !(e->info > 0.0))
+        return 0.0;
+    double theta = e->u / (e->info + c->partial_prior * e->info / (double)e->rounds);
+    return fmin(fmax(theta, 0.0), 1.0);
 }

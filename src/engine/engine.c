@@ -170,19 +170,23 @@ static int load_pool(eo_engine *e, const eo_pool_row *row, bool index, eo_pool *
     }
     json_decref(params);
     cfg.id_seed = eo__seed_fresh(&cfg);
+    return eo__engine_fold(e, row->id, row->name, &cfg, index, out, err);
+}
+
+int eo__engine_fold(eo_engine *e, int64_t id, const char *name, const eo_pool_config *cfg,
+                    bool index, eo_pool **out, eo_engine_error *err)
+{
     eo_pool *pool = NULL;
-    int rc = eo_pool_create(&cfg, &pool);
+    int rc = eo_pool_create(cfg, &pool);
     if (rc)
-        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "",
-                              "pool '%s': %s", row->name, eo_strerror(rc));
-    fold_ctx c = {.pool = pool, .name = row->name, .err = err, .index = index,
-                  .members = e->members};
-    rc = fold_log(e, row->id, &c);
+        return eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", name, eo_strerror(rc));
+    fold_ctx c = {.pool = pool, .name = name, .err = err, .index = index, .members = e->members};
+    rc = fold_log(e, id, &c);
     if (rc) {
         eo_pool_destroy(pool);
         /* log_each's own failures leave err unset; the callback's have filled it */
         if (err != NULL && err->status == 0)
-            eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", row->name,
+            eo_engine_fail(err, EO_OP_ANY, EO_EIO, "", "pool '%s': %s", name,
                            eo_store_errmsg(e->store));
         return rc == EO_ENOMEM ? EO_ENOMEM : EO_EIO;
     }

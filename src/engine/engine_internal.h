@@ -76,6 +76,12 @@ int eo__engine_op_begin(eo_engine *e, bool *own, eo_engine_error *err);
 int eo__engine_op_end(eo_engine *e, bool own, int rc, bool mutated, eo__stored_pool *changed,
                       eo_engine_error *err);
 
+/* A new pool of configuration @p cfg folded from the whole log of store pool @p id (named
+ * @p name in messages): what loading a pool does; with @p index, the rounds the read indexes
+ * lack are indexed on the way. 0, EO_EIO or EO_ENOMEM with @p err. */
+int eo__engine_fold(eo_engine *e, int64_t id, const char *name, const eo_pool_config *cfg,
+                    bool index, eo_pool **out, eo_engine_error *err);
+
 /* Adds a pool to the table (takes @p pool). */
 int eo__engine_add(eo_engine *e, int64_t id, const char *name, eo_pool *pool);
 

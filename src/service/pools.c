@@ -15,6 +15,9 @@ struct eo__bias_snap {
     size_t n, cap;
     eo_bias_stats *v;
     double presence; /* strength·π in logits (0 when presence is off) */
+    /* Presence's and θ's estimates for the maps read; has_*: the pool keeps them. */
+    eo_presence pres, partial;
+    bool has_pres, has_partial;
 };
 
 static void snap_free(struct eo__bias_snap *s)
@@ -45,6 +48,9 @@ void eo__pools_destroy(eo__pools *p)
         snap_free(p->v[i].bias);
         eo__ratings_free(p->v[i].ratings);
     }
+    for (size_t i = 0; i < p->nretired; i++)
+        eo_model_release(p->retired[i]);
+    free(p->retired);
     free(p->v);
     p->v = NULL;
     p->n = p->cap = 0;
@@ -114,6 +120,28 @@ out:
     eo_model_release(model);
     eo__ratings_free(ratings);
     return rc;
+}
+
+int eo__pools_set_config(eo__pools *p, const char *name, const eo_pool_config *cfg)
+{
+    eo_model_ctx *model = NULL;
+    int rc = eo_model_prepare(&cfg->model, &model, NULL);
+    if (rc)
+        return rc;
+    pthread_rwlock_wrlock(&p->lock);
+    long i = find(p, name);
+    eo_model_ctx **r =
+        i >= 0 ? eo__grow(p->retired, &p->capretired, p->nretired + 1, sizeof *r) : NULL;
+    if (r != NULL) {
+        p->retired = r;
+        p->retired[p->nretired++] = (eo_model_ctx *)p->v[i].model;
+        p->v[i].cfg = *cfg;
+        p->v[i].model = model;
+        model = NULL;
+    }
+    pthread_rwlock_unlock(&p->lock);
+    eo_model_release(model); /* the new one, when nothing was replaced */
+    return i < 0 ? EO_ENOTFOUND : r == NULL ? EO_ENOMEM : 0;
 }
 
 /* The ratings table of pool @p name (stable: entries are never removed), or NULL. */
@@ -195,13 +223,21 @@ static int snap_one(void *ctx, const eo_bias_stats *st)
 static struct eo__bias_snap *snap_of(const eo_pool *pool)
 {
     struct eo__bias_snap *s = calloc(1, sizeof *s);
-    if (s)
-        s->cfg = *eo_pool_get_config(pool);
-    if (s && eo_bias_each(eo_pool_bias(pool), snap_one, s) != 0) {
+    if (!s)
+        return NULL;
+    s->cfg = *eo_pool_get_config(pool);
+    if (eo_bias_each(eo_pool_bias(pool), snap_one, s) != 0) {
         snap_free(s);
         return NULL;
     }
-    s->presence = eo_presence_field(&s->cfg.presence, eo_pool_presence(pool), 1.0);
+    const eo_presence *e = eo_pool_presence(pool), *th = eo_pool_partial(pool);
+    s->presence = eo_presence_field(&s->cfg.presence, e, 1.0);
+    s->has_pres = e != NULL;
+    s->has_partial = th != NULL;
+    if (e != NULL)
+        s->pres = *e;
+    if (th != NULL)
+        s->partial = *th;
     return s;
 }
 
@@ -256,8 +292,10 @@ json_t *eo__pools_maps(eo__pools *p, const eo__pool_facts *pi)
     pthread_rwlock_rdlock(&p->lock);
     long i = find(p, pi->name);
     const struct eo__bias_snap *s = i >= 0 ? p->v[i].bias : NULL;
-    json_t *doc = s ? eo_maps_to_json(pi->name, &s->cfg, s->v, s->n)
-                    : eo_maps_to_json(pi->name, &pi->cfg, NULL, 0);
+    json_t *doc = s ? eo_maps_to_json(pi->name, &s->cfg, s->v, s->n,
+                                      s->has_pres ? &s->pres : NULL,
+                                      s->has_partial ? &s->partial : NULL)
+                    : eo_maps_to_json(pi->name, &pi->cfg, NULL, 0, NULL, NULL);
     pthread_rwlock_unlock(&p->lock);
     return doc;
 }

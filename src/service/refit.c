@@ -12,68 +12,40 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/buf.h"
 #include "evenodds/eo_codec.h"
 #include "service/service.h"
 
-enum { JOB_RUNNING, JOB_DONE, JOB_FAILED };
-
 #define REFIT_NICE 10
 
-struct eo__refit_job {
+typedef struct refit_job {
+    eo__job_head h; /* first: the table's (jobs.c) */
     struct eo_service *svc;
-    eo__refits *rs;
-    char pool[EO_ID_MAX + 1];
+    eo__jobs *rs;
     int64_t pool_id;
     eo_pool_config cfg;
     eo_fit_config fc;
-    int64_t id;
-    pthread_t th;
-    bool started;
     /* under rs->mu */
-    int state;
     const char *phase; /* "reading", "fitting", "applying" */
     eo_fit_sweep_stats st;
     size_t rounds, players, records;
     int64_t upto;
-    double t0, seconds;
+    double seconds;
     char error[320]; /* room for every message below in full */
     /* the writer's answer, under rs->mu */
     bool answered;
-};
+} refit_job;
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int eo__refits_init(eo__refits *r)
-{
-    memset(r, 0, sizeof *r);
-    atomic_init(&r->stop, false);
-    if (pthread_mutex_init(&r->mu, NULL) != 0)
-        return EO_ENOMEM;
-    if (pthread_cond_init(&r->cv, NULL) != 0) {
-        pthread_mutex_destroy(&r->mu);
-        return EO_ENOMEM;
-    }
-    r->ok = true;
-    return 0;
-}
-
-static void fail(eo__refit_job *j, const char *fmt, const char *detail)
+static void fail(refit_job *j, const char *fmt, const char *detail)
 {
     pthread_mutex_lock(&j->rs->mu);
-    j->state = JOB_FAILED;
+    j->h.state = EO__JOB_FAILED;
     snprintf(j->error, sizeof j->error, fmt, detail ? detail : "");
-    j->seconds = mono_s() - j->t0;
+    j->seconds = eo__mono_s() - j->h.t0;
     pthread_mutex_unlock(&j->rs->mu);
 }
 
 typedef struct read_ctx {
-    eo__refit_job *j;
+    refit_job *j;
     eo_fit *f;
     int64_t upto;
     size_t rounds;
@@ -106,30 +78,9 @@ static int read_one(void *ctx, const eo_log_entry *le)
     return 0;
 }
 
-static int read_log(eo__refit_job *j, read_ctx *c)
-{
-    eo_store *s = NULL;
-    char msg[sizeof c->error];
-    int rc = eo_store_open(j->svc->db, EO_STORE_READONLY, &s, msg, sizeof msg);
-    if (rc != 0) {
-        snprintf(c->error, sizeof c->error, "%s", msg);
-        return rc;
-    }
-    /* One read transaction: the rounds and P come from one consistent snapshot. */
-    rc = eo_store_begin(s);
-    if (rc == 0)
-        rc = eo_store_log_each(s, j->pool_id, 0, read_one, c);
-    if (rc != 0 && c->error[0] == '\0')
-        snprintf(c->error, sizeof c->error, "%s",
-                 rc == EO_EBUSY ? "the service is stopping" : eo_store_errmsg(s));
-    eo_store_rollback(s);
-    eo_store_close(s);
-    return rc;
-}
-
 static void writer_done(eo__wreq *w, void *ctx)
 {
-    eo__refit_job *j = ctx;
+    refit_job *j = ctx;
     (void)w;
     pthread_mutex_lock(&j->rs->mu);
     j->answered = true;
@@ -138,12 +89,12 @@ static void writer_done(eo__wreq *w, void *ctx)
 }
 
 /* Hands the values to the writer and waits for its commit. */
-static int apply(eo__refit_job *j, const eo_refit_value *v, size_t n, int64_t upto)
+static int apply(refit_job *j, const eo_refit_value *v, size_t n, int64_t upto)
 {
     eo__wreq w;
     memset(&w, 0, sizeof w);
     w.kind = EO__W_REFIT;
-    snprintf(w.pool, sizeof w.pool, "%s", j->pool);
+    snprintf(w.pool, sizeof w.pool, "%s", j->h.pool);
     w.u.refit.v = v;
     w.u.refit.n = n;
     w.u.refit.upto = upto;
@@ -185,7 +136,7 @@ static int apply(eo__refit_job *j, const eo_refit_value *v, size_t n, int64_t up
 
 static void *job_main(void *arg)
 {
-    eo__refit_job *j = arg;
+    refit_job *j = arg;
     eo_fit *f = NULL;
     /* Below the HTTP threads and the writer, as the compute pool (docs/SERVICE.md "Heavy
      * requests"); per thread on Linux. */
@@ -195,7 +146,8 @@ static void *job_main(void *arg)
         return NULL;
     }
     read_ctx c = {.j = j, .f = f};
-    if (read_log(j, &c) != 0) {
+    if (eo__jobs_read_log(j->svc->db, j->pool_id, NULL, read_one, &c, c.error,
+                          sizeof c.error) != 0) {
         fail(j, "reading the log: %s", c.error);
         eo_fit_destroy(f);
         return NULL;
@@ -248,13 +200,13 @@ static void *job_main(void *arg)
     if (rc != 0)
         return NULL;
     pthread_mutex_lock(&j->rs->mu);
-    j->state = JOB_DONE;
-    j->seconds = mono_s() - j->t0;
+    j->h.state = EO__JOB_DONE;
+    j->seconds = eo__mono_s() - j->h.t0;
     pthread_mutex_unlock(&j->rs->mu);
     eo__logline l;
     eo__log_begin(&l, EO_LOG_INFO, "refit applied");
-    eo__log_str(&l, "pool", j->pool);
-    eo__log_int(&l, "job", (long long)j->id);
+    eo__log_str(&l, "pool", j->h.pool);
+    eo__log_int(&l, "job", (long long)j->h.id);
     eo__log_int(&l, "players", (long long)n);
     eo__log_int(&l, "upto", (long long)c.upto);
     eo__log_end(&j->svc->log, EO_LOG_INFO, &l);
@@ -264,79 +216,37 @@ static void *job_main(void *arg)
 int eo__refit_start(struct eo_service *svc, const eo__pool_facts *pi, const eo_fit_config *fc,
                     int64_t *id)
 {
-    eo__refits *rs = &svc->refits;
-    eo__refit_job *j = calloc(1, sizeof *j);
+    refit_job *j = calloc(1, sizeof *j);
     if (j == NULL)
         return EO_ENOMEM;
     j->svc = svc;
-    j->rs = rs;
-    snprintf(j->pool, sizeof j->pool, "%s", pi->name);
+    j->rs = &svc->refits;
+    snprintf(j->h.pool, sizeof j->h.pool, "%s", pi->name);
     j->pool_id = pi->id;
     j->cfg = pi->cfg;
     j->fc = *fc;
-    j->state = JOB_RUNNING;
     j->phase = "reading";
-    j->t0 = mono_s();
-    pthread_mutex_lock(&rs->mu);
-    size_t at = rs->n;
-    for (size_t i = 0; i < rs->n; i++)
-        if (strcmp(rs->jobs[i]->pool, j->pool) == 0)
-            at = i;
-    size_t running = 0;
-    for (size_t i = 0; i < rs->n; i++)
-        running += rs->jobs[i]->state == JOB_RUNNING;
-    int rc = 0;
-    if (atomic_load(&rs->stop))
-        rc = EO_EBUSY;
-    else if (at < rs->n && rs->jobs[at]->state == JOB_RUNNING)
-        rc = EO_EEXIST;
-    else if (running >= svc->cfg.refit_max)
-        rc = EO_ELIMIT;
-    else if (at == rs->n) {
-        eo__refit_job **nj = eo__grow(rs->jobs, &rs->cap, rs->n + 1, sizeof *nj);
-        if (nj == NULL)
-            rc = EO_ENOMEM;
-        else
-            rs->jobs = nj;
-    }
-    eo__refit_job *old = NULL;
-    if (rc == 0) {
-        j->id = ++rs->next_id;
-        if (pthread_create(&j->th, NULL, job_main, j) != 0) {
-            rc = EO_ENOMEM;
-        } else {
-            j->started = true;
-            old = at < rs->n ? rs->jobs[at] : NULL;
-            rs->jobs[at] = j;
-            if (at == rs->n)
-                rs->n++;
-            *id = j->id;
-        }
-    }
-    pthread_mutex_unlock(&rs->mu);
-    if (old != NULL) { /* finished: its thread has ended or is returning */
-        pthread_join(old->th, NULL);
-        free(old);
-    }
-    if (rc != 0)
+    int rc = eo__jobs_start(&svc->refits, &j->h, svc->cfg.refit_max, job_main);
+    if (rc != 0) {
         free(j);
-    return rc;
+        return rc;
+    }
+    *id = j->h.id;
+    return 0;
 }
 
-json_t *eo__refit_status(eo__refits *rs, const char *pool)
+json_t *eo__refit_status(eo__jobs *rs, const char *pool)
 {
     json_t *o = NULL;
     pthread_mutex_lock(&rs->mu);
-    for (size_t i = 0; i < rs->n; i++) {
-        const eo__refit_job *j = rs->jobs[i];
-        if (strcmp(j->pool, pool) != 0)
-            continue;
+    const refit_job *j = (const refit_job *)eo__jobs_find(rs, pool);
+    if (j != NULL) {
         eo_refit_job_view v = {
-            .id = j->id,
-            .pool = j->pool,
-            .state = j->state == JOB_RUNNING ? EO_REFIT_RUNNING
-                     : j->state == JOB_DONE  ? EO_REFIT_DONE
-                                             : EO_REFIT_FAILED,
+            .id = j->h.id,
+            .pool = j->h.pool,
+            .state = j->h.state == EO__JOB_RUNNING ? EO_REFIT_RUNNING
+                     : j->h.state == EO__JOB_DONE  ? EO_REFIT_DONE
+                                                   : EO_REFIT_FAILED,
             .phase = j->phase,
             .st = j->st,
             .max_sweeps = j->fc.max_sweeps,
@@ -344,42 +254,11 @@ json_t *eo__refit_status(eo__refits *rs, const char *pool)
             .rounds = j->rounds,
             .records = j->records,
             .upto = j->upto,
-            .seconds = j->state == JOB_RUNNING ? mono_s() - j->t0 : j->seconds,
+            .seconds = j->h.state == EO__JOB_RUNNING ? eo__mono_s() - j->h.t0 : j->seconds,
             .error = j->error,
         };
         o = eo_refit_job_to_json(&v);
-        break;
     }
     pthread_mutex_unlock(&rs->mu);
     return o;
-}
-
-void eo__refits_stop(eo__refits *rs)
-{
-    if (!rs->ok)
-        return;
-    atomic_store(&rs->stop, true);
-    /* No job starts from now on; the running ones stop between entries or sweeps, or finish
-     * handing their result to the writer, which still runs. */
-    pthread_mutex_lock(&rs->mu);
-    size_t n = rs->n;
-    pthread_mutex_unlock(&rs->mu);
-    for (size_t i = 0; i < n; i++) {
-        if (rs->jobs[i]->started)
-            pthread_join(rs->jobs[i]->th, NULL);
-        rs->jobs[i]->started = false;
-    }
-}
-
-void eo__refits_destroy(eo__refits *rs)
-{
-    if (!rs->ok)
-        return;
-    eo__refits_stop(rs);
-    for (size_t i = 0; i < rs->n; i++)
-        free(rs->jobs[i]);
-    free(rs->jobs);
-    pthread_cond_destroy(&rs->cv);
-    pthread_mutex_destroy(&rs->mu);
-    rs->ok = false;
 }

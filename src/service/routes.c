@@ -801,8 +801,6 @@ static int refit_opt(const json_t *o, const char *name, bool integer, double lo,
     return 0;
 }
 
-static bool is_json_ctype(const char *ct);
-
 /* POST /v1/pools/{pool}/refit: starts a background refit (refit.c) → 202. The body is
  * optional: {"method","sweeps","tol","prior","prior_mean"}, the options of `evenodds fit`. */
 /* The refit options of the body (none: the pool's defaults), {"method","sweeps","tol","prior",
@@ -890,17 +888,8 @@ static eo__run h_refit_post(eo__call *c, eo__answer *a)
 {
     eo__pool_facts pi;
     eo_fit_config fc;
-    if (eo__need_pool(c, &pi, a))
+    if (eo__need_pool(c, &pi, a) || eo__route_optional_body(c, a))
         return EO__RUN_DONE;
-    if (c->body_len > 0) {
-        if (!is_json_ctype(c->ctype)) {
-            eo__answer_error(a, 415, "unsupported_media_type",
-                             "expected Content-Type: application/json", NULL);
-            return EO__RUN_DONE;
-        }
-        if (parse_body(c, a))
-            return EO__RUN_DONE;
-    }
     if (eo_fit_config_default(&pi.cfg, &fc) != 0) {
         eo__answer_error(a, 500, "internal", "the pool's model has no fit defaults", NULL);
         return EO__RUN_DONE;
@@ -1147,6 +1136,18 @@ static bool is_json_ctype(const char *ct)
     return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
+int eo__route_optional_body(eo__call *c, eo__answer *a)
+{
+    if (c->body_len == 0)
+        return 0;
+    if (!is_json_ctype(c->ctype)) {
+        eo__answer_error(a, 415, "unsupported_media_type",
+                         "expected Content-Type: application/json", NULL);
+        return -1;
+    }
+    return parse_body(c, a);
+}
+
 static eo__run h_healthz(eo__call *c, eo__answer *a)
 {
     (void)c;
@@ -1178,6 +1179,9 @@ const eo__route eo__routes[] = {
     {"GET", "/v1/pools/{pool}/maps", EO__ROLE_READ, EO__BODY_NONE, h_maps},
     {"GET", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_NONE, h_refit_get},
     {"POST", "/v1/pools/{pool}/refit", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, h_refit_post},
+    {"GET", "/v1/pools/{pool}/tune", EO__ROLE_ADMIN, EO__BODY_NONE, eo__tune_get},
+    {"POST", "/v1/pools/{pool}/tune", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, eo__tune_post},
+    {"POST", "/v1/pools/{pool}/tune/apply", EO__ROLE_ADMIN, EO__BODY_OPTIONAL, eo__tune_apply},
     /* The dashboard's reads (reads.c) and pages (pages.c): docs/SERVICE.md "Dashboard and
      * reads". */
     {"GET", "/v1/dashboard", EO__ROLE_READ, EO__BODY_NONE, eo__h_dashboard},

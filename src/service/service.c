@@ -145,7 +145,8 @@ static void destroy(struct eo_service *svc)
         pthread_setspecific(svc->split_key, NULL);
         pthread_key_delete(svc->split_key);
     }
-    eo__refits_destroy(&svc->refits);
+    eo__jobs_destroy(&svc->refits);
+    eo__tunes_destroy(&svc->tunes);
     eo__mm_close(svc->mm); /* after the writer, which applied its requests */
     eo__pools_destroy(&svc->pools);
     eo__auth_clear(&svc->auth);
@@ -205,7 +206,7 @@ static struct eo_service *make_service(const eo_service_config *cfg, const eo_se
         !(svc->reader_key_ok = pthread_key_create(&svc->reader_key, close_reader) == 0) ||
         !(svc->req_key_ok = pthread_key_create(&svc->req_key, eo__req_cache_free) == 0) ||
         !(svc->split_key_ok = pthread_key_create(&svc->split_key, free_split_ws) == 0) ||
-        eo__refits_init(&svc->refits) != 0) {
+        eo__jobs_init(&svc->refits) != 0 || eo__tunes_init(&svc->tunes) != 0) {
         destroy(svc);
         return NULL;
     }
@@ -222,14 +223,18 @@ static int start_threads(struct eo_service *svc, eo_engine *e, char *err, size_t
         return rc;
     }
     rc = start_compute(svc, err, errlen);
+    if (rc == 0 && (rc = eo__tunes_schedule(svc)) != 0)
+        snprintf(err, errlen, "cannot start the tune schedule: %s", eo_strerror(rc));
     if (rc == 0 && (rc = eo__mm_ticker_start(svc, &svc->ticker)) != 0) {
         snprintf(err, errlen, "cannot start the matchmaking ticker: %s", eo_strerror(rc));
-        eo__compute_stop(svc->compute);
+        eo__tunes_stop(&svc->tunes);
     }
     if (rc == 0 && (rc = eo__http_start(svc, err, errlen)) != 0) {
         eo__mm_ticker_stop(svc->ticker);
-        eo__compute_stop(svc->compute);
+        eo__tunes_stop(&svc->tunes);
     }
+    if (rc != 0 && svc->compute != NULL)
+        eo__compute_stop(svc->compute);
     if (rc != 0)
         eo__writer_stop(svc->writer);
     return rc;
@@ -287,8 +292,10 @@ int eo_service_stop(eo_service *svc)
     eo__log_msg(&svc->log, EO_LOG_INFO, "draining");
     eo__http_stop(svc); /* waits for the requests parked at the compute pool or the writer */
     eo__compute_stop(svc->compute);
-    /* Refit jobs hand their result to the writer: they end before it does. */
-    eo__refits_stop(&svc->refits);
+    /* Refit jobs hand their result to the writer: they end before it does. Tune jobs and the
+     * schedule read only; they end here too. */
+    eo__jobs_stop(&svc->refits);
+    eo__tunes_stop(&svc->tunes);
     eo__mm_ticker_stop(svc->ticker); /* its passes go through the writer too */
     svc->ticker = NULL;
     int rc = eo__writer_stop(svc->writer);

@@ -234,8 +234,9 @@ typedef struct eo__pool_facts {
     char name[EO_ID_MAX + 1];
     int64_t id;
     eo_pool_config cfg;
-    /* The prepared model, owned by the table (a pool's configuration never changes, so it
-     * lives until eo__pools_destroy()); NULL in an info not read from the table. */
+    /* The prepared model, owned by the table until eo__pools_destroy() (a re-tune's apply,
+     * eo__pools_set_config(), retires it but keeps it alive: copies may hold it); NULL in an
+     * info not read from the table. */
     const eo_model_ctx *model;
     /* The map bias fields as last committed (eo__pools_publish_bias()), owned by the table and
      * read only under its lock (eo__pools_field()): NULL in every copy handed out. */
@@ -250,6 +251,8 @@ typedef struct eo__pools {
     pthread_rwlock_t lock;
     eo__pool_facts *v; /* sorted by name */
     size_t n, cap;
+    eo_model_ctx **retired; /* models replaced by eo__pools_set_config(), freed at the end */
+    size_t nretired, capretired;
 } eo__pools;
 
 int eo__pools_init(eo__pools *p);
@@ -259,6 +262,10 @@ int eo__pools_get(eo__pools *p, const char *name, eo__pool_facts *out);
 /* Inserts a pool (preparing its model) unless its name is there already (then nothing
  * changes: a pool's configuration is fixed at creation). 0, EO_EINVAL or EO_ENOMEM. */
 int eo__pools_put(eo__pools *p, const eo__pool_facts *in);
+/* Replaces the configuration of pool @p name (a re-tune's apply, after its commit) and its
+ * prepared model; the old model is retired, not freed (copies handed out may still use it).
+ * 0, EO_ENOTFOUND, EO_EINVAL or EO_ENOMEM (the old configuration stays). */
+int eo__pools_set_config(eo__pools *p, const char *name, const eo_pool_config *cfg);
 /* Publishes the field terms of @p pool's map bias and its presence π (the writer's in-memory
  * pool, after a commit) for pool @p name, replacing the previous ones; a pool with bias and
  * presence off publishes nothing. 0, EO_ENOTFOUND (not in the table) or EO_ENOMEM (the
@@ -299,8 +306,9 @@ typedef enum {
     EO__W_POOL_CREATE,
     EO__W_QUALITY,
     EO__W_SEASON,
-    EO__W_REFIT, /* a refit job's result (refit.c): eo_engine_refit() */
-    EO__W_MM     /* a matchmaking request or the ticker's pass (mm.h) */
+    EO__W_REFIT,     /* a refit job's result (refit.c): eo_engine_refit() */
+    EO__W_CONFIGURE, /* a re-tune's apply (tune.c): eo_engine_pool_configure() */
+    EO__W_MM         /* a matchmaking request or the ticker's pass (mm.h) */
 } eo__wkind;
 
 struct eo__mm;
@@ -328,6 +336,7 @@ struct eo__wreq {
             double f, s;               /* the pull toward the start value; the deviation added
                                           (< 0: the default) */
         } season;
+        const eo_pool_config *configure; /* EO__W_CONFIGURE: the new configuration */
         struct {                       /* EO__W_REFIT (refit.c) */
             const eo_refit_value *v;   /* the fitted states (the job's), n of them */
             size_t n;
@@ -385,33 +394,101 @@ int eo__compute_submit(eo__compute *c, eo__job *j);
 /* Runs every job queued, then joins the threads and frees. NULL is a no-op. */
 void eo__compute_stop(eo__compute *c);
 
-/* ---- refit.c: background refits, one job per pool at a time ------------------------------ */
+/* ---- jobs.c: background jobs of a pool (refits, tunes), one per pool at a time ---------- */
 
-typedef struct eo__refit_job eo__refit_job;
+enum { EO__JOB_RUNNING, EO__JOB_DONE, EO__JOB_FAILED };
 
-typedef struct eo__refits {
+/* The first member of every job: what the table reads. */
+typedef struct eo__job_head {
+    char pool[EO_ID_MAX + 1];
+    int64_t id;
+    pthread_t th;
+    bool started;
+    int state;  /* EO__JOB_*, under the table's mu */
+    double t0;  /* when it started (eo__mono_s()) */
+} eo__job_head;
+
+typedef struct eo__jobs {
     bool ok;               /* initialised */
     pthread_mutex_t mu;    /* guards everything below and every job's state */
-    pthread_cond_t cv;     /* a job's writer answer arrived */
-    eo__refit_job **jobs;  /* the last job of each pool that had one */
+    pthread_cond_t cv;     /* the jobs' own waits (a refit's writer answer, the tune schedule's
+                            * sleep); broadcast by eo__jobs_stop() */
+    eo__job_head **jobs;   /* the last job of each pool that had one */
     size_t n, cap;
     int64_t next_id;
     atomic_bool stop;      /* the service stops: no new job, running ones end early */
-} eo__refits;
+} eo__jobs;
 
-int eo__refits_init(eo__refits *r);
+/* Seconds on the monotonic clock. */
+double eo__mono_s(void);
+int eo__jobs_init(eo__jobs *t);
+/* Starts job @p j (its pool set; state and t0 set here) on its own thread running @p main(j):
+ * at most @p max running at once (else EO_ELIMIT), one per pool (EO_EEXIST), none once stopping
+ * (EO_EBUSY); the pool's previous job is joined and freed (free()). 0 with j->id set, or
+ * EO_ENOMEM; on failure @p j is still the caller's. */
+int eo__jobs_start(eo__jobs *t, eo__job_head *j, size_t max, void *(*main)(void *));
+/* The last job of @p pool, or NULL; call under t->mu. */
+eo__job_head *eo__jobs_find(eo__jobs *t, const char *pool);
+/* Reads pool @p pool_id's log in the store @p db through a read-only handle of the caller's
+ * thread, inside one read transaction: the number of its rounds into *rounds (NULL: not
+ * counted), then @p fn on every entry in order. 0, or fn's code or the store's, with @p error
+ * (capacity @p cap, "" on entry) set unless fn set it ("the service is stopping" for
+ * EO_EBUSY). */
+int eo__jobs_read_log(const char *db, int64_t pool_id, int64_t *rounds,
+                      int (*fn)(void *ctx, const eo_log_entry *e), void *ctx, char *error,
+                      size_t cap);
+/* Tells the running jobs to stop (t->stop, t->cv) and joins them. */
+void eo__jobs_stop(eo__jobs *t);
+/* Stops (if not yet) and frees every job. A zeroed, never initialised table is a no-op. */
+void eo__jobs_destroy(eo__jobs *t);
+
+/* ---- refit.c: background refits ---------------------------------------------------------- */
+
 /* Starts a refit of pool @p pi with @p fc on its own thread. 0 with *id, EO_EEXIST (a job of
  * the pool runs: 409), EO_ELIMIT (refit_max jobs run: 503), EO_EBUSY (the service stops) or
- * EO_ENOMEM. */
+ * EO_ENOMEM. Stop the table (eo__jobs_stop()) while the writer still runs. */
 int eo__refit_start(struct eo_service *svc, const eo__pool_facts *pi, const eo_fit_config *fc,
                     int64_t *id);
-/* The last job of pool @p pool as JSON (a new reference), or NULL when it never had one. */
-json_t *eo__refit_status(eo__refits *r, const char *pool);
-/* Tells running jobs to stop and joins them; call while the writer still runs. */
-void eo__refits_stop(eo__refits *r);
-/* Stops (if not yet) and frees. A zeroed, never initialised table is a no-op. */
-void eo__refits_destroy(eo__refits *r);
+/* The last refit of pool @p pool as JSON (a new reference), or NULL when it never had one. */
+json_t *eo__refit_status(eo__jobs *r, const char *pool);
 
+/* ---- tune.c: background tunes of a pool, and their apply (docs/SERVICE.md "Tuning a pool") */
+
+typedef struct eo__tunes {
+    eo__jobs jobs;      /* one tune running at a time in the service */
+    pthread_t sched;    /* the schedule's thread (serve --tune-every) */
+    bool sched_started;
+} eo__tunes;
+
+int eo__tunes_init(eo__tunes *t);
+/* Starts the schedule's thread when svc->cfg.tune_every > 0: every pool is tuned in the
+ * background once per period (one job at a time in the service); nothing is applied. 0 or
+ * EO_ENOMEM. */
+int eo__tunes_schedule(struct eo_service *svc);
+/* Tells the jobs and the schedule to stop and joins them. */
+void eo__tunes_stop(eo__tunes *t);
+/* Starts a tune of pool @p pi with @p req on its own thread. 0 with *id, EO_EEXIST (a job of
+ * this pool runs: 409), EO_ELIMIT (another pool's job runs; one at a time: 503), EO_EBUSY
+ * (the service stops) or EO_ENOMEM. */
+int eo__tune_start(struct eo_service *svc, const eo__pool_facts *pi, const eo_tune_request *req,
+                   int64_t *id);
+/* The last job of pool @p pi as JSON (eo_tune_job_to_json(), "applied" and "stale" against
+ * pi->cfg), a new reference; NULL when it never had one. */
+json_t *eo__tune_status(eo__tunes *t, const eo__pool_facts *pi);
+/* What a finished job of a pool found, for its apply. */
+typedef struct eo__tune_outcome {
+    int64_t id;
+    bool chose_best;       /* the search's answer beat the gate */
+    eo_pool_config start;  /* the pool's configuration when the job started */
+    eo_pool_config chosen; /* the answer (done jobs) */
+} eo__tune_outcome;
+/* The last job of @p pool into @p out. 0 (done), EO_ENOTFOUND (none), EO_ECONFLICT (@p job > 0
+ * is not its id), EO_EBUSY (running) or EO_EINVAL (failed). */
+int eo__tune_answer(eo__tunes *t, const char *pool, int64_t job, eo__tune_outcome *out);
+/* Whether two configurations have the same model and every parameter equal. */
+bool eo__pool_config_same(const eo_pool_config *a, const eo_pool_config *b);
+/* Stops (if not yet) and frees. A zeroed, never initialised table is a no-op. */
+void eo__tunes_destroy(eo__tunes *t);
 /* ---- service state (service.c) shared by http.c and routes.c ------------------------------ */
 
 struct eo_service {
@@ -425,7 +502,8 @@ struct eo_service {
     eo__writer *writer;
     eo__compute *compute;
     eo__guard *guard;
-    eo__refits refits;
+    eo__jobs refits;
+    eo__tunes tunes;
     struct eo__mm *mm;            /* matchmaking (mm.h), the writer's */
     struct eo__mm_ticker *ticker; /* queues the periodic passes */
     struct MHD_Daemon *mhd;
@@ -626,5 +704,16 @@ eo__run eo__h_static(eo__call *c, eo__answer *a);
 int eo__http_start(struct eo_service *svc, char *err, size_t errlen);
 /* Stops accepting, waits for in-flight requests (bounded), stops the daemon. */
 void eo__http_stop(struct eo_service *svc);
+
+/* ---- handlers in their own files, and the helpers routes.c lends them ------------------- */
+
+/* tune.c: POST and GET /v1/pools/{pool}/tune, POST /v1/pools/{pool}/tune/apply. */
+eo__run eo__tune_post(eo__call *c, eo__answer *a);
+eo__run eo__tune_get(eo__call *c, eo__answer *a);
+eo__run eo__tune_apply(eo__call *c, eo__answer *a);
+
+/* An optional JSON body into c->json (NULL when there is none): 0, or -1 with 415 or 400 in
+ * @p a. */
+int eo__route_optional_body(eo__call *c, eo__answer *a);
 
 #endif

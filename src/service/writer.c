@@ -53,7 +53,8 @@ static eo_engine_op op_of(eo__wkind kind)
     case EO__W_ROUND: return EO_OP_ROUND;
     case EO__W_SET:
     case EO__W_RESET: return EO_OP_EDIT;
-    case EO__W_POOL_CREATE: return EO_OP_POOL;
+    case EO__W_POOL_CREATE:
+    case EO__W_CONFIGURE: return EO_OP_POOL;
     case EO__W_SEASON: return EO_OP_SEASON;
     case EO__W_REFIT: return EO_OP_REFIT;
     default: return EO_OP_READ;
@@ -88,6 +89,17 @@ static char *player_view(eo_engine *e, const char *pool, const char *player, int
     return dump(eo_rating_view_to_json(eo_pool_model(p), player, &v, division, true));
 }
 
+/* The answer of a re-tune's apply: the pool as it is now and the player rows rewritten. */
+static json_t *configured(const char *pool, const eo_pool_config *cfg, size_t players)
+{
+    json_t *o = eo_pool_to_json(pool, cfg);
+    if (o != NULL && json_object_set_new(o, "players", json_integer((json_int_t)players)) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* A round that names a matchmaking session: the caller must be allowed to report its rounds
  * (401 and 403 whether the round is new or not); an unknown session, or one of another pool,
  * refuses the round only if it is new, so a replay still gets its first answer, byte for byte
@@ -111,7 +123,7 @@ static int session_round(eo__writer *wr, eo__wreq *w)
 static int update(eo__writer *wr, eo__wreq *w)
 {
     int64_t players = 0;
-    size_t records = 0;
+    size_t records = 0, written = 0;
     int rc = 0;
     switch (w->kind) {
     case EO__W_ROUND:
@@ -137,6 +149,11 @@ static int update(eo__writer *wr, eo__wreq *w)
                              &records, &w->err);
         if (rc == 0)
             w->resp = dump(eo_refit_answer_to_json(w->u.refit.n, records, w->u.refit.upto));
+        return rc;
+    case EO__W_CONFIGURE:
+        rc = eo_engine_pool_configure(wr->e, w->pool, w->u.configure, w->now, &written, &w->err);
+        if (rc == 0)
+            w->resp = dump(configured(w->pool, w->u.configure, written));
         return rc;
     case EO__W_QUALITY:
     case EO__W_MM: return 0;
@@ -256,11 +273,22 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
                                          eo_engine_pool(wr->e, batch[i]->pool));
     }
     for (size_t i = 0; i < k; i++) {
+        if (batch[i]->kind == EO__W_CONFIGURE && batch[i]->status == 200) {
+            const eo_pool *p = eo_engine_pool(wr->e, batch[i]->pool);
+            if (p == NULL ||
+                eo__pools_set_config(wr->pools, batch[i]->pool, eo_pool_get_config(p)) != 0)
+                eo__log_msg(wr->lg, EO_LOG_ERROR,
+                            "a re-tuned pool's parameters could not be "
+                            "published: splits use the old ones");
+            (void)eo__pools_publish_bias(wr->pools, batch[i]->pool, p);
+        }
         if (batch[i]->kind != EO__W_POOL_CREATE || batch[i]->status != 201)
             continue;
         eo__pool_facts pi;
-        if (eo__pool_facts_from_engine(wr->e, batch[i]->pool, &pi) == 0)
-            eo__pools_put(wr->pools, &pi);
+        if (eo__pool_facts_from_engine(wr->e, batch[i]->pool, &pi) == 0 &&
+            eo__pools_put(wr->pools, &pi) == 0) /* its maps read answers its presence at once */
+            (void)eo__pools_publish_bias(wr->pools, batch[i]->pool,
+                                         eo_engine_pool(wr->e, batch[i]->pool));
     }
     publish_ratings(wr);
     eo__mm_publish(wr->mm);

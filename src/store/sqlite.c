@@ -23,6 +23,7 @@ enum {
     Q_POOL_INSERT,
     Q_POOL_GET,
     Q_POOL_LIST,
+    Q_POOL_SET_CONFIG,
     Q_LOG_INSERT,
     Q_ROUND_FIND,
     Q_LOG_EACH,
@@ -59,6 +60,7 @@ static const char *const query_sql[Q_COUNT] = {
                       "RETURNING id",
     [Q_POOL_GET] = "SELECT id, name, model, params, created_at FROM pools WHERE name = ?1",
     [Q_POOL_LIST] = "SELECT id, name, model, params, created_at FROM pools ORDER BY name",
+    [Q_POOL_SET_CONFIG] = "UPDATE pools SET model = ?2, params = ?3 WHERE id = ?1",
     /* The next seq comes from the (pool_id, seq) index: one seek to its last entry. */
     [Q_LOG_INSERT] = "INSERT INTO log (pool_id, seq, kind, round_id, body, response, at) VALUES "
                      "(?1, (SELECT coalesce(max(seq), 0) + 1 FROM log WHERE pool_id = ?1), "
@@ -451,6 +453,26 @@ static int sq_pool_create(eo_store *s, const char *name, const char *model,
     } else {
         rc = fail(q, src, "creating a pool");
     }
+    done(st);
+    return rc;
+}
+
+static int sq_pool_set_config(eo_store *s, int64_t pool_id, const char *model,
+                              const char *params_json)
+{
+    sq_store *q = sq(s);
+    sqlite3_stmt *st;
+    int rc = prep(q, Q_POOL_SET_CONFIG, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pool_id);
+    bind_text(st, 2, model);
+    bind_text(st, 3, params_json);
+    int src = sqlite3_step(st);
+    if (src != SQLITE_DONE)
+        rc = fail(q, src, "changing a pool's parameters");
+    else if (sqlite3_changes(q->db) == 0)
+        rc = EO_ENOTFOUND;
     done(st);
     return rc;
 }
@@ -1011,6 +1033,7 @@ static const eo__store_ops sqlite_ops = {
     .pool_create = sq_pool_create,
     .pool_get = sq_pool_get,
     .pool_list = sq_pool_list,
+    .pool_set_config = sq_pool_set_config,
     .log_append = sq_log_append,
     .round_find = sq_round_find,
     .log_each = sq_log_each,

@@ -142,6 +142,14 @@ int eo_store_pool_list(eo_store *s, eo_pool_row **rows, size_t *n)
     return s->ops->pool_list(s, rows, n);
 }
 
+int eo_store_pool_set_config(eo_store *s, int64_t pool_id, const char *model,
+                             const char *params_json)
+{
+    if (s == NULL || model == NULL || params_json == NULL)
+        return EO_EINVAL;
+    return s->ops->pool_set_config(s, pool_id, model, params_json);
+}
+
 int eo_store_log_append(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
                         const char *body, const char *response, int64_t at, int64_t *seq)
 {

@@ -23,6 +23,8 @@ typedef struct eo__store_ops {
                        int64_t created_at, int64_t *id);
     int (*pool_get)(eo_store *s, const char *name, eo_pool_row *out);
     int (*pool_list)(eo_store *s, eo_pool_row **rows, size_t *n);
+    int (*pool_set_config)(eo_store *s, int64_t pool_id, const char *model,
+                           const char *params_json);
     int (*log_append)(eo_store *s, int64_t pool_id, eo_log_kind kind, const char *round_id,
                       const char *body, const char *response, int64_t at, int64_t *seq);
     int (*round_find)(eo_store *s, int64_t pool_id, const char *round_id, char **body,

@@ -852,19 +852,6 @@ static void test_split_balancer(void **state)
     e2e_cleanup(&s);
 }
 
-/* Runs EO_BIN with the arguments in @p args (a shell fragment of plain words: temporary paths
- * and options, nothing to quote), standard output into @p out; returns the exit code. */
-static int run_stdout(const char *args, const char *out)
-{
-    const char *bin = getenv("EO_BIN");
-    assert_non_null(bin);
-    char cmd[2048];
-    assert_true(snprintf(cmd, sizeof cmd, "'%s' %s > '%s'", bin, args, out) < (int)sizeof cmd);
-    int st = system(cmd);
-    assert_true(st != -1 && WIFEXITED(st));
-    return WEXITSTATUS(st);
-}
-
 static size_t count_of(const char *hay, const char *needle)
 {
     size_t n = 0;
@@ -898,7 +885,7 @@ static void test_eval(void **state)
         const char *model = models[mi];
         snprintf(args, sizeof args, "eval --model %s --eval-from 0.25 --format json --plot %s %s",
                  model, svg, log);
-        assert_int_equal(run_stdout(args, out), 0);
+        assert_int_equal(e2e_run_stdout(args, out), 0);
         json_error_t jerr;
         json_t *j = json_load_file(out, 0, &jerr);
         if (!j)
@@ -948,7 +935,7 @@ static void test_eval(void **state)
 
         /* Same predictions as replay, so the same figures, printed alike. */
         snprintf(args, sizeof args, "replay --model %s --eval-from 0.25 %s", model, log);
-        assert_int_equal(run_stdout(args, rep), 0);
+        assert_int_equal(e2e_run_stdout(args, rep), 0);
         json_t *r = json_load_file(rep, 0, &jerr);
         assert_non_null(r);
         static const char *const keys[] = {"logloss", "brier", "accuracy"};
@@ -976,7 +963,7 @@ static void test_eval(void **state)
 
     /* --format table: the aligned text. */
     snprintf(args, sizeof args, "eval --format table %s", log);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     size_t tlen = 0;
     char *table = e2e_slurp(out, &tlen);
     assert_non_null(strstr(table, "tightest 20 %"));
@@ -1143,106 +1130,6 @@ static void test_mmsim(void **state)
     e2e_cleanup(&s);
 }
 
-/* `evenodds CMD ARGS INPUT` exits 2 and its stderr (kept in @p errfile) says @p says. */
-static void expect_usage_error(const char *cmd, const char *args, const char *input,
-                               const char *errfile, const char *says)
-{
-    char line[1400];
-    snprintf(line, sizeof line, "'%s' %s %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"), cmd,
-             args, input, errfile);
-    int rc = system(line);
-    assert_true(rc != -1 && WIFEXITED(rc));
-    char *msg = e2e_slurp(errfile, NULL);
-    if (WEXITSTATUS(rc) != 2 || strstr(msg, says) == NULL)
-        fail_msg("%s %s: exit %d, %s", cmd, args, WEXITSTATUS(rc), msg);
-    free(msg);
-}
-
-/* `evenodds tune` (issue 5 §4) on a simulated world: started from a SynElo Θ far too small,
- * the search lowers the training log loss and the held-out one, stays within the parameters'
- * bounds and its budget, gives the same bytes twice, and its pool configuration is accepted by
- * the service as it is. Bad options exit 2 naming the option. */
-static void test_tune(void **state)
-{
-    (void)state;
-    e2e_server s;
-    assert_int_equal(e2e_init(&s), 0);
-    char world[400], out1[400], out2[400], args[1200], err[1024];
-    e2e_path(&s, "tune_world.jsonl", world, sizeof world);
-    e2e_path(&s, "tune1.json", out1, sizeof out1);
-    e2e_path(&s, "tune2.json", out2, sizeof out2);
-    const char *sim[] = {"evenodds", "sim", "--seed", "11", "--rounds", "2500", "--players",
-                         "200", "--balancer", "random", "--skill-mean", "100", "--rounds-out",
-                         world, NULL};
-    assert_int_equal(e2e_run(sim, NULL, err, sizeof err), 0);
-    snprintf(args, sizeof args,
-             "tune --model synelo --param theta=300 --budget 20 --format json '%s'", world);
-    assert_int_equal(run_stdout(args, out1), 0);
-    assert_int_equal(run_stdout(args, out2), 0);
-    size_t l1, l2;
-    char *a = e2e_slurp(out1, &l1), *b = e2e_slurp(out2, &l2);
-    assert_int_equal(l1, l2);
-    assert_memory_equal(a, b, l1);
-    json_error_t je;
-    json_t *j = json_loads(a, 0, &je);
-    assert_non_null(j);
-    free(a);
-    free(b);
-    assert_true(json_integer_value(json_object_get(j, "folds")) <= 20);
-    json_t *start = json_object_get(j, "start"), *best = json_object_get(j, "best");
-    double st_train = json_number_value(json_object_get(json_object_get(start, "train"), "logloss"));
-    double be_train = json_number_value(json_object_get(json_object_get(best, "train"), "logloss"));
-    double st_held = json_number_value(json_object_get(json_object_get(start, "held_out"), "logloss"));
-    double be_held = json_number_value(json_object_get(json_object_get(best, "held_out"), "logloss"));
-    if (!(be_train < st_train && be_held < st_held))
-        fail_msg("tune did not improve: train %g -> %g, held out %g -> %g", st_train, be_train,
-                 st_held, be_held);
-    /* Training and held-out rounds partition the scored rounds: 2500 rounds, 10 % burn-in
-     * (rounds 1-250), training 251-1750, held out 1751-2500, draws left out. */
-    size_t draws[2] = {0, 0}, pos = 0;
-    FILE *f = fopen(world, "r");
-    assert_non_null(f);
-    char line[65536];
-    while (fgets(line, sizeof line, f)) {
-        if (pos >= 250 && strstr(line, "\"winner\":\"draw\"") != NULL)
-            draws[pos >= 1750]++;
-        pos++;
-    }
-    fclose(f);
-    assert_int_equal(pos, 2500);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(best, "train"), "rounds")),
-                     1500 - draws[0]);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(best, "held_out"), "rounds")),
-                     750 - draws[1]);
-    double theta = json_number_value(json_object_get(json_object_get(best, "params"), "theta"));
-    assert_true(theta > 300 && theta <= 1e6);
-    /* The pool configuration is a valid POST /v1/pools body. */
-    assert_int_equal(e2e_start(&s, NULL), 0);
-    char *body = json_dumps(json_object_get(j, "pool"), JSON_COMPACT);
-    e2e_resp r;
-    assert_int_equal(e2e_call(&s, "POST", "/v1/pools", s.admin_key, body, &r), 0);
-    if (r.status != 201)
-        fail_msg("POST /v1/pools %s -> %ld %s", body, r.status, r.body);
-    e2e_resp_free(&r);
-    free(body);
-    json_decref(j);
-    int st = -1;
-    assert_int_equal(e2e_stop(&s, SIGTERM, 20000, &st), 0);
-    assert_int_equal(st, 0);
-    /* Bad usage. */
-    static const struct {
-        const char *args, *says;
-    } bad[] = {
-        {"--model synelo --tune nope", "--tune nope: not a parameter of model \"synelo\""},
-        {"--model elo --tune team", "--tune team: a choice"},
-        {"--train 0.2 --eval-from 0.3", "--eval-from (0.3) must be below --train (0.2)"},
-        {"--budget 0", "--budget"},
-        {"--metric auc", "--metric: expected logloss or brier"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_usage_error("tune", bad[i].args, world, out1, bad[i].says);
-    e2e_cleanup(&s);
-}
 
 /* `evenodds fit` (issue 5 §3) on a simulated world: converges, writes one rating per player
  * sorted by id, gives the same bytes twice, and with --holdout reports the refit beside the
@@ -1269,12 +1156,12 @@ static void test_fit(void **state)
     snprintf(args, sizeof args,
              "fit --model elo " ELO_OLD " --param bias=map --holdout 0.2 --format json "
              "--ratings-out '%s' '%s' 2>/dev/null", r1, world);
-    assert_int_equal(run_stdout(args, out1), 0);
+    assert_int_equal(e2e_run_stdout(args, out1), 0);
     snprintf(args, sizeof args,
              "fit --model elo " ELO_OLD " --param bias=map --holdout 0.2 --format json "
              "--ratings-out '%s' '%s' 2>/dev/null", r2, world);
 #undef ELO_OLD
-    assert_int_equal(run_stdout(args, out2), 0);
+    assert_int_equal(e2e_run_stdout(args, out2), 0);
     size_t l1, n1, n2;
     char *a = e2e_slurp(r1, &n1), *b = e2e_slurp(r2, &n2), *save = NULL;
     assert_int_equal(n1, n2);
@@ -1321,13 +1208,13 @@ static void test_fit(void **state)
      * static fit, with other values. */
     snprintf(args, sizeof args, "fit --model trueskill --holdout 0.2 --format json "
              "--ratings-out '%s' '%s' 2>/dev/null", r1, world);
-    assert_int_equal(run_stdout(args, out1), 0);
+    assert_int_equal(e2e_run_stdout(args, out1), 0);
     a = e2e_slurp(r1, &n1);
     assert_non_null(strstr(a, "\"mu\":"));
     assert_non_null(strstr(a, "\"sigma\":"));
     snprintf(args, sizeof args, "fit --model trueskill --method map --holdout 0.2 --format json "
              "--ratings-out '%s' '%s' 2>/dev/null", r2, world);
-    assert_int_equal(run_stdout(args, out2), 0);
+    assert_int_equal(e2e_run_stdout(args, out2), 0);
     b = e2e_slurp(r2, &n2);
     assert_true(n1 != n2 || memcmp(a, b, n1) != 0);
     free(a);
@@ -1361,7 +1248,7 @@ static void test_fit(void **state)
         {"--model elo --method smooth", "--method smooth: only trueskill and wenglin"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_usage_error("fit", bad[i].args, world, out1, bad[i].says);
+        e2e_expect_usage("fit", bad[i].args, world, out1, bad[i].says);
     /* A bad third line exits 1 naming the line and the field. */
     char badlog[400];
     e2e_path(&s, "fit_bad.jsonl", badlog, sizeof badlog);
@@ -1415,7 +1302,7 @@ static void test_truth_oracle(void **state)
              "sim --seed 9 --rounds 800 --players 60 --team 4 --balancer random --partial 300 "
              "--bias 0.6 --skill-mean 100 --report-every 0 --format json --rounds-out '%s' "
              "--truth-out '%s'", world, truth);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     size_t n;
     char *text = e2e_slurp(out, &n);
     double brier_true = json_path_num(text, "brier_true", NULL);
@@ -1423,7 +1310,7 @@ static void test_truth_oracle(void **state)
 
     snprintf(args, sizeof args, "eval --model trueskill --truth '%s' --format json '%s'", truth,
              world);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     text = e2e_slurp(out, &n);
     double oracle = json_path_num(text, "oracle", "brier");
     double counted = json_path_num(text, "oracle", "counted");
@@ -1439,7 +1326,7 @@ static void test_truth_oracle(void **state)
     /* --no-weights: the model's figures move, the oracle's do not. */
     snprintf(args, sizeof args,
              "eval --model trueskill --no-weights --truth '%s' --format json '%s'", truth, world);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     text = e2e_slurp(out, &n);
     assert_true(json_path_num(text, "oracle", "logloss") == oracle_ll);
     assert_true(json_path_num(text, "logloss", NULL) != model_ll);
@@ -1449,7 +1336,7 @@ static void test_truth_oracle(void **state)
     snprintf(args, sizeof args,
              "fit --model hive --holdout 0.25 --truth '%s' --format json '%s' 2>/dev/null",
              truth, world);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     text = e2e_slurp(out, &n);
     json_error_t je;
     json_t *j = json_loads(text, 0, &je);
@@ -1461,7 +1348,7 @@ static void test_truth_oracle(void **state)
     free(text);
     snprintf(args, sizeof args,
              "eval --model hive --eval-from 0.75 --truth '%s' --format json '%s'", truth, world);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     text = e2e_slurp(out, &n);
     assert_true(json_path_num(text, "oracle", "logloss") == fit_ll);
     assert_true(json_path_num(text, "oracle", "counted") == (double)fit_n);
@@ -1477,10 +1364,10 @@ static void test_truth_oracle(void **state)
     e2e_path(&s, "oracle_out2.json", out2, sizeof out2);
     snprintf(args, sizeof args, "eval --model hive --truth '%s' --format json '%s'", flat_truth,
              flat);
-    assert_int_equal(run_stdout(args, out), 0);
+    assert_int_equal(e2e_run_stdout(args, out), 0);
     snprintf(args, sizeof args,
              "eval --model hive --no-weights --truth '%s' --format json '%s'", flat_truth, flat);
-    assert_int_equal(run_stdout(args, out2), 0);
+    assert_int_equal(e2e_run_stdout(args, out2), 0);
     size_t n2;
     char *a = e2e_slurp(out, &n), *b = e2e_slurp(out2, &n2);
     assert_int_equal(n, n2);
@@ -1521,7 +1408,7 @@ static void test_truth_oracle(void **state)
         }
     }
     snprintf(args, sizeof args, "fit --truth '%s' '%s' 2> '%s'", flat_truth, flat, out2);
-    assert_int_equal(run_stdout(args, "/dev/null"), 2);
+    assert_int_equal(e2e_run_stdout(args, "/dev/null"), 2);
     a = e2e_slurp(out2, &n);
     assert_non_null(strstr(a, "needs --holdout"));
     free(a);
@@ -1547,7 +1434,6 @@ int main(void)
         cmocka_unit_test(test_autobalance_triggers),
         cmocka_unit_test(test_split_balancer),
         cmocka_unit_test(test_eval),
-        cmocka_unit_test(test_tune),
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_truth_oracle),
     };

@@ -1,5 +1,5 @@
 /*
- * End-to-end tests of libevenodds-client (issue 6 §5): the real service on loopback, the real
+ * End-to-end tests of libevenodds-client (docs/CLIENT.md): the real service on loopback, the real
  * client library, and a fault-injection proxy between them (tests/lib/proxy.h) that passes,
  * drops replies, hangs or refuses. The "game" is this test's thread, driving the client's frame
  * loop calls with a virtual clock.

@@ -392,7 +392,10 @@ static void test_flow(void **state)
  * beat p3, p4, all new: field 0, P(A) 0.5; it teaches P0 0.5, g 0.25: U = 0.5, I = 0.25, so
  * bias 2 logits, uncertainty 1/√0.25 = 2. Round 2 on the same map, new players: P(A) = σ(2) =
  * 0.8808, B wins: U back to 0, bias 0. A restart refolds the log to the same table; a pool
- * without bias lists no maps. */
+ * without bias lists no maps. Presence (on in both, as in new pools) the same way: "biased"
+ * saw equal teams only (no estimate); in "plain" (presence_prior 0) two new players beat one:
+ * Δ 1, P0 0.5 (new players at the start level), so U = 0.5, I = 0.25, π 2 logits,
+ * uncertainty 2; a pool with presence off answers null. */
 static void test_maps(void **state)
 {
     (void)state;
@@ -402,7 +405,16 @@ static void test_maps(void **state)
      * of new pools"); "plain" without the map bias, which new pools have on. */
     json_decref(expect(&s, "POST", "/v1/pools", s.admin_key,
                        "{\"name\":\"plain\",\"model\":\"synelo\",\"params\":"
-                       "{\"kmax_team\":12,\"bias\":\"off\"}}", 201));
+                       "{\"kmax_team\":12,\"bias\":\"off\",\"presence_prior\":0}}",
+                       201));
+    json_decref(expect(&s, "POST", "/v1/pools", s.admin_key,
+                       "{\"name\":\"old\",\"model\":\"elo\",\"params\":{\"presence\":\"off\"}}",
+                       201));
+    json_decref(expect(&s, "POST", "/v1/pools/plain/rounds", s.server_key,
+                       "{\"id\":\"u1\",\"server\":\"srv1\",\"map\":\"arena_well\","
+                       "\"started_at\":1763800000,\"ended_at\":1763800391,\"winner\":\"A\","
+                       "\"A\":[\"q1\",\"q2\"],\"B\":[\"q3\"]}",
+                       200));
     json_t *j = expect(&s, "POST", "/v1/pools", s.admin_key,
                        "{\"name\":\"biased\",\"model\":\"synelo\",\"params\":"
                        "{\"bias\":\"map\",\"bias_prior\":0,\"theta\":2400}}", 201);
@@ -433,6 +445,10 @@ static void test_maps(void **state)
     assert_true(fabs(jnum(e, "applied") - 2.0) < 1e-6);
     assert_true(fabs(jnum(e, "uncertainty") - 2.0) < 1e-6);
     assert_null(json_object_get(e, "size"));
+    json_t *pres = json_object_get(j, "presence");
+    assert_int_equal(jint(pres, "rounds"), 0);
+    assert_true(jnum(pres, "pi") == 0.0);
+    assert_true(json_is_null(json_object_get(pres, "uncertainty")));
     json_decref(j);
 
     /* Splits on that map see its bias in P(A): four new players (all 1000), plain and
@@ -473,6 +489,15 @@ static void test_maps(void **state)
     j = expect(&s, "GET", "/v1/pools/plain/maps", s.server_key, NULL, 200);
     assert_string_equal(json_string_value(json_object_get(j, "by")), "off");
     assert_int_equal(json_array_size(json_object_get(j, "maps")), 0);
+    pres = json_object_get(j, "presence");
+    assert_int_equal(jint(pres, "rounds"), 1);
+    assert_true(fabs(jnum(pres, "pi") - 2.0) < 1e-9);
+    assert_true(fabs(jnum(pres, "applied") - 2.0) < 1e-9);
+    assert_true(fabs(jnum(pres, "uncertainty") - 2.0) < 1e-9);
+    assert_true(json_is_null(json_object_get(pres, "partial_share"))); /* SynElo: none */
+    json_decref(j);
+    j = expect(&s, "GET", "/v1/pools/old/maps", s.server_key, NULL, 200);
+    assert_true(json_is_null(json_object_get(j, "presence")));
     json_decref(j);
     j = expect(&s, "GET", "/v1/pools/nope/maps", s.server_key, NULL, 404);
     json_decref(j);

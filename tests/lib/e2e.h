@@ -86,6 +86,24 @@ void e2e_path(const e2e_server *s, const char *name, char *out, size_t cap);
 /* Creates a pool through the service: POST /v1/pools with @p body must answer 201. */
 void e2e_create_pool(const e2e_server *s, const char *body);
 
+/* Runs EO_BIN with the arguments in @p args (a shell fragment of plain words: temporary paths
+ * and options, nothing to quote), standard output into @p out; returns the exit code. */
+int e2e_run_stdout(const char *args, const char *out);
+
+/* `EO_BIN CMD ARGS 'INPUT'` exits 2 and its stderr (kept in @p errfile) says @p says. */
+void e2e_expect_usage(const char *cmd, const char *args, const char *input, const char *errfile,
+                      const char *says);
+
+/* Posts lines [from, to) of the JSONL file @p path to pool @p pool's rounds: each answers 200. */
+void e2e_post_lines(const e2e_server *s, const char *pool, const char *path, size_t from,
+                    size_t to);
+
+/* @p method @p path with @p key and @p body (NULL: none) answers @p status with error @p code
+ * and, when @p field is not NULL, that field. */
+void e2e_expect_error(const e2e_server *s, const char *method, const char *path,
+                      const char *key, const char *body, long status, const char *code,
+                      const char *field);
+
 /* The whole file at @p path, NUL-terminated (malloc'd); *len (may be NULL) its length. */
 char *e2e_slurp(const char *path, size_t *len);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -23,6 +24,71 @@ void e2e_create_pool(const e2e_server *s, const char *body)
     assert_int_equal(e2e_call(s, "POST", "/v1/pools", s->admin_key, body, &r), 0);
     if (r.status != 201)
         fail_msg("POST /v1/pools %s: %ld %s", body, r.status, r.body);
+    e2e_resp_free(&r);
+}
+
+int e2e_run_stdout(const char *args, const char *out)
+{
+    const char *bin = getenv("EO_BIN");
+    assert_non_null(bin);
+    char cmd[4096];
+    assert_true(snprintf(cmd, sizeof cmd, "'%s' %s > '%s'", bin, args, out) < (int)sizeof cmd);
+    int st = system(cmd);
+    assert_true(st != -1 && WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+void e2e_expect_usage(const char *cmd, const char *args, const char *input, const char *errfile,
+                      const char *says)
+{
+    char line[4096];
+    assert_true(snprintf(line, sizeof line, "'%s' %s %s '%s' 2> '%s' > /dev/null", getenv("EO_BIN"),
+                         cmd, args, input, errfile) < (int)sizeof line);
+    int rc = system(line);
+    assert_true(rc != -1 && WIFEXITED(rc));
+    char *msg = e2e_slurp(errfile, NULL);
+    if (WEXITSTATUS(rc) != 2 || strstr(msg, says) == NULL)
+        fail_msg("%s %s: exit %d, %s", cmd, args, WEXITSTATUS(rc), msg);
+    free(msg);
+}
+
+void e2e_post_lines(const e2e_server *s, const char *pool, const char *path, size_t from,
+                    size_t to)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char url[200];
+    static char line[65536];
+    snprintf(url, sizeof url, "/v1/pools/%s/rounds", pool);
+    size_t n = 0;
+    e2e_resp r;
+    while (n < to && fgets(line, sizeof line, f)) {
+        if (n++ < from)
+            continue;
+        assert_int_equal(e2e_call(s, "POST", url, s->server_key, line, &r), 0);
+        if (r.status != 200)
+            fail_msg("%s: %ld %s", url, r.status, r.body);
+        e2e_resp_free(&r);
+    }
+    fclose(f);
+    assert_int_equal(n, to);
+}
+
+void e2e_expect_error(const e2e_server *s, const char *method, const char *path,
+                      const char *key, const char *body, long status, const char *code,
+                      const char *field)
+{
+    e2e_resp r;
+    assert_int_equal(e2e_call(s, method, path, key, body, &r), 0);
+    if (r.status != status || !e2e_is_error(&r, code))
+        fail_msg("%s %s %s: %ld %s", method, path, body ? body : "", r.status, r.body);
+    if (field != NULL) {
+        json_t *o = e2e_json(&r);
+        const char *f = json_string_value(json_object_get(json_object_get(o, "error"), "field"));
+        if (f == NULL || strcmp(f, field) != 0)
+            fail_msg("%s: field %s, expected %s", r.body, f ? f : "(none)", field);
+        json_decref(o);
+    }
     e2e_resp_free(&r);
 }
 

@@ -1667,11 +1667,12 @@ static void test_pool_config(void **state)
     eo_pool_config none;
     assert_int_equal(config_decode("synelo", "{}", &none, &e), 0);
     assert_null(eo_pool_division(&none, 1000));
-    /* Map bias: off by default and then absent from the output (pools without it read as
-     * before); when on, all three values round-trip. */
+    /* Map bias: off by default and then written "off" without its values (an absent one is
+     * on over a new pool's defaults); when on, all three values round-trip. */
     assert_int_equal(none.bias.by, EO_BIAS_OFF);
     out = eo_pool_config_to_json(&none);
-    assert_null(json_object_get(out, "bias"));
+    assert_string_equal(json_string_value(json_object_get(out, "bias")), "off");
+    assert_null(json_object_get(out, "bias_prior"));
     json_decref(out);
     assert_int_equal(config_decode("elo", "{\"bias\":\"map_size\",\"bias_prior\":8,"
                                    "\"bias_strength\":0.5}", &cfg, &e), 0);
@@ -1745,24 +1746,36 @@ static void test_pool_config_presence(void **state)
     assert_string_equal(json_string_value(json_object_get(out, "presence")), "on");
     assert_true(json_number_value(json_object_get(out, "presence_prior")) == 20.0);
     assert_true(json_number_value(json_object_get(out, "theta")) == 0.0);
+    assert_true(fresh.presence.partial);
+    assert_string_equal(json_string_value(json_object_get(out, "partial")), "learn");
+    assert_true(json_number_value(json_object_get(out, "partial_prior")) == 20.0);
     assert_int_equal(eo_pool_config_from_json("synelo", out, &back, &e), 0);
     json_decref(out);
-    assert_true(back.presence.on && back.bias.by == EO_BIAS_MAP);
+    assert_true(back.presence.on && back.bias.by == EO_BIAS_MAP && back.presence.partial);
     assert_memory_equal(back.model.v, fresh.model.v, sizeof fresh.model.v);
-    /* Given values win over either reading's defaults; off is written nowhere. */
+    /* Given values win over either reading's defaults; off is written as "off" (without the
+     * values), so both readings take it back as off. */
     json_t *p = json_loads("{\"presence\":\"off\",\"bias\":\"off\",\"team\":\"mean\"}", 0,
                            &jerr);
     assert_int_equal(eo_pool_config_new_from_json("elo", p, &fresh, &e), 0);
     json_decref(p);
     assert_false(fresh.presence.on);
     out = eo_pool_config_to_json(&fresh);
-    assert_null(json_object_get(out, "presence"));
+    assert_string_equal(json_string_value(json_object_get(out, "presence")), "off");
     assert_null(json_object_get(out, "presence_prior"));
+    assert_int_equal(eo_pool_config_new_from_json("elo", out, &back, &e), 0);
+    assert_false(back.presence.on);
+    assert_int_equal(back.bias.by, EO_BIAS_OFF);
     json_decref(out);
     assert_int_equal(config_decode("hive", "{\"presence\":\"on\",\"presence_prior\":5,"
                                    "\"presence_strength\":0.5}", &stored, &e), 0);
     assert_true(stored.presence.on && stored.presence.prior == 5.0 &&
                 stored.presence.strength == 0.5);
+    /* A stored pool with presence but without "partial" weighs partial members by their time,
+     * as it always did. */
+    assert_false(stored.presence.partial);
+    expect_config_error("synelo", "{\"partial\":\"maybe\"}", "params.partial");
+    expect_config_error("synelo", "{\"partial_prior\":-1}", "params.partial_prior");
     expect_config_error("synelo", "{\"presence\":true}", "params.presence");
     expect_config_error("synelo", "{\"presence\":\"yes\"}", "params.presence");
     expect_config_error("synelo", "{\"presence_prior\":-1}", "params.presence_prior");

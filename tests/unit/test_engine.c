@@ -376,6 +376,21 @@ static void take_snap(eo_engine *e, snap *s)
     assert_int_equal(eo_pool_each_player(eo_engine_pool(e, "arena"), NOW, snap_one, s), 0);
 }
 
+/* Rates the generator's next round in pool "arena" (a new round, not a replay). */
+static void rate_next(eo_engine *e, eo_gen *g)
+{
+    static char line[65536];
+    eo_round r;
+    eo_gen_next(g, &r);
+    assert_true(eo_gen_jsonl(&r, line, sizeof line) > 0);
+    char *resp = NULL;
+    int replayed = 0;
+    eo_engine_error err;
+    assert_int_equal(rate(e, "arena", line, &resp, &replayed, &err), 0);
+    assert_int_equal(replayed, 0);
+    free(resp);
+}
+
 static void test_reopen_fold(void **state)
 {
     fixture *f = *state;
@@ -387,20 +402,11 @@ static void test_reopen_fold(void **state)
     c.seed = 7;
     eo_gen *g = NULL;
     assert_int_equal(eo_gen_create(&c, &g), 0);
-    static char line[65536];
     eo_engine_error err;
     for (int b = 0; b < 8; b++) {
         assert_int_equal(eo_engine_begin(f->e), 0);
-        for (int i = 0; i < 50; i++) {
-            eo_round r;
-            eo_gen_next(g, &r);
-            assert_true(eo_gen_jsonl(&r, line, sizeof line) > 0);
-            char *resp = NULL;
-            int replayed = 0;
-            assert_int_equal(rate(f->e, "arena", line, &resp, &replayed, &err), 0);
-            assert_int_equal(replayed, 0);
-            free(resp);
-        }
+        for (int i = 0; i < 50; i++)
+            rate_next(f->e, g);
         /* admin edits between rounds, so the fold must replay them in place */
         assert_int_equal(eo_engine_set_rating(f->e, "arena", eo_gen_player_id(g, (uint32_t)b),
                                               1500 + b, -1, NOW, &err), 0);
@@ -633,6 +639,75 @@ static void test_refit(void **state)
     free(v);
 }
 
+/* A re-tune's apply: the stored parameters change and the log is folded again under them
+ * (rounds and admin edits in place), every row rewritten; a restart folds the same state; a
+ * batch rolled back leaves the old parameters; a configuration the model refuses changes
+ * nothing. */
+static void test_pool_configure(void **state)
+{
+    fixture *f = *state;
+    eo_gen_config c;
+    eo_gen_config_default(&c);
+    c.players = 100;
+    c.team_min = 3;
+    c.team_max = 6;
+    eo_gen *g = NULL;
+    assert_int_equal(eo_gen_create(&c, &g), 0);
+    eo_engine_error err;
+    for (int i = 0; i < 200; i++) {
+        rate_next(f->e, g);
+        if (i == 100)
+            assert_int_equal(
+                eo_engine_set_rating(f->e, "arena", eo_gen_player_id(g, 3), 1500, -1, NOW, &err),
+                0);
+    }
+    char who[64];
+    snprintf(who, sizeof who, "%s", eo_gen_player_id(g, 5));
+    eo_gen_destroy(g);
+    static snap before, after, folded;
+    take_snap(f->e, &before);
+    eo_pool_config cfg = *eo_pool_get_config(eo_engine_pool(f->e, "arena"));
+    eo_round_error rerr;
+    assert_int_equal(eo_model_config_set_number(&cfg.model, "theta", 1200, &rerr), 0);
+
+    eo_pool_config refused = cfg;
+    refused.bias.prior = -1; /* eo_pool_create() refuses it */
+    assert_int_equal(eo_engine_pool_configure(f->e, "arena", &refused, NOW, NULL, &err), EO_EINVAL);
+    assert_int_equal(err.status, 400);
+    assert_string_equal(err.field, "params");
+    assert_int_equal(eo_engine_pool_configure(f->e, "nope", &cfg, NOW, NULL, &err), EO_ENOTFOUND);
+    assert_int_equal(eo_engine_begin(f->e), 0);
+    assert_int_equal(eo_engine_pool_configure(f->e, "arena", &cfg, NOW, NULL, &err), 0);
+    assert_int_equal(eo_engine_rollback(f->e), 0);
+    take_snap(f->e, &after);
+    assert_int_equal(before.n, after.n);
+    for (size_t i = 0; i < before.n; i++)
+        assert_string_equal(before.line[i], after.line[i]);
+
+    size_t players = 0;
+    assert_int_equal(eo_engine_pool_configure(f->e, "arena", &cfg, NOW, &players, &err), 0);
+    assert_int_equal(players, before.n);
+    assert_true(eo_pool_get_config(eo_engine_pool(f->e, "arena"))
+                    ->model.v[eo_model_param_index(EO_MODEL_SYNELO, "theta")] == 1200);
+    take_snap(f->e, &after);
+    size_t moved = 0;
+    for (size_t i = 0; i < before.n; i++)
+        moved += strcmp(before.line[i], after.line[i]) != 0;
+    assert_true(moved > before.n / 2); /* another Θ, other ratings */
+    /* The player rows are rewritten: a lookup from the store is the pool's view. */
+    eo_player_row row;
+    eo_rating_view v;
+    assert_int_equal(eo_store_player_get(eo_engine_store(f->e), pool_id(f->e, "arena"), who, &row),
+                     0);
+    assert_int_equal(eo_pool_lookup(eo_engine_pool(f->e, "arena"), who, NOW, &v), 0);
+    assert_true(row.rating == v.display && row.rounds == v.rounds && row.mu == v.mu);
+    reopen(f);
+    take_snap(f->e, &folded);
+    assert_int_equal(after.n, folded.n);
+    for (size_t i = 0; i < after.n; i++)
+        assert_string_equal(after.line[i], folded.line[i]);
+}
+
 static void expect_create_fails(eo_engine *e, const char *name, const char *model,
                                 const char *params, int rc, int status, const char *field)
 {
@@ -682,8 +757,10 @@ static void test_pool_create(void **state)
     assert_true(row.created_at == NOW);
     json_t *stored = js(row.params_json);
     eo_pool_row_free(&row);
-    /* all fourteen parameters of SynElo's table, Θ as theta, kmax_team spent (0) */
-    assert_int_equal(json_object_size(stored), 14);
+    /* all fourteen parameters of SynElo's table, Θ as theta, kmax_team spent (0), and the
+     * bias's and presence's switches, off as the engine's table defaults have them */
+    assert_int_equal(json_object_size(stored), 16);
+    assert_string_equal(json_string_value(json_object_get(stored, "presence")), "off");
     assert_int_equal(json_integer_value(json_object_get(stored, "kmax_team")), 0);
     assert_true(json_number_value(json_object_get(stored, "theta")) == 800.0);
     assert_int_equal(json_integer_value(json_object_get(stored, "t_shadow")), 10);
@@ -1192,6 +1269,7 @@ int main(void)
         CASE(test_written_each),
         CASE(test_set_reset),
         CASE(test_refit),
+        CASE(test_pool_configure),
         CASE(test_pool_create),
         CASE(test_pool_name_rule),
         CASE(test_round_text_max),

@@ -657,7 +657,7 @@ static void pool_and_codec(void **state)
 }
 
 /* round_length −1 (the default): each round's time weights use the pool's median length over the rounds
- * before it (issue 5 §1). Rounds of 600, 1200 and 1800 s with full members (weight 1 under any
+ * before it (docs/MODELS.md "NS2 hive"). Rounds of 600, 1200 and 1800 s with full members (weight 1 under any
  * scale), then a 600 s round with a late joiner: its scale is the lower median 1200, so the
  * pool rates it exactly as a pool fixed at round_length 1200 does, and unlike one at 600. The
  * whole-history fit keeps the same median. */

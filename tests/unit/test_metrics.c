@@ -1,5 +1,6 @@
 /* Prediction metrics (eo_metrics.h); expected values by hand from their definitions. */
 #include <math.h>
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,9 +75,70 @@ static void rejects(void **state)
     assert_int_equal(m.count, 0);
 }
 
+/* The standard error of a mean: the sample deviation over √n, by the two-pass formula. */
+static void mean_se(void **state)
+{
+    (void)state;
+    static const double x[] = {0.3, 1.7, -0.4, 2.2, 0.9, 0.0, 1.1};
+    eo_mean_se s = {0, 0, 0};
+    assert_true(isnan(eo_mean_se_error(&s)));
+    double sum = 0;
+    for (size_t i = 0; i < 7; i++) {
+        eo_mean_se_add(&s, x[i]);
+        sum += x[i];
+    }
+    double mean = sum / 7, ss = 0;
+    for (size_t i = 0; i < 7; i++)
+        ss += (x[i] - mean) * (x[i] - mean);
+    assert_true(fabs(s.mean - mean) < 1e-15);
+    assert_true(fabs(eo_mean_se_error(&s) - sqrt(ss / 6) / sqrt(7)) < 1e-15);
+    eo_mean_se one = {0, 0, 0};
+    eo_mean_se_add(&one, 4.0);
+    assert_true(isnan(eo_mean_se_error(&one)));
+}
+
+/* Paired differences B - A of log loss and Brier: their means are the figures' differences,
+ * their standard errors those of the per-round differences; a round B predicts exactly as A
+ * adds a difference of 0. */
+static void paired(void **state)
+{
+    (void)state;
+    static const double pa[] = {0.7, 0.4, 0.55, 0.9, 0.2};
+    static const double pb[] = {0.8, 0.3, 0.5, 0.95, 0.2};
+    static const int won[] = {1, 0, 1, 1, 0};
+    eo_paired c;
+    memset(&c, 0, sizeof c);
+    double dl[5], db[5], ml = 0, mb = 0;
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(eo_paired_add(&c, pa[i], pb[i], won[i]), 0);
+        double ha = won[i] ? pa[i] : 1 - pa[i], hb = won[i] ? pb[i] : 1 - pb[i];
+        dl[i] = -log(hb) + log(ha);
+        db[i] = (pb[i] - won[i]) * (pb[i] - won[i]) - (pa[i] - won[i]) * (pa[i] - won[i]);
+        ml += dl[i] / 5;
+        mb += db[i] / 5;
+    }
+    double sl = 0, sb = 0;
+    for (size_t i = 0; i < 5; i++) {
+        sl += (dl[i] - ml) * (dl[i] - ml);
+        sb += (db[i] - mb) * (db[i] - mb);
+    }
+    eo_paired_result r;
+    eo_paired_get(&c, &r);
+    assert_int_equal(r.a.count, 5);
+    assert_true(fabs(r.logloss_diff - (r.b.logloss - r.a.logloss)) < 1e-15);
+    assert_true(fabs(r.logloss_diff - ml) < 1e-15);
+    assert_true(fabs(r.brier_diff - mb) < 1e-15);
+    assert_true(fabs(r.logloss_se - sqrt(sl / 4 / 5)) < 1e-15);
+    assert_true(fabs(r.brier_se - sqrt(sb / 4 / 5)) < 1e-15);
+    assert_int_equal(eo_paired_add(&c, 0.5, 1.5, 1), EO_EINVAL);
+    assert_int_equal(c.a.count, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mean_se),
+        cmocka_unit_test(paired),
         cmocka_unit_test(empty_is_nan),
         cmocka_unit_test(three_rounds),
         cmocka_unit_test(clamped),

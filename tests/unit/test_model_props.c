@@ -9,7 +9,7 @@
  * end times ten minutes apart (occasionally unknown, 0). A second family of states is extreme:
  * means and deviations at the ends of what eo_model_set() accepts.
  *
- * The properties (issue 4, §4), and where a model cannot have one by its definition:
+ * The properties, and where a model cannot have one by its definition:
  *  1. Non-draw rounds: a member of the winning team with weight > 0 never loses mean; a loser
  *     never gains mean. For models whose display is the mean (SynElo, Elo, Glicko-2) that is
  *     the display too. For the Gaussian models (TrueSkill, Weng-Lin) the display is μ − kσ and

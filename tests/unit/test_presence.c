@@ -174,6 +174,59 @@ static void parameters(void **state)
     assert_string_equal(err.field, "presence_strength");
     memset(&c, 0, sizeof c); /* a zeroed config is valid and off */
     assert_int_equal(eo_presence_config_check(&c, NULL), 0);
+    /* The partial members' weight: "learn" or "time" (the default), and its prior. */
+    eo_presence_config_default(&c);
+    assert_false(c.partial);
+    assert_near(c.partial_prior, EO_PRESENCE_PRIOR_DEFAULT, 0.0);
+    assert_true(eo_presence_param_name("partial") && eo_presence_param_name("partial_prior"));
+    assert_int_equal(eo_presence_config_set(&c, "partial", "learn", &err), 0);
+    assert_true(c.partial);
+    assert_int_equal(eo_presence_config_set(&c, "partial", "full", &err), EO_EINVAL);
+    assert_string_equal(err.field, "partial");
+    assert_true(c.partial); /* unchanged */
+    assert_int_equal(eo_presence_config_set(&c, "partial", "time", &err), 0);
+    assert_false(c.partial);
+    assert_int_equal(eo_presence_config_set_number(&c, "partial", 1.0, &err), 0);
+    assert_true(c.partial);
+    assert_int_equal(eo_presence_config_set(&c, "partial_prior", "-1", &err), EO_EINVAL);
+    assert_string_equal(err.field, "partial_prior");
+    assert_int_equal(eo_presence_config_set(&c, "partial_prior", "5", &err), 0);
+    assert_near(c.partial_prior, 5.0, 0.0);
+    c.partial_prior = 2e6;
+    assert_int_equal(eo_presence_config_check(&c, &err), EO_EINVAL);
+    assert_string_equal(err.field, "partial_prior");
+}
+
+/* θ by hand: one round whose logit θ moves by d = 2 from P0 = ½, won by A: U = 1, I = 1, one
+ * round; a prior of one round makes κ = 1, so θ = ½; three more such wins, U = I = 4, κ = 1:
+ * θ = 0.8. Lost, U = −1 and θ is clamped to 0; without a prior a win with d = 1 gives
+ * U/I = 2, clamped to 1. 0 with "partial" time or presence off, and before any round. */
+static void partial_share_by_hand(void **state)
+{
+    (void)state;
+    eo_presence_config c = on_config(EO_PRESENCE_PRIOR_DEFAULT);
+    c.partial = true;
+    c.partial_prior = 1.0;
+    eo_presence e = {0};
+    assert_true(eo_presence_partial_share(&c, &e) == 0.0);
+    observe(&e, 2.0, 0.5, EO_WIN_A);
+    assert_near(eo_presence_partial_share(&c, &e), 0.5, 1e-15);
+    c.partial = false;
+    assert_true(eo_presence_partial_share(&c, &e) == 0.0);
+    c.partial = true;
+    c.on = false;
+    assert_true(eo_presence_partial_share(&c, &e) == 0.0);
+    c.on = true;
+    eo_presence lost = {0};
+    observe(&lost, 2.0, 0.5, EO_WIN_B);
+    assert_true(eo_presence_partial_share(&c, &lost) == 0.0);
+    for (int k = 0; k < 3; k++)
+        observe(&e, 2.0, 0.5, EO_WIN_A);
+    assert_near(eo_presence_partial_share(&c, &e), 0.8, 1e-15);
+    c.partial_prior = 0.0;
+    eo_presence big = {0};
+    observe(&big, 1.0, 0.5, EO_WIN_A);
+    assert_true(eo_presence_partial_share(&c, &big) == 1.0);
 }
 
 /* ---- in a pool ---------------------------------------------------------------------------- */
@@ -203,20 +256,22 @@ static void make_round(eo_round *r, eo_member *m, size_t na, size_t nb, double t
     r->ended_at = 1600;
 }
 
+/* A pool of @p model with its table's defaults; with @p presence, presence on and θ learnt. */
 static eo_pool *new_pool(eo_model model, bool presence)
 {
     eo_pool_config cfg;
     eo_pool_config_default(&cfg);
     assert_int_equal(eo_model_config_default(model, &cfg.model), 0);
     cfg.presence.on = presence;
+    cfg.presence.partial = presence;
     eo_pool *p = NULL;
     assert_int_equal(eo_pool_create(&cfg, &p), 0);
     return p;
 }
 
-/* No effect where sizes and times are equal: for every model, a pool with presence on rates
- * 60 rounds of whole 3v3 teams exactly as one with it off (P(A) and every state, bit for
- * bit), and learns nothing. */
+/* No effect where sizes and times are equal: for every model, a pool with presence on (and θ
+ * learnt) rates 60 rounds of whole 3v3 teams exactly as one with it off (P(A) and every
+ * state, bit for bit), and learns nothing. */
 static void equal_rounds_unchanged(void **state)
 {
     (void)state;
@@ -238,7 +293,11 @@ static void equal_rounds_unchanged(void **state)
             assert_true(a.mu == b.mu && a.sigma == b.sigma);
         }
         assert_int_equal(eo_pool_presence(on)->rounds, 0);
+        const eo_presence *th = eo_pool_partial(on);
+        /* SynElo rates every member in full: nothing for θ to weigh */
+        assert_true(m == EO_MODEL_SYNELO ? th == NULL : th != NULL && th->rounds == 0);
         assert_null(eo_pool_presence(off));
+        assert_null(eo_pool_partial(off));
         eo_pool_destroy(off);
         eo_pool_destroy(on);
     }
@@ -326,12 +385,42 @@ static void learns_from_short_rounds(void **state)
     eo_pool_destroy(q);
 }
 
+/* A new pool's frozen prediction (eo_pool_predict(), fit's) is the P(A) the round is rated
+ * with, θ included, for every model: 3v3 rounds with A's first member present for 40 % of the
+ * round, A winning two in three. */
+static void partial_predict_as_applied(void **state)
+{
+    (void)state;
+    for (int m = 0; m < EO_MODEL_COUNT; m++) {
+        eo_pool_config cfg;
+        assert_int_equal(eo_pool_config_new((eo_model)m, &cfg), 0);
+        eo_pool *p = NULL;
+        assert_int_equal(eo_pool_create(&cfg, &p), 0);
+        for (size_t k = 0; k < 80; k++) {
+            eo_round r;
+            eo_member mem[6];
+            make_round(&r, mem, 3, 3, 0.4, k % 3 == 2 ? EO_WIN_B : EO_WIN_A, k % 2);
+            double pa;
+            eo_round_result res;
+            assert_int_equal(eo_pool_predict(p, &r, &pa), 0);
+            assert_int_equal(eo_pool_apply(p, &r, &res, NULL), 0);
+            assert_near(pa, res.p_a, 1e-12);
+        }
+        const eo_presence *th = eo_pool_partial(p);
+        /* SynElo rates every member in full; the others learn θ from every round but the
+         * first (all at the start level, where θ moves nothing) */
+        assert_true(m == EO_MODEL_SYNELO ? th == NULL : th != NULL && th->rounds == 79);
+        eo_pool_destroy(p);
+    }
+}
+
 /* ---- the old defaults' pathologies as bounds on a new pool's held-out log loss ------------ */
 
 /* Mean log loss of the model's P(A) over the second half of @p rounds rounds of world @p w
- * (draws left out), the pool configured by @p pool; the oracle's into *oracle. */
-static double held_out(const eo_sim_config *w, uint64_t rounds, const eo_pool_config *pool,
-                       double *oracle)
+ * (draws left out), the pool configured by @p pool; the oracle's into *oracle, and the pool's
+ * θ at the end into *theta (each may be NULL). */
+static double held_out_theta(const eo_sim_config *w, uint64_t rounds, const eo_pool_config *pool,
+                             double *oracle, double *theta)
 {
     eo_sim *s = NULL;
     assert_int_equal(eo_sim_create(w, pool, &s), 0);
@@ -347,10 +436,19 @@ static double held_out(const eo_sim_config *w, uint64_t rounds, const eo_pool_co
         llo -= log(a ? sr.p_true : 1.0 - sr.p_true);
         n++;
     }
+    if (theta != NULL)
+        *theta = eo_presence_partial_share(&pool->presence, eo_pool_partial(eo_sim_pool(s)));
     eo_sim_destroy(s);
     if (oracle != NULL)
         *oracle = llo / (double)n;
     return ll / (double)n;
+}
+
+/* The same without θ. */
+static double held_out(const eo_sim_config *w, uint64_t rounds, const eo_pool_config *pool,
+                       double *oracle)
+{
+    return held_out_theta(w, rounds, pool, oracle, NULL);
 }
 
 /* A small world of random teams of @p k a side among @p players, no map bias. */
@@ -399,6 +497,40 @@ static void pathology_uninformative_times(void **state)
         new_and_old("uninformative times", &w, 3000, models[i], NULL, &ll, &old);
         assert_true(ll <= 0.60);
         assert_true(old > 0.69);
+    }
+}
+
+/* The partial members' weight θ (docs/MODELS.md "Partial members"): where the truth counts
+ * everyone in full (30 % of members partial), a new pool learns θ near 1 and predicts better
+ * than one weighing them by their time ("partial" "time"); where it weighs them by their time
+ * it learns a small θ and predicts as well. */
+static void partial_members_learnt(void **state)
+{
+    (void)state;
+    eo_sim_config w = world(36, 60, 5);
+    w.partial_permille = 300;
+    eo_model models[] = {EO_MODEL_TRUESKILL, EO_MODEL_ELO};
+    for (int ignored = 1; ignored >= 0; ignored--) {
+        w.times_ignored = ignored;
+        for (size_t i = 0; i < 2; i++) {
+            eo_pool_config learn, time;
+            assert_int_equal(eo_pool_config_new(models[i], &learn), 0);
+            time = learn;
+            time.presence.partial = false;
+            double theta, oracle, ll = held_out_theta(&w, 3000, &learn, &oracle, &theta);
+            double by_time = held_out(&w, 3000, &time, NULL);
+            print_message("times %s, %s: theta %.3f, log loss %.4f (by time %.4f, oracle "
+                          "%.4f)\n",
+                          ignored ? "ignored" : "counted", eo_model_name(models[i]), theta, ll,
+                          by_time, oracle);
+            if (ignored) {
+                assert_true(theta > 0.7);
+                assert_true(ll < by_time - 0.01);
+            } else {
+                assert_true(theta < 0.3);
+                assert_true(ll <= by_time + 0.002);
+            }
+        }
     }
 }
 
@@ -475,6 +607,9 @@ int main(void)
         cmocka_unit_test(equal_rounds_unchanged),
         cmocka_unit_test(newcomers_even),
         cmocka_unit_test(learns_from_short_rounds),
+        cmocka_unit_test(partial_share_by_hand),
+        cmocka_unit_test(partial_members_learnt),
+        cmocka_unit_test(partial_predict_as_applied),
         cmocka_unit_test(pathology_uninformative_times),
         cmocka_unit_test(pathology_elo_sum_unequal),
         cmocka_unit_test(pathology_hive_small_teams),

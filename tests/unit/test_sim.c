@@ -449,7 +449,7 @@ static void test_config_errors(void **state)
 }
 
 
-/* The pool's map bias learns the world's (issue 5 §2): Elo (natural-log logits, like the
+/* The pool's map bias learns the world's (docs/MODELS.md "Map and side bias"): Elo (natural-log logits, like the
  * world's biases), 5v5 to 6v6, random teams, 8 maps with biases in ±0.5, 24000 rounds (about
  * 3000 per map). Every estimate lies within 3 of its standard deviations plus 0.05 (what the
  * ratings' own errors and the one-step attenuation can add; measured: within 1.5 sd, the

@@ -188,6 +188,27 @@ static void test_pool_list(void **state)
     free(rows);
 }
 
+/* A re-tune's apply replaces a pool's model and parameters; nothing else of the pool moves. */
+static void test_pool_set_config(void **state)
+{
+    fixture *f = *state;
+    int64_t id = make_pool(f->s, "arena");
+    make_pool(f->s, "other");
+    assert_int_equal(eo_store_pool_set_config(f->s, id, "elo", "{\"k\":32}"), 0);
+    eo_pool_row row;
+    assert_int_equal(eo_store_pool_get(f->s, "arena", &row), 0);
+    assert_true(row.id == id);
+    assert_string_equal(row.model, "elo");
+    assert_string_equal(row.params_json, "{\"k\":32}");
+    eo_pool_row_free(&row);
+    assert_int_equal(eo_store_pool_get(f->s, "other", &row), 0);
+    assert_string_equal(row.model, "synelo");
+    eo_pool_row_free(&row);
+    assert_int_equal(eo_store_pool_set_config(f->s, id + 100, "elo", "{}"), EO_ENOTFOUND);
+    assert_int_equal(eo_store_pool_set_config(f->s, id, NULL, "{}"), EO_EINVAL);
+    assert_int_equal(eo_store_pool_set_config(NULL, id, "elo", "{}"), EO_EINVAL);
+}
+
 static void test_log_append_find(void **state)
 {
     fixture *f = *state;
@@ -1384,23 +1405,15 @@ int main(void)
 #define CASE(fn) cmocka_unit_test_setup_teardown(fn, setup_sqlite, teardown)
     /* The conformance table: a PostgreSQL backend runs the same cases with its own setup. */
     const struct CMUnitTest conformance[] = {
-        CASE(test_schema_version),
-        CASE(test_pool_create_get),
-        CASE(test_pool_duplicate),
-        CASE(test_pool_list),
-        CASE(test_log_append_find),
-        CASE(test_log_same_id_two_pools),
-        CASE(test_log_each_order),
-        CASE(test_log_bad_entries),
-        CASE(test_players),
-        CASE(test_players_each),
-        CASE(test_transaction_rollback),
-        CASE(test_savepoints),
-        CASE(test_reader_sees_committed),
-        CASE(test_reader_cannot_write),
-        CASE(test_probe),
-        CASE(test_reopen_keeps_everything),
-        CASE(test_readonly_missing),
+        CASE(test_schema_version),        CASE(test_pool_create_get),
+        CASE(test_pool_duplicate),        CASE(test_pool_list),
+        CASE(test_pool_set_config),
+        CASE(test_log_append_find),       CASE(test_log_same_id_two_pools),
+        CASE(test_log_each_order),        CASE(test_log_bad_entries),
+        CASE(test_players),               CASE(test_players_each),
+        CASE(test_transaction_rollback), CASE(test_savepoints),
+        CASE(test_reader_sees_committed), CASE(test_reader_cannot_write), CASE(test_probe),
+        CASE(test_reopen_keeps_everything), CASE(test_readonly_missing),
         CASE(test_seasons),
         CASE(test_read_index_rounds),     CASE(test_read_index_board),
         CASE(test_read_index_search),

@@ -610,15 +610,15 @@ static void published_extreme(void **state)
     assert_int_equal(eo_trueskill_rate(&p, &a, 1, &b, 1, EO_WIN_A, 0.0, AT, &pa, NULL), 0);
     assert_true(isfinite(x.mu) && isfinite(x.sigma) && isfinite(y.mu) && isfinite(y.sigma));
     assert_true(pa >= 0.0 && pa < 1e-300);
-    near(x.mu, -273.361, 0.5, "issue 5 winner mu (sublee, 0 decimals)");
-    near(x.mu, -273.092, 0.05, "issue 5 winner mu (Microsoft)");
-    near(y.mu, -75.830, 0.05, "issue 5 loser mu (Microsoft)");
-    near(x.sigma, 2.683, 5e-4, "issue 5 winner sigma");
-    near(y.sigma, 2.080, 5e-4, "issue 5 loser sigma");
-    near_rel(x.mu, -273.05990220923452, 1e-13, "issue 5 exact");
-    near_rel(x.sigma, 2.6827814980681138, 1e-13, "issue 5 exact");
-    near_rel(y.mu, -75.847577181813209, 1e-13, "issue 5 exact");
-    near_rel(y.sigma, 2.0798929784956371, 1e-13, "issue 5 exact");
+    near(x.mu, -273.361, 0.5, "sublee #5 winner mu (sublee, 0 decimals)");
+    near(x.mu, -273.092, 0.05, "sublee #5 winner mu (Microsoft)");
+    near(y.mu, -75.830, 0.05, "sublee #5 loser mu (Microsoft)");
+    near(x.sigma, 2.683, 5e-4, "sublee #5 winner sigma");
+    near(y.sigma, 2.080, 5e-4, "sublee #5 loser sigma");
+    near_rel(x.mu, -273.05990220923452, 1e-13, "sublee #5 exact");
+    near_rel(x.sigma, 2.6827814980681138, 1e-13, "sublee #5 exact");
+    near_rel(y.mu, -75.847577181813209, 1e-13, "sublee #5 exact");
+    near_rel(y.sigma, 2.0798929784956371, 1e-13, "sublee #5 exact");
 
     eo_trueskill_player_init(&x, &p);
     eo_trueskill_player_init(&y, &p);
@@ -1003,7 +1003,7 @@ static void interface_set(void **state)
     eo_model_release(ctx);
 }
 
-/* Visibility (issue 4 §3): Bayesian models are visible once σ falls to a pool threshold
+/* Visibility (docs/MODELS.md "What players see"): Bayesian models are visible once σ falls to a pool threshold
  * (visible_sigma), or after a minimum of rounds (visible_rounds), whichever the pool sets;
  * with neither set (the defaults) at once; with both set, once both hold. Display μ − kσ. */
 static void interface_visibility(void **state)
