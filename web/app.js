@@ -746,41 +746,63 @@
     ];
   }
 
-  /* The pool's matchmaking queues (docs/MATCHMAKING.md). Queues are the admin's (GET
-   * /v1/queues needs the admin key), so the page lists them once that key is entered: each
-   * queue's setting and its figures as the service counts them (tickets waiting for a pass or
-   * in a formed match, tickets filed and matches given an instance since the service started).
-   * The service reports no wait times or match quality per queue; a match's quality and P(A)
-   * are in its tickets' and session's documents. */
+  /* A figure with @p d decimals, whole numbers too. */
+  function fixed(x, d) {
+    return x === null || x === undefined ? '–' : x.toFixed(d);
+  }
+
+  /* A wait in seconds: tenths under a minute, m:ss from a minute on. */
+  function wait(s) {
+    if (s === null || s === undefined) return '–';
+    return s < 60 ? s.toFixed(1) + ' s' : seconds(Math.round(s));
+  }
+
+  /* One queue's figures (docs/MATCHMAKING.md "Queue figures"): a row per figure, each value
+   * cell naming its figure (data-figure) for the browser test. */
+  function queueCard(q) {
+    const f = q.figures, r = f.recent, w = r.wait_s;
+    const row = (label, name, text) => el('tr', {}, el('th', {scope: 'row'}, label),
+                                          el('td', {class: 'num', 'data-figure': name}, text));
+    const regions = q.regions.length ? q.regions.join(', ') : 'any region';
+    return el('section', {class: 'card queue', 'data-queue': q.name},
+      el('h2', {}, q.name, ' ', el('span', {class: 'sub'}, `${q.team_size}v${q.team_size}, ${regions}`)),
+      el('div', {class: 'scroll'}, el('table', {class: 'queue-figures'},
+        el('tbody', {},
+          row('Tickets waiting for a pass', 'waiting', num(f.waiting)),
+          row('Oldest waiting', 'oldest_wait_s', wait(f.oldest_wait_s)),
+          row('Tickets in formed matches', 'matched', num(f.matched)),
+          row('Tickets filed', 'tickets', num(f.tickets)),
+          row('Matches formed', 'formed', num(f.formed)),
+          row('Matches started on an instance', 'matches', num(f.matches)),
+          row('Matches dissolved', 'dissolved', num(f.dissolved)),
+          row('Recent started matches', 'recent', num(r.matches)),
+          row('The first of them formed (UTC)', 'since',
+              r.since ? when(Math.floor(r.since / 1000)) : '–'),
+          row('Wait to a match, median', 'wait_p50', wait(w.p50)),
+          row('Wait, 95th percentile', 'wait_p95', wait(w.p95)),
+          row('Wait, longest', 'wait_max', wait(w.max)),
+          row('Wait, mean', 'wait_mean', wait(w.mean)),
+          row('Match quality, mean', 'quality_mean', fixed(r.quality_mean, 3)),
+          row('Quality under the first step\'s minimum', 'quality_below', pct(r.quality_below)),
+          row('Mean |P(A) − ½|', 'p_dev_mean', fixed(r.p_dev_mean, 3))))));
+  }
+
+  /* The pool's matchmaking queues with their figures, from the pool's read (no key on a public
+   * dashboard; the queues' settings stay the admin's, GET /v1/queues). Counts are since the
+   * service started; waits and quality over each queue's last 1,000 started matches. */
   async function pageQueues(pool) {
     setNav(pool, 'queues');
     const head = el('h1', {}, pool, ': matchmaking queues');
-    if (!isAdmin())
-      return [head, el('p', {id: 'queues-key'}, 'Queues are the admin\'s: enter the admin key ' +
-                                                 'under Key (top right) to list this pool\'s.')];
-    const qs = (await api('/v1/queues')).queues.filter((q) => q.pool === pool);
+    const qs = (await api(`/v1/pools/${enc(pool)}/queues`)).queues;
     if (!qs.length)
       return [head, el('p', {id: 'queues-none'}, 'This pool has no matchmaking queue.')];
-    const rows = qs.map((q) => el('tr', {},
-      el('td', {}, q.name),
-      el('td', {class: 'num'}, `${q.team_size}v${q.team_size}`),
-      el('td', {class: 'wide'}, q.regions && q.regions.length ? q.regions.join(', ') : 'any'),
-      el('td', {class: 'num'}, num(q.figures.waiting)),
-      el('td', {class: 'num'}, num(q.figures.matched)),
-      el('td', {class: 'num'}, num(q.figures.tickets)),
-      el('td', {class: 'num'}, num(q.figures.matches)),
-      el('td', {class: 'wide'}, when(Math.floor(q.created_at / 1000)))));
     return [
       head,
-      el('p', {class: 'sub'}, 'Waiting: tickets waiting for a pass; in matches: tickets in a ' +
-                              'formed match waiting for its ready check or an instance. Filed ' +
-                              'and assigned count since the service started.'),
-      el('div', {class: 'scroll'}, el('table', {id: 'queues'},
-        el('thead', {}, el('tr', {}, el('th', {}, 'Queue'), el('th', {class: 'num'}, 'Teams'),
-          el('th', {class: 'wide'}, 'Regions'), el('th', {class: 'num'}, 'Waiting'),
-          el('th', {class: 'num'}, 'In matches'), el('th', {class: 'num'}, 'Tickets filed'),
-          el('th', {class: 'num'}, 'Matches assigned'), el('th', {class: 'wide'}, 'Created (UTC)'))),
-        el('tbody', {}, rows)))
+      el('p', {class: 'sub'}, 'Counts since the service started. Waits (from a ticket\'s ' +
+                              'filing to its match\'s forming), quality and P(A) over the ' +
+                              'queue\'s last 1,000 matches that started on an instance; ' +
+                              'dissolved matches are not among them.'),
+      el('div', {class: 'queues'}, qs.map(queueCard))
     ];
   }
 

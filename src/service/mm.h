@@ -10,7 +10,8 @@
  * mm_state.c (objects, documents, publishing), mm_load.c (loading from the store), mm_ops.c
  * (queue and ticket requests), mm_ops_instance.c (instance and session requests), mm_pass.c
  * (the pass, allocation, ready checks, expiry, heartbeats), mm_tick.c (the ticker),
- * mm_metrics.c (the figures in /metrics), mm_routes.c (handlers). */
+ * mm_metrics.c (the figures in /metrics and the queues' documents), mm_window.c (a queue's
+ * recent matches), mm_routes.c (handlers). */
 #ifndef EO_SERVICE_MM_H
 #define EO_SERVICE_MM_H
 
@@ -179,10 +180,69 @@ struct mm_match {
     mm_match *next; /* the queue's pending list */
 };
 
+/* Upper bounds (seconds) of the wait histogram's buckets in /metrics; the last is +Inf. */
+#define EO__MM_WAIT_BOUNDS {1, 2, 5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600}
+#define EO__MM_WAIT_BUCKETS 14
+
 /* How a ticket ended, for the figures (a metric's label). */
 enum { MM_END_ASSIGNED, MM_END_CANCELLED, MM_END_EXPIRED, MM_END_COUNT };
 /* What became of a match, for the figures. */
 enum { MM_MATCH_FORMED, MM_MATCH_ASSIGNED, MM_MATCH_DISSOLVED, MM_MATCH_COUNT };
+
+/* ---- mm_window.c: a queue's recent matches (docs/MATCHMAKING.md "Queue figures") ---------- */
+
+/* How many of a queue's last started matches its figures cover. */
+#define EO__MM_WINDOW 1000
+
+/* A match that started (was given an instance): what its figures need. */
+typedef struct eo__mm_wmatch {
+    int64_t formed_ms;
+    double p_a, quality;
+    int8_t below; /* quality under the queue's first quality_min: 1, 0; -1 not a Gaussian model */
+    uint32_t nt;  /* its tickets, whose waits follow the previous match's */
+} eo__mm_wmatch;
+
+/* The last EO__MM_WINDOW started matches, oldest first, and their tickets' waits (seconds from
+ * the ticket's creation to its match's formation) in the same order: two rings. */
+typedef struct eo__mm_window {
+    eo__mm_wmatch *m; /* EO__MM_WINDOW slots from the first add */
+    size_t hm, nm;    /* the oldest's slot, how many */
+    double *w;
+    size_t hw, nw, capw;
+} eo__mm_window;
+
+/* Matches a batch adds before its commit, in order (writer only). */
+typedef struct eo__mm_stage {
+    eo__mm_wmatch *m;
+    size_t nm, capm;
+    double *w;
+    size_t nw, capw;
+} eo__mm_stage;
+
+/* The window's figures (NaN where nothing was counted). */
+typedef struct eo__mm_summary {
+    size_t matches, tickets;
+    int64_t since_ms; /* formation of the window's oldest match (0: none) */
+    double wait_p50, wait_p95, wait_max, wait_mean;
+    double quality_mean, quality_below, p_dev_mean;
+} eo__mm_summary;
+
+/* Appends match @p m with its @p waits (m->nt). 0 or EO_ENOMEM (nothing added). */
+int eo__mm_stage_add(eo__mm_stage *s, const eo__mm_wmatch *m, const double *waits);
+void eo__mm_stage_free(eo__mm_stage *s);
+/* Adds match @p m with its @p waits, the oldest match and its waits leaving a full window.
+ * 0 or EO_ENOMEM (then the window may have lost its oldest match, nothing else). */
+int eo__mm_window_add(eo__mm_window *w, const eo__mm_wmatch *m, const double *waits);
+void eo__mm_window_free(eo__mm_window *w);
+/* Copies the window's waits, oldest first, to @p out (room for w->nw); returns how many. */
+size_t eo__mm_window_waits(const eo__mm_window *w, double *out);
+/* The nearest-rank quantile @p p in (0, 1] of @p sorted (ascending): the value at rank
+ * ceil(p·n), the first for smaller p; NaN when @p n is 0. */
+double eo__quantile(const double *sorted, size_t n, double p);
+/* Fills the match figures of @p s from @p w (the wait figures zero). */
+void eo__mm_window_matches(const eo__mm_window *w, eo__mm_summary *s);
+/* Sorts @p waits and fills the wait figures of @p s (p50, p95, max, mean, tickets). */
+void eo__mm_summary_waits(double *waits, size_t n, eo__mm_summary *s);
 
 /* A queue's figures for /metrics and its document (mm_metrics.c), kept by name for the life of
  * the process (a queue made again with a deleted one's name goes on counting). Counters are
@@ -196,6 +256,13 @@ typedef struct eo__mm_qstats {
     /* gauges at the last commit: tickets queued and matched; instances live and draining */
     atomic_uint_fast64_t waiting[2], instances[2];
     eo__hist pass; /* how long its passes take (expiry, ready checks, matcher, allocation) */
+    /* its oldest queued ticket's creation at the last commit (0: none) */
+    atomic_int_fast64_t oldest_ms;
+    /* waits of the started matches' tickets, seconds, by EO__MM_WAIT_BOUNDS (non-cumulative) */
+    atomic_uint_fast64_t wait_bucket[EO__MM_WAIT_BUCKETS], wait_count, wait_sum_ms;
+    eo__mm_window win;   /* the recent started matches as committed (under the state's lock) */
+    eo__mm_stage stage;  /* writer only: started since the last commit */
+    size_t stage_mm, stage_mw; /* the stage's size before the request now applied */
     /* writer only: counted since the last commit (n), and as they were before the request now
      * applied (m: n goes back to it when the request is undone) */
     struct {
@@ -213,6 +280,7 @@ struct mm_queue {
     mm_ticket **wait; /* waiting tickets in order of arrival; NULL slots are gone ones */
     size_t nwait, capwait;
     bool unsorted;     /* a ticket came back from a dissolved match: sort before the pass */
+    size_t head;       /* wait[0 .. head) are gone slots (the oldest's search starts there) */
     eo__smap *players; /* player id -> his queued or matched ticket */
     mm_match *pending; /* matches waiting, oldest first */
     mm_match *pending_last;
@@ -354,8 +422,9 @@ const char *eo__mm_instance_state(int state);
 /* The session's match as a view over @p seats (eo_codec.h). */
 void eo__mm_session_view(const mm_session *s, eo_mm_seat *seats, eo_mm_match_view *mv,
                          eo_session_view *v, const char *status);
-/* The queue document with its figures (waiting, matched, …). NULL when out of memory. */
-json_t *eo__mm_queue_json(const mm_queue *q);
+/* The queue document with its figures (waiting, matched, …, eo__mm_figures_add()). NULL when
+ * out of memory. */
+json_t *eo__mm_queue_json(eo__mm *mm, const mm_queue *q);
 
 /* mm_ops_instance.c: the instance and session requests; the answer's text in *text. */
 int eo__mm_instance_op(eo__mm *mm, const eo__mm_req *q, int64_t now_ms, int *status,
@@ -392,6 +461,17 @@ void eo__mm_stats_drop(eo__mm *mm);
 /* Before a request: marks the counts; after it failed: back to the marks. */
 void eo__mm_stats_mark(eo__mm *mm);
 void eo__mm_stats_undo(eo__mm *mm);
+/* Counts match @p m as started (given an instance) in its queue's recent figures, its tickets'
+ * waits to @p m's formation; published with the commit. 0 or EO_ENOMEM. Writer only. */
+int eo__mm_stats_started(eo__mm *mm, const mm_match *m);
+/* Adds to a queue's "figures" object @p f (docs/MATCHMAKING.md "Queue figures") what was
+ * published at the last commit: matches formed and dissolved, the oldest queued ticket's wait
+ * at @p now_ms and the recent started matches' figures. 0 or EO_ENOMEM. Any thread that does
+ * not hold the state's lock. */
+int eo__mm_figures_add(eo__mm *mm, eo__mm_qstats *st, int64_t now_ms, json_t *f);
+/* GET /v1/pools/{pool}/queues: the pool's queues (name, team size, regions) with their figures,
+ * as last published. NULL when out of memory. HTTP threads. */
+json_t *eo__mm_pool_queues_json(eo__mm *mm, const char *pool, int64_t now_ms);
 /* Appends the matchmaking figures to a /metrics exposition (eo__metrics_render()'s @p more;
  * HTTP threads). @p mm NULL: nothing. */
 void eo__mm_metrics(void *mm, struct eo__buf *t);
@@ -414,6 +494,7 @@ eo__run eo__h_instance_heartbeat(eo__call *c, eo__answer *a);
 eo__run eo__h_session_get(eo__call *c, eo__answer *a);
 eo__run eo__h_session_backfill(eo__call *c, eo__answer *a);
 eo__run eo__h_session_close(eo__call *c, eo__answer *a);
+eo__run eo__h_pool_queues(eo__call *c, eo__answer *a);
 
 /* ---- mm_tick.c: the ticker thread ------------------------------------------------------------ */
 

@@ -310,8 +310,11 @@ void eo__mm_close(eo__mm *mm)
     eo__smap_free(mm->instances);
     free(mm->queues);
     free(mm->pub);
-    for (size_t i = 0; i < mm->nstats; i++)
+    for (size_t i = 0; i < mm->nstats; i++) {
+        eo__mm_window_free(&mm->stats[i]->win);
+        eo__mm_stage_free(&mm->stats[i]->stage);
         free(mm->stats[i]);
+    }
     free(mm->stats);
     eo_match_ws_free(mm->ws);
     pthread_rwlock_destroy(&mm->lock);

@@ -67,7 +67,7 @@ static int queue_create(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
         q->next_ms = now_ms + cfg->interval_ms;
         rc = queue_row(mm, q, "live", now_ms);
     }
-    return rc ? rc : give(a, 201, eo__mm_queue_json(q));
+    return rc ? rc : give(a, 201, eo__mm_queue_json(mm, q));
 }
 
 static int queue_patch(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer *a,
@@ -88,7 +88,7 @@ static int queue_patch(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer *
     if (q->next_ms > now_ms + cfg.interval_ms)
         q->next_ms = now_ms + cfg.interval_ms;
     rc = queue_row(mm, q, "live", now_ms);
-    return rc ? rc : give(a, 200, eo__mm_queue_json(q));
+    return rc ? rc : give(a, 200, eo__mm_queue_json(mm, q));
 }
 
 /* Every ticket of @p q ends cancelled: the waiting ones, and those of its pending matches. */
@@ -130,7 +130,7 @@ static int queue_delete(eo__mm *mm, const eo__mm_req *r, int64_t now_ms, answer 
 static int queue_get(eo__mm *mm, const eo__mm_req *r, answer *a, eo_engine_error *err)
 {
     mm_queue *q = need_queue(mm, r->name, err);
-    return q ? give(a, 200, eo__mm_queue_json(q)) : EO__MM_REFUSED;
+    return q ? give(a, 200, eo__mm_queue_json(mm, q)) : EO__MM_REFUSED;
 }
 
 static int by_name(const void *a, const void *b)
@@ -149,7 +149,7 @@ static int queue_list(eo__mm *mm, answer *a)
     if (n > 0)
         qsort(sorted, n, sizeof *sorted, by_name);
     for (size_t i = 0; arr != NULL && i < n; i++)
-        if (json_array_append_new(arr, eo__mm_queue_json(sorted[i])) != 0) {
+        if (json_array_append_new(arr, eo__mm_queue_json(mm, sorted[i])) != 0) {
             json_decref(arr);
             arr = NULL;
         }

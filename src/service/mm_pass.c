@@ -185,7 +185,9 @@ int eo__mm_allocate(eo__mm *mm, mm_match *m, int64_t now_ms)
         return EO_ENOMEM;
     }
     c.best->open++;
-    int rc = eo__mm_session_store(mm, s, "open", now_ms);
+    int rc = eo__mm_stats_started(mm, m); /* before its tickets are freed */
+    if (rc == 0)
+        rc = eo__mm_session_store(mm, s, "open", now_ms);
     for (size_t i = 0; rc == 0 && i < m->nt; i++)
         rc = eo__mm_ticket_assign(mm, m->tickets[i], s, now_ms);
     pending_remove(m->q, m);

@@ -311,3 +311,24 @@ eo__run eo__h_session_backfill(eo__call *c, eo__answer *a)
     }
     return w ? to_writer(c, w, false) : EO__RUN_DONE;
 }
+
+/* GET /v1/pools/{pool}/queues: a read of "Dashboard and reads" (the server key, or none on a
+ * public dashboard): the pool's queues with their figures as the writer last published them,
+ * never through the writer. Their settings stay the admin's (GET /v1/queues). */
+eo__run eo__h_pool_queues(eo__call *c, eo__answer *a)
+{
+    eo__pool_facts pi;
+    if (eo__need_pool(c, &pi, a))
+        return EO__RUN_DONE;
+    json_t *o = eo__mm_pool_queues_json(c->svc->mm, pi.name, eo__mm_now_ms());
+    char *text = o ? json_dumps(o, EO__MM_JSON) : NULL;
+    json_decref(o);
+    if (text == NULL) {
+        eo__answer_error(a, 500, "internal", "out of memory", NULL);
+        return EO__RUN_DONE;
+    }
+    a->status = 200;
+    a->body = text;
+    a->len = strlen(text);
+    return EO__RUN_DONE;
+}

@@ -162,6 +162,7 @@ void eo__mm_wait_compact(mm_queue *q)
         if (q->wait[i] != NULL)
             q->wait[k++] = q->wait[i];
     q->nwait = k;
+    q->head = 0;
     if (q->unsorted)
         qsort(q->wait, k, sizeof *q->wait, by_age);
     q->unsorted = false;
@@ -620,9 +621,9 @@ bool eo__mm_broken(const eo__mm *mm)
     return mm->broken;
 }
 
-json_t *eo__mm_queue_json(const mm_queue *q)
+json_t *eo__mm_queue_json(eo__mm *mm, const mm_queue *q)
 {
-    const eo__mm_qstats *st = q->st;
+    eo__mm_qstats *st = q->st;
     uint64_t tickets = atomic_load(&st->created) + st->n.created;
     uint64_t matches =
         atomic_load(&st->matches[MM_MATCH_ASSIGNED]) + st->n.matches[MM_MATCH_ASSIGNED];
@@ -630,7 +631,7 @@ json_t *eo__mm_queue_json(const mm_queue *q)
     json_t *f = json_pack("{s:I,s:I,s:I,s:I}", "waiting", (json_int_t)q->nqueued, "matched",
                           (json_int_t)q->nmatched, "tickets", (json_int_t)tickets, "matches",
                           (json_int_t)matches);
-    if (o == NULL || f == NULL) {
+    if (o == NULL || f == NULL || eo__mm_figures_add(mm, st, eo__mm_now_ms(), f) != 0) {
         json_decref(o);
         json_decref(f);
         return NULL;

@@ -1192,6 +1192,7 @@ const eo__route eo__routes[] = {
      eo__h_player_rounds},
     {"GET", "/v1/pools/{pool}/rounds/{round}", EO__ROLE_READ, EO__BODY_NONE, eo__h_round_get},
     {"GET", "/v1/pools/{pool}/health", EO__ROLE_READ, EO__BODY_NONE, eo__h_health},
+    {"GET", "/v1/pools/{pool}/queues", EO__ROLE_READ, EO__BODY_NONE, eo__h_pool_queues},
     {"GET", "/", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
     {"GET", "/pools/{pool}", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},
     {"GET", "/pools/{pool}/players/{id}", EO__ROLE_NONE, EO__BODY_NONE, eo__h_page},

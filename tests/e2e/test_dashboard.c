@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -64,9 +65,44 @@ static void post(const char *path, const char *body)
     post_as(srv.server_key, path, body, 200);
 }
 
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A 2v2 queue on the first pool with an instance, and a match of four tickets filed 300 ms
+ * apart that starts on it (so the queues page has waits and a quality to show). */
+static void duel_started(void)
+{
+    post_as(srv.admin_key, "/v1/queues",
+            "{\"name\":\"duel\",\"pool\":\"arena\",\"team_size\":2,\"interval_ms\":20}", 201);
+    post_as(srv.server_key, "/v1/instances",
+            "{\"id\":\"i1\",\"queues\":[\"duel\"],\"address\":\"h:1\"}", 201);
+    for (int i = 0; i < 4; i++) {
+        char body[64];
+        snprintf(body, sizeof body, "{\"id\":\"d%d\",\"players\":[{\"id\":\"d%d\"}]}", i, i);
+        post_as(srv.server_key, "/v1/queues/duel/tickets", body, 201);
+        if (i < 3)
+            sleep_ms(300);
+    }
+    for (int k = 0; k < 500; k++) { /* the pool's read shows it once published */
+        json_t *q = api("/v1/pools/arena/queues");
+        json_t *duel = json_array_get(json_object_get(q, "queues"), 0);
+        json_int_t n = json_integer_value(json_object_get(
+            json_object_get(json_object_get(duel, "figures"), "recent"), "matches"));
+        json_decref(q);
+        if (n == 1)
+            return;
+        sleep_ms(20);
+    }
+    fail_msg("the duel's match never started");
+}
+
 /* A TrueSkill pool with divisions and a map bias (so the player chart has its band and the maps
- * page its table), 70 players in 160 rounds with names and maps; a small SynElo pool; a
- * matchmaking queue on the first with two tickets waiting (too few players for a match). */
+ * page its table), 70 players in 160 rounds with names and maps; a small SynElo pool; two
+ * matchmaking queues on the first: one with two tickets waiting (too few players for a match),
+ * one with a match started (duel_started()). */
 static void fill(void)
 {
     static const char *const maps[] = {"goldrush", "upward", "badwater", "swiftwater"};
@@ -115,6 +151,7 @@ static void fill(void)
     post_as(srv.server_key, "/v1/queues/ranked6/tickets", "{\"players\":[{\"id\":\"w1\"}]}", 201);
     post_as(srv.server_key, "/v1/queues/ranked6/tickets",
             "{\"players\":[{\"id\":\"w2\"},{\"id\":\"w3\"}]}", 201);
+    duel_started();
 }
 
 static int setup(void **state)
@@ -275,6 +312,79 @@ static void test_pools_and_board(void **state)
     json_decref(all);
 }
 
+/* The text the page shows of figure @p name of queue @p queue. */
+static char *figure_cell(const char *queue, const char *name)
+{
+    char script[256];
+    snprintf(script, sizeof script,
+             "return document.querySelector('section[data-queue=\"%s\"] td[data-figure=\"%s\"]')"
+             ".textContent",
+             queue, name);
+    return page_text(script);
+}
+
+/* A wait as the page writes it: tenths of a second under a minute. */
+static void wait_text(const json_t *v, char *out, size_t cap)
+{
+    if (json_is_null(v))
+        snprintf(out, cap, "–");
+    else
+        snprintf(out, cap, "%.1f s", json_number_value(v));
+}
+
+/* The queues page shows, for each of the pool's queues, the figures of the pool's read
+ * (without a key: the dashboard is public). */
+static void queues_page(void)
+{
+    json_t *q = api("/v1/pools/arena/queues");
+    open_page("/pools/arena/queues", "queues");
+    const json_t *qs = json_object_get(q, "queues");
+    assert_int_equal(json_array_size(qs), 2);
+    assert_int_equal(page_num("return document.querySelectorAll('section.queue').length"), 2);
+    size_t i;
+    const json_t *x;
+    json_array_foreach(qs, i, x)
+    {
+        const char *name = json_string_value(json_object_get(x, "name"));
+        const json_t *f = json_object_get(x, "figures");
+        const json_t *r = json_object_get(f, "recent"), *w = json_object_get(r, "wait_s");
+        char want[64], *cell;
+        const char *counts[] = {"waiting", "matched", "tickets", "formed", "matches", "dissolved"};
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+            snprintf(want, sizeof want, "%lld",
+                     (long long)json_integer_value(json_object_get(f, counts[k])));
+            cell = figure_cell(name, counts[k]);
+            assert_string_equal(cell, want);
+            free(cell);
+        }
+        const char *waits[] = {"p50", "p95", "max", "mean"};
+        for (size_t k = 0; k < 4; k++) {
+            char fig[16];
+            snprintf(fig, sizeof fig, "wait_%s", waits[k]);
+            wait_text(json_object_get(w, waits[k]), want, sizeof want);
+            cell = figure_cell(name, fig);
+            assert_string_equal(cell, want);
+            free(cell);
+        }
+        const json_t *qm = json_object_get(r, "quality_mean");
+        if (json_is_null(qm))
+            snprintf(want, sizeof want, "–");
+        else
+            snprintf(want, sizeof want, "%.3f", json_number_value(qm));
+        cell = figure_cell(name, "quality_mean");
+        assert_string_equal(cell, want);
+        free(cell);
+    }
+    /* the duel's match: four waits of about 0.9, 0.6, 0.3 and 0 s */
+    const json_t *duel = json_array_get(qs, 0);
+    assert_string_equal(json_string_value(json_object_get(duel, "name")), "duel");
+    double max = json_number_value(json_object_get(
+        json_object_get(json_object_get(json_object_get(duel, "figures"), "recent"), "wait_s"),
+        "max"));
+    assert_true(max >= 0.9 && max < 5.0);
+    json_decref(q);
+}
+
 static void test_player_round_and_others(void **state)
 {
     (void)state;
@@ -328,9 +438,7 @@ static void test_player_round_and_others(void **state)
                               ".dataset.points)"),
                      (long)json_array_size(json_object_get(health, "buckets")));
     open_page("/pools/arena/health?bucket=week", "health-week");
-    open_page("/pools/arena/queues", "queues");
-    /* Queues are the admin's: without his key the page says so (test_admin_key lists them). */
-    assert_int_equal(page_num("return document.querySelectorAll('#queues-key').length"), 1);
+    queues_page();
     json_decref(health);
     json_decref(maps);
     json_decref(r);
@@ -384,20 +492,6 @@ static void test_admin_key(void **state)
     free(urls);
     snprintf(file, sizeof file, "%s/board-admin.png", shots);
     assert_int_equal(wd_screenshot(&browser, file, true, WIDE_W, WIDE_H), 0);
-    /* With the admin key the queues page lists the pool's queue with the service's figures. */
-    e2e_resp q;
-    assert_int_equal(e2e_call(&srv, "GET", "/v1/queues", srv.admin_key, NULL, &q), 0);
-    json_t *qs = e2e_json(&q);
-    e2e_resp_free(&q);
-    json_t *figures = json_object_get(json_array_get(json_object_get(qs, "queues"), 0), "figures");
-    assert_int_equal(json_integer_value(json_object_get(figures, "waiting")), 2);
-    open_page("/pools/arena/queues", "queues-admin");
-    assert_int_equal(page_num("return document.querySelectorAll('#queues tbody tr').length"), 1);
-    char *cell = page_text("return document.querySelector('#queues tbody td:nth-child(4)')"
-                           ".textContent");
-    assert_string_equal(cell, "2");
-    free(cell);
-    json_decref(qs);
     json_decref(wd_exec(&browser, "sessionStorage.clear()", NULL));
 }
 
@@ -414,7 +508,8 @@ static void test_phone(void **state)
                               {player, "phone-player"},
                               {"/pools/arena/rounds/srv1%3A1159", "phone-round"},
                               {"/pools/arena/maps", "phone-maps"},
-                              {"/pools/arena/health", "phone-health"}};
+                              {"/pools/arena/health", "phone-health"},
+                              {"/pools/arena/queues", "phone-queues"}};
     assert_int_equal(wd_resize(&browser, PHONE_W, PHONE_H), 0);
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
         char url[600], file[700];

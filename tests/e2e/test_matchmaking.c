@@ -5,6 +5,7 @@
  * heartbeating, a kill -9 in the middle (nothing acknowledged lost or doubled), and every case
  * of bad input the API names, each refused with the field and nothing changed.
  */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -177,6 +178,17 @@ static long long sample(const e2e_server *s, const char *series)
 }
 
 #define MM_M "evenodds_matchmaking_"
+
+/* Closes the session assigned ticket @p id, with its instance's token @p it. */
+static void close_session_of(const e2e_server *s, const char *id, const char *it)
+{
+    json_t *o = ticket(s, id, s->server_key);
+    char path[160];
+    snprintf(path, sizeof path, "/v1/sessions/%s/close",
+             str(json_object_get(o, "assignment"), "session"));
+    json_decref(o);
+    json_decref(call(s, "POST", path, it, NULL, 200));
+}
 
 /* Polls until sample @p series is @p want (at most 5 s). */
 static void sample_is(const e2e_server *s, const char *series, long long want)
@@ -1029,12 +1041,7 @@ static void test_metrics(void **state)
     json_decref(call(&s, "DELETE", "/v1/instances/i1", it, NULL, 200));
     assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"draining\"}"), 1);
     assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"live\"}"), 0);
-    o = ticket(&s, "a", s.server_key);
-    char path[160];
-    snprintf(path, sizeof path, "/v1/sessions/%s/close",
-             str(json_object_get(o, "assignment"), "session"));
-    json_decref(o);
-    json_decref(call(&s, "POST", path, it, NULL, 200));
+    close_session_of(&s, "a", it);
     assert_int_equal(sample(&s, MM_M "sessions_open"), 0);
     /* a change keeps the queue's creation time, also as stored (read back after a restart);
      * the gauges are published at start */
@@ -1053,6 +1060,178 @@ static void test_metrics(void **state)
     assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"m\",state=\"queued\"}"), 3);
     assert_int_equal(sample(&s, MM_M "instances{queue=\"m\",status=\"draining\"}"), 1);
     assert_int_equal(sample(&s, MM_M "tickets_waiting{queue=\"lonely\",state=\"queued\"}"), 0);
+    e2e_cleanup(&s);
+}
+
+/* ---- the queue's figures ---------------------------------------------------------------- */
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double real(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+/* Files @p n one-player tickets "<prefix>0…", @p gap_ms apart. */
+static void spaced_tickets(const e2e_server *s, const char *prefix, int n, long gap_ms,
+                           char (*tokens)[33])
+{
+    for (int i = 0; i < n; i++) {
+        char id[16], players[64];
+        snprintf(id, sizeof id, "%s%d", prefix, i);
+        one_player(players, sizeof players, id);
+        add_ticket(s, "fig", id, players, tokens ? tokens[i] : NULL);
+        if (i + 1 < n)
+            sleep_ms(gap_ms);
+    }
+}
+
+/* What the figures must say of the assigned tickets @p ids: each one's wait from its
+ * created_at to its match's formed_at, the matches' quality and P(A), as their documents say. */
+typedef struct expect {
+    double waits[32], quality_sum, dev_sum;
+    size_t n, matches, below;
+    char match_ids[8][64];
+    json_int_t since;
+} expect;
+
+static void expect_ticket(const e2e_server *s, const char *id, double quality_min, expect *x)
+{
+    json_t *o = wait_status(s, id, "assigned");
+    const json_t *m = json_object_get(o, "match");
+    json_int_t formed = json_integer_value(json_object_get(m, "formed_at"));
+    x->waits[x->n++] =
+        (double)(formed - json_integer_value(json_object_get(o, "created_at"))) / 1000.0;
+    bool seen = false;
+    for (size_t i = 0; i < x->matches; i++)
+        seen |= strcmp(x->match_ids[i], str(m, "id")) == 0;
+    if (!seen) { /* the match's own figures, once */
+        snprintf(x->match_ids[x->matches++], sizeof x->match_ids[0], "%s", str(m, "id"));
+        x->quality_sum += real(m, "quality");
+        x->dev_sum += fabs(real(m, "p_a") - 0.5);
+        x->below += real(m, "quality") < quality_min;
+        if (x->since == 0 || formed < x->since)
+            x->since = formed;
+    }
+    json_decref(o);
+}
+
+/* The nearest-rank quantile of the sorted @p v (docs/MATCHMAKING.md "Queue figures"). */
+static double rank_quantile(const double *v, size_t n, double p)
+{
+    size_t k = (size_t)ceil(p * (double)n);
+    return v[k > 0 ? k - 1 : 0];
+}
+
+/* The queue's figures agree with @p x (matches' figures to the 9 digits their documents have). */
+static void figures_are(const json_t *f, expect *x, bool gaussian)
+{
+    qsort(x->waits, x->n, sizeof x->waits[0], by_double);
+    double sum = 0.0;
+    for (size_t i = 0; i < x->n; i++)
+        sum += x->waits[i];
+    const json_t *r = json_object_get(f, "recent");
+    assert_int_equal(json_integer_value(json_object_get(r, "matches")), x->matches);
+    assert_int_equal(json_integer_value(json_object_get(r, "tickets")), x->n);
+    assert_int_equal(json_integer_value(json_object_get(r, "since")), x->since);
+    const json_t *w = json_object_get(r, "wait_s");
+    assert_true(real(w, "p50") == rank_quantile(x->waits, x->n, 0.5));
+    assert_true(real(w, "p95") == rank_quantile(x->waits, x->n, 0.95));
+    assert_true(real(w, "max") == x->waits[x->n - 1]);
+    assert_true(fabs(real(w, "mean") - sum / (double)x->n) < 1e-9);
+    assert_true(fabs(real(r, "quality_mean") - x->quality_sum / (double)x->matches) < 1e-8);
+    assert_true(fabs(real(r, "p_dev_mean") - x->dev_sum / (double)x->matches) < 1e-8);
+    if (gaussian)
+        assert_true(real(r, "quality_below") == (double)x->below / (double)x->matches);
+    else
+        assert_true(json_is_null(json_object_get(r, "quality_below")));
+}
+
+static void test_figures(void **state)
+{
+    (void)state;
+    e2e_server s;
+    start(&s, NULL);
+    json_decref(call(&s, "POST", "/v1/pools", s.admin_key,
+                     "{\"name\":\"ts\",\"model\":\"trueskill\"}", 201));
+    make_queue(&s, "{\"name\":\"fig\",\"pool\":\"ts\",\"team_size\":2,\"interval_ms\":20}");
+    json_t *o = call(&s, "GET", "/v1/queues/fig", s.admin_key, NULL, 200);
+    double qmin = real(json_array_get(json_object_get(o, "steps"), 0), "quality_min");
+    const json_t *r = json_object_get(figures(o), "recent");
+    assert_int_equal(json_integer_value(json_object_get(r, "matches")), 0);
+    assert_true(json_is_null(json_object_get(json_object_get(r, "wait_s"), "p50")));
+    assert_true(json_is_null(json_object_get(figures(o), "oldest_wait_s")));
+    json_decref(o);
+    char it[33], tk[4][33];
+    add_instance(&s, "{\"id\":\"i1\",\"queues\":[\"fig\"],\"address\":\"h:1\",\"capacity\":1}", it);
+    /* a match of tickets filed 150 ms apart starts at once on the instance */
+    spaced_tickets(&s, "a", 4, 150, NULL);
+    expect x = {0};
+    const char *first[4] = {"a0", "a1", "a2", "a3"};
+    for (int i = 0; i < 4; i++)
+        expect_ticket(&s, first[i], qmin, &x);
+    /* the instance is full: the next match waits and is dissolved by a cancel: not counted */
+    spaced_tickets(&s, "b", 4, 100, tk);
+    json_decref(wait_status(&s, "b3", "matched"));
+    json_decref(call(&s, "DELETE", "/v1/tickets/b0", tk[0], NULL, 200));
+    /* the three back in the queue and a newcomer form a match, which starts when the first
+     * session closes: their waits run to that match's formation */
+    sleep_ms(200);
+    add_ticket(&s, "fig", "c0", "[{\"id\":\"c0\"}]", NULL);
+    json_decref(wait_status(&s, "c0", "matched"));
+    close_session_of(&s, "a0", it);
+    const char *second[4] = {"b1", "b2", "b3", "c0"};
+    for (int i = 0; i < 4; i++)
+        expect_ticket(&s, second[i], qmin, &x);
+    assert_int_equal(x.matches, 2);
+    /* a lone ticket waits */
+    add_ticket(&s, "fig", "d0", "[{\"id\":\"d0\"}]", NULL);
+    o = ticket(&s, "d0", s.server_key);
+    json_int_t d0_created = json_integer_value(json_object_get(o, "created_at"));
+    json_decref(o);
+    sleep_ms(100);
+    o = call(&s, "GET", "/v1/queues/fig", s.admin_key, NULL, 200);
+    const json_t *f = figures(o);
+    figures_are(f, &x, true);
+    assert_int_equal(json_integer_value(json_object_get(f, "formed")), 3);
+    assert_int_equal(json_integer_value(json_object_get(f, "dissolved")), 1);
+    assert_int_equal(json_integer_value(json_object_get(f, "waiting")), 1);
+    double oldest = real(f, "oldest_wait_s");
+    double since_d0 = (double)(time(NULL) * 1000 - d0_created) / 1000.0;
+    assert_true(oldest >= 0.1 && oldest <= since_d0 + 1.0);
+    json_decref(o);
+    /* the same figures in the pool's read, without a key on a public dashboard */
+    o = call(&s, "GET", "/v1/pools/ts/queues", NULL, NULL, 200);
+    const json_t *q = json_array_get(json_object_get(o, "queues"), 0);
+    assert_int_equal(json_array_size(json_object_get(o, "queues")), 1);
+    assert_string_equal(str(q, "name"), "fig");
+    assert_int_equal(json_integer_value(json_object_get(q, "team_size")), 2);
+    assert_null(json_object_get(q, "steps")); /* the settings stay the admin's */
+    figures_are(figures((json_t *)q), &x, true);
+    assert_int_equal(json_integer_value(json_object_get(figures((json_t *)q), "waiting")), 1);
+    json_decref(o);
+    refused(&s, "GET", "/v1/pools/nope/queues", NULL, NULL, 404, "unknown_pool", "pool");
+    o = call(&s, "GET", "/v1/pools/default/queues", NULL, NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(o, "queues")), 0);
+    json_decref(o);
+    /* /metrics: the waits' histogram counts the eight tickets and their sum */
+    assert_int_equal(sample(&s, MM_M "wait_seconds_count{queue=\"fig\"}"), 8);
+    assert_int_equal(sample(&s, MM_M "wait_seconds_bucket{queue=\"fig\",le=\"+Inf\"}"), 8);
+    /* figures start empty after a restart (the counters too) */
+    int status = 0;
+    assert_int_equal(e2e_stop(&s, 15, 5000, &status), 0);
+    assert_int_equal(e2e_start(&s, (const char *const[]){"--default-pool", "default", NULL}), 0);
+    o = call(&s, "GET", "/v1/queues/fig", s.admin_key, NULL, 200);
+    r = json_object_get(figures(o), "recent");
+    assert_int_equal(json_integer_value(json_object_get(r, "matches")), 0);
+    assert_true(real(figures(o), "oldest_wait_s") > 0.0); /* d0 still waits */
+    json_decref(o);
     e2e_cleanup(&s);
 }
 
@@ -1209,6 +1388,7 @@ int main(void)
         cmocka_unit_test(test_ready_check),
         cmocka_unit_test(test_session_rounds),
         cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_figures),
         cmocka_unit_test(test_backfill),
         cmocka_unit_test(test_library_instance),
     };
