@@ -249,11 +249,12 @@ static const char *jstr(const json_t *o, const char *k)
  * ends in it). */
 static char *row_player(const char *table, const char *row)
 {
-    char js[300];
-    snprintf(js, sizeof js,
-             "const a = document.querySelector('table%s tbody tr:%s a');"
-             "return decodeURIComponent(a.getAttribute('href').split('/').pop())",
-             table, row);
+    char js[512];
+    int n = snprintf(js, sizeof js,
+                     "const a = document.querySelector('table%s tbody tr:%s a');"
+                     "return decodeURIComponent(a.getAttribute('href').split('/').pop())",
+                     table, row);
+    assert_true(n > 0 && (size_t)n < sizeof js);
     return page_text(js);
 }
 
