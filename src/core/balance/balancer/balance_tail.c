@@ -176,6 +176,20 @@ static const ent *lower(const ent *R, const ent *Re, int64_t d, int64_t x)
     return R;
 }
 
+/* lower() when the answer is at or just after p (every entry before p is before (d, x)): steps
+ * doubling from p, then a binary search of the last step. */
+static const ent *lower_near(const ent *p, const ent *Re, int64_t d, int64_t x)
+{
+    size_t step = 1;
+    const ent *hi = p;
+    while (hi < Re && (hi->d < d || (hi->d == d && hi->x < x))) {
+        p = hi + 1;
+        hi = (size_t)(Re - p) > step ? p + step : Re;
+        step *= 2;
+    }
+    return lower(p, hi, d, x);
+}
+
 /* The node's sums with the pinned listed items added: q->d then includes the field, q->s and
  * q->xs are every player's. */
 static eo__bal_tail_q whole(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q)
@@ -227,10 +241,15 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
         const ent *L, *Le, *R, *Re;
         if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
             continue;
+        /* the left entries by d ascending want the right d descending: the first right entry
+         * of d >= dr (p) only moves back, and the answer is near it */
+        const ent *p = Re;
         for (const ent *l = L; l < Le; l++) {
             ++*work;
             int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
-            const ent *r = lower(R, Re, dr, xlo - x0);
+            while (p > R && p[-1].d >= dr)
+                p--;
+            const ent *r = lower_near(p, Re, dr, xlo - x0);
             /* the one before the window and those from its start on: all of the window when
              * the two best players are listed (each pair then has its own top2), else the
              * first; the first past it */
@@ -255,6 +274,48 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
                     return 1;
                 if (in && !t->top_free)
                     break;
+            }
+        }
+    }
+    return found;
+}
+
+/* best_at() when only the pairs within the tolerance count (tail_ask()'s settled questions):
+ * of the pairs with D = dt and X in its window, the first with the least top2 (*term 0). A left
+ * entry without a right entry of the d it needs costs one step of a pointer that only moves
+ * back, as in best_at(). */
+static int zero_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w, int64_t dt,
+                   int64_t *term, int *top2, const ent **bl, const ent **br, uint64_t *work)
+{
+    int64_t xlo, xhi, need = b->k - w->na;
+    if (!x_window(b, dt, w->s, w->xs, &xlo, &xhi))
+        return 0; /* parity, or no X within the tolerance */
+    int found = 0, lim = t->top_free ? w->base[EO__BT_TOP2] : 1;
+    *term = 0;
+    for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+        const ent *L, *Le, *R, *Re;
+        if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
+            continue;
+        const ent *p = Re;
+        for (const ent *l = L; l < Le; l++) {
+            ++*work;
+            int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
+            while (p > R && p[-1].d >= dr)
+                p--;
+            if (p == Re || p->d != dr)
+                continue;
+            for (const ent *c = lower_near(p, Re, dr, xlo - x0);
+                 c < Re && c->d == dr && c->x <= xhi - x0; c++) {
+                int t2 = t->top_free ? (w->s1 | l->s1 | c->s1) == (w->s2 | l->s2 | c->s2)
+                                     : (int)w->base[EO__BT_TOP2];
+                if (t2 > lim || (found && t2 >= *top2))
+                    continue;
+                *top2 = t2;
+                *bl = l;
+                *br = c;
+                found = 1;
+                if (t2 == 0)
+                    return 1;
             }
         }
     }
@@ -317,12 +378,13 @@ static int spread_zero(const eo__bal *b, const eo__bal_vec base, const eo__bal_v
     return same;
 }
 
-/* The least completion by D = 0, ±1, ... cap (each by best_at()): the first with the spread
- * term 0 ends it (a larger |D| cannot beat it); a feasibility question ends at its first
- * completion <= best. Returns 1 with *cur, *bl, *br. */
+/* The least completion by D = 0, ±1, ... cap (each by best_at(), or zero_at() when only the
+ * spread term 0 counts: zero): the first with the spread term 0 ends it (a larger |D| cannot
+ * beat it); a feasibility question ends at its first completion <= best. Returns 1 with *cur,
+ * *bl, *br. */
 static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
-                      const eo__bal_tail_q *w, int64_t cap, const eo__bal_vec best, eo__bal_vec cur,
-                      const ent **bl, const ent **br, uint64_t *work)
+                      const eo__bal_tail_q *w, int64_t cap, int zero, const eo__bal_vec best,
+                      eo__bal_vec cur, const ent **bl, const ent **br, uint64_t *work)
 {
     int have = 0;
     eo__bal_vec v;
@@ -331,7 +393,7 @@ static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
         for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
             const ent *l, *r;
             int t2 = 0;
-            if (!best_at(t, b, w, sg * a, &v[EO__BT_SPREAD], &t2, &l, &r, work))
+            if (!(zero ? zero_at : best_at)(t, b, w, sg * a, &v[EO__BT_SPREAD], &t2, &l, &r, work))
                 continue;
             v[EO__BT_TOP2] = t2;
             v[EO__BT_DEV] = a;
@@ -493,7 +555,7 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
     const ent *bl = NULL, *br = NULL;
     int64_t cap = fast_cap(b, q, best, &settles);
     if (cap >= 0) {
-        have = tail_least(t, b, q, &w, cap, best, cur, &bl, &br, work);
+        have = tail_least(t, b, q, &w, cap, settles, best, cur, &bl, &br, work);
         if (settles && have && cur[EO__BT_SPREAD] != 0)
             have = 0; /* only spread 0 could do */
     } else {
