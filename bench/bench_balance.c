@@ -4,7 +4,7 @@
  * 64 (ratings only, rebalance, epsilon 0, side A's field 240 rating points: the splitter's
  * path with the field as its offset, docs/BALANCER.md "Map-named plain splits").
  *
- *   bench_balance [instances] [work_limit] [all] [n=N] [se=E] [dump] [map]
+ *   bench_balance [instances] [work_limit] [all] [n=N] [se=E] [dump] [map] [only=I,J,...]
  *
  * The work limit defaults to the service's default budget in nodes (EO_SPLIT_BUDGET_DEFAULT_MS
  * times EO_SPLIT_NODES_PER_MS: 4·10^6), the spread tolerance (se=) to one rating unit, the
@@ -16,10 +16,12 @@
  * protected players, preferences for a third with weights 1..8. One team size per call, k = N/2
  * (a full server), unless "all" is given (every k). "n=32" runs one N only. "dump" writes one
  * line per instance to stderr (N, mode, instance, exact answers, checksum, time) to find which
- * answers changed. Times are wall clock per call, and the calling thread's CPU time ("cpu"
- * columns: what the call costs when other jobs share the cores). Each row first solves its first
- * instance twice untimed (the first large allocations' page faults, in mmap and then in the
- * grown heap, are not a call's cost).
+ * answers changed. "only=25,150" solves only those instances (the others are still drawn, so
+ * instance I is the same request; for profiling the slow ones: the rows' figures then cover
+ * the listed instances alone). Times are wall clock per call, and the calling thread's CPU time
+ * ("cpu" columns: what the call costs when other jobs share the cores). Each row first solves its
+ * first instance (with only=, the first listed) twice untimed (the first large allocations' page
+ * faults, in mmap and then in the grown heap, are not a call's cost).
  *
  * The checksum column is an FNV-1a hash of every answer of the row (k, err, team A, team B,
  * exact): a change of the solver that keeps the rules gives the same checksum, except where an
@@ -49,12 +51,17 @@ static uint64_t fnv(uint64_t h, uint64_t v)
 enum { REBALANCE, SCRAMBLE, MAP };
 static const char *const kinds[] = {"rebalance", "scramble", "map"};
 
+/* only=: the instances to solve (none listed: all) */
+#define ONLY_MAX 4096
+static unsigned char only_set[ONLY_MAX];
+static int only_any;
+
 static void row(int n, int kind, int count, uint64_t work, int64_t se, int all, int dump)
 {
     uint64_t sum = UINT64_C(0xcbf29ce484222325);
     uint64_t s = (uint64_t)n * 1000 + (uint64_t)kind;
     double *t = malloc(sizeof(double) * 2 * (size_t)count), *u = t + count;
-    int exact = 0, total = 0, errs = 0;
+    int exact = 0, total = 0, errs = 0, solved = 0, warm = 1;
     for (int c = 0; c < count; c++) {
         eo_balance_player p[64];
         memset(p, 0, sizeof p);
@@ -90,14 +97,18 @@ static void row(int n, int kind, int count, uint64_t work, int64_t se, int all, 
             p[0].party = p[2].party = p[4].party = 9; /* all on A */
             p[5].protect = p[6].protect = 1;
         }
+        if (only_any && (c >= ONLY_MAX || !only_set[c]))
+            continue;
         eo_balance_result *res = NULL;
-        for (int w = 0; c == 0 && w < 2; w++) /* warm-up, untimed */
+        for (int w = 0; warm && w < 2; w++) /* warm-up, untimed */
             if (eo_balance_solve(p, (size_t)n, &r, &res, NULL) == 0)
                 eo_balance_free(res);
+        warm = 0;
         double t0 = bench_now_us(), u0 = cpu_us();
         int rc = eo_balance_solve(p, (size_t)n, &r, &res, NULL);
-        t[c] = bench_now_us() - t0;
-        u[c] = cpu_us() - u0;
+        t[solved] = bench_now_us() - t0;
+        u[solved] = cpu_us() - u0;
+        int c_t = solved++;
         if (rc) {
             errs++;
             continue;
@@ -119,9 +130,14 @@ static void row(int n, int kind, int count, uint64_t work, int64_t se, int all, 
         sum = fnv(sum, h);
         if (dump)
             fprintf(stderr, "%d %s %d exact %d hash %016llx us %.0f cpu %.0f\n", n, kinds[kind], c,
-                    ex, (unsigned long long)h, t[c], u[c]);
+                    ex, (unsigned long long)h, t[c_t], u[c_t]);
         eo_balance_free(res);
     }
+    if (solved == 0) {
+        free(t);
+        return;
+    }
+    count = solved;
     qsort(t, (size_t)count, sizeof *t, bench_cmp_double);
     qsort(u, (size_t)count, sizeof *u, bench_cmp_double);
     printf("| %2d | %-9s | %10.0f | %10.0f | %10.0f | %10.0f | %10.0f | %d/%d | %d | %016llx |\n",
@@ -147,6 +163,13 @@ int main(int argc, char **argv)
         all |= strcmp(argv[x], "all") == 0;
         dump |= strcmp(argv[x], "dump") == 0;
         map |= strcmp(argv[x], "map") == 0;
+        if (strncmp(argv[x], "only=", 5) == 0)
+            for (char *q = argv[x] + 5; *q;) {
+                long v = strtol(q, &q, 10);
+                if (v >= 0 && v < ONLY_MAX)
+                    only_set[v] = only_any = 1;
+                q += *q == ',';
+            }
     }
     if (count < 1)
         count = 1;

@@ -49,26 +49,51 @@ static part part_of(const eo__bal *b, int t)
     return p;
 }
 
-/* The entry e with the list's item y (p) on side sd. */
-static ent with(ent e, int y, int sd, const part *p)
+/* What putting the list's item y (p) on side sd adds to an entry: the sums, members, moves,
+ * denied weight and mask bit as increments; h1, h2 (the two best players' sides) are set, not
+ * added. */
+typedef struct step {
+    ent add;
+    int h1, h2;
+    uint8_t sd;
+} step;
+
+static step step_of(int y, int sd, const part *p)
 {
+    step st;
     int sg = sd == EO__SIDE_A ? 1 : -1, x = sd == EO__SIDE_A ? 0 : 1;
-    e.d += sg * p->q;
-    e.ds += sg * p->qs;
-    e.x += sg * p->x;
-    e.mv = (uint8_t)(e.mv + p->mv[x]);
-    e.dn += p->dn[x];
-    if (sd == EO__SIDE_A) {
-        e.na = (uint8_t)(e.na + p->sz);
-        e.mask |= UINT32_C(1) << y;
-    } else {
-        e.nb = (uint8_t)(e.nb + p->sz);
-    }
-    if (p->h1)
-        e.s1 = (uint8_t)sd;
-    if (p->h2)
-        e.s2 = (uint8_t)sd;
-    return e;
+    memset(&st, 0, sizeof st);
+    st.add.d = sg * p->q;
+    st.add.ds = sg * p->qs;
+    st.add.x = sg * p->x;
+    st.add.mv = (uint8_t)p->mv[x];
+    st.add.dn = p->dn[x];
+    st.add.na = (uint8_t)(sd == EO__SIDE_A ? p->sz : 0);
+    st.add.nb = (uint8_t)(sd == EO__SIDE_A ? 0 : p->sz);
+    st.add.mask = sd == EO__SIDE_A ? UINT32_C(1) << y : 0;
+    st.h1 = p->h1;
+    st.h2 = p->h2;
+    st.sd = (uint8_t)sd;
+    return st;
+}
+
+/* *o = *c with step st taken (built in registers and stored once: the lists' inner loop). */
+static inline void put(ent *o, const ent *c, const step *st)
+{
+    ent e = *c;
+    e.d += st->add.d;
+    e.ds += st->add.ds;
+    e.x += st->add.x;
+    e.dn += st->add.dn;
+    e.mask |= st->add.mask;
+    e.na = (uint8_t)(e.na + st->add.na);
+    e.nb = (uint8_t)(e.nb + st->add.nb);
+    e.mv = (uint8_t)(e.mv + st->add.mv);
+    if (st->h1)
+        e.s1 = st->sd;
+    if (st->h2)
+        e.s2 = st->sd;
+    *o = e;
 }
 
 /* eo__bal_list_room() by members on A alone (no moves or denials to limit). */
@@ -123,43 +148,53 @@ size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_l
     return most < cap ? (size_t)most : (size_t)cap;
 }
 
+/* 1 when entry e with n members on the item's side cannot take it: past the side's limits. */
+static inline int over(int n, const ent *e, int nmax, int mvmax, int64_t dnmax)
+{
+    return n > nmax || e->mv > mvmax || e->dn > dnmax;
+}
+
 size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *lim, ent *e,
                     ent *tmp)
 {
-    memset(&e[0], 0, sizeof e[0]);
+    /* each item swaps the buffers: start in the one that ends as e */
+    ent *cur = h % 2 ? tmp : e, *nx = h % 2 ? e : tmp;
+    memset(&cur[0], 0, sizeof cur[0]);
     size_t cnt = 1;
-    ent *cur = e, *nx = tmp;
     for (int y = 0; y < h; y++) {
         part p = part_of(b, it[y]);
-        int64_t q = p.q, x = p.x;
-        int sz = p.sz;
+        step sa = step_of(y, EO__SIDE_A, &p), sb = step_of(y, EO__SIDE_B, &p);
+        /* an entry takes the item on A (B) while na (nb), moves and denials stay in the limits;
+         * the limits as locals: the stores below may alias lim for the compiler */
+        int namax = lim->na - p.sz, nbmax = lim->nb - p.sz;
+        int mvamax = lim->mv - p.mv[0], mvbmax = lim->mv - p.mv[1];
+        int64_t dnamax = lim->dn - p.dn[0], dnbmax = lim->dn - p.dn[1], q = p.q, x = p.x;
         size_t pb = 0, pa = 0, o = 0;
-        for (;;) {
-            while (pb < cnt && (cur[pb].nb + sz > lim->nb || cur[pb].mv + p.mv[1] > lim->mv ||
-                                cur[pb].dn + p.dn[1] > lim->dn))
-                pb++;
-            while (pa < cnt && (cur[pa].na + sz > lim->na || cur[pa].mv + p.mv[0] > lim->mv ||
-                                cur[pa].dn + p.dn[0] > lim->dn))
-                pa++;
-            if (pb >= cnt && pa >= cnt)
-                break;
+        while (pb < cnt && over(cur[pb].nb, &cur[pb], nbmax, mvbmax, dnbmax))
+            pb++;
+        while (pa < cnt && over(cur[pa].na, &cur[pa], namax, mvamax, dnamax))
+            pa++;
+        while (pb < cnt || pa < cnt) { /* pb, pa: the next entries that may take B, A */
             int b_first = pa >= cnt;
             if (!b_first && pb < cnt) {
                 int64_t db = cur[pb].d - q, da = cur[pa].d + q;
                 b_first = db < da || (db == da && cur[pb].x - x <= cur[pa].x + x);
             }
-            if (b_first)
-                nx[o++] = with(cur[pb++], y, EO__SIDE_B, &p);
-            else
-                nx[o++] = with(cur[pa++], y, EO__SIDE_A, &p);
+            if (b_first) {
+                put(&nx[o++], &cur[pb++], &sb);
+                while (pb < cnt && over(cur[pb].nb, &cur[pb], nbmax, mvbmax, dnbmax))
+                    pb++;
+            } else {
+                put(&nx[o++], &cur[pa++], &sa);
+                while (pa < cnt && over(cur[pa].na, &cur[pa], namax, mvamax, dnamax))
+                    pa++;
+            }
         }
         ent *sw = cur;
         cur = nx;
         nx = sw;
         cnt = o;
     }
-    if (cur != e)
-        memcpy(e, cur, sizeof(ent) * cnt);
     return cnt;
 }
 

@@ -176,6 +176,20 @@ static const ent *lower(const ent *R, const ent *Re, int64_t d, int64_t x)
     return R;
 }
 
+/* lower() when the answer is at or just after p (every entry before p is before (d, x)): steps
+ * doubling from p, then a binary search of the last step. */
+static const ent *lower_near(const ent *p, const ent *Re, int64_t d, int64_t x)
+{
+    size_t step = 1;
+    const ent *hi = p;
+    while (hi < Re && (hi->d < d || (hi->d == d && hi->x < x))) {
+        p = hi + 1;
+        hi = (size_t)(Re - p) > step ? p + step : Re;
+        step *= 2;
+    }
+    return lower(p, hi, d, x);
+}
+
 /* The node's sums with the pinned listed items added: q->d then includes the field, q->s and
  * q->xs are every player's. */
 static eo__bal_tail_q whole(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q)
@@ -213,30 +227,41 @@ static int groups(const eo__bal_tail *t, const eo__bal *b, int need, int cl, con
 /* For D = dt: the pair with the least spread term, *term (0: within the tolerance, found as soon
  * as one is; else |k X - δ S| > 0). A left entry meets the right entries with the d that makes
  * D = dt, a run sorted by x, where the nearest to the window are the first at or above its
- * lower end and the one before. Returns 1 with *bl, *br, 0 when no pair has D = dt.
- * w: the whole split's sums (whole()). */
+ * lower end and the one before. zero: only pairs within the tolerance count (tail_ask()'s
+ * settled questions): those of the window alone, and a left entry without a right entry of
+ * its d costs one pointer step. Returns 1 with *bl, *br, 0 when no pair (zero: in the window)
+ * has D = dt. w: the whole split's sums (whole()). */
 static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *w, int64_t dt,
-                   int64_t *term, int *top2, const ent **bl, const ent **br, uint64_t *work)
+                   int zero, int64_t *term, int *top2, const ent **bl, const ent **br,
+                   uint64_t *work)
 {
     int64_t xlo, xhi, delta = dt - b->field, k = b->k, need = b->k - w->na;
     if ((w->s + delta) % 2 != 0)
         return 0;
-    (void)x_window(b, dt, w->s, w->xs, &xlo, &xhi); /* may be empty: then no term is 0 */
+    if (!x_window(b, dt, w->s, w->xs, &xlo, &xhi) && zero)
+        return 0; /* an empty window: no term is 0 */
     int found = 0, lim = t->top_free ? w->base[EO__BT_TOP2] : 1;
     for (int cl = 0; cl <= need && cl <= b->n; cl++) {
         const ent *L, *Le, *R, *Re;
         if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
             continue;
+        /* the left entries by d ascending want the right d descending: the first right entry
+         * of d >= dr (p) only moves back, and the answer is near it */
+        const ent *p = Re;
         for (const ent *l = L; l < Le; l++) {
             ++*work;
             int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
-            const ent *r = lower(R, Re, dr, xlo - x0);
-            /* the one before the window and those from its start on: all of the window when
-             * the two best players are listed (each pair then has its own top2), else the
-             * first; the first past it */
-            for (const ent *c = r > R ? r - 1 : r; c < Re && c->d <= dr; c++) {
+            while (p > R && p[-1].d >= dr)
+                p--;
+            if (zero && (p == Re || p->d != dr))
+                continue;
+            const ent *r = lower_near(p, Re, dr, xlo - x0);
+            /* the one before the window (not when zero) and those from its start on: all of
+             * the window when the two best players are listed (each pair then has its own
+             * top2), else the first; the first past it (not when zero) */
+            for (const ent *c = r > R && !zero ? r - 1 : r; c < Re && c->d <= dr; c++) {
                 int in = c->x >= xlo - x0 && c->x <= xhi - x0;
-                if (c > r && !in && c[-1].x > xhi - x0)
+                if (!in && (zero || (c > r && c[-1].x > xhi - x0)))
                     break;
                 if (c->d != dr)
                     continue;
@@ -317,12 +342,12 @@ static int spread_zero(const eo__bal *b, const eo__bal_vec base, const eo__bal_v
     return same;
 }
 
-/* The least completion by D = 0, ±1, ... cap (each by best_at()): the first with the spread
- * term 0 ends it (a larger |D| cannot beat it); a feasibility question ends at its first
- * completion <= best. Returns 1 with *cur, *bl, *br. */
+/* The least completion by D = 0, ±1, ... cap (each by best_at(); zero: only the spread term 0
+ * counts): the first with the spread term 0 ends it (a larger |D| cannot beat it); a
+ * feasibility question ends at its first completion <= best. Returns 1 with *cur, *bl, *br. */
 static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
-                      const eo__bal_tail_q *w, int64_t cap, const eo__bal_vec best, eo__bal_vec cur,
-                      const ent **bl, const ent **br, uint64_t *work)
+                      const eo__bal_tail_q *w, int64_t cap, int zero, const eo__bal_vec best,
+                      eo__bal_vec cur, const ent **bl, const ent **br, uint64_t *work)
 {
     int have = 0;
     eo__bal_vec v;
@@ -331,7 +356,7 @@ static int tail_least(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
         for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
             const ent *l, *r;
             int t2 = 0;
-            if (!best_at(t, b, w, sg * a, &v[EO__BT_SPREAD], &t2, &l, &r, work))
+            if (!best_at(t, b, w, sg * a, zero, &v[EO__BT_SPREAD], &t2, &l, &r, work))
                 continue;
             v[EO__BT_TOP2] = t2;
             v[EO__BT_DEV] = a;
@@ -493,7 +518,7 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
     const ent *bl = NULL, *br = NULL;
     int64_t cap = fast_cap(b, q, best, &settles);
     if (cap >= 0) {
-        have = tail_least(t, b, q, &w, cap, best, cur, &bl, &br, work);
+        have = tail_least(t, b, q, &w, cap, settles, best, cur, &bl, &br, work);
         if (settles && have && cur[EO__BT_SPREAD] != 0)
             have = 0; /* only spread 0 could do */
     } else {
