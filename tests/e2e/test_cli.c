@@ -307,7 +307,7 @@ static void test_every_model(void **state)
     e2e_cleanup(&s);
 }
 
-/* The hive model's commander skill and side offsets reach lookups (issue 5 §1): a pool with
+/* The hive model's commander skill and side offsets reach lookups (docs/MODELS.md "NS2 hive"): a pool with
  * side offsets on, rounds with a commander per team, timed rounds of varying length and late
  * joiners (so the pool's median round length sets the time weights). Every field of every
  * lookup, the commander and offsets included, equals `evenodds replay` of the export, before
@@ -785,7 +785,7 @@ static void test_autobalance_triggers(void **state)
     e2e_cleanup(&s);
 }
 
-/* `evenodds split` with balancer inputs (issue 3 §4): the service's request and answer
+/* `evenodds split` with balancer inputs (docs/BALANCER.md): the service's request and answer
  * offline. Rebalance by hand (SynElo, Θ 2400: ε = 96 for 0.01): A = a 1000, b 1100, e 950
  * (locked A), B = c 1200 and d 900 (party p), f 1050; |D| = 100 > 96, and the only split of
  * k = 3 with |D| <= 96 and the party whole is a <-> f (3100 : 3100), two moves. A bad field
@@ -860,7 +860,7 @@ static size_t count_of(const char *hay, const char *needle)
     return n;
 }
 
-/* `evenodds eval` (issue 5 §4) on a generated log of 600 rounds (4 % stalemates) for two
+/* `evenodds eval` (docs/EVAL.md) on a generated log of 600 rounds (4 % stalemates) for two
  * models: the JSON report is consistent with itself (bins and experience groups add up to the
  * counted rounds, draws to the draws, the tight set is ceil(counted / 5)) and with `replay`
  * (same log loss, Brier and accuracy on the same file and --eval-from); the SVG has the
@@ -986,7 +986,7 @@ static void test_eval(void **state)
     e2e_cleanup(&s);
 }
 
-/* `evenodds sim` (issue 5 §4): the rounds it writes are a log `evenodds replay` accepts, with
+/* `evenodds sim` (docs/SIM.md): the rounds it writes are a log `evenodds replay` accepts, with
  * every player who played rated; the same arguments give the same files byte for byte, another
  * seed other ones; bad arguments exit 2. */
 static void test_sim(void **state)
@@ -1131,7 +1131,7 @@ static void test_mmsim(void **state)
 }
 
 
-/* `evenodds fit` (issue 5 §3) on a simulated world: converges, writes one rating per player
+/* `evenodds fit` (docs/MODELS.md "Whole-history refit") on a simulated world: converges, writes one rating per player
  * sorted by id, gives the same bytes twice, and with --holdout reports the refit beside the
  * online ratings (the refit's held-out log loss below online Elo's, frozen). A bad option exits
  * 2 naming it; a bad log line exits 1 naming the line and the field. */
@@ -1267,7 +1267,7 @@ static void test_fit(void **state)
     e2e_cleanup(&s);
 }
 
-/* The oracle (`eval --truth`, `fit --truth`, issue 5 §6) on a simulated world with partial play
+/* The oracle (`eval --truth`, `fit --truth`, docs/EVAL.md) on a simulated world with partial play
  * and map bias: eval's oracle Brier over every round is the sim's own brier_true (the same
  * P_true, bit for bit, to the 10 digits printed), fit's oracle on the held-out rounds is eval's
  * from the same round on; --no-weights changes a weighted model's figures but never the

@@ -1360,7 +1360,7 @@ static void test_drain(void **state)
     e2e_cleanup(&s);
 }
 
-/* ---- autobalance and scramble triggers (issue 3 §2, §3) ---------------------------------- */
+/* ---- autobalance and scramble triggers (docs/BALANCER.md) -------------------------------- */
 
 static const char *err_field(const json_t *j)
 {
@@ -1510,7 +1510,7 @@ static void test_autobalance_triggers(void **state)
     e2e_cleanup(&s);
 }
 
-/* ---- splits with balancer inputs (issue 3 §4) --------------------------------------------- */
+/* ---- splits with balancer inputs (docs/SERVICE.md) ----------------------------------------- */
 
 /* Balancer inputs through POST /v1/pools/{pool}/splits, expected answers derived by hand. */
 static void test_splits_balancer(void **state)

@@ -1786,7 +1786,7 @@ static void test_pool_config_presence(void **state)
     json_decref(empty);
 }
 
-/* ---- balancer split requests (issue 3 §4) ------------------------------------------------ */
+/* ---- balancer split requests (docs/SERVICE.md "Splits with balancer inputs") ------------- */
 
 static void test_split_balance_request(void **state)
 {
@@ -1840,7 +1840,7 @@ static void test_split_balance_request(void **state)
     eo_split_request_free(&req);
     assert_null(req.players);
     assert_null(req.map);
-    /* One new field is enough; the defaults of issue 3: rebalance, 0.01, 100 ms, every k. */
+    /* One new field is enough; the defaults: rebalance, 0.01, 100 ms, every k. */
     assert_int_equal(split_decode("{\"players\":[\"a\",\"b\",\"c\",\"d\",\"e\"],\"map\":null}",
                                   &req, &err),
                      0);
