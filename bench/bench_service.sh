@@ -27,22 +27,14 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-hexkey() { od -An -N32 -tx1 /dev/urandom | tr -d ' \n'; }
-skey=$(hexkey)
-akey=$(hexkey)
-(umask 077; printf 'EVENODDS_SERVER_KEY=%s\nEVENODDS_ADMIN_KEY=%s\n' "$skey" "$akey" >"$tmp/keys.env")
+. "$root/bench/serve_lib.sh"
+bench_keys
 
 set -- serve --db "$tmp/bench.db" --listen 127.0.0.1:0 --config "$tmp/keys.env" --log-level warn
 [ -n "${HTTP_THREADS:-}" ] && set -- "$@" --threads "$HTTP_THREADS"
 "$bin" "$@" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-url=""
-for _ in $(seq 1 100); do
-  url=$(sed -n 's/^evenodds: listening on //p' "$tmp/out" 2>/dev/null || true)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "bench_service: the service did not start:" >&2; cat "$tmp/err" >&2; exit 1; }
+bench_wait_url bench_service 100
 
 curl -sf -o /dev/null -H "Authorization: Bearer $akey" -H 'Content-Type: application/json' \
   -d '{"name":"bench","model":"synelo","params":{"kmax_team":12}}' "$url/v1/pools"

@@ -33,19 +33,12 @@ t=$(now)
 "$bin" replay --model trueskill "$tmp/log.jsonl" >/dev/null
 echo "replay of $rounds rounds: $(since "$t") s"
 
-hexkey() { od -An -N32 -tx1 /dev/urandom | tr -d ' \n'; }
-akey=$(hexkey)
-(umask 077; printf 'EVENODDS_SERVER_KEY=%s\nEVENODDS_ADMIN_KEY=%s\n' "$(hexkey)" "$akey" >"$tmp/keys.env")
+. "$root/bench/serve_lib.sh"
+bench_keys
 "$bin" serve --db "$tmp/bench.db" --listen 127.0.0.1:0 --config "$tmp/keys.env" \
   --log-level warn >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-url=""
-for _ in $(seq 1 6000); do
-  url=$(sed -n 's/^evenodds: listening on //p' "$tmp/out" 2>/dev/null || true)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "bench_tune: the service did not start:" >&2; cat "$tmp/err" >&2; exit 1; }
+bench_wait_url bench_tune 6000
 auth="Authorization: Bearer $akey"
 
 t=$(now)

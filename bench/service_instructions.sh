@@ -22,7 +22,8 @@ cleanup() {
 trap cleanup EXIT INT TERM
 skey=sk0123456789abcdef0123456789abcdef
 akey=ak0123456789abcdef0123456789abcdef
-(umask 077; printf 'EVENODDS_SERVER_KEY=%s\nEVENODDS_ADMIN_KEY=%s\n' "$skey" "$akey" >"$tmp/keys.env")
+. "$root/bench/serve_lib.sh"
+bench_keys
 
 for bin in "$@"; do
   [ -x "$bin" ] || { echo "service_instructions: $bin is missing (make bench)" >&2; exit 1; }
@@ -30,13 +31,7 @@ for bin in "$@"; do
   valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" serve --db "$tmp/db" \
     --listen 127.0.0.1:0 --config "$tmp/keys.env" --log-level warn >"$tmp/out" 2>"$tmp/err" &
   pid=$!
-  url=""
-  for _ in $(seq 1 300); do
-    url=$(sed -n 's/^evenodds: listening on //p' "$tmp/out" 2>/dev/null || true)
-    [ -n "$url" ] && break
-    sleep 0.1
-  done
-  [ -n "$url" ] || { echo "service_instructions: $bin did not start:" >&2; cat "$tmp/err" >&2; exit 1; }
+  bench_wait_url "service_instructions: $bin" 300
   python3 - "$url" "$akey" "$skey" "${ROUNDS:-300}" "${SPLITS:-1500}" <<'PY'
 import http.client, json, random, sys, urllib.parse
 u = urllib.parse.urlparse(sys.argv[1])

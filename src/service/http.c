@@ -121,13 +121,6 @@ static void req_put(struct eo_service *svc, req *r)
     c->n++;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 eo_store *eo__reader(struct eo_service *svc)
 {
     eo_store *s = pthread_getspecific(svc->reader_key);
@@ -417,7 +410,7 @@ static enum MHD_Result on_headers(struct eo_service *svc, struct MHD_Connection 
         return MHD_NO;
     r->svc = svc;
     r->conn = conn;
-    r->t0 = mono_s();
+    r->t0 = eo__mono_s();
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     r->gc = ci ? ci->socket_context : NULL;
@@ -625,7 +618,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     req *r = *con_cls;
     if (!r)
         return;
-    double dur = mono_s() - r->t0;
+    double dur = eo__mono_s() - r->t0;
     if (r->status)
         eo__metrics_request(&svc->metrics, r->m.route, r->status, dur);
     log_request(svc, conn, r, dur, toe);
@@ -824,9 +817,9 @@ void eo__http_stop(struct eo_service *svc)
      * threads may still be using it (libmicrohttpd's contract for MHD_quiesce_daemon), and
      * closing it early can make one of them fail on it and abort the process. */
     MHD_socket ls = MHD_quiesce_daemon(svc->mhd);
-    double deadline = mono_s() + svc->cfg.drain_timeout_ms / 1000.0;
+    double deadline = eo__mono_s() + svc->cfg.drain_timeout_ms / 1000.0;
     struct timespec tick = {0, 5 * 1000 * 1000};
-    while (atomic_load(&svc->inflight) > 0 && mono_s() < deadline)
+    while (atomic_load(&svc->inflight) > 0 && eo__mono_s() < deadline)
         nanosleep(&tick, NULL);
     long left = atomic_load(&svc->inflight);
     if (left > 0) {

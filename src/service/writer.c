@@ -25,7 +25,7 @@ struct eo__writer {
      * when the file opened read-only, until a commit or a probe succeeds (writer_main). */
     bool healthy;
     char why[256];
-    double probe_at; /* now_s() of the next probe while unhealthy */
+    double probe_at; /* eo__mono_s() of the next probe while unhealthy */
     int drain_rc; /* the first failed commit of the batches taken once stopping was set */
     eo_engine *e;
     eo__mm *mm; /* matchmaking over the same engine (mm.h) */
@@ -38,13 +38,6 @@ struct eo__writer {
     const char **set_pool;     /* each entry's pool name (the engine's); NULL once published */
     size_t nset, capset, capone, cappool;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* What a writer request does, as the one error mapping sees it (eo_engine_status()). */
 static eo_engine_op op_of(eo__wkind kind)
@@ -300,7 +293,7 @@ static void publish(eo__writer *wr, eo__wreq **batch, size_t k)
 static void set_health(eo__writer *wr, int rc, const char *what)
 {
     if (rc != 0 && wr->healthy) /* the first probe a second after the failure */
-        wr->probe_at = now_s() + 1.0;
+        wr->probe_at = eo__mono_s() + 1.0;
     wr->healthy = rc == 0;
     if (rc != 0)
         snprintf(wr->why, sizeof wr->why, "%s: %s", what, eo_store_errmsg(eo_engine_store(wr->e)));
@@ -313,7 +306,7 @@ static void probe(eo__writer *wr)
     pthread_mutex_unlock(&wr->mu);
     int rc = eo_store_probe(eo_engine_store(wr->e)); /* the writer's handle: this thread's */
     pthread_mutex_lock(&wr->mu);
-    wr->probe_at = now_s() + 1.0;
+    wr->probe_at = eo__mono_s() + 1.0;
     if (rc == 0) {
         wr->healthy = true;
         eo__log_msg(wr->lg, EO_LOG_INFO, "the store takes writes again");
@@ -332,7 +325,7 @@ static void wait_or_probe(eo__writer *wr)
         pthread_cond_wait(&wr->cv, &wr->mu);
         return;
     }
-    double left = wr->probe_at - now_s();
+    double left = wr->probe_at - eo__mono_s();
     if (left > 0.0) {
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -379,7 +372,7 @@ static bool wrote(eo__wreq **batch, size_t k)
 /* Runs one batch: applies, commits, publishes, answers. Returns the commit's code. */
 static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
 {
-    double t0 = now_s();
+    double t0 = eo__mono_s();
     size_t rated = 0;
     int rc = eo_engine_begin(wr->e);
     if (rc == 0) {
@@ -409,7 +402,7 @@ static int run_batch(eo__writer *wr, eo__wreq **batch, size_t k)
     }
     if (rc == 0)
         publish(wr, batch, k);
-    eo__metrics_commit(wr->m, now_s() - t0, k, rated, rc == 0);
+    eo__metrics_commit(wr->m, eo__mono_s() - t0, k, rated, rc == 0);
     /* Only a commit that wrote something shows the store takes writes again: a batch of reads
      * (quality), of replays or of updates that all failed on their own writes nothing. */
     if (rc != 0 || wrote(batch, k)) {
@@ -429,7 +422,7 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&wr->mu);
         while (wr->n == 0 && !wr->stopping)
             wait_or_probe(wr);
-        if (!wr->healthy && !wr->stopping && now_s() >= wr->probe_at)
+        if (!wr->healthy && !wr->stopping && eo__mono_s() >= wr->probe_at)
             probe(wr);
         if (wr->n == 0) {
             pthread_mutex_unlock(&wr->mu);

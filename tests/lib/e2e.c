@@ -305,12 +305,19 @@ int e2e_request(const e2e_server *s, const char *method, const char *path, const
                 const char *ctype, const char *body, size_t len, const char *const *hdrs,
                 e2e_resp *out)
 {
+    return e2e_request_at(s->url, 30, method, path, key, ctype, body, len, hdrs, out);
+}
+
+int e2e_request_at(const char *base, long timeout_s, const char *method, const char *path,
+                   const char *key, const char *ctype, const char *body, size_t len,
+                   const char *const *hdrs, e2e_resp *out)
+{
     memset(out, 0, sizeof *out);
     CURL *c = curl_easy_init();
     if (!c)
         return -1;
     char url[2048], hb[400];
-    snprintf(url, sizeof url, "%s%s", s->url, path);
+    snprintf(url, sizeof url, "%s%s", base, path);
     struct curl_slist *h = NULL;
     if (key) {
         snprintf(hb, sizeof hb, "Authorization: Bearer %s", key);
@@ -331,7 +338,7 @@ int e2e_request(const e2e_server *s, const char *method, const char *path, const
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     if (body) {

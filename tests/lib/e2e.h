@@ -63,6 +63,12 @@ int e2e_request(const e2e_server *s, const char *method, const char *path, const
                 const char *ctype, const char *body, size_t len, const char *const *hdrs,
                 e2e_resp *out);
 
+/* The same to any HTTP server at @p base ("http://host:port"), waiting at most @p timeout_s
+ * seconds (e2e_request(): the service under test, 30 s). */
+int e2e_request_at(const char *base, long timeout_s, const char *method, const char *path,
+                   const char *key, const char *ctype, const char *body, size_t len,
+                   const char *const *hdrs, e2e_resp *out);
+
 /* Shorthand: JSON body given as text (NULL for none), default content type. */
 int e2e_call(const e2e_server *s, const char *method, const char *path, const char *key,
              const char *body, e2e_resp *out);

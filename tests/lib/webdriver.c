@@ -13,68 +13,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
-typedef struct text {
-    char *p;
-    size_t len;
-} text;
-
-static size_t on_data(char *data, size_t sz, size_t nm, void *ud)
-{
-    text *t = ud;
-    size_t n = sz * nm;
-    char *np = realloc(t->p, t->len + n + 1);
-    if (np == NULL)
-        return 0;
-    memcpy(np + t->len, data, n);
-    t->len += n;
-    np[t->len] = '\0';
-    t->p = np;
-    return n;
-}
+#include "e2e.h"
 
 /* One WebDriver command: @p method on base + @p path with @p body (NULL: none); its "value"
  * (new reference), or NULL with the error on stderr. */
 static json_t *command(const wd *w, const char *method, const char *path, json_t *body)
 {
-    char url[512];
-    snprintf(url, sizeof url, "%s%s", w->base, path);
-    CURL *c = curl_easy_init();
-    text t = {NULL, 0};
     char *payload = body != NULL ? json_dumps(body, JSON_COMPACT) : NULL;
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-    if (c == NULL) {
-        free(payload);
-        curl_slist_free_all(h);
-        return NULL;
-    }
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (payload != NULL)
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
-    CURLcode rc = curl_easy_perform(c);
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(c);
-    curl_slist_free_all(h);
+    e2e_resp r;
+    int rc = e2e_request_at(w->base, 60, method, path, NULL, NULL, payload,
+                            payload ? strlen(payload) : 0, NULL, &r);
     free(payload);
-    json_error_t jerr;
-    json_t *doc = rc == CURLE_OK && t.p != NULL ? json_loads(t.p, 0, &jerr) : NULL;
+    json_t *doc = rc == 0 ? e2e_json(&r) : NULL;
     json_t *value = doc != NULL ? json_incref(json_object_get(doc, "value")) : NULL;
-    if (rc != CURLE_OK || status != 200 || value == NULL) {
+    if (rc != 0 || r.status != 200 || value == NULL) {
         fprintf(stderr, "webdriver %s %s: %s %ld %.400s\n", method, path,
-                rc == CURLE_OK ? "HTTP" : curl_easy_strerror(rc), status, t.p ? t.p : "");
+                rc == 0 ? "HTTP" : "transfer failed", r.status, r.body ? r.body : "");
         json_decref(value);
         value = NULL;
     }
     json_decref(doc);
-    free(t.p);
+    e2e_resp_free(&r);
     return value;
 }
 
@@ -118,17 +77,9 @@ static int start_driver(wd *w)
         _exit(127);
     }
     for (int i = 0; i < 200; i++) { /* ready within 20 s */
-        CURL *c = curl_easy_init();
-        char url[128];
-        snprintf(url, sizeof url, "%s/status", w->base);
-        text t = {NULL, 0};
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT, 2L);
-        bool up = curl_easy_perform(c) == CURLE_OK;
-        curl_easy_cleanup(c);
-        free(t.p);
+        e2e_resp r;
+        bool up = e2e_request_at(w->base, 2, "GET", "/status", NULL, NULL, NULL, 0, NULL, &r) == 0;
+        e2e_resp_free(&r);
         if (up)
             return 0;
         sleep_ms(100);
