@@ -96,9 +96,9 @@ typedef struct eo__mread {
     int64_t *at; /* created_at */
     uint8_t *size;
     uint32_t *reach;
-    uint32_t *by_r;   /* the caller's indices in rating order (then age) */
-    uint32_t *by_age; /* the caller's indices oldest first */
-    uint32_t *pos_of; /* each ticket's position in rating order */
+    uint32_t *by_r;       /* the caller's indices in rating order (then age) */
+    uint32_t *by_age;     /* the caller's indices oldest first */
+    uint32_t *pos_of;     /* each ticket's position in rating order */
     uint64_t *item, *tmp; /* the sorts' items (order.c) */
     uint32_t *coarse;     /* each ticket's coarse rating key */
     uint32_t *count;      /* EO__MSORT_COUNTS: the radix sorts' counts of every digit */

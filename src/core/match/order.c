@@ -12,7 +12,7 @@
 
 #define DIGIT EO__MSORT_DIGIT
 #define BUCKETS (1u << DIGIT)
-_Static_assert(EO__MSORT_DIGITS * DIGIT >= 32, "the digits cover a key");
+_Static_assert(EO__MSORT_DIGITS *DIGIT >= 32, "the digits cover a key");
 
 /* Bits of the coarse rating keys: two digits. */
 #define COARSE (2 * DIGIT)
@@ -71,7 +71,7 @@ typedef enum value { KEY, RATING, AGE } value;
 
 static uint64_t value_of(const eo__mread *rd, uint32_t i, value v)
 {
-    return v == KEY ? rd->key[i]
+    return v == KEY      ? rd->key[i]
            : v == RATING ? double_key(rd->rat[i].r)
                          : (uint64_t)rd->at[i] - (uint64_t)rd->at_lo;
 }
