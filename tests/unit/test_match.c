@@ -704,6 +704,66 @@ static void test_order_exact_distance(void **state)
     eo_model_release(m);
 }
 
+/* The age order within one second: 42 solos of one rating and one age, keys a permutation of
+ * 100..140 and one of 2^50 (so that the sorts' coarse keys, the keys' highest bits, tell the
+ * 41 apart by none of theirs: one run, sorted exactly). 1v1 seeds go oldest first, smaller key
+ * first among one age, and each meets the next in that order: matches pair keys 100 and 101,
+ * 102 and 103, ..., 140 and 2^50. */
+static void test_order_long_run(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("elo");
+    eo_match_config c;
+    one_step(&c, 1, 100, 0.5);
+    queue *q = queue_new();
+    for (uint64_t i = 0; i < 41; i++)
+        add(q, 100 + i * 17 % 41, T0, 1, 1000);
+    add(q, UINT64_C(1) << 50, T0, 1, 1000);
+    eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 10);
+    assert_int_equal(r->nmatches, 21);
+    assert_int_equal(r->waiting, 0);
+    for (size_t x = 0; x < r->nmatches; x++) {
+        const eo_match *mt = &r->matches[x];
+        uint64_t k0 = q->t[r->entries[mt->first].ticket].key;
+        uint64_t k1 = q->t[r->entries[mt->first + 1].ticket].key;
+        uint64_t lo = k0 < k1 ? k0 : k1, hi = k0 < k1 ? k1 : k0;
+        assert_int_equal(lo, 100 + 2 * x);
+        assert_int_equal(hi, x < 20 ? lo + 1 : UINT64_C(1) << 50);
+    }
+    check_invariants(&c, m, q, r, T0 + 10);
+    eo_match_result_free(r);
+    free(q);
+    eo_model_release(m);
+}
+
+/* Ages that span more than 32 bits of seconds still go oldest first, then by key: 1v1, one
+ * rating; T0 − 2^40 (key 9), T0 − 2^35 − 1 (key 5: its age's low 32 bits are all ones, the
+ * others' all zeros), then three at T0 with keys 8, 7, 3: the pairs are the two oldest, then
+ * keys 3 and 7; key 8 waits. */
+static void test_order_wide_ages(void **state)
+{
+    (void)state;
+    eo_model_ctx *m = test_model_named("elo");
+    eo_match_config c;
+    one_step(&c, 1, 100, 0.5);
+    queue *q = queue_new();
+    add(q, 8, T0, 1, 1000);
+    add(q, 9, T0 - (INT64_C(1) << 40), 1, 1000);
+    add(q, 7, T0, 1, 1000);
+    add(q, 5, T0 - (INT64_C(1) << 35) - 1, 1, 1000);
+    add(q, 3, T0, 1, 1000);
+    eo_match_result *r = pass(&c, m, q, NULL, 0, T0 + 10);
+    assert_int_equal(r->nmatches, 2);
+    assert_int_equal(waiting_mask(q, r), 1u << 0);
+    assert_int_equal(r->matches[0].oldest, T0 - (INT64_C(1) << 40));
+    unsigned first = 1u << r->entries[0].ticket | 1u << r->entries[1].ticket;
+    assert_int_equal(first, 1u << 1 | 1u << 3);
+    check_invariants(&c, m, q, r, T0 + 10);
+    eo_match_result_free(r);
+    free(q);
+    eo_model_release(m);
+}
+
 /* A walk for a region meets its tickets in the order of the walk over every waiting ticket
  * (docs/MATCHMAKING.md, "The matcher"), whatever the tickets of other regions. 1v1: S at 1000
  * (oldest, region 0); at 990 one in region 0 (T0 + 2) and an older one only in region 1
@@ -1053,6 +1113,8 @@ int main(void)
         cmocka_unit_test(test_step_at),
         cmocka_unit_test(test_one_match),
         cmocka_unit_test(test_order),
+        cmocka_unit_test(test_order_long_run),
+        cmocka_unit_test(test_order_wide_ages),
         cmocka_unit_test(test_widening),
         cmocka_unit_test(test_quality_threshold),
         cmocka_unit_test(test_parties_whole),

@@ -88,12 +88,6 @@ typedef struct eo__mpass {
     size_t placed, rejected;
 } eo__mpass;
 
-/* Sort items: a key and the caller's index of its ticket. */
-typedef struct eo__mpair {
-    uint64_t k;
-    uint32_t i;
-} eo__mpair;
-
 /* What a pass reads once from the caller's tickets, by the caller's index, and the scratch of
  * the orders. */
 typedef struct eo__mread {
@@ -102,20 +96,21 @@ typedef struct eo__mread {
     int64_t *at; /* created_at */
     uint8_t *size;
     uint32_t *reach;
-    uint32_t *by_r;   /* the caller's indices in rating order (then age) */
-    uint32_t *by_age; /* the caller's indices oldest first */
-    uint32_t *pos_of; /* each ticket's position in rating order */
-    eo__mpair *pair, *tmp;
-    uint32_t *count; /* EO__MSORT_COUNTS: the radix sorts' counts of every digit */
+    uint32_t *by_r;       /* the caller's indices in rating order (then age) */
+    uint32_t *by_age;     /* the caller's indices oldest first */
+    uint32_t *pos_of;     /* each ticket's position in rating order */
+    uint64_t *item, *tmp; /* the sorts' items (order.c) */
+    uint32_t *coarse;     /* each ticket's coarse rating key */
+    uint32_t *count;      /* EO__MSORT_COUNTS: the radix sorts' counts of every digit */
     /* the ranges of what was read, as it was read */
     int64_t at_lo, at_hi;
     uint64_t key_vary; /* the bits in which some keys differ from the first */
     double r_lo, r_hi;
 } eo__mread;
 
-/* Digits of 11 bits: six cover 64. */
+/* Digits of 11 bits: three cover a sort key's 32. */
 #define EO__MSORT_DIGIT 11
-#define EO__MSORT_DIGITS 6
+#define EO__MSORT_DIGITS 3
 #define EO__MSORT_COUNTS (EO__MSORT_DIGITS << EO__MSORT_DIGIT)
 
 /* The work space: one block for the arrays of a pass, and the last pass with the output

@@ -72,8 +72,9 @@ int eo__match_ws_arrays(eo_match_ws *ws, eo__mpass *p, eo__mread *rd)
         {(void **)&rd->by_r, n, sizeof *rd->by_r},
         {(void **)&rd->by_age, n, sizeof *rd->by_age},
         {(void **)&rd->pos_of, n, sizeof *rd->pos_of},
-        {(void **)&rd->pair, n, sizeof *rd->pair},
+        {(void **)&rd->item, n, sizeof *rd->item},
         {(void **)&rd->tmp, n, sizeof *rd->tmp},
+        {(void **)&rd->coarse, n, sizeof *rd->coarse},
         {(void **)&rd->count, EO__MSORT_COUNTS, sizeof *rd->count},
     };
     int ns = (int)(sizeof s / sizeof s[0]);
