@@ -47,6 +47,7 @@ typedef struct req {
     size_t len, cap;
     size_t held;      /* bytes counted in svc->body_held for this request */
     bool has_early;
+    bool drop;        /* the body is read and dropped: the early answer is a 413 (check_head) */
     bool quiet;       /* answered from the headers (no key, no route, bad framing): debug log */
     bool have_busy;
     bool late; /* began after the drain started: may not park */
@@ -391,6 +392,14 @@ static int check_head(req *r, const char *version, bool *has_body, eo__answer *a
     }
     if (cl > svc->cfg.body_max) {
         eo__answer_error(a, 413, "body_too_large", "the request body exceeds the limit", NULL);
+        /* Answered and closed while the client still sends, the connection is reset and the
+         * client may lose the answer (the unread body makes the close a TCP reset): a body up
+         * to four times the limit is read and dropped first, held nowhere, and the answer
+         * follows it on a connection that stays open. */
+        if (cl / 4 <= svc->cfg.body_max) {
+            *has_body = false;
+            r->drop = true;
+        }
         return 1;
     }
     if (cl > 0 && !hold(r, (size_t)cl)) {
@@ -449,6 +458,8 @@ static enum MHD_Result on_upload(req *r, const char *data, size_t n)
 {
     size_t body_max = r->svc->cfg.body_max;
     eo__gconn_body(r->gc, n);
+    if (r->drop)
+        return MHD_YES;
     /* A body that passes the limit or the budget while it arrives (chunked) cannot be
      * answered in the middle (libmicrohttpd 0.9.75): the connection is closed. */
     if (r->len + n > body_max)
