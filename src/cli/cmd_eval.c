@@ -251,22 +251,10 @@ static void xml_text(FILE *f, const char *s)
 static double svg_x(double p) { return SVG_X0 + SVG_SIDE * p; }
 static double svg_y(double r) { return SVG_Y0 + SVG_SIDE * (1.0 - r); }
 
-static int write_svg(const eval_run *e, const char *path)
+/* The plot's grid, ticks, axes, their labels and the headline. */
+static void svg_frame(FILE *f, const eval_run *e)
 {
     const eo_eval_result *r = &e->r;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "evenodds eval: --plot: cannot create '%s'\n", path);
-        return -1;
-    }
-    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"540\" "
-          "viewBox=\"0 0 520 540\" font-family=\"sans-serif\" font-size=\"12\">\n",
-          f);
-    fputs("<title>Calibration of ", f);
-    xml_text(f, e->model);
-    fputs(" on ", f);
-    xml_text(f, e->input);
-    fputs("</title>\n<rect width=\"520\" height=\"540\" fill=\"white\"/>\n", f);
     /* grid, ticks and labels every 0.1 */
     for (int t = 0; t <= 10; t++) {
         double v = t / 10.0;
@@ -299,6 +287,13 @@ static int write_svg(const eval_run *e, const char *path)
     else
         fputs("-", f);
     fputs("</text>\n", f);
+}
+
+/* The diagonal (perfect calibration), the model's line through the non-empty bins and a dot per
+ * bin. */
+static void svg_series(FILE *f, const eval_run *e)
+{
+    const eo_eval_result *r = &e->r;
     /* series 1: the diagonal (perfect calibration) */
     fprintf(f,
             "<polyline points=\"%.2f,%.2f %.2f,%.2f\" fill=\"none\" stroke=\"#888888\" "
@@ -333,6 +328,25 @@ static int write_svg(const eval_run *e, const char *path)
                 b == EO_EVAL_CALIB_BINS - 1 ? ']' : ')', (unsigned long long)c->count, c->mean_p,
                 c->win_rate);
     }
+}
+
+static int write_svg(const eval_run *e, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "evenodds eval: --plot: cannot create '%s'\n", path);
+        return -1;
+    }
+    fputs("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"540\" "
+          "viewBox=\"0 0 520 540\" font-family=\"sans-serif\" font-size=\"12\">\n",
+          f);
+    fputs("<title>Calibration of ", f);
+    xml_text(f, e->model);
+    fputs(" on ", f);
+    xml_text(f, e->input);
+    fputs("</title>\n<rect width=\"520\" height=\"540\" fill=\"white\"/>\n", f);
+    svg_frame(f, e);
+    svg_series(f, e);
     fputs("</svg>\n", f);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {

@@ -202,27 +202,17 @@ static int policy_from_json(const json_t *v, eo_autobalance_request *out, eo_rou
     return 0;
 }
 
-static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_error *err)
+/* The players array into @p out (its arrays allocated for them). */
+static int players_from_json(const json_t *players, eo_autobalance_request *out,
+                             eo_round_error *err)
 {
-    static const char *const known[] = {"players", "now",    "time_left", "unbalanced_since",
-                                        "policy",  "joiner", NULL};
-    if (!json_is_object(obj))
-        return eo__fail(err, "", "expected a JSON object");
-    int rc = only_known(obj, known, "", err);
-    if (rc != 0)
-        return rc;
-    eo_autobalance_policy_default(&out->policy);
-    out->state.time_left = EO_AB_TIME_UNKNOWN;
-    out->state.unbalanced_since = EO_AB_NEVER;
-    const json_t *players = json_object_get(obj, "players");
     if (players == NULL)
         return eo__fail(err, "players", "required field missing");
     if (!json_is_array(players))
         return eo__fail(err, "players", "expected an array of players");
     size_t n = json_array_size(players);
     if (n > EO_AB_PLAYERS_MAX)
-        return eo__fail(err, "players", "too many players: %zu (at most %d)", n,
-                        EO_AB_PLAYERS_MAX);
+        return eo__fail(err, "players", "too many players: %zu (at most %d)", n, EO_AB_PLAYERS_MAX);
     size_t cap = n > 0 ? n : 1;
     out->ids = calloc(cap, sizeof *out->ids);
     out->players = calloc(cap, sizeof *out->players);
@@ -238,8 +228,8 @@ static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_er
     bool score_seen = false;
     int ka = 0, kb = 0;
     for (size_t i = 0; i < n; i++) {
-        rc = player_from_json(json_array_get(players, i), i, out, party_ids, &nparty,
-                              &score_seen, err);
+        int rc = player_from_json(json_array_get(players, i), i, out, party_ids, &nparty,
+                                  &score_seen, err);
         if (rc != 0)
             return rc;
         if (out->players[i].team == EO_AB_A)
@@ -253,11 +243,51 @@ static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_er
     out->state.players = out->players;
     out->state.n = n;
     out->state.has_scores = score_seen && n > 0;
+    return 0;
+}
+
+/* The optional joiner {"id", "rating"}: not one of the players. */
+static int joiner_from_json(const json_t *j, eo_autobalance_request *out, eo_round_error *err)
+{
+    static const char *const jknown[] = {"id", "rating", NULL};
+    if (!json_is_object(j))
+        return eo__fail(err, "joiner", "expected an object {\"id\", \"rating\"}");
+    int rc = only_known(j, jknown, "joiner", err);
+    if (rc != 0)
+        return rc;
+    const json_t *id = json_object_get(j, "id");
+    if (id == NULL)
+        return eo__fail(err, "joiner.id", "required field missing");
+    if ((rc = eo__dup_id(id, "joiner.id", &out->joiner_id, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < out->n; i++)
+        if (strcmp(out->ids[i], out->joiner_id) == 0)
+            return eo__fail(err, "joiner.id", "player \"%s\" is already at players[%zu]",
+                            out->joiner_id, i);
+    if ((rc = get_rating(j, "joiner", &out->joiner_rating, &out->joiner_has_rating, err)) != 0)
+        return rc;
+    out->has_joiner = true;
+    return 0;
+}
+
+static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_error *err)
+{
+    static const char *const known[] = {"players", "now",    "time_left", "unbalanced_since",
+                                        "policy",  "joiner", NULL};
+    if (!json_is_object(obj))
+        return eo__fail(err, "", "expected a JSON object");
+    int rc = only_known(obj, known, "", err);
+    if (rc != 0)
+        return rc;
+    eo_autobalance_policy_default(&out->policy);
+    out->state.time_left = EO_AB_TIME_UNKNOWN;
+    out->state.unbalanced_since = EO_AB_NEVER;
+    if ((rc = players_from_json(json_object_get(obj, "players"), out, err)) != 0)
+        return rc;
     bool is_null;
-    if ((rc = eo__get_int(obj, "", "now", 0, EO_ROUND_TIME_MAX, &out->state.now, NULL,
-                          err)) != 0 ||
-        (rc = eo__get_int(obj, "", "time_left", 0, EO_AB_JSON_DURATION_MAX,
-                          &out->state.time_left, &is_null, err)) != 0)
+    if ((rc = eo__get_int(obj, "", "now", 0, EO_ROUND_TIME_MAX, &out->state.now, NULL, err)) != 0 ||
+        (rc = eo__get_int(obj, "", "time_left", 0, EO_AB_JSON_DURATION_MAX, &out->state.time_left,
+                          &is_null, err)) != 0)
         return rc;
     if (is_null)
         out->state.time_left = EO_AB_TIME_UNKNOWN;
@@ -271,26 +301,7 @@ static int ab_decode(const json_t *obj, eo_autobalance_request *out, eo_round_er
     if (pol != NULL && (rc = policy_from_json(pol, out, err)) != 0)
         return rc;
     const json_t *j = json_object_get(obj, "joiner");
-    if (j != NULL) {
-        static const char *const jknown[] = {"id", "rating", NULL};
-        if (!json_is_object(j))
-            return eo__fail(err, "joiner", "expected an object {\"id\", \"rating\"}");
-        if ((rc = only_known(j, jknown, "joiner", err)) != 0)
-            return rc;
-        const json_t *id = json_object_get(j, "id");
-        if (id == NULL)
-            return eo__fail(err, "joiner.id", "required field missing");
-        if ((rc = eo__dup_id(id, "joiner.id", &out->joiner_id, err)) != 0)
-            return rc;
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(out->ids[i], out->joiner_id) == 0)
-                return eo__fail(err, "joiner.id", "player \"%s\" is already at players[%zu]",
-                                out->joiner_id, i);
-        if ((rc = get_rating(j, "joiner", &out->joiner_rating, &out->joiner_has_rating, err)) != 0)
-            return rc;
-        out->has_joiner = true;
-    }
-    return 0;
+    return j != NULL ? joiner_from_json(j, out, err) : 0;
 }
 
 int eo_autobalance_request_from_json(const json_t *obj, eo_autobalance_request *out,

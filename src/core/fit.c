@@ -365,111 +365,166 @@ double eo__fit_field(const eo_fit *f, const fit_round *fr)
     return field;
 }
 
-int eo_fit_add_round(eo_fit *f, const eo_round *r)
-{
-    if (f == NULL || r == NULL || r->n[0] == 0 || r->n[1] == 0 || r->team[0] == NULL ||
-        r->team[1] == NULL || r->n[0] + r->n[1] > EO_PLAYERS_MAX || !winner_ok(r->winner))
-        return EO_EINVAL;
-    size_t na = r->n[0], nb = r->n[1], n = na + nb;
+/* A round as eo_fit_add_round() checks it before anything changes: its members (their ids'
+ * lengths, hashes and indices, -1 for a new player; their partial-play weights) and its map
+ * key (kidx -1: a new key). */
+typedef struct round_in {
+    size_t na, nb, n;
     int64_t idx[EO_PLAYERS_MAX];
     size_t len[EO_PLAYERS_MAX];
     uint64_t hash[EO_PLAYERS_MAX];
     double w[EO_PLAYERS_MAX];
-    double median = eo__roundlen_median(&f->lengths);
-    bool ones = true;
-    for (size_t i = 0; i < n; i++) {
-        const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
-        if (m->id == NULL)
-            return EO_EINVAL;
-        len[i] = strnlen(m->id, EO_ID_MAX + 1);
-        if (eo_id_check(m->id, len[i]) != 0)
-            return EO_EINVAL;
-        for (size_t j = 0; j < i; j++) {
-            const eo_member *o = j < na ? &r->team[0][j] : &r->team[1][j - na];
-            if (len[j] == len[i] && memcmp(o->id, m->id, len[i]) == 0)
-                return EO_EINVAL;
-        }
-        hash[i] = eo__strmap_hash(f->ids, m->id, len[i]);
-        idx[i] = eo__strmap_find(f->ids, m->id, len[i], hash[i]);
-        w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m, median);
-        ones = ones && w[i] == 1.0;
-    }
-    /* Map key, created below once nothing else can fail. */
+    bool ones; /* every weight 1 */
+    bool keyed;
     eo_bias_key key;
     char ktext[3 * (EO_ID_MAX + 2) + 1];
-    size_t klen = 0;
-    uint64_t khash = 0;
-    int64_t kidx = -1;
-    bool keyed = eo_bias_key_of(&f->pool.bias, r->map, na, nb, r->mode, &key) == 0;
-    if (keyed) {
-        if (eo_id_check(key.map, strnlen(key.map, EO_ID_MAX + 1)) != 0 ||
-            (key.mode != NULL && eo_id_check(key.mode, strnlen(key.mode, EO_ID_MAX + 1)) != 0) ||
-            key_text(&key, ktext, sizeof ktext, &klen) != 0)
+    size_t klen;
+    uint64_t khash;
+    int64_t kidx;
+} round_in;
+
+static const eo_member *member_at(const eo_round *r, size_t na, size_t i)
+{
+    return i < na ? &r->team[0][i] : &r->team[1][i - na];
+}
+
+/* The members' ids (valid, none twice) and weights. 0 or EO_EINVAL. */
+static int check_members(const eo_fit *f, const eo_round *r, double median, round_in *in)
+{
+    in->ones = true;
+    for (size_t i = 0; i < in->n; i++) {
+        const eo_member *m = member_at(r, in->na, i);
+        if (m->id == NULL)
             return EO_EINVAL;
-        khash = eo__strmap_hash(f->keys, ktext, klen);
-        kidx = eo__strmap_find(f->keys, ktext, klen, khash);
+        in->len[i] = strnlen(m->id, EO_ID_MAX + 1);
+        if (eo_id_check(m->id, in->len[i]) != 0)
+            return EO_EINVAL;
+        for (size_t j = 0; j < i; j++)
+            if (in->len[j] == in->len[i] &&
+                memcmp(member_at(r, in->na, j)->id, m->id, in->len[i]) == 0)
+                return EO_EINVAL;
+        in->hash[i] = eo__strmap_hash(f->ids, m->id, in->len[i]);
+        in->idx[i] = eo__strmap_find(f->ids, m->id, in->len[i], in->hash[i]);
+        in->w[i] = f->unweighted ? 1.0 : eo_model_member_weight(f->model, r, m, median);
+        in->ones = in->ones && in->w[i] == 1.0;
     }
+    return 0;
+}
+
+/* The round's map key, when the bias has one for it. 0 or EO_EINVAL. */
+static int check_key(const eo_fit *f, const eo_round *r, round_in *in)
+{
+    in->klen = 0;
+    in->khash = 0;
+    in->kidx = -1;
+    in->keyed = eo_bias_key_of(&f->pool.bias, r->map, in->na, in->nb, r->mode, &in->key) == 0;
+    if (!in->keyed)
+        return 0;
+    const eo_bias_key *k = &in->key;
+    if (eo_id_check(k->map, strnlen(k->map, EO_ID_MAX + 1)) != 0 ||
+        (k->mode != NULL && eo_id_check(k->mode, strnlen(k->mode, EO_ID_MAX + 1)) != 0) ||
+        key_text(k, in->ktext, sizeof in->ktext, &in->klen) != 0)
+        return EO_EINVAL;
+    in->khash = eo__strmap_hash(f->keys, in->ktext, in->klen);
+    in->kidx = eo__strmap_find(f->keys, in->ktext, in->klen, in->khash);
+    return 0;
+}
+
+/* A new map key, inserted with its bias at 0. 0 or EO_ENOMEM (nothing changed). */
+static int add_key(eo_fit *f, round_in *in)
+{
+    const eo_bias_key *k = &in->key;
+    bias_part bp = {0};
+    bp.map = malloc(strlen(k->map) + 1);
+    bp.mode = k->mode != NULL ? malloc(strlen(k->mode) + 1) : NULL;
+    if (bp.map == NULL || (k->mode != NULL && bp.mode == NULL) || reserve_keys(f) != 0 ||
+        eo__strmap_reserve(f->keys, 1, in->klen + 1) != 0) {
+        free(bp.map);
+        free(bp.mode);
+        return EO_ENOMEM;
+    }
+    memcpy(bp.map, k->map, strlen(k->map) + 1);
+    if (bp.mode != NULL)
+        memcpy(bp.mode, k->mode, strlen(k->mode) + 1);
+    bp.size = k->size;
+    in->kidx = eo__strmap_insert(f->keys, in->ktext, in->klen, in->khash);
+    f->kp[in->kidx] = bp;
+    f->b[in->kidx] = 0.0;
+    f->nk++;
+    return 0;
+}
+
+/* Room for the round, its members and new players, and its key. 0 or EO_ENOMEM. */
+static int reserve_round(eo_fit *f, round_in *in)
+{
     size_t nnew = 0, bytes = 0;
-    for (size_t i = 0; i < n; i++)
-        if (idx[i] < 0) {
+    for (size_t i = 0; i < in->n; i++)
+        if (in->idx[i] < 0) {
             nnew++;
-            bytes += len[i] + 1;
+            bytes += in->len[i] + 1;
         }
     if (grow((void **)&f->r, &f->rcap, f->nr + 1, sizeof *f->r) != 0 ||
-        grow((void **)&f->member, &f->mcap, f->nm + n, sizeof *f->member) != 0 ||
-        (!ones && grow((void **)&f->weight, &f->wcap, f->nw + n, sizeof *f->weight) != 0) ||
+        grow((void **)&f->member, &f->mcap, f->nm + in->n, sizeof *f->member) != 0 ||
+        (!in->ones && grow((void **)&f->weight, &f->wcap, f->nw + in->n, sizeof *f->weight) != 0) ||
         reserve_players(f, nnew) != 0 || eo__strmap_reserve(f->ids, nnew, bytes) != 0)
         return EO_ENOMEM;
-    if (keyed && kidx < 0) {
-        bias_part bp = {0};
-        bp.map = malloc(strlen(key.map) + 1);
-        bp.mode = key.mode != NULL ? malloc(strlen(key.mode) + 1) : NULL;
-        if (bp.map == NULL || (key.mode != NULL && bp.mode == NULL) || reserve_keys(f) != 0 ||
-            eo__strmap_reserve(f->keys, 1, klen + 1) != 0) {
-            free(bp.map);
-            free(bp.mode);
-            return EO_ENOMEM;
-        }
-        memcpy(bp.map, key.map, strlen(key.map) + 1);
-        if (bp.mode != NULL)
-            memcpy(bp.mode, key.mode, strlen(key.mode) + 1);
-        bp.size = key.size;
-        kidx = eo__strmap_insert(f->keys, ktext, klen, khash);
-        f->kp[kidx] = bp;
-        f->b[kidx] = 0.0;
-        f->nk++;
-    }
-    /* Nothing can fail from here on. Players unknown twice in one round were refused above. */
+    return in->keyed && in->kidx < 0 ? add_key(f, in) : 0;
+}
+
+/* The round and its members appended (nothing can fail: reserve_round() made the room; players
+ * unknown twice in one round were refused by check_members()). */
+static void append_round(eo_fit *f, const eo_round *r, double median, round_in *in)
+{
     fit_round *fr = &f->r[f->nr++];
     fr->off = f->nm;
-    fr->na = (uint8_t)na;
-    fr->nb = (uint8_t)nb;
+    fr->na = (uint8_t)in->na;
+    fr->nb = (uint8_t)in->nb;
     fr->y2 = r->winner == EO_WIN_A ? 2 : r->winner == EO_WIN_B ? 0 : 1;
-    fr->key = (int32_t)kidx;
-    coefs(f, w, na, nb, fr);
+    fr->key = (int32_t)in->kidx;
+    coefs(f, in->w, in->na, in->nb, fr);
     presence_of(f, r, median, fr);
-    fr->woff = ones ? NO_WEIGHTS : f->nw;
-    for (size_t i = 0; i < n; i++) {
-        const eo_member *m = i < na ? &r->team[0][i] : &r->team[1][i - na];
-        if (idx[i] < 0) {
-            idx[i] = eo__strmap_insert(f->ids, m->id, len[i], hash[i]);
-            f->s[idx[i]] = f->mode;
-            f->rounds[idx[i]] = 0;
+    fr->woff = in->ones ? NO_WEIGHTS : f->nw;
+    for (size_t i = 0; i < in->n; i++) {
+        int64_t *idx = &in->idx[i];
+        if (*idx < 0) {
+            *idx = eo__strmap_insert(f->ids, member_at(r, in->na, i)->id, in->len[i], in->hash[i]);
+            f->s[*idx] = f->mode;
+            f->rounds[*idx] = 0;
             f->np++;
         }
-        f->member[f->nm++] = (uint32_t)idx[i];
-        f->rounds[idx[i]] += w[i] > 0.0;
-        if (!ones)
-            f->weight[f->nw++] = w[i];
+        f->member[f->nm++] = (uint32_t)*idx;
+        f->rounds[*idx] += in->w[i] > 0.0;
+        if (!in->ones)
+            f->weight[f->nw++] = in->w[i];
     }
-    if (kidx >= 0) {
-        f->kp[kidx].info_sum += play_info(f, fr->cf);
-        f->kp[kidx].plays++;
+    if (in->kidx >= 0) {
+        f->kp[in->kidx].info_sum += play_info(f, fr->cf);
+        f->kp[in->kidx].plays++;
     }
     if (fr->cp != 0.0) { /* in logits: Δ²/4 for either link */
         f->kp[PRESENCE_KEY].info_sum += play_info(f, fr->cp);
         f->kp[PRESENCE_KEY].plays++;
     }
+}
+
+int eo_fit_add_round(eo_fit *f, const eo_round *r)
+{
+    if (f == NULL || r == NULL || r->n[0] == 0 || r->n[1] == 0 || r->team[0] == NULL ||
+        r->team[1] == NULL || r->n[0] + r->n[1] > EO_PLAYERS_MAX || !winner_ok(r->winner))
+        return EO_EINVAL;
+    round_in in;
+    in.na = r->n[0];
+    in.nb = r->n[1];
+    in.n = in.na + in.nb;
+    double median = eo__roundlen_median(&f->lengths);
+    int rc = check_members(f, r, median, &in);
+    if (rc == 0)
+        rc = check_key(f, r, &in);
+    if (rc == 0)
+        rc = reserve_round(f, &in);
+    if (rc != 0)
+        return rc;
+    append_round(f, r, median, &in);
     eo__roundlen_add(&f->lengths, r);
     f->ready = false;
     f->bias_fitted = false;
