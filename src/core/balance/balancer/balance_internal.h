@@ -200,6 +200,11 @@ typedef struct eo__bal_tail_q {
 } eo__bal_tail_q;
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
                        const eo__bal_lim *lim, size_t room_max);
+/* Whether eo__bal_tail_build() with these arguments would build its lists (0), or returns 2,
+ * without building them (the sums only: the search builds its tail when a node first reaches
+ * it); EO_ENOMEM. */
+int eo__bal_tail_fits(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                      const eo__bal_lim *lim, size_t room_max);
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work);
 void eo__bal_tail_free(eo__bal_tail *t);

@@ -65,8 +65,11 @@ typedef struct eo__bal_bs {
     int gave_up;
     uint8_t by_q[NMAX];  /* players by q descending, ties by index (the table's order) */
     eo__split_buf dp;    /* the table's memory, kept across questions */
-    /* full scrambles: the items order[tail_j..] are answered by the tail's lists (-1: none) */
-    int tail_j;
+    /* full scrambles: the items order[tail_j..] are answered by the tail's lists (-1: none),
+     * built within tail_lim and tail_room when a node first reaches them (tail_built) */
+    int tail_j, tail_built;
+    eo__bal_lim tail_lim;
+    size_t tail_room;
     int no_pref; /* nobody has a side preference */
     eo__bal_tail *tail;
 } bs;
@@ -404,6 +407,16 @@ static void tail(bs *s, int j, const state *c, const eo__bal_vec L)
     q.found = s->found;
     memcpy(q.base, L, sizeof q.base); /* top2 is settled above the tail: L has it exactly */
     uint64_t work = 0;
+    if (!s->tail_built) {
+        int rc = eo__bal_tail_build(&s->tail, b, s->order + j, s->m - j, 0, &s->tail_lim,
+                                    s->tail_room);
+        if (rc != 0) { /* tail_lists() saw them fit */
+            s->err = rc < 0 ? rc : EO_EINTERNAL;
+            s->done = 1;
+            return;
+        }
+        s->tail_built = 1;
+    }
     if (eo__bal_tail_ask(s->tail, b, &q, s->best, s->side, &work))
         leaf(s);
     b->work += work;
@@ -737,7 +750,7 @@ static void status_counts(bs *s)
     }
 }
 
-/* The tail for this question (s->tail_j), when it fits: a full scramble (2k = n, parties
+/* The tail for this question (s->tail_j; built by tail() when a node reaches it), when it fits: a full scramble (2k = n, parties
  * whole, no side preference; every completion's vector is then (top2, spread, dev)) whose
  * spread term counts (step 1's question of the gap alone is the search's: its window is all
  * of |D|), with the two best players' items above the tail so that top2 is settled there.
@@ -747,6 +760,7 @@ static int tail_lists(bs *s)
 {
     const eo__bal *b = s->b;
     s->tail_j = -1;
+    s->tail_built = 0;
     s->aim_x = 0;
     int j = b->m - b->tail_items;
     if (b->active[EO__BT_SPREAD] && 2 * b->k == b->n && s->spread_d) {
@@ -771,11 +785,13 @@ static int tail_lists(bs *s)
     for (int h = b->m - s->top_pos - 1; h >= b->tail_items; h--) {
         int jj = b->m - h;
         eo__bal_lim lim = {b->k - pa[jj], b->k - pb[jj], b->n, INT64_MAX};
-        int rc = eo__bal_tail_build(&s->tail, b, s->order + jj, h, 0, &lim, room);
+        int rc = eo__bal_tail_fits(&s->tail, b, s->order + jj, h, 0, &lim, room);
         if (rc < 0)
             return rc;
         if (rc == 0) {
             s->tail_j = jj;
+            s->tail_lim = lim;
+            s->tail_room = room;
             return 0;
         }
     }

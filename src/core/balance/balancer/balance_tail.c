@@ -62,12 +62,11 @@ static void by_moves(const ent *src, size_t cnt, ent *dst, int counts, int mvmax
         dst[start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv]++] = src[r];
 }
 
-int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
-                       const eo__bal_lim *all, size_t room_max)
+/* eo__bal_tail_build() up to the lists: the pinned items' sums, the halves, each half's limits
+ * (lim) and the entries a half needs (*room). Returns 0, or 2 when they do not fit. */
+static int plan(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, int nleft,
+                const eo__bal_lim *all, size_t room_max, eo__bal_lim *lim, size_t *room)
 {
-    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
-        return EO_ENOMEM;
-    eo__bal_tail *t = *tp;
     int fr[EO__BAL_N], h = 0, hl = 0;
     t->na0 = t->nb0 = t->mv0 = 0;
     t->dn0 = 0;
@@ -110,8 +109,7 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
         return 2;
     for (int y = 0; y < h; y++)
         t->fr[nleft > 0 ? y : y % 2 ? t->hl + y / 2 : y / 2] = fr[y];
-    eo__bal_lim lim[2]; /* each half's, what the pinned listed items leave */
-    for (int x = 0; x < 2; x++) {
+    for (int x = 0; x < 2; x++) { /* each half's limits: what the pinned listed items leave */
         const eo__bal_lim *a = &all[nleft > 0 ? x : 0];
         lim[x] = (eo__bal_lim){a->na - t->na0, a->nb - t->nb0, a->mv - t->mv0, a->dn - t->dn0};
         if (lim[x].na < 0 || lim[x].nb < 0 || lim[x].mv < 0 || lim[x].dn < 0)
@@ -119,9 +117,32 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
     }
     size_t rl = eo__bal_list_room(b, t->fr, t->hl, &lim[0]);
     size_t rr = eo__bal_list_room(b, t->fr + t->hl, h - t->hl, &lim[1]);
-    size_t room = rl > rr ? rl : rr;
-    if (room > room_max)
-        return 2;
+    *room = rl > rr ? rl : rr;
+    return *room > room_max ? 2 : 0;
+}
+
+int eo__bal_tail_fits(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                      const eo__bal_lim *all, size_t room_max)
+{
+    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
+        return EO_ENOMEM;
+    eo__bal_lim lim[2];
+    size_t room;
+    return plan(*tp, b, items, cnt, nleft, all, room_max, lim, &room);
+}
+
+int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                       const eo__bal_lim *all, size_t room_max)
+{
+    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
+        return EO_ENOMEM;
+    eo__bal_tail *t = *tp;
+    eo__bal_lim lim[2];
+    size_t room;
+    int rc = plan(t, b, items, cnt, nleft, all, room_max, lim, &room);
+    if (rc != 0)
+        return rc;
+    int h = t->h;
     if (room_for(t, room) != 0)
         return EO_ENOMEM;
     ent *tmp = t->buf + 2 * room, *tmp2 = tmp + room;
