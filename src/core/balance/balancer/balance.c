@@ -109,36 +109,63 @@ static void base_statuses(eo__bal *b, const uint8_t *base)
                                               : EO__BS_FREE;
 }
 
+/* A team-A question's search before the later witness windows (decide()): at most this much
+ * work (nodes and list entries), then the windows, then the search unbudgeted. Most "no"
+ * answers are proven within it, and a miss of every window costs more. */
+#define TRY_WORK 60000
+
+/* The question's search, within b->try_work when > 0: 1 with a witness in side[] (the statuses
+ * kept), 0 when none exists (t then takes status no), 2 when the try gave up; or an error. */
+static int ask(eo__bal *b, int t, int no, int64_t T, const eo__bal_vec cstar, uint8_t *side,
+               uint64_t try_work)
+{
+    eo__bal_vec v;
+    uint8_t alt[EO__BAL_N];
+    memcpy(v, cstar, sizeof v);
+    b->try_work = try_work;
+    int rc = eo__bal_search(b, T, 1, v, alt);
+    b->try_work = 0;
+    if (rc == 1)
+        memcpy(side, alt, (size_t)b->n);
+    else if (rc == 0)
+        b->ist[t] = (uint8_t)no;
+    return rc;
+}
+
 /* One question of step 3: item t takes status yes when a split with vector C* (within T)
- * still exists so, else no. `kept`: the witness side[] already agrees with yes; otherwise the
- * search's split, when there is one, becomes the witness. Returns 0 or an error. */
+ * still exists so, else no. `kept`: the witness side[] already agrees with yes; otherwise a
+ * witness from the lists (team A: eo__bal_repair()) or the search's split, when there is one,
+ * becomes the witness. Returns 0 or an error. */
 static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
                   const eo__bal_vec cstar, uint8_t *side)
 {
     b->ist[t] = (uint8_t)yes;
     if (kept)
         return 0;
-    eo__bal_vec v;
     uint8_t alt[EO__BAL_N];
-    memcpy(v, cstar, sizeof v);
-    memcpy(alt, side, (size_t)b->n);
-    for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
-        alt[b->mem[u]] = EO__SIDE_A;
-    int rc = yes == EO__BS_A ? eo__bal_repair(b, t, cstar, alt) : 0;
-    if (rc == 1) {
-        memcpy(side, alt, (size_t)b->n);
-        return 0;
+    int rc = 0;
+    if (yes == EO__BS_A) { /* the first windows, a budgeted search, the other windows */
+        memcpy(alt, side, (size_t)b->n);
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+            alt[b->mem[u]] = EO__SIDE_A;
+        uint8_t moved[EO__BAL_N];
+        memcpy(moved, alt, (size_t)b->n);
+        rc = eo__bal_repair(b, t, cstar, alt, REPAIR_FIRST);
+        if (rc == 0) {
+            if ((rc = ask(b, t, no, T, cstar, side, TRY_WORK)) != 2)
+                return rc < 0 ? rc : 0; /* answered */
+            memcpy(alt, moved, (size_t)b->n);
+            rc = eo__bal_repair(b, t, cstar, alt, REPAIR_REST);
+        }
+        if (rc < 0)
+            return rc;
+        if (rc == 1) {
+            memcpy(side, alt, (size_t)b->n);
+            return 0;
+        }
     }
-    if (rc < 0)
-        return rc;
-    rc = eo__bal_search(b, T, 1, v, alt);
-    if (rc < 0)
-        return rc;
-    if (rc == 1)
-        memcpy(side, alt, (size_t)b->n);
-    else
-        b->ist[t] = (uint8_t)no;
-    return 0;
+    rc = ask(b, t, no, T, cstar, side, 0);
+    return rc < 0 ? rc : 0;
 }
 
 /* How far solve_k() got, for the answer past the work limit: step 1 proves g (stage 1), step 2
@@ -188,7 +215,7 @@ static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
             ls[b->mem[u]] = ls[b1] == EO__SIDE_A ? EO__SIDE_B : EO__SIDE_A;
     }
     if (rc == 1 && b->mode == EO_BALANCE_SCRAMBLE && eo__bal_cmp(b, pg->cstar, R) > 0 &&
-        (rc = eo__bal_repair(b, moved, R, ls)) != 0) {
+        (rc = eo__bal_repair(b, moved, R, ls, REPAIR_ALL)) != 0) {
         if (rc < 0)
             return rc;
         eo__bal_eval(b, ls, pg->cstar);

@@ -71,6 +71,7 @@ typedef struct eo__bal {
     int tail_items;         /* items the search's tail takes (0: none; at most TAIL_ITEMS_MAX) */
     uint64_t dp_try;        /* test switch: a gap-only question's search budget before the
                              * table of split_dp.c answers (0: the default, 20,000 nodes) */
+    uint64_t try_work;      /* > 0: eo__bal_search() gives up (returns 2) past this much work */
     /* eo__bal_search()'s tables, built at its first call; owned, released by
      * eo__bal_search_free() */
     struct eo__bal_bs *scratch;
@@ -110,7 +111,8 @@ int eo__bal_cmp(const eo__bal *b, const eo__bal_vec x, const eo__bal_vec y);
  *            least C*, and one at most C* has each of its terms: the search cuts by each).
  * feas == 2: as 0, seeded with an incumbent: *best is the vector of side[], a split keeping
  *            every status with |D| <= dev_max; returns 1 with the least vector and a split.
- * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown).
+ * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown); 2 when
+ * b->try_work > 0 and the question took more work than that (unknown too).
  */
 int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side);
 
@@ -215,11 +217,14 @@ void eo__bal_tail_free(eo__bal_tail *t);
  * from the best), a split of vector <= best by moving other items: up to REPAIR_ITEMS undecided
  * items (the nearest to t in rating sum, a spread of ratings, the largest, a few drawn at
  * random; never t or the two best players') may change sides by the tail's lists (b->repair),
- * every other item keeps its side. t = -1: no item moved. Returns 1 with side[] such a split,
- * 0 when none was found (which proves nothing; side[] may have changed then), EO_ENOMEM.
+ * every other item keeps its side. t = -1: no item moved. windows: REPAIR_FIRST tries the
+ * nearest and the spread (those that find most witnesses), REPAIR_REST the others, REPAIR_ALL
+ * all. Returns 1 with side[] such a split, 0 when none was found (which proves nothing; side[]
+ * may have changed then), EO_ENOMEM.
  */
 #define REPAIR_ITEMS 24
-int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side);
+enum { REPAIR_ALL, REPAIR_FIRST, REPAIR_REST }; /* windows: all, the first two, the others */
+int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int windows);
 
 /*
  * The rest of team A at once when everyone plays (2k = n, parties whole; in scramble mode no

@@ -850,6 +850,14 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         table = !b->active[t] || best[t] == 0;
     if (table && feas != 0 && best[EO__BT_DEV] < max_gap)
         max_gap = best[EO__BT_DEV];
+    if (!table && b->try_work) { /* a budgeted try (decide()) */
+        s->gave_up = 0;
+        s->try_end = b->work + b->try_work;
+        dfs(s, 0, &c);
+        s->try_end = 0;
+        b->found = s->found && !s->gave_up;
+        return s->err ? s->err : s->gave_up ? 2 : s->found;
+    }
     if (table) {
         s->gave_up = 0;
         s->try_end = b->work + (b->dp_try ? b->dp_try : DP_TRY_MIN);

@@ -32,6 +32,11 @@ struct eo__bal_tail {
     ent *el, *er; /* each half's entries by count on A, each count by (d, x) */
     ent *buf;
     size_t cap; /* entries in buf */
+    /* what the lists in buf were built from (same(): an unchanged build is skipped) */
+    int built, key_k, key_cnt, key_nleft;
+    int key_items[EO__BAL_N];
+    uint8_t key_st[EO__BAL_N];
+    eo__bal_lim key_lim[2];
 };
 
 /* Room for 4 * room entries in *t's buffer. 0 or EO_ENOMEM. */
@@ -44,6 +49,38 @@ static int room_for(eo__bal_tail *t, size_t room)
         return EO_ENOMEM;
     t->buf = nb;
     t->cap = 4 * room;
+    return 0;
+}
+
+/* An item's status as the lists see it: FREE and PLAY alike (every listed item plays). */
+static uint8_t listed_status(const eo__bal *b, int t)
+{
+    return b->ist[t] == EO__BS_PLAY ? EO__BS_FREE : b->ist[t];
+}
+
+/* 1 when the lists in t's buffer were built from these items, statuses and limits (a search
+ * that gave up is asked again with the same statuses, decide()); else records them as the
+ * next build's. */
+static int same(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, int nleft,
+                const eo__bal_lim *lim)
+{
+    int eq = t->built && t->key_k == b->k && t->key_cnt == cnt && t->key_nleft == nleft;
+    for (int x = 0; eq && x < 2; x++)
+        eq = t->key_lim[x].na == lim[x].na && t->key_lim[x].nb == lim[x].nb &&
+             t->key_lim[x].mv == lim[x].mv && t->key_lim[x].dn == lim[x].dn;
+    for (int y = 0; eq && y < cnt; y++)
+        eq = t->key_items[y] == items[y] && t->key_st[y] == listed_status(b, items[y]);
+    if (eq)
+        return 1;
+    t->built = 0; /* until the build below ends */
+    t->key_k = b->k;
+    t->key_cnt = cnt;
+    t->key_nleft = nleft;
+    memcpy(t->key_lim, lim, sizeof t->key_lim);
+    for (int y = 0; y < cnt; y++) {
+        t->key_items[y] = items[y];
+        t->key_st[y] = listed_status(b, items[y]);
+    }
     return 0;
 }
 
@@ -142,6 +179,8 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
     int rc = plan(t, b, items, cnt, nleft, all, room_max, lim, &room);
     if (rc != 0)
         return rc;
+    if (same(t, b, items, cnt, nleft, lim))
+        return 0;
     int h = t->h;
     if (room_for(t, room) != 0)
         return EO_ENOMEM;
@@ -158,6 +197,7 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
         memcpy(tmp, t->er, sizeof(ent) * nr);
         by_moves(tmp, nr, t->er, b->n, lim[1].mv);
     }
+    t->built = 1;
     return 0;
 }
 
@@ -622,17 +662,14 @@ static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, 
     return rc;
 }
 
-int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
+/* The undecided items but t (ist FREE or PLAY) by rating sum descending into by_q, and by
+ * distance to t's sum into near. Returns their number. */
+static int undecided_by_q(const eo__bal *b, int t, int *by_q, int *near)
 {
-    /* scramble only: in rebalance most team-A questions are "no" (a player asked onto A who is
-     * on B and need not move), where a witness is sought in vain */
-    if (b->mode != EO_BALANCE_SCRAMBLE || !full_split(b) || b->spread_shift != 0)
-        return 0;
-    /* the undecided items (not t), by rating sum descending, and by distance to t's */
     int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
     for (int u = t < 0 ? 0 : b->istart[t]; t >= 0 && u < b->istart[t + 1]; u++)
         qt += b->q[b->mem[u]];
-    int by_q[EO__BAL_N], near[EO__BAL_N], nu = 0;
+    int nu = 0;
     for (int x = 0; x < b->m; x++) {
         if ((b->ist[x] != EO__BS_PLAY && b->ist[x] != EO__BS_FREE) || x == t)
             continue;
@@ -644,27 +681,18 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         eo__insert_by_key_desc(near, nu, x, dist);
         nu++;
     }
-    int nw = nu < REPAIR_ITEMS ? nu : REPAIR_ITEMS;
-    if (nw == 0)
-        return 0;
-    /* windows: the nearest to t; then every (nu / nw)-th by rating */
-    int spread[REPAIR_ITEMS];
-    for (int y = 0; y < nw; y++)
-        spread[y] = by_q[(int)((int64_t)y * nu / nw)];
-    uint8_t keep[EO__BAL_N];
-    memcpy(keep, side, (size_t)b->n);
-    int rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
-    rc = rc == 2 ? 0 : rc;
-    if (rc == 0 && nu > nw) {
-        memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
-    }
-    if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
-        memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
-    }
+    return nu;
+}
+
+/* eo__bal_repair()'s later windows (REPAIR_REST): the largest items, a few drawn at random,
+ * then the widest spread of ratings whose lists fit within REPAIR_BIG. */
+static int repair_rest(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side,
+                       const uint8_t *keep, const int *by_q, int nu, int nw)
+{
+    memcpy(side, keep, (size_t)b->n); /* the largest: the most reach in Σq and Σq² */
+    int rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
     uint64_t rng = (uint64_t)t * 0x9E3779B97F4A7C15u + (uint64_t)nu;
-    for (int tr = 0; rc == 0 && nu > nw && tr < REPAIR_RANDOM; tr++) {
+    for (int tr = 0; rc == 0 && tr < REPAIR_RANDOM; tr++) {
         int pick[EO__BAL_N];
         memcpy(pick, by_q, sizeof(int) * (size_t)nu);
         for (int y = 0; y < nw; y++) { /* the first nw of a shuffle */
@@ -677,7 +705,6 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         memcpy(side, keep, (size_t)b->n);
         rc = repair_try(b, pick, nw, best, side, REPAIR_ROOM);
     }
-    /* last: the widest spread of ratings whose count-limited lists fit within REPAIR_BIG */
     for (int big = nu; (rc == 0 || rc == 2) && big > nw; big--) {
         int wide[EO__BAL_N];
         for (int y = 0; y < big; y++)
@@ -686,6 +713,35 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         if ((rc = repair_try(b, wide, big, best, side, REPAIR_BIG)) != 2)
             break;
     }
+    return rc;
+}
+
+int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int windows)
+{
+    /* scramble only: in rebalance most team-A questions are "no" (a player asked onto A who is
+     * on B and need not move), where a witness is sought in vain */
+    if (b->mode != EO_BALANCE_SCRAMBLE || !full_split(b) || b->spread_shift != 0)
+        return 0;
+    int by_q[EO__BAL_N], near[EO__BAL_N];
+    int nu = undecided_by_q(b, t, by_q, near);
+    int nw = nu < REPAIR_ITEMS ? nu : REPAIR_ITEMS, rc = 0;
+    if (nw == 0 || (windows == REPAIR_REST && nu <= nw))
+        return 0;
+    uint8_t keep[EO__BAL_N];
+    memcpy(keep, side, (size_t)b->n);
+    if (windows != REPAIR_REST) { /* the nearest to t; then every (nu / nw)-th by rating */
+        int spread[REPAIR_ITEMS];
+        for (int y = 0; y < nw; y++)
+            spread[y] = by_q[(int)((int64_t)y * nu / nw)];
+        rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
+        rc = rc == 2 ? 0 : rc;
+        if (rc == 0 && nu > nw) {
+            memcpy(side, keep, (size_t)b->n);
+            rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
+        }
+    }
+    if (rc == 0 && windows != REPAIR_FIRST && nu > nw)
+        rc = repair_rest(b, t, best, side, keep, by_q, nu, nw);
     return rc == 2 ? 0 : rc;
 }
 
