@@ -137,15 +137,21 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
 /* ---- meet in the middle (balance_mitm.c, balance_tail.c) ---- */
 
 /* One side assignment of some items (eo__bal_list()): sums of A minus those of B, members on
- * each side, players moved and preference weight denied, which items are on A, and the sides
- * of the two best players when listed. */
+ * A (those on B are the rest of the listed members), players moved and preference weight
+ * denied, which items are on A, and the sides of the two best players when listed. 32 bytes:
+ * the lists are long and their building and reading are bound by memory. */
 typedef struct eo__bal_ent {
-    int64_t d, ds, x;   /* Σq, Σqs, Σqs² */
-    int64_t dn;         /* preference weight denied */
-    uint32_t mask;      /* bit y: the list's item y is on A */
-    uint8_t na, nb, mv; /* members on A, on B; players moved (n <= EO__BAL_EXACT) */
-    uint8_t s1, s2;     /* 0 when not among the items */
+    int64_t d, x;   /* Σq, Σqs² */
+    int32_t ds;     /* Σqs (|qs| < 2^20, at most 64 players) */
+    int32_t dn;     /* preference weight denied (the lists need the total below 2^31:
+                     * eo__bal_list_ok()) */
+    uint32_t mask;  /* bit y: the list's item y is on A */
+    uint8_t na, mv; /* members on A; players moved (n <= EO__BAL_EXACT) */
+    uint8_t s1, s2; /* 0 when not among the items */
 } eo__bal_ent;
+
+/* 1 when the lists can hold b's sums: the preference weights total below 2^31. */
+int eo__bal_list_ok(const eo__bal *b);
 
 /* What a list keeps: at most na, nb members on A, B, mv players moved and dn weight denied. */
 typedef struct eo__bal_lim {

@@ -372,7 +372,7 @@ static int tail_scan(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
                 z++;
             for (const ent *r = a; r < z; r++) {
                 ++*work;
-                int64_t ds = w->ds + l->ds + r->ds, xx = w->x + l->x + r->x;
+                int64_t ds = w->ds + l->ds + (int64_t)r->ds, xx = w->x + l->x + r->x;
                 v[EO__BT_SPREAD] = eo__bal_spread(b, (w->s + ds) / 2, (w->s - ds) / 2,
                                                   (w->xs + xx) / 2, (w->xs - xx) / 2);
                 v[EO__BT_DEV] = eo__abs64(w->d + l->d + r->d);
@@ -541,7 +541,7 @@ static int first_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
                 if (b->mode == EO_BALANCE_SCRAMBLE
                         ? ((w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2)) !=
                               (best[EO__BT_TOP2] != 0)
-                        : w->dn + l->dn + r->dn != best[EO__BT_DENIED])
+                        : w->dn + l->dn + (int64_t)r->dn != best[EO__BT_DENIED])
                     continue;
                 eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl, r->mask, cand);
                 if (!found || eo__bal_before(b->n, cand, side)) {
@@ -597,7 +597,7 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
  * spread, dev; in rebalance mode moves, denied, dev). */
 static int full_split(const eo__bal *b)
 {
-    if (b->allow_split || 2 * b->k != b->n)
+    if (b->allow_split || 2 * b->k != b->n || !eo__bal_list_ok(b))
         return 0;
     for (int i = 0; i < b->n && b->mode == EO_BALANCE_SCRAMBLE; i++)
         if (b->prefer[i] != EO__SIDE_BENCH)
@@ -836,7 +836,7 @@ static int least_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
             &r, &e);
     for (const ent *c = r; c < e; c++) {
         ++*work;
-        int64_t v = l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
+        int64_t v = (int64_t)l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
         if (!*br || v < *dn || (v == *dn && a < *dev)) {
             *dn = v;
             *dev = a;
