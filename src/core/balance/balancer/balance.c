@@ -109,62 +109,63 @@ static void base_statuses(eo__bal *b, const uint8_t *base)
                                               : EO__BS_FREE;
 }
 
-/* A team-A question's search before the later witness windows (decide()): at most this much
- * work (nodes and list entries), then the windows, then the search unbudgeted. Most "no"
- * answers are proven within it, and a miss of every window costs more. */
-#define TRY_WORK 60000
+/* A team-A question's search past this much work (nodes and list entries) pauses for the
+ * later witness windows, once (decide()): most "no" answers are proven before, and a search
+ * that hunts a rare "yes" may be spared by a window. */
+#define MIDWAY_WORK 60000
 
-/* The question's search, within b->try_work when > 0: 1 with a witness in side[] (the statuses
- * kept), 0 when none exists (t then takes status no), 2 when the try gave up; or an error. */
-static int ask(eo__bal *b, int t, int no, int64_t T, const eo__bal_vec cstar, uint8_t *side,
-               uint64_t try_work)
+/* The later witness windows of the team-A question on item t (b->midway): from moved (the
+ * witness with t moved to A) into found, 1 when they give a split of vector cstar. */
+typedef struct midway {
+    int t;
+    const int64_t *cstar;
+    const uint8_t *moved;
+    uint8_t found[EO__BAL_N];
+} midway;
+
+static int rest_windows(eo__bal *b, void *ctx)
 {
-    eo__bal_vec v;
-    uint8_t alt[EO__BAL_N];
-    memcpy(v, cstar, sizeof v);
-    b->try_work = try_work;
-    int rc = eo__bal_search(b, T, 1, v, alt);
-    b->try_work = 0;
-    if (rc == 1)
-        memcpy(side, alt, (size_t)b->n);
-    else if (rc == 0)
-        b->ist[t] = (uint8_t)no;
-    return rc;
+    midway *m = ctx;
+    memcpy(m->found, m->moved, (size_t)b->n);
+    return eo__bal_repair(b, m->t, m->cstar, m->found, REPAIR_REST);
 }
 
 /* One question of step 3: item t takes status yes when a split with vector C* (within T)
  * still exists so, else no. `kept`: the witness side[] already agrees with yes; otherwise a
- * witness from the lists (team A: eo__bal_repair()) or the search's split, when there is one,
- * becomes the witness. Returns 0 or an error. */
+ * witness from the lists (team A: eo__bal_repair()'s first windows, then its others midway
+ * through the search) or the search's split, when there is one, becomes the witness. Returns
+ * 0 or an error. */
 static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
                   const eo__bal_vec cstar, uint8_t *side)
 {
     b->ist[t] = (uint8_t)yes;
     if (kept)
         return 0;
-    uint8_t alt[EO__BAL_N];
+    uint8_t alt[EO__BAL_N], moved[EO__BAL_N];
+    midway mid = {t, cstar, moved, {0}};
     int rc = 0;
-    if (yes == EO__BS_A) { /* the first windows, a budgeted search, the other windows */
-        memcpy(alt, side, (size_t)b->n);
+    if (yes == EO__BS_A) {
+        memcpy(moved, side, (size_t)b->n);
         for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
-            alt[b->mem[u]] = EO__SIDE_A;
-        uint8_t moved[EO__BAL_N];
-        memcpy(moved, alt, (size_t)b->n);
-        rc = eo__bal_repair(b, t, cstar, alt, REPAIR_FIRST);
-        if (rc == 0) {
-            if ((rc = ask(b, t, no, T, cstar, side, TRY_WORK)) != 2)
-                return rc < 0 ? rc : 0; /* answered */
-            memcpy(alt, moved, (size_t)b->n);
-            rc = eo__bal_repair(b, t, cstar, alt, REPAIR_REST);
+            moved[b->mem[u]] = EO__SIDE_A;
+        memcpy(alt, moved, (size_t)b->n);
+        if ((rc = eo__bal_repair(b, t, cstar, alt, REPAIR_FIRST)) != 0) {
+            if (rc == 1)
+                memcpy(side, alt, (size_t)b->n);
+            return rc < 0 ? rc : 0;
         }
-        if (rc < 0)
-            return rc;
-        if (rc == 1) {
-            memcpy(side, alt, (size_t)b->n);
-            return 0;
-        }
+        b->midway = rest_windows;
+        b->mid_ctx = &mid;
+        b->mid_work = MIDWAY_WORK;
     }
-    rc = ask(b, t, no, T, cstar, side, 0);
+    eo__bal_vec v;
+    memcpy(v, cstar, sizeof v);
+    rc = eo__bal_search(b, T, 1, v, alt);
+    b->midway = NULL;
+    if (rc == 1 || rc == 2)
+        memcpy(side, rc == 1 ? alt : mid.found, (size_t)b->n);
+    else if (rc == 0)
+        b->ist[t] = (uint8_t)no;
     return rc < 0 ? rc : 0;
 }
 

@@ -71,7 +71,11 @@ typedef struct eo__bal {
     int tail_items;         /* items the search's tail takes (0: none; at most TAIL_ITEMS_MAX) */
     uint64_t dp_try;        /* test switch: a gap-only question's search budget before the
                              * table of split_dp.c answers (0: the default, 20,000 nodes) */
-    uint64_t try_work;      /* > 0: eo__bal_search() gives up (returns 2) past this much work */
+    /* a question's search calls midway once its work passes mid_work (decide(): the later
+     * witness windows); a return of 1 stops it (eo__bal_search() returns 2), < 0 is an error */
+    int (*midway)(struct eo__bal *b, void *ctx);
+    void *mid_ctx;
+    uint64_t mid_work;
     /* eo__bal_search()'s tables, built at its first call; owned, released by
      * eo__bal_search_free() */
     struct eo__bal_bs *scratch;
@@ -112,7 +116,7 @@ int eo__bal_cmp(const eo__bal *b, const eo__bal_vec x, const eo__bal_vec y);
  * feas == 2: as 0, seeded with an incumbent: *best is the vector of side[], a split keeping
  *            every status with |D| <= dev_max; returns 1 with the least vector and a split.
  * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown); 2 when
- * b->try_work > 0 and the question took more work than that (unknown too).
+ * b->midway stopped it (its ctx holds what it found).
  */
 int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side);
 

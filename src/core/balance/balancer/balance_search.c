@@ -63,6 +63,8 @@ typedef struct eo__bal_bs {
     int gap_only;
     uint64_t try_end; /* 0 = none */
     int gave_up;
+    uint64_t mid_at; /* b->midway's call: at this work (0: none or called) */
+    int mid_stop;    /* b->midway stopped the search */
     uint8_t by_q[NMAX];  /* players by q descending, ties by index (the table's order) */
     eo__split_buf dp;    /* the table's memory, kept across questions */
     /* full scrambles: the items order[tail_j..] are answered by the tail's lists (-1: none),
@@ -439,6 +441,16 @@ static void dfs(bs *s, int j, const state *c)
         s->gave_up = 1;
         s->done = 1;
         return;
+    }
+    if (s->mid_at && b->work >= s->mid_at) {
+        s->mid_at = 0;
+        int rc = b->midway(b, b->mid_ctx);
+        if (rc != 0) {
+            s->err = rc < 0 ? rc : 0;
+            s->mid_stop = rc == 1;
+            s->done = 1;
+            return;
+        }
     }
     b->work++;
     eo__bal_vec L;
@@ -835,7 +847,8 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
     s->dev_max = dev_max;
     s->feas = feas == 1;
     s->found = feas == 2; /* seeded: *best and side[] hold an incumbent */
-    s->done = s->err = 0;
+    s->done = s->err = s->mid_stop = 0;
+    s->mid_at = b->midway ? b->work + b->mid_work : 0;
     s->best = best;
     s->out_side = side;
     s->have_root = 0;
@@ -850,14 +863,6 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         table = !b->active[t] || best[t] == 0;
     if (table && feas != 0 && best[EO__BT_DEV] < max_gap)
         max_gap = best[EO__BT_DEV];
-    if (!table && b->try_work) { /* a budgeted try (decide()) */
-        s->gave_up = 0;
-        s->try_end = b->work + b->try_work;
-        dfs(s, 0, &c);
-        s->try_end = 0;
-        b->found = s->found && !s->gave_up;
-        return s->err ? s->err : s->gave_up ? 2 : s->found;
-    }
     if (table) {
         s->gave_up = 0;
         s->try_end = b->work + (b->dp_try ? b->dp_try : DP_TRY_MIN);
@@ -881,6 +886,6 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
         memset(&c, 0, sizeof c);
     }
     dfs(s, 0, &c);
-    b->found = s->found;
-    return s->err ? s->err : s->found;
+    b->found = s->found && !s->mid_stop;
+    return s->err ? s->err : s->mid_stop ? 2 : s->found;
 }
