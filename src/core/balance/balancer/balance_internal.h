@@ -212,11 +212,17 @@ typedef struct eo__bal_tail_q {
 } eo__bal_tail_q;
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
                        const eo__bal_lim *lim, size_t room_max);
-/* Whether eo__bal_tail_build() with these arguments would build its lists (0), or returns 2,
- * without building them (the sums only: the search builds its tail when a node first reaches
- * it); EO_ENOMEM. */
-int eo__bal_tail_fits(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
-                      const eo__bal_lim *lim, size_t room_max);
+/* Whether eo__bal_tail_build() with these arguments (nleft 0) would build its lists (0) or
+ * returns 2, without building them (the search builds its tail when a node first reaches it). */
+int eo__bal_tail_fits(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *lim,
+                      size_t room_max);
+/* Later questions of a search: the lists t was built from items[0..cnt) (nleft 0) hold the
+ * completions under the statuses now when every item pinned then keeps its pin (items free
+ * then may be pinned now: their entries on the other side are left out, eo__bal_tail_pin()).
+ * Returns how many items were pinned since, -1 when the lists cannot serve. */
+int eo__bal_tail_pins(const eo__bal_tail *t, const eo__bal *b, const int *items, int cnt);
+/* The lists as built, less the entries that put an item pinned since on the other side. */
+void eo__bal_tail_pin(eo__bal_tail *t, const eo__bal *b);
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work);
 void eo__bal_tail_free(eo__bal_tail *t);

@@ -16,6 +16,9 @@
 #define NMAX EO__BAL_EXACT
 /* Least search budget of a gap-only question before the table answers (split.c's rule). */
 #define DP_TRY_MIN 20000
+/* A later question reads the lists of an earlier one when its own tail would be at most this
+ * many items longer (tail_lists()). */
+#define TAIL_REGROW 1
 
 typedef struct state {
     int64_t d;      /* Σq(A) - Σq(B) */
@@ -72,6 +75,8 @@ typedef struct eo__bal_bs {
     int tail_j, tail_built;
     eo__bal_lim tail_lim;
     size_t tail_room;
+    int tail_base, tail_pin; /* the items order[tail_base..] hold the tail's lists as built
+                              * (-1: none); this question reads them with its pins (tail_pin) */
     int no_pref; /* nobody has a side preference */
     eo__bal_tail *tail;
 } bs;
@@ -409,7 +414,9 @@ static void tail(bs *s, int j, const state *c, const eo__bal_vec L)
     q.found = s->found;
     memcpy(q.base, L, sizeof q.base); /* top2 is settled above the tail: L has it exactly */
     uint64_t work = 0;
-    if (!s->tail_built) {
+    if (!s->tail_built && s->tail_pin) {
+        eo__bal_tail_pin(s->tail, b);
+    } else if (!s->tail_built) {
         int rc = eo__bal_tail_build(&s->tail, b, s->order + j, s->m - j, 0, &s->tail_lim,
                                     s->tail_room);
         if (rc != 0) { /* tail_lists() saw them fit */
@@ -417,8 +424,9 @@ static void tail(bs *s, int j, const state *c, const eo__bal_vec L)
             s->done = 1;
             return;
         }
-        s->tail_built = 1;
+        s->tail_base = j;
     }
+    s->tail_built = 1;
     if (eo__bal_tail_ask(s->tail, b, &q, s->best, s->side, &work))
         leaf(s);
     b->work += work;
@@ -611,7 +619,7 @@ static bs *prepare(eo__bal *b)
     s->gap_only = gap_only(b);
     s->try_end = 0;
     s->tail = NULL;
-    s->tail_j = -1;
+    s->tail_j = s->tail_base = -1;
     s->no_pref = 1;
     for (int i = 0; i < b->n; i++)
         s->no_pref &= b->prefer[i] == EO__SIDE_BENCH;
@@ -772,7 +780,7 @@ static int tail_lists(bs *s)
 {
     const eo__bal *b = s->b;
     s->tail_j = -1;
-    s->tail_built = 0;
+    s->tail_built = s->tail_pin = 0;
     s->aim_x = 0;
     int j = b->m - b->tail_items;
     if (b->active[EO__BT_SPREAD] && 2 * b->k == b->n && s->spread_d) {
@@ -795,17 +803,20 @@ static int tail_lists(bs *s)
     size_t room = (size_t)1 << (b->tail_items / 2);
     room = room > TAIL_ROOM ? room : TAIL_ROOM;
     for (int h = b->m - s->top_pos - 1; h >= b->tail_items; h--) {
-        int jj = b->m - h;
+        int jj = b->m - h, jb = s->tail_base;
         eo__bal_lim lim = {b->k - pa[jj], b->k - pb[jj], b->n, INT64_MAX};
-        int rc = eo__bal_tail_fits(&s->tail, b, s->order + jj, h, 0, &lim, room);
-        if (rc < 0)
-            return rc;
-        if (rc == 0) {
-            s->tail_j = jj;
-            s->tail_lim = lim;
-            s->tail_room = room;
-            return 0;
-        }
+        if (eo__bal_tail_fits(b, s->order + jj, h, &lim, room) != 0)
+            continue;
+        s->tail_j = jj;
+        s->tail_lim = lim;
+        s->tail_room = room;
+        /* an earlier question's lists, when they still serve and the tail they hold is not
+         * much shorter: one pass drops the entries that later pins rule out, where a build
+         * takes one merge pass per item */
+        s->tail_pin = jb >= jj && jb - jj <= TAIL_REGROW &&
+                      eo__bal_tail_pins(s->tail, b, s->order + jb, b->m - jb) >= 0;
+        s->tail_j = s->tail_pin ? jb : jj;
+        return 0;
     }
     return 0;
 }

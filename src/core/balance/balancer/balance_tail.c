@@ -28,15 +28,18 @@ struct eo__bal_tail {
     int64_t s, x;        /* Σqs and Σqs² of every listed member */
     uint8_t s1, s2;      /* sides of the two best players when pinned here, else 0 */
     int top_free;        /* one of the two best players is in a listed free item */
+    /* each half's entries by count on A, each count by (d, x): the queries read el, er (the
+     * lists as built, el0 and er0, or those of them that keep later pins: eo__bal_tail_pin()) */
     int lstart[EO__BAL_N + 2], rstart[EO__BAL_N + 2];
-    ent *el, *er; /* each half's entries by count on A, each count by (d, x) */
+    ent *el, *er;
+    int lstart0[EO__BAL_N + 2], rstart0[EO__BAL_N + 2];
+    ent *el0, *er0;
     ent *buf;
-    size_t cap; /* entries in buf */
-    /* what the lists in buf were built from (same(): an unchanged build is skipped) */
+    size_t cap, room; /* entries in buf; a list's room in it */
+    /* what the lists were built from (record_key()) */
     int built, key_k, key_cnt, key_nleft;
     int key_items[EO__BAL_N];
     uint8_t key_st[EO__BAL_N];
-    eo__bal_lim key_lim[2];
 };
 
 /* Room for 4 * room entries in *t's buffer. 0 or EO_ENOMEM. */
@@ -58,30 +61,17 @@ static uint8_t listed_status(const eo__bal *b, int t)
     return b->ist[t] == EO__BS_PLAY ? EO__BS_FREE : b->ist[t];
 }
 
-/* 1 when the lists in t's buffer were built from these items, statuses and limits (a search
- * that gave up is asked again with the same statuses, decide()); else records them as the
- * next build's. */
-static int same(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, int nleft,
-                const eo__bal_lim *lim)
+/* Records what the lists are built from (eo__bal_tail_pins() compares a later question's
+ * statuses with them). */
+static void record_key(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, int nleft)
 {
-    int eq = t->built && t->key_k == b->k && t->key_cnt == cnt && t->key_nleft == nleft;
-    for (int x = 0; eq && x < 2; x++)
-        eq = t->key_lim[x].na == lim[x].na && t->key_lim[x].nb == lim[x].nb &&
-             t->key_lim[x].mv == lim[x].mv && t->key_lim[x].dn == lim[x].dn;
-    for (int y = 0; eq && y < cnt; y++)
-        eq = t->key_items[y] == items[y] && t->key_st[y] == listed_status(b, items[y]);
-    if (eq)
-        return 1;
-    t->built = 0; /* until the build below ends */
     t->key_k = b->k;
     t->key_cnt = cnt;
     t->key_nleft = nleft;
-    memcpy(t->key_lim, lim, sizeof t->key_lim);
     for (int y = 0; y < cnt; y++) {
         t->key_items[y] = items[y];
         t->key_st[y] = listed_status(b, items[y]);
     }
-    return 0;
 }
 
 /* src (sorted by d, then x) into dst by (count on A when counts, moves <= mvmax), stably: each
@@ -158,14 +148,22 @@ static int plan(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, in
     return *room > room_max ? 2 : 0;
 }
 
-int eo__bal_tail_fits(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
-                      const eo__bal_lim *all, size_t room_max)
+int eo__bal_tail_fits(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *all,
+                      size_t room_max)
 {
-    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
-        return EO_ENOMEM;
+    eo__bal_tail t; /* the plan's sums only: a built tail keeps its own */
     eo__bal_lim lim[2];
     size_t room;
-    return plan(*tp, b, items, cnt, nleft, all, room_max, lim, &room);
+    return plan(&t, b, items, cnt, 0, all, room_max, lim, &room);
+}
+
+/* The lists as built are the ones the queries read. */
+static void view_built(eo__bal_tail *t)
+{
+    t->el = t->el0;
+    t->er = t->er0;
+    memcpy(t->lstart, t->lstart0, sizeof t->lstart);
+    memcpy(t->rstart, t->rstart0, sizeof t->rstart);
 }
 
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
@@ -179,26 +177,79 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
     int rc = plan(t, b, items, cnt, nleft, all, room_max, lim, &room);
     if (rc != 0)
         return rc;
-    if (same(t, b, items, cnt, nleft, lim))
-        return 0;
+    t->built = 0; /* until the lists below are done */
+    record_key(t, b, items, cnt, nleft);
     int h = t->h;
     if (room_for(t, room) != 0)
         return EO_ENOMEM;
     ent *tmp = t->buf + 2 * room, *tmp2 = tmp + room;
-    t->el = t->buf;
-    t->er = t->buf + room;
+    t->room = room;
+    t->el0 = t->buf;
+    t->er0 = t->buf + room;
     size_t nl = eo__bal_list(b, t->fr, t->hl, &lim[0], tmp2, tmp);
-    eo__bal_group(tmp2, nl, t->el, t->lstart, b->n);
+    eo__bal_group(tmp2, nl, t->el0, t->lstart0, b->n);
     size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, &lim[1], tmp2, tmp);
-    eo__bal_group(tmp2, nr, t->er, t->rstart, b->n);
-    if (b->mode == EO_BALANCE_REBALANCE) {    /* by moves too: moves_run() */
-        memcpy(tmp, t->el, sizeof(ent) * nl); /* left by moves alone, right by count first */
-        by_moves(tmp, nl, t->el, 0, lim[0].mv);
-        memcpy(tmp, t->er, sizeof(ent) * nr);
-        by_moves(tmp, nr, t->er, b->n, lim[1].mv);
+    eo__bal_group(tmp2, nr, t->er0, t->rstart0, b->n);
+    if (b->mode == EO_BALANCE_REBALANCE) {     /* by moves too: moves_run() */
+        memcpy(tmp, t->el0, sizeof(ent) * nl); /* left by moves alone, right by count first */
+        by_moves(tmp, nl, t->el0, 0, lim[0].mv);
+        memcpy(tmp, t->er0, sizeof(ent) * nr);
+        by_moves(tmp, nr, t->er0, b->n, lim[1].mv);
     }
+    view_built(t);
     t->built = 1;
     return 0;
+}
+
+int eo__bal_tail_pins(const eo__bal_tail *t, const eo__bal *b, const int *items, int cnt)
+{
+    if (!t || !t->built || t->key_k != b->k || t->key_cnt != cnt || t->key_nleft != 0)
+        return -1;
+    int pins = 0;
+    for (int y = 0; y < cnt; y++) {
+        uint8_t now = listed_status(b, items[y]);
+        if (t->key_items[y] != items[y] || now == EO__BS_BENCH ||
+            (t->key_st[y] != EO__BS_FREE && t->key_st[y] != now))
+            return -1;
+        pins += t->key_st[y] != now;
+    }
+    return pins;
+}
+
+/* src's groups start[0 .. nmax + 1] into dst (new starts in dst_start), keeping the entries
+ * whose mask has the bits of want under care. */
+static void keep_pinned(const ent *src, const int *start, int nmax, uint32_t care, uint32_t want,
+                        ent *dst, int *dst_start)
+{
+    int o = 0;
+    for (int c = 0; c <= nmax; c++) {
+        dst_start[c] = o;
+        for (int r = start[c]; r < start[c + 1]; r++)
+            if ((src[r].mask & care) == want)
+                dst[o++] = src[r];
+    }
+    dst_start[nmax + 1] = o;
+}
+
+void eo__bal_tail_pin(eo__bal_tail *t, const eo__bal *b)
+{
+    uint32_t care[2] = {0, 0}, want[2] = {0, 0};
+    for (int y = 0; y < t->h; y++) {
+        int st = b->ist[t->fr[y]], x = y >= t->hl, bit = y - (x ? t->hl : 0);
+        if (st == EO__BS_A || st == EO__BS_B) {
+            care[x] |= UINT32_C(1) << bit;
+            want[x] |= st == EO__BS_A ? UINT32_C(1) << bit : 0;
+        }
+    }
+    view_built(t);
+    if (care[0]) {
+        t->el = t->buf + 2 * t->room;
+        keep_pinned(t->el0, t->lstart0, b->n, care[0], want[0], t->el, t->lstart);
+    }
+    if (care[1]) {
+        t->er = t->buf + 3 * t->room;
+        keep_pinned(t->er0, t->rstart0, b->n, care[1], want[1], t->er, t->rstart);
+    }
 }
 
 void eo__bal_tail_free(eo__bal_tail *t)
