@@ -231,8 +231,8 @@ void eo__bal_tail_free(eo__bal_tail *t);
  * A cheap witness in a full scramble: from side[], a split keeping every status but maybe the
  * vector (item t just moved: the team-A question on t, or the second best player moved away
  * from the best), a split of vector <= best by moving other items: up to REPAIR_ITEMS undecided
- * items (the nearest to t in rating sum, a spread of ratings, the largest, a few drawn at
- * random; never t or the two best players') may change sides by the tail's lists (b->repair),
+ * items (the nearest to t in rating sum, fewer of them first, a spread of ratings, the largest,
+ * a few drawn at random; never t) may change sides by the tail's lists (b->repair),
  * every other item keeps its side. t = -1: no item moved. windows: REPAIR_FIRST tries the
  * nearest and the spread (those that find most witnesses), REPAIR_REST the others, REPAIR_ALL
  * all. Returns 1 with side[] such a split, 0 when none was found (which proves nothing; side[]

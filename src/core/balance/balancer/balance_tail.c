@@ -688,6 +688,9 @@ static void fixed_sums(const eo__bal *b, const uint8_t *in_w, const uint8_t *sid
 }
 
 #define REPAIR_RANDOM 3 /* windows drawn at random after the three fixed ones */
+/* the nearest few first: lists of 2^8 entries a half, a sixteenth of the full window's, and
+ * most witnesses are near t */
+#define REPAIR_SMALL 16
 #define REPAIR_ROOM ((size_t)1 << (REPAIR_ITEMS / 2))
 #define REPAIR_BIG ((size_t)1 << 13) /* the last, widest window's entries a half */
 
@@ -784,7 +787,11 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int
         int spread[REPAIR_ITEMS];
         for (int y = 0; y < nw; y++)
             spread[y] = by_q[(int)((int64_t)y * nu / nw)];
-        rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
+        rc = nw > REPAIR_SMALL ? repair_try(b, near, REPAIR_SMALL, best, side, REPAIR_ROOM) : 0;
+        if (rc == 0) {
+            memcpy(side, keep, (size_t)b->n);
+            rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
+        }
         rc = rc == 2 ? 0 : rc;
         if (rc == 0 && nu > nw) {
             memcpy(side, keep, (size_t)b->n);
