@@ -353,6 +353,8 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
     if (!x_window(b, dt, w->s, w->xs, &xlo, &xhi) && zero)
         return 0; /* an empty window: no term is 0 */
     int found = 0, lim = t->top_free ? w->base[EO__BT_TOP2] : 1;
+    int64_t dw = dt - w->d, xw = w->x; /* in locals: stores through work may alias *w */
+    uint64_t seen = 0;
     for (int cl = 0; cl <= need && cl <= b->n; cl++) {
         const ent *L, *Le, *R, *Re;
         if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
@@ -361,8 +363,8 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
          * of d >= dr (p) only moves back, and the answer is near it */
         const ent *p = Re;
         for (const ent *l = L; l < Le; l++) {
-            ++*work;
-            int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
+            ++seen;
+            int64_t dr = dw - l->d, x0 = xw + l->x;
             while (p > R && p[-1].d >= dr)
                 p--;
             if (zero && (p == Re || p->d != dr))
@@ -388,13 +390,16 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
                 *bl = l;
                 *br = c;
                 found = 1;
-                if (u == 0 && t2 == 0)
+                if (u == 0 && t2 == 0) {
+                    *work += seen;
                     return 1;
+                }
                 if (in && !t->top_free)
                     break;
             }
         }
     }
+    *work += seen;
     return found;
 }
 
