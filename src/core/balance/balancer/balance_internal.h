@@ -234,12 +234,12 @@ void eo__bal_tail_free(eo__bal_tail *t);
  * items (the nearest to t in rating sum, fewer of them first, a spread of ratings, the largest,
  * a few drawn at random; never t) may change sides by the tail's lists (b->repair),
  * every other item keeps its side. t = -1: no item moved. windows: REPAIR_FIRST tries the
- * nearest and the spread (those that find most witnesses), REPAIR_REST the others, REPAIR_ALL
- * all. Returns 1 with side[] such a split, 0 when none was found (which proves nothing; side[]
+ * nearest, the spread and the largest (those that find most witnesses), REPAIR_REST the
+ * others, REPAIR_ALL all. Returns 1 with side[] such a split, 0 when none was found (which proves nothing; side[]
  * may have changed then), EO_ENOMEM.
  */
 #define REPAIR_ITEMS 24
-enum { REPAIR_ALL, REPAIR_FIRST, REPAIR_REST }; /* windows: all, the first two, the others */
+enum { REPAIR_ALL, REPAIR_FIRST, REPAIR_REST }; /* windows: all, the first ones, the others */
 int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int windows);
 
 /*

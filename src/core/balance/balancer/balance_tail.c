@@ -743,13 +743,12 @@ static int undecided_by_q(const eo__bal *b, int t, int *by_q, int *near)
     return nu;
 }
 
-/* eo__bal_repair()'s later windows (REPAIR_REST): the largest items, a few drawn at random,
- * then the widest spread of ratings whose lists fit within REPAIR_BIG. */
+/* eo__bal_repair()'s later windows (REPAIR_REST): a few drawn at random, then the widest
+ * spread of ratings whose lists fit within REPAIR_BIG. */
 static int repair_rest(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side,
                        const uint8_t *keep, const int *by_q, int nu, int nw)
 {
-    memcpy(side, keep, (size_t)b->n); /* the largest: the most reach in Σq and Σq² */
-    int rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
+    int rc = 0;
     uint64_t rng = (uint64_t)t * 0x9E3779B97F4A7C15u + (uint64_t)nu;
     for (int tr = 0; rc == 0 && tr < REPAIR_RANDOM; tr++) {
         int pick[EO__BAL_N];
@@ -788,7 +787,7 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int
         return 0;
     uint8_t keep[EO__BAL_N];
     memcpy(keep, side, (size_t)b->n);
-    if (windows != REPAIR_REST) { /* the nearest to t; then every (nu / nw)-th by rating */
+    if (windows != REPAIR_REST) { /* the nearest to t, every (nu / nw)-th by rating, the largest */
         int spread[REPAIR_ITEMS];
         for (int y = 0; y < nw; y++)
             spread[y] = by_q[(int)((int64_t)y * nu / nw)];
@@ -801,6 +800,10 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int
         if (rc == 0 && nu > nw) {
             memcpy(side, keep, (size_t)b->n);
             rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
+        }
+        if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
+            memcpy(side, keep, (size_t)b->n);
+            rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
         }
     }
     if (rc == 0 && windows != REPAIR_FIRST && nu > nw)
