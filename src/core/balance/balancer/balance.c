@@ -109,10 +109,11 @@ static void base_statuses(eo__bal *b, const uint8_t *base)
                                               : EO__BS_FREE;
 }
 
-/* A team-A question's search past this much work (nodes and list entries) pauses for the
- * later witness windows, once (decide()): most "no" answers are proven before, and a search
- * that hunts a rare "yes" may be spared by a window. */
-#define MIDWAY_WORK 400000
+/* A team-A question's search past this much work (nodes and list entries; a quarter of the
+ * service's default budget) pauses for the later witness windows, once (decide()): nearly
+ * every search ends before (a "no" proven, or a witness found), and one that hunts a rare
+ * "yes" may be spared by a window. */
+#define MIDWAY_WORK 1000000
 
 /* The later witness windows of the team-A question on item t (b->midway): from moved (the
  * witness with t moved to A) into found, 1 when they give a split of vector cstar. */
