@@ -235,8 +235,8 @@ void eo__bal_tail_free(eo__bal_tail *t);
  * a few drawn at random; never t) may change sides by the tail's lists (b->repair),
  * every other item keeps its side. t = -1: no item moved. windows: REPAIR_FIRST tries the
  * nearest, the spread and the largest (those that find most witnesses), REPAIR_REST the
- * others, REPAIR_ALL all. Returns 1 with side[] such a split, 0 when none was found (which proves nothing; side[]
- * may have changed then), EO_ENOMEM.
+ * others, REPAIR_ALL all. Returns 1 with side[] such a split, 0 when none was found (which
+ * proves nothing; side[] may have changed then), EO_ENOMEM.
  */
 #define REPAIR_ITEMS 24
 enum { REPAIR_ALL, REPAIR_FIRST, REPAIR_REST }; /* windows: all, the first ones, the others */

@@ -66,8 +66,8 @@ typedef struct eo__bal_bs {
     int gap_only;
     uint64_t try_end; /* 0 = none */
     int gave_up;
-    uint64_t mid_at; /* b->midway's call: at this work (0: none or called) */
-    int mid_stop;    /* b->midway stopped the search */
+    uint64_t mid_at;    /* b->midway's call: at this work (0: none or called) */
+    int mid_stop;       /* b->midway stopped the search */
     uint8_t by_q[NMAX];  /* players by q descending, ties by index (the table's order) */
     eo__split_buf dp;    /* the table's memory, kept across questions */
     /* full scrambles: the items order[tail_j..] are answered by the tail's lists (-1: none),
@@ -418,8 +418,8 @@ static void tail(bs *s, int j, const state *c, const eo__bal_vec L)
     if (!s->tail_built && s->tail_pin) {
         eo__bal_tail_pin(s->tail, b);
     } else if (!s->tail_built) {
-        int rc = eo__bal_tail_build(&s->tail, b, s->order + j, s->m - j, 0, &s->tail_lim,
-                                    s->tail_room);
+        int rc =
+            eo__bal_tail_build(&s->tail, b, s->order + j, s->m - j, 0, &s->tail_lim, s->tail_room);
         if (rc != 0) { /* tail_lists() saw them fit */
             s->err = rc < 0 ? rc : EO_EINTERNAL;
             s->done = 1;
@@ -789,13 +789,13 @@ static void status_counts(bs *s)
     }
 }
 
-/* The tail for this question (s->tail_j; built by tail() when a node reaches it), when it fits: a full scramble (2k = n, parties
- * whole, no side preference; every completion's vector is then (top2, spread, dev)) whose
- * spread term counts (step 1's question of the gap alone is the search's: its window is all
- * of |D|), with the two best players' items above the tail so that top2 is settled there.
- * (In rebalance the search's moves bound cuts deep in the tree, which a tail would skip: it
- * was measured slower.) 0 or EO_ENOMEM. */
-static int tail_lists(bs *s)
+/* The tail for this question (s->tail_j; tail() builds or pins its lists when a node reaches
+ * it), when it fits: a full scramble (2k = n, parties whole, no side preference; every
+ * completion's vector is then (top2, spread, dev)) whose spread term counts (step 1's question
+ * of the gap alone is the search's: its window is all of |D|), with the two best players' items
+ * above the tail so that top2 is settled there. (In rebalance the search's moves bound cuts
+ * deep in the tree, which a tail would skip: it was measured slower.) */
+static void tail_lists(bs *s)
 {
     const eo__bal *b = s->b;
     s->tail_j = -1;
@@ -809,7 +809,7 @@ static int tail_lists(bs *s)
     }
     if (b->tail_items <= 0 || !b->active[EO__BT_SPREAD] || b->allow_split || 2 * b->k != b->n ||
         !s->no_pref || j <= s->top_pos)
-        return 0;
+        return;
     /* as many items as the count-limited lists allow within TAIL_ROOM entries a half (at
      * least tail_items): the members pinned above the tail leave the tail fewer places */
     int pa[NMAX + 1], pb[NMAX + 1];
@@ -826,7 +826,6 @@ static int tail_lists(bs *s)
         eo__bal_lim lim = {b->k - pa[jj], b->k - pb[jj], b->n, INT64_MAX};
         if (eo__bal_tail_fits(b, s->order + jj, h, &lim, room) != 0)
             continue;
-        s->tail_j = jj;
         s->tail_lim = lim;
         s->tail_room = room;
         /* an earlier question's lists, when they still serve and the tail they hold is not
@@ -835,9 +834,8 @@ static int tail_lists(bs *s)
         s->tail_pin = jb >= jj && jb - jj <= TAIL_REGROW &&
                       eo__bal_tail_pins(s->tail, b, s->order + jb, b->m - jb) >= 0;
         s->tail_j = s->tail_pin ? jb : jj;
-        return 0;
+        return;
     }
-    return 0;
 }
 
 int eo__bal_root_bound(eo__bal *b, int64_t dev_max, eo__bal_vec L, int64_t *vdiff, double *sdiff)
@@ -868,9 +866,7 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
     if (!s)
         return EO_ENOMEM;
     status_counts(s);
-    int rc = tail_lists(s);
-    if (rc < 0)
-        return rc;
+    tail_lists(s);
     memset(s->side, EO__SIDE_BENCH, sizeof s->side);
     for (int t = 0; t < b->npart; t++)
         s->pmask[t] = 0;
@@ -902,7 +898,7 @@ int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint
             b->found = s->found;
             return s->err ? s->err : s->found;
         }
-        rc = by_table(s, max_gap, best, side);
+        int rc = by_table(s, max_gap, best, side);
         if (rc == 1 || rc == EO_ELIMIT || (rc == 0 && feas != 2)) {
             b->found = rc == 1 || (rc == EO_ELIMIT && s->found);
             return rc;
