@@ -128,7 +128,8 @@ static int rest_windows(eo__bal *b, void *ctx)
 {
     midway *m = ctx;
     memcpy(m->found, m->moved, (size_t)b->n);
-    return eo__bal_repair(b, m->t, m->cstar, m->found, REPAIR_REST);
+    return eo__bal_repair(b, m->t, m->cstar, m->found,
+                          b->late_windows ? REPAIR_ALL : REPAIR_REST);
 }
 
 /* One question of step 3: item t takes status yes when a split with vector C* (within T)
@@ -150,14 +151,13 @@ static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
         for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
             moved[b->mem[u]] = EO__SIDE_A;
         memcpy(alt, moved, (size_t)b->n);
-        if ((rc = eo__bal_repair(b, t, cstar, alt, REPAIR_FIRST)) != 0) {
+        if (!b->late_windows && (rc = eo__bal_repair(b, t, cstar, alt, REPAIR_FIRST)) != 0) {
             if (rc == 1)
                 memcpy(side, alt, (size_t)b->n);
             return rc < 0 ? rc : 0;
         }
-        b->midway = rest_windows;
+        b->midway = rest_windows; /* at b->mid_work */
         b->mid_ctx = &mid;
-        b->mid_work = MIDWAY_WORK;
     }
     eo__bal_vec v;
     memcpy(v, cstar, sizeof v);
@@ -399,6 +399,8 @@ static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__b
                     : opts->tail_items < TAIL_ITEMS_MAX ? opts->tail_items
                                                         : TAIL_ITEMS_MAX;
     b->dp_try = opts->table_early ? 1 : 0;
+    b->mid_work = opts->midway_work ? opts->midway_work : MIDWAY_WORK;
+    b->late_windows = opts->late_windows;
     b->active[EO__BT_DEV] = 1;
     b->active[EO__BT_BROKEN] = b->allow_split;
     b->active[EO__BT_MOVES] = req->mode == EO_BALANCE_REBALANCE;

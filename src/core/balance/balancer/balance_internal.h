@@ -76,6 +76,7 @@ typedef struct eo__bal {
     int (*midway)(struct eo__bal *b, void *ctx);
     void *mid_ctx;
     uint64_t mid_work;
+    int late_windows; /* test switch: eo__balance_opts's */
     /* eo__bal_search()'s tables, built at its first call; owned, released by
      * eo__bal_search_free() */
     struct eo__bal_bs *scratch;
@@ -286,6 +287,10 @@ typedef struct eo__balance_opts {
     bool force_local;  /* every k by local search (exact = 0) */
     int tail_items;    /* the search's tail: 0 the default (TAIL_ITEMS items), > 0 that
                         * many (tests reach it on small instances), < 0 none */
+    uint64_t midway_work; /* > 0: a team-A question's search calls the later witness windows
+                           * at this much work (tests reach them), 0 the default */
+    bool late_windows;    /* every witness window midway, none before the search (tests: with
+                           * midway_work 1, their witnesses stop searches) */
 } eo__balance_opts;
 
 /* eo_balance_solve() (same contract) with the test switches of opts, which may be NULL. */

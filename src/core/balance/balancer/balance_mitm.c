@@ -17,7 +17,7 @@
 #include "balance_internal.h"
 #include "core/balance/common.h"
 
-#define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 40-byte entries, ~21 MB */
+#define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 32-byte entries, ~17 MB */
 
 typedef eo__bal_ent ent;
 
