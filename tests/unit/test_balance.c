@@ -526,12 +526,17 @@ static void test_brute_14(void **state)
  * team-A witnesses (repair) and the rest of team A at once (finish) answer, and must give
  * brute force's answer (n <= 12), or the meet in the middle's (larger n, scramble). Ratings:
  * realistic (the lists' fast path, spread 0 within the tolerance), narrow and a few wide. In
- * rebalance mode (finish matching moves and denials) against brute force only. */
+ * rebalance mode (finish matching moves and denials) against brute force only. late_windows:
+ * every team-A witness window at the search's first node (b->midway), none before it. */
 static void run_full_paths(int nmin, int nmax, int count, uint64_t seed, int tail_items,
-                           eo_balance_mode mode)
+                           eo_balance_mode mode, bool late_windows)
 {
     uint64_t s = seed;
-    eo__balance_opts paths = {.general_path = true, .no_mitm = true, .tail_items = tail_items};
+    eo__balance_opts paths = {.general_path = true,
+                              .no_mitm = true,
+                              .tail_items = tail_items,
+                              .midway_work = late_windows ? 1 : 0,
+                              .late_windows = late_windows};
     for (int c = 0; c < count; c++) {
         int n = 2 * (int)rng_range(&s, nmin / 2, nmax / 2);
         eo_balance_player p[32];
@@ -574,11 +579,15 @@ static void run_full_paths(int nmin, int nmax, int count, uint64_t seed, int tai
 static void test_full_paths(void **state)
 {
     (void)state;
-    run_full_paths(4, 10, 600, 51, 4, EO_BALANCE_SCRAMBLE);
-    run_full_paths(12, 12, 40, 52, 6, EO_BALANCE_SCRAMBLE);
-    run_full_paths(14, 22, 40, 53, 10, EO_BALANCE_SCRAMBLE);
-    run_full_paths(4, 10, 500, 54, 4, EO_BALANCE_REBALANCE);
-    run_full_paths(12, 12, 30, 55, 6, EO_BALANCE_REBALANCE);
+    run_full_paths(4, 10, 600, 51, 4, EO_BALANCE_SCRAMBLE, false);
+    run_full_paths(12, 12, 40, 52, 6, EO_BALANCE_SCRAMBLE, false);
+    run_full_paths(14, 22, 40, 53, 10, EO_BALANCE_SCRAMBLE, false);
+    run_full_paths(4, 10, 500, 54, 4, EO_BALANCE_REBALANCE, false);
+    run_full_paths(12, 12, 30, 55, 6, EO_BALANCE_REBALANCE, false);
+    /* every witness window midway, at a search's first node: a window's witness stops the
+     * search, which must not change an answer */
+    run_full_paths(4, 10, 300, 56, 4, EO_BALANCE_SCRAMBLE, true);
+    run_full_paths(14, 22, 20, 57, 10, EO_BALANCE_SCRAMBLE, true);
 }
 
 /* The spread tolerance by hand: 8 players, k = 4, everyone plays; the two best are players 4

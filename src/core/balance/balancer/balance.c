@@ -109,36 +109,65 @@ static void base_statuses(eo__bal *b, const uint8_t *base)
                                               : EO__BS_FREE;
 }
 
+/* A team-A question's search past this much work (nodes and list entries; a quarter of the
+ * service's default budget) pauses for the later witness windows, once (decide()): nearly
+ * every search ends before (a "no" proven, or a witness found), and one that hunts a rare
+ * "yes" may be spared by a window. */
+#define MIDWAY_WORK 1000000
+
+/* The later witness windows of the team-A question on item t (b->midway): from moved (the
+ * witness with t moved to A) into found, 1 when they give a split of vector cstar. */
+typedef struct midway {
+    int t;
+    const int64_t *cstar;
+    const uint8_t *moved;
+    uint8_t found[EO__BAL_N];
+} midway;
+
+static int rest_windows(eo__bal *b, void *ctx)
+{
+    midway *m = ctx;
+    memcpy(m->found, m->moved, (size_t)b->n);
+    return eo__bal_repair(b, m->t, m->cstar, m->found,
+                          b->late_windows ? REPAIR_ALL : REPAIR_REST);
+}
+
 /* One question of step 3: item t takes status yes when a split with vector C* (within T)
- * still exists so, else no. `kept`: the witness side[] already agrees with yes; otherwise the
- * search's split, when there is one, becomes the witness. Returns 0 or an error. */
+ * still exists so, else no. `kept`: the witness side[] already agrees with yes; otherwise a
+ * witness from the lists (team A: eo__bal_repair()'s first windows, then its others midway
+ * through the search) or the search's split, when there is one, becomes the witness. Returns
+ * 0 or an error. */
 static int decide(eo__bal *b, int t, int yes, int no, int kept, int64_t T,
                   const eo__bal_vec cstar, uint8_t *side)
 {
     b->ist[t] = (uint8_t)yes;
     if (kept)
         return 0;
-    eo__bal_vec v;
-    uint8_t alt[EO__BAL_N];
-    memcpy(v, cstar, sizeof v);
-    memcpy(alt, side, (size_t)b->n);
-    for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
-        alt[b->mem[u]] = EO__SIDE_A;
-    int rc = yes == EO__BS_A ? eo__bal_repair(b, t, cstar, alt) : 0;
-    if (rc == 1) {
-        memcpy(side, alt, (size_t)b->n);
-        return 0;
+    uint8_t alt[EO__BAL_N], moved[EO__BAL_N];
+    midway mid = {t, cstar, moved, {0}};
+    int rc = 0;
+    if (yes == EO__BS_A) {
+        memcpy(moved, side, (size_t)b->n);
+        for (int u = b->istart[t]; u < b->istart[t + 1]; u++)
+            moved[b->mem[u]] = EO__SIDE_A;
+        memcpy(alt, moved, (size_t)b->n);
+        if (!b->late_windows && (rc = eo__bal_repair(b, t, cstar, alt, REPAIR_FIRST)) != 0) {
+            if (rc == 1)
+                memcpy(side, alt, (size_t)b->n);
+            return rc < 0 ? rc : 0;
+        }
+        b->midway = rest_windows; /* at b->mid_work */
+        b->mid_ctx = &mid;
     }
-    if (rc < 0)
-        return rc;
+    eo__bal_vec v;
+    memcpy(v, cstar, sizeof v);
     rc = eo__bal_search(b, T, 1, v, alt);
-    if (rc < 0)
-        return rc;
-    if (rc == 1)
-        memcpy(side, alt, (size_t)b->n);
-    else
+    b->midway = NULL;
+    if (rc == 1 || rc == 2)
+        memcpy(side, rc == 1 ? alt : mid.found, (size_t)b->n);
+    else if (rc == 0)
         b->ist[t] = (uint8_t)no;
-    return 0;
+    return rc < 0 ? rc : 0;
 }
 
 /* How far solve_k() got, for the answer past the work limit: step 1 proves g (stage 1), step 2
@@ -188,7 +217,7 @@ static int least_vector(eo__bal *b, int64_t T, uint8_t *side, progress *pg)
             ls[b->mem[u]] = ls[b1] == EO__SIDE_A ? EO__SIDE_B : EO__SIDE_A;
     }
     if (rc == 1 && b->mode == EO_BALANCE_SCRAMBLE && eo__bal_cmp(b, pg->cstar, R) > 0 &&
-        (rc = eo__bal_repair(b, moved, R, ls)) != 0) {
+        (rc = eo__bal_repair(b, moved, R, ls, REPAIR_ALL)) != 0) {
         if (rc < 0)
             return rc;
         eo__bal_eval(b, ls, pg->cstar);
@@ -370,6 +399,8 @@ static void apply_request(eo__bal *b, const eo_balance_request *req, const eo__b
                     : opts->tail_items < TAIL_ITEMS_MAX ? opts->tail_items
                                                         : TAIL_ITEMS_MAX;
     b->dp_try = opts->table_early ? 1 : 0;
+    b->mid_work = opts->midway_work ? opts->midway_work : MIDWAY_WORK;
+    b->late_windows = opts->late_windows;
     b->active[EO__BT_DEV] = 1;
     b->active[EO__BT_BROKEN] = b->allow_split;
     b->active[EO__BT_MOVES] = req->mode == EO_BALANCE_REBALANCE;

@@ -71,6 +71,12 @@ typedef struct eo__bal {
     int tail_items;         /* items the search's tail takes (0: none; at most TAIL_ITEMS_MAX) */
     uint64_t dp_try;        /* test switch: a gap-only question's search budget before the
                              * table of split_dp.c answers (0: the default, 20,000 nodes) */
+    /* a question's search calls midway once its work passes mid_work (decide(): the later
+     * witness windows); a return of 1 stops it (eo__bal_search() returns 2), < 0 is an error */
+    int (*midway)(struct eo__bal *b, void *ctx);
+    void *mid_ctx;
+    uint64_t mid_work;
+    int late_windows; /* test switch: eo__balance_opts's */
     /* eo__bal_search()'s tables, built at its first call; owned, released by
      * eo__bal_search_free() */
     struct eo__bal_bs *scratch;
@@ -110,7 +116,8 @@ int eo__bal_cmp(const eo__bal *b, const eo__bal_vec x, const eo__bal_vec y);
  *            least C*, and one at most C* has each of its terms: the search cuts by each).
  * feas == 2: as 0, seeded with an incumbent: *best is the vector of side[], a split keeping
  *            every status with |D| <= dev_max; returns 1 with the least vector and a split.
- * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown).
+ * EO_ELIMIT when b->work passes b->work_limit (the answer is then unknown); 2 when
+ * b->midway stopped it (its ctx holds what it found).
  */
 int eo__bal_search(eo__bal *b, int64_t dev_max, int feas, eo__bal_vec best, uint8_t *side);
 
@@ -135,15 +142,21 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side);
 /* ---- meet in the middle (balance_mitm.c, balance_tail.c) ---- */
 
 /* One side assignment of some items (eo__bal_list()): sums of A minus those of B, members on
- * each side, players moved and preference weight denied, which items are on A, and the sides
- * of the two best players when listed. */
+ * A (those on B are the rest of the listed members), players moved and preference weight
+ * denied, which items are on A, and the sides of the two best players when listed. 32 bytes:
+ * the lists are long and their building and reading are bound by memory. */
 typedef struct eo__bal_ent {
-    int64_t d, ds, x;   /* Σq, Σqs, Σqs² */
-    int64_t dn;         /* preference weight denied */
-    uint32_t mask;      /* bit y: the list's item y is on A */
-    uint8_t na, nb, mv; /* members on A, on B; players moved (n <= EO__BAL_EXACT) */
-    uint8_t s1, s2;     /* 0 when not among the items */
+    int64_t d, x;   /* Σq, Σqs² */
+    int32_t ds;     /* Σqs (|qs| < 2^20, at most 64 players) */
+    int32_t dn;     /* preference weight denied (the lists need the total below 2^31:
+                     * eo__bal_list_ok()) */
+    uint32_t mask;  /* bit y: the list's item y is on A */
+    uint8_t na, mv; /* members on A; players moved (n <= EO__BAL_EXACT) */
+    uint8_t s1, s2; /* 0 when not among the items */
 } eo__bal_ent;
+
+/* 1 when the lists can hold b's sums: the preference weights total below 2^31. */
+int eo__bal_list_ok(const eo__bal *b);
 
 /* What a list keeps: at most na, nb members on A, B, mv players moved and dn weight denied. */
 typedef struct eo__bal_lim {
@@ -200,6 +213,17 @@ typedef struct eo__bal_tail_q {
 } eo__bal_tail_q;
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
                        const eo__bal_lim *lim, size_t room_max);
+/* Whether eo__bal_tail_build() with these arguments (nleft 0) would build its lists (0) or
+ * returns 2, without building them (the search builds its tail when a node first reaches it). */
+int eo__bal_tail_fits(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *lim,
+                      size_t room_max);
+/* Later questions of a search: the lists t was built from items[0..cnt) (nleft 0) hold the
+ * completions under the statuses now when every item pinned then keeps its pin (items free
+ * then may be pinned now: their entries on the other side are left out, eo__bal_tail_pin()).
+ * Returns how many items were pinned since, -1 when the lists cannot serve. */
+int eo__bal_tail_pins(const eo__bal_tail *t, const eo__bal *b, const int *items, int cnt);
+/* The lists as built, less the entries that put an item pinned since on the other side. */
+void eo__bal_tail_pin(eo__bal_tail *t, const eo__bal *b);
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *q,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work);
 void eo__bal_tail_free(eo__bal_tail *t);
@@ -208,13 +232,16 @@ void eo__bal_tail_free(eo__bal_tail *t);
  * A cheap witness in a full scramble: from side[], a split keeping every status but maybe the
  * vector (item t just moved: the team-A question on t, or the second best player moved away
  * from the best), a split of vector <= best by moving other items: up to REPAIR_ITEMS undecided
- * items (the nearest to t in rating sum, a spread of ratings, the largest, a few drawn at
- * random; never t or the two best players') may change sides by the tail's lists (b->repair),
- * every other item keeps its side. t = -1: no item moved. Returns 1 with side[] such a split,
- * 0 when none was found (which proves nothing; side[] may have changed then), EO_ENOMEM.
+ * items (the nearest to t in rating sum, fewer of them first, a spread of ratings, the largest,
+ * a few drawn at random; never t) may change sides by the tail's lists (b->repair),
+ * every other item keeps its side. t = -1: no item moved. windows: REPAIR_FIRST tries the
+ * nearest, the spread and the largest (those that find most witnesses), REPAIR_REST the
+ * others, REPAIR_ALL all. Returns 1 with side[] such a split, 0 when none was found (which
+ * proves nothing; side[] may have changed then), EO_ENOMEM.
  */
 #define REPAIR_ITEMS 24
-int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side);
+enum { REPAIR_ALL, REPAIR_FIRST, REPAIR_REST }; /* windows: all, the first ones, the others */
+int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int windows);
 
 /*
  * The rest of team A at once when everyone plays (2k = n, parties whole; in scramble mode no
@@ -260,6 +287,10 @@ typedef struct eo__balance_opts {
     bool force_local;  /* every k by local search (exact = 0) */
     int tail_items;    /* the search's tail: 0 the default (TAIL_ITEMS items), > 0 that
                         * many (tests reach it on small instances), < 0 none */
+    uint64_t midway_work; /* > 0: a team-A question's search calls the later witness windows
+                           * at this much work (tests reach them), 0 the default */
+    bool late_windows;    /* every witness window midway, none before the search (tests: with
+                           * midway_work 1, their witnesses stop searches) */
 } eo__balance_opts;
 
 /* eo_balance_solve() (same contract) with the test switches of opts, which may be NULL. */

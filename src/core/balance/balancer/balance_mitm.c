@@ -17,7 +17,7 @@
 #include "balance_internal.h"
 #include "core/balance/common.h"
 
-#define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 40-byte entries, ~21 MB */
+#define HALF_MAX 17 /* 2^17 entries a half at most: 4 lists of 32-byte entries, ~17 MB */
 
 typedef eo__bal_ent ent;
 
@@ -64,12 +64,11 @@ static step step_of(int y, int sd, const part *p)
     int sg = sd == EO__SIDE_A ? 1 : -1, x = sd == EO__SIDE_A ? 0 : 1;
     memset(&st, 0, sizeof st);
     st.add.d = sg * p->q;
-    st.add.ds = sg * p->qs;
+    st.add.ds = (int32_t)(sg * p->qs);
     st.add.x = sg * p->x;
     st.add.mv = (uint8_t)p->mv[x];
-    st.add.dn = p->dn[x];
+    st.add.dn = (int32_t)p->dn[x];
     st.add.na = (uint8_t)(sd == EO__SIDE_A ? p->sz : 0);
-    st.add.nb = (uint8_t)(sd == EO__SIDE_A ? 0 : p->sz);
     st.add.mask = sd == EO__SIDE_A ? UINT32_C(1) << y : 0;
     st.h1 = p->h1;
     st.h2 = p->h2;
@@ -87,7 +86,6 @@ static inline void put(ent *o, const ent *c, const step *st)
     e.dn += st->add.dn;
     e.mask |= st->add.mask;
     e.na = (uint8_t)(e.na + st->add.na);
-    e.nb = (uint8_t)(e.nb + st->add.nb);
     e.mv = (uint8_t)(e.mv + st->add.mv);
     if (st->h1)
         e.s1 = st->sd;
@@ -148,6 +146,14 @@ size_t eo__bal_list_room(const eo__bal *b, const int *it, int h, const eo__bal_l
     return most < cap ? (size_t)most : (size_t)cap;
 }
 
+int eo__bal_list_ok(const eo__bal *b)
+{
+    int64_t w = 0;
+    for (int i = 0; i < b->n; i++)
+        w += b->w[i];
+    return w < INT32_MAX;
+}
+
 /* 1 when entry e with n members on the item's side cannot take it: past the side's limits. */
 static inline int over(int n, const ent *e, int nmax, int mvmax, int64_t dnmax)
 {
@@ -161,6 +167,7 @@ size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *l
     ent *cur = h % 2 ? tmp : e, *nx = h % 2 ? e : tmp;
     memset(&cur[0], 0, sizeof cur[0]);
     size_t cnt = 1;
+    int placed = 0; /* members of the items so far: those on B are placed - na */
     for (int y = 0; y < h; y++) {
         part p = part_of(b, it[y]);
         step sa = step_of(y, EO__SIDE_A, &p), sb = step_of(y, EO__SIDE_B, &p);
@@ -170,7 +177,7 @@ size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *l
         int mvamax = lim->mv - p.mv[0], mvbmax = lim->mv - p.mv[1];
         int64_t dnamax = lim->dn - p.dn[0], dnbmax = lim->dn - p.dn[1], q = p.q, x = p.x;
         size_t pb = 0, pa = 0, o = 0;
-        while (pb < cnt && over(cur[pb].nb, &cur[pb], nbmax, mvbmax, dnbmax))
+        while (pb < cnt && over(placed - cur[pb].na, &cur[pb], nbmax, mvbmax, dnbmax))
             pb++;
         while (pa < cnt && over(cur[pa].na, &cur[pa], namax, mvamax, dnamax))
             pa++;
@@ -182,7 +189,7 @@ size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *l
             }
             if (b_first) {
                 put(&nx[o++], &cur[pb++], &sb);
-                while (pb < cnt && over(cur[pb].nb, &cur[pb], nbmax, mvbmax, dnbmax))
+                while (pb < cnt && over(placed - cur[pb].na, &cur[pb], nbmax, mvbmax, dnbmax))
                     pb++;
             } else {
                 put(&nx[o++], &cur[pa++], &sa);
@@ -194,6 +201,7 @@ size_t eo__bal_list(const eo__bal *b, const int *it, int h, const eo__bal_lim *l
         cur = nx;
         nx = sw;
         cnt = o;
+        placed += p.sz;
     }
     return cnt;
 }
@@ -237,7 +245,8 @@ int eo__bal_before(int n, const uint8_t *x, const uint8_t *y)
 int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
 {
     int n = b->n, k = b->k;
-    if (b->mode != EO_BALANCE_SCRAMBLE || b->allow_split || 2 * k != n || b->no_mitm)
+    if (b->mode != EO_BALANCE_SCRAMBLE || b->allow_split || 2 * k != n || b->no_mitm ||
+        !eo__bal_list_ok(b))
         return 2;
     for (int i = 0; i < n; i++)
         if (b->prefer[i] != EO__SIDE_BENCH)
@@ -336,7 +345,7 @@ int eo__bal_mitm(eo__bal *b, int64_t T, eo__bal_vec best, uint8_t *side)
             const ent *x = &el[l], *y = &er[r];
             uint8_t s1 = s10 | x->s1 | y->s1, s2 = s20 | x->s2 | y->s2;
             v[EO__BT_TOP2] = s1 == s2;
-            int64_t ds = ds0 + x->ds + y->ds, xx = x0 + x->x + y->x;
+            int64_t ds = ds0 + x->ds + (int64_t)y->ds, xx = x0 + x->x + y->x;
             v[EO__BT_SPREAD] =
                 eo__bal_spread(b, (S + ds) / 2, (S - ds) / 2, (XT + xx) / 2, (XT - xx) / 2);
             v[EO__BT_DEV] = eo__abs64(d0 + x->d + y->d + b->field);

@@ -28,10 +28,18 @@ struct eo__bal_tail {
     int64_t s, x;        /* Σqs and Σqs² of every listed member */
     uint8_t s1, s2;      /* sides of the two best players when pinned here, else 0 */
     int top_free;        /* one of the two best players is in a listed free item */
+    /* each half's entries by count on A, each count by (d, x): the queries read el, er (the
+     * lists as built, el0 and er0, or those of them that keep later pins: eo__bal_tail_pin()) */
     int lstart[EO__BAL_N + 2], rstart[EO__BAL_N + 2];
-    ent *el, *er; /* each half's entries by count on A, each count by (d, x) */
+    ent *el, *er;
+    int lstart0[EO__BAL_N + 2], rstart0[EO__BAL_N + 2];
+    ent *el0, *er0;
     ent *buf;
-    size_t cap; /* entries in buf */
+    size_t cap, room; /* entries in buf; a list's room in it */
+    /* what the lists were built from (record_key()) */
+    int built, key_k, key_cnt, key_nleft;
+    int key_items[EO__BAL_N];
+    uint8_t key_st[EO__BAL_N];
 };
 
 /* Room for 4 * room entries in *t's buffer. 0 or EO_ENOMEM. */
@@ -45,6 +53,25 @@ static int room_for(eo__bal_tail *t, size_t room)
     t->buf = nb;
     t->cap = 4 * room;
     return 0;
+}
+
+/* An item's status as the lists see it: FREE and PLAY alike (every listed item plays). */
+static uint8_t listed_status(const eo__bal *b, int t)
+{
+    return b->ist[t] == EO__BS_PLAY ? EO__BS_FREE : b->ist[t];
+}
+
+/* Records what the lists are built from (eo__bal_tail_pins() compares a later question's
+ * statuses with them). */
+static void record_key(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, int nleft)
+{
+    t->key_k = b->k;
+    t->key_cnt = cnt;
+    t->key_nleft = nleft;
+    for (int y = 0; y < cnt; y++) {
+        t->key_items[y] = items[y];
+        t->key_st[y] = listed_status(b, items[y]);
+    }
 }
 
 /* src (sorted by d, then x) into dst by (count on A when counts, moves <= mvmax), stably: each
@@ -62,12 +89,11 @@ static void by_moves(const ent *src, size_t cnt, ent *dst, int counts, int mvmax
         dst[start[(counts ? src[r].na : 0) * (mvmax + 1) + src[r].mv]++] = src[r];
 }
 
-int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
-                       const eo__bal_lim *all, size_t room_max)
+/* eo__bal_tail_build() up to the lists: the pinned items' sums, the halves, each half's limits
+ * (lim) and the entries a half needs (*room). Returns 0, or 2 when they do not fit. */
+static int plan(eo__bal_tail *t, const eo__bal *b, const int *items, int cnt, int nleft,
+                const eo__bal_lim *all, size_t room_max, eo__bal_lim *lim, size_t *room)
 {
-    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
-        return EO_ENOMEM;
-    eo__bal_tail *t = *tp;
     int fr[EO__BAL_N], h = 0, hl = 0;
     t->na0 = t->nb0 = t->mv0 = 0;
     t->dn0 = 0;
@@ -110,8 +136,7 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
         return 2;
     for (int y = 0; y < h; y++)
         t->fr[nleft > 0 ? y : y % 2 ? t->hl + y / 2 : y / 2] = fr[y];
-    eo__bal_lim lim[2]; /* each half's, what the pinned listed items leave */
-    for (int x = 0; x < 2; x++) {
+    for (int x = 0; x < 2; x++) { /* each half's limits: what the pinned listed items leave */
         const eo__bal_lim *a = &all[nleft > 0 ? x : 0];
         lim[x] = (eo__bal_lim){a->na - t->na0, a->nb - t->nb0, a->mv - t->mv0, a->dn - t->dn0};
         if (lim[x].na < 0 || lim[x].nb < 0 || lim[x].mv < 0 || lim[x].dn < 0)
@@ -119,25 +144,112 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
     }
     size_t rl = eo__bal_list_room(b, t->fr, t->hl, &lim[0]);
     size_t rr = eo__bal_list_room(b, t->fr + t->hl, h - t->hl, &lim[1]);
-    size_t room = rl > rr ? rl : rr;
-    if (room > room_max)
-        return 2;
+    *room = rl > rr ? rl : rr;
+    return *room > room_max ? 2 : 0;
+}
+
+int eo__bal_tail_fits(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *all,
+                      size_t room_max)
+{
+    eo__bal_tail t; /* the plan's sums only: a built tail keeps its own */
+    eo__bal_lim lim[2];
+    size_t room;
+    return plan(&t, b, items, cnt, 0, all, room_max, lim, &room);
+}
+
+/* The lists as built are the ones the queries read. */
+static void view_built(eo__bal_tail *t)
+{
+    t->el = t->el0;
+    t->er = t->er0;
+    memcpy(t->lstart, t->lstart0, sizeof t->lstart);
+    memcpy(t->rstart, t->rstart0, sizeof t->rstart);
+}
+
+int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
+                       const eo__bal_lim *all, size_t room_max)
+{
+    if (!*tp && !(*tp = calloc(1, sizeof **tp)))
+        return EO_ENOMEM;
+    eo__bal_tail *t = *tp;
+    eo__bal_lim lim[2];
+    size_t room;
+    int rc = plan(t, b, items, cnt, nleft, all, room_max, lim, &room);
+    if (rc != 0)
+        return rc;
+    t->built = 0; /* until the lists below are done */
+    record_key(t, b, items, cnt, nleft);
+    int h = t->h;
     if (room_for(t, room) != 0)
         return EO_ENOMEM;
     ent *tmp = t->buf + 2 * room, *tmp2 = tmp + room;
-    t->el = t->buf;
-    t->er = t->buf + room;
+    t->room = room;
+    t->el0 = t->buf;
+    t->er0 = t->buf + room;
     size_t nl = eo__bal_list(b, t->fr, t->hl, &lim[0], tmp2, tmp);
-    eo__bal_group(tmp2, nl, t->el, t->lstart, b->n);
+    eo__bal_group(tmp2, nl, t->el0, t->lstart0, b->n);
     size_t nr = eo__bal_list(b, t->fr + t->hl, h - t->hl, &lim[1], tmp2, tmp);
-    eo__bal_group(tmp2, nr, t->er, t->rstart, b->n);
-    if (b->mode == EO_BALANCE_REBALANCE) {    /* by moves too: moves_run() */
-        memcpy(tmp, t->el, sizeof(ent) * nl); /* left by moves alone, right by count first */
-        by_moves(tmp, nl, t->el, 0, lim[0].mv);
-        memcpy(tmp, t->er, sizeof(ent) * nr);
-        by_moves(tmp, nr, t->er, b->n, lim[1].mv);
+    eo__bal_group(tmp2, nr, t->er0, t->rstart0, b->n);
+    if (b->mode == EO_BALANCE_REBALANCE) {     /* by moves too: moves_run() */
+        memcpy(tmp, t->el0, sizeof(ent) * nl); /* left by moves alone, right by count first */
+        by_moves(tmp, nl, t->el0, 0, lim[0].mv);
+        memcpy(tmp, t->er0, sizeof(ent) * nr);
+        by_moves(tmp, nr, t->er0, b->n, lim[1].mv);
     }
+    view_built(t);
+    t->built = 1;
     return 0;
+}
+
+int eo__bal_tail_pins(const eo__bal_tail *t, const eo__bal *b, const int *items, int cnt)
+{
+    if (!t || !t->built || t->key_k != b->k || t->key_cnt != cnt || t->key_nleft != 0)
+        return -1;
+    int pins = 0;
+    for (int y = 0; y < cnt; y++) {
+        uint8_t now = listed_status(b, items[y]);
+        if (t->key_items[y] != items[y] || now == EO__BS_BENCH ||
+            (t->key_st[y] != EO__BS_FREE && t->key_st[y] != now))
+            return -1;
+        pins += t->key_st[y] != now;
+    }
+    return pins;
+}
+
+/* src's groups start[0 .. nmax + 1] into dst (new starts in dst_start), keeping the entries
+ * whose mask has the bits of want under care. */
+static void keep_pinned(const ent *src, const int *start, int nmax, uint32_t care, uint32_t want,
+                        ent *dst, int *dst_start)
+{
+    int o = 0;
+    for (int c = 0; c <= nmax; c++) {
+        dst_start[c] = o;
+        for (int r = start[c]; r < start[c + 1]; r++)
+            if ((src[r].mask & care) == want)
+                dst[o++] = src[r];
+    }
+    dst_start[nmax + 1] = o;
+}
+
+void eo__bal_tail_pin(eo__bal_tail *t, const eo__bal *b)
+{
+    uint32_t care[2] = {0, 0}, want[2] = {0, 0};
+    for (int y = 0; y < t->h; y++) {
+        int st = b->ist[t->fr[y]], x = y >= t->hl, bit = y - (x ? t->hl : 0);
+        if (st == EO__BS_A || st == EO__BS_B) {
+            care[x] |= UINT32_C(1) << bit;
+            want[x] |= st == EO__BS_A ? UINT32_C(1) << bit : 0;
+        }
+    }
+    view_built(t);
+    if (care[0]) {
+        t->el = t->buf + 2 * t->room;
+        keep_pinned(t->el0, t->lstart0, b->n, care[0], want[0], t->el, t->lstart);
+    }
+    if (care[1]) {
+        t->er = t->buf + 3 * t->room;
+        keep_pinned(t->er0, t->rstart0, b->n, care[1], want[1], t->er, t->rstart);
+    }
 }
 
 void eo__bal_tail_free(eo__bal_tail *t)
@@ -241,6 +353,8 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
     if (!x_window(b, dt, w->s, w->xs, &xlo, &xhi) && zero)
         return 0; /* an empty window: no term is 0 */
     int found = 0, lim = t->top_free ? w->base[EO__BT_TOP2] : 1;
+    int64_t dw = dt - w->d, xw = w->x; /* in locals: stores through work may alias *w */
+    uint64_t seen = 0;
     for (int cl = 0; cl <= need && cl <= b->n; cl++) {
         const ent *L, *Le, *R, *Re;
         if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
@@ -249,8 +363,8 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
          * of d >= dr (p) only moves back, and the answer is near it */
         const ent *p = Re;
         for (const ent *l = L; l < Le; l++) {
-            ++*work;
-            int64_t dr = dt - w->d - l->d, x0 = w->x + l->x;
+            ++seen;
+            int64_t dr = dw - l->d, x0 = xw + l->x;
             while (p > R && p[-1].d >= dr)
                 p--;
             if (zero && (p == Re || p->d != dr))
@@ -276,13 +390,16 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
                 *bl = l;
                 *br = c;
                 found = 1;
-                if (u == 0 && t2 == 0)
+                if (u == 0 && t2 == 0) {
+                    *work += seen;
                     return 1;
+                }
                 if (in && !t->top_free)
                     break;
             }
         }
     }
+    *work += seen;
     return found;
 }
 
@@ -311,7 +428,7 @@ static int tail_scan(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
                 z++;
             for (const ent *r = a; r < z; r++) {
                 ++*work;
-                int64_t ds = w->ds + l->ds + r->ds, xx = w->x + l->x + r->x;
+                int64_t ds = w->ds + l->ds + (int64_t)r->ds, xx = w->x + l->x + r->x;
                 v[EO__BT_SPREAD] = eo__bal_spread(b, (w->s + ds) / 2, (w->s - ds) / 2,
                                                   (w->xs + xx) / 2, (w->xs - xx) / 2);
                 v[EO__BT_DEV] = eo__abs64(w->d + l->d + r->d);
@@ -480,7 +597,7 @@ static int first_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
                 if (b->mode == EO_BALANCE_SCRAMBLE
                         ? ((w->s1 | l->s1 | r->s1) == (w->s2 | l->s2 | r->s2)) !=
                               (best[EO__BT_TOP2] != 0)
-                        : w->dn + l->dn + r->dn != best[EO__BT_DENIED])
+                        : w->dn + l->dn + (int64_t)r->dn != best[EO__BT_DENIED])
                     continue;
                 eo__bal_sides(b, t->fr, t->hl, l->mask, t->fr + t->hl, t->h - t->hl, r->mask, cand);
                 if (!found || eo__bal_before(b->n, cand, side)) {
@@ -536,7 +653,7 @@ int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail
  * spread, dev; in rebalance mode moves, denied, dev). */
 static int full_split(const eo__bal *b)
 {
-    if (b->allow_split || 2 * b->k != b->n)
+    if (b->allow_split || 2 * b->k != b->n || !eo__bal_list_ok(b))
         return 0;
     for (int i = 0; i < b->n && b->mode == EO_BALANCE_SCRAMBLE; i++)
         if (b->prefer[i] != EO__SIDE_BENCH)
@@ -576,6 +693,9 @@ static void fixed_sums(const eo__bal *b, const uint8_t *in_w, const uint8_t *sid
 }
 
 #define REPAIR_RANDOM 3 /* windows drawn at random after the three fixed ones */
+/* the nearest few first: lists of 2^8 entries a half, a sixteenth of the full window's, and
+ * most witnesses are near t */
+#define REPAIR_SMALL 16
 #define REPAIR_ROOM ((size_t)1 << (REPAIR_ITEMS / 2))
 #define REPAIR_BIG ((size_t)1 << 13) /* the last, widest window's entries a half */
 
@@ -601,17 +721,14 @@ static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, 
     return rc;
 }
 
-int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
+/* The undecided items but t (ist FREE or PLAY) by rating sum descending into by_q, and by
+ * distance to t's sum into near. Returns their number. */
+static int undecided_by_q(const eo__bal *b, int t, int *by_q, int *near)
 {
-    /* scramble only: in rebalance most team-A questions are "no" (a player asked onto A who is
-     * on B and need not move), where a witness is sought in vain */
-    if (b->mode != EO_BALANCE_SCRAMBLE || !full_split(b) || b->spread_shift != 0)
-        return 0;
-    /* the undecided items (not t), by rating sum descending, and by distance to t's */
     int64_t sum[EO__BAL_N], dist[EO__BAL_N], qt = 0;
     for (int u = t < 0 ? 0 : b->istart[t]; t >= 0 && u < b->istart[t + 1]; u++)
         qt += b->q[b->mem[u]];
-    int by_q[EO__BAL_N], near[EO__BAL_N], nu = 0;
+    int nu = 0;
     for (int x = 0; x < b->m; x++) {
         if ((b->ist[x] != EO__BS_PLAY && b->ist[x] != EO__BS_FREE) || x == t)
             continue;
@@ -623,27 +740,17 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         eo__insert_by_key_desc(near, nu, x, dist);
         nu++;
     }
-    int nw = nu < REPAIR_ITEMS ? nu : REPAIR_ITEMS;
-    if (nw == 0)
-        return 0;
-    /* windows: the nearest to t; then every (nu / nw)-th by rating */
-    int spread[REPAIR_ITEMS];
-    for (int y = 0; y < nw; y++)
-        spread[y] = by_q[(int)((int64_t)y * nu / nw)];
-    uint8_t keep[EO__BAL_N];
-    memcpy(keep, side, (size_t)b->n);
-    int rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
-    rc = rc == 2 ? 0 : rc;
-    if (rc == 0 && nu > nw) {
-        memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
-    }
-    if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
-        memcpy(side, keep, (size_t)b->n);
-        rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
-    }
+    return nu;
+}
+
+/* eo__bal_repair()'s later windows (REPAIR_REST): a few drawn at random, then the widest
+ * spread of ratings whose lists fit within REPAIR_BIG. */
+static int repair_rest(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side,
+                       const uint8_t *keep, const int *by_q, int nu, int nw)
+{
+    int rc = 0;
     uint64_t rng = (uint64_t)t * 0x9E3779B97F4A7C15u + (uint64_t)nu;
-    for (int tr = 0; rc == 0 && nu > nw && tr < REPAIR_RANDOM; tr++) {
+    for (int tr = 0; rc == 0 && tr < REPAIR_RANDOM; tr++) {
         int pick[EO__BAL_N];
         memcpy(pick, by_q, sizeof(int) * (size_t)nu);
         for (int y = 0; y < nw; y++) { /* the first nw of a shuffle */
@@ -656,7 +763,6 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         memcpy(side, keep, (size_t)b->n);
         rc = repair_try(b, pick, nw, best, side, REPAIR_ROOM);
     }
-    /* last: the widest spread of ratings whose count-limited lists fit within REPAIR_BIG */
     for (int big = nu; (rc == 0 || rc == 2) && big > nw; big--) {
         int wide[EO__BAL_N];
         for (int y = 0; y < big; y++)
@@ -665,6 +771,43 @@ int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side)
         if ((rc = repair_try(b, wide, big, best, side, REPAIR_BIG)) != 2)
             break;
     }
+    return rc;
+}
+
+int eo__bal_repair(eo__bal *b, int t, const eo__bal_vec best, uint8_t *side, int windows)
+{
+    /* scramble only: in rebalance most team-A questions are "no" (a player asked onto A who is
+     * on B and need not move), where a witness is sought in vain */
+    if (b->mode != EO_BALANCE_SCRAMBLE || !full_split(b) || b->spread_shift != 0)
+        return 0;
+    int by_q[EO__BAL_N], near[EO__BAL_N];
+    int nu = undecided_by_q(b, t, by_q, near);
+    int nw = nu < REPAIR_ITEMS ? nu : REPAIR_ITEMS, rc = 0;
+    if (nw == 0 || (windows == REPAIR_REST && nu <= nw))
+        return 0;
+    uint8_t keep[EO__BAL_N];
+    memcpy(keep, side, (size_t)b->n);
+    if (windows != REPAIR_REST) { /* the nearest to t, every (nu / nw)-th by rating, the largest */
+        int spread[REPAIR_ITEMS];
+        for (int y = 0; y < nw; y++)
+            spread[y] = by_q[(int)((int64_t)y * nu / nw)];
+        rc = nw > REPAIR_SMALL ? repair_try(b, near, REPAIR_SMALL, best, side, REPAIR_ROOM) : 0;
+        if (rc == 0) {
+            memcpy(side, keep, (size_t)b->n);
+            rc = repair_try(b, near, nw, best, side, REPAIR_ROOM);
+        }
+        rc = rc == 2 ? 0 : rc;
+        if (rc == 0 && nu > nw) {
+            memcpy(side, keep, (size_t)b->n);
+            rc = repair_try(b, spread, nw, best, side, REPAIR_ROOM);
+        }
+        if (rc == 0 && nu > nw) { /* the largest: the most reach in Σq and Σq² */
+            memcpy(side, keep, (size_t)b->n);
+            rc = repair_try(b, by_q, nw, best, side, REPAIR_ROOM);
+        }
+    }
+    if (rc == 0 && windows != REPAIR_FIRST && nu > nw)
+        rc = repair_rest(b, t, best, side, keep, by_q, nu, nw);
     return rc == 2 ? 0 : rc;
 }
 
@@ -759,7 +902,7 @@ static int least_pair(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tai
             &r, &e);
     for (const ent *c = r; c < e; c++) {
         ++*work;
-        int64_t v = l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
+        int64_t v = (int64_t)l->dn + c->dn, a = eo__abs64(w->d + l->d + c->d);
         if (!*br || v < *dn || (v == *dn && a < *dev)) {
             *dn = v;
             *dev = a;
