@@ -165,19 +165,21 @@ int eo__bal_tail_fits(const eo__bal *b, const int *items, int cnt, const eo__bal
     return plan(&t, b, items, cnt, 0, all, room_max, lim, &room);
 }
 
-/* Bounds of the least and largest z of each count group (members on A) of half x's lists
- * under the items' statuses now, into z: every player adds ±q·(q - zc), a player on A the +,
- * so with c of the free players on A the least is the free ones' -Σ plus twice the c least,
- * the largest the same with the c largest (parties taken apart: only wider). Cheap beside a
- * pass over the lists, and as narrow as one for lists of single players. */
-static void z_bounds(const eo__bal_tail *t, const eo__bal *b, int x, int64_t z[2][EO__BAL_N + 1])
+/* Bounds of the least and largest z (by_z; else d) of each count group (members on A) of half
+ * x's lists under the items' statuses now, into z: every player adds ±q·(q - zc) to z (±q to
+ * d), a player on A the +, so with c of the free players on A the least is the free ones' -Σ
+ * plus twice the c least, the largest the same with the c largest (parties taken apart: only
+ * wider). Cheap beside a pass over the lists, as narrow as one for single players, and needs
+ * no lists (tail_may()). */
+static void sum_bounds(const eo__bal_tail *t, const eo__bal *b, int x, int by_z,
+                       int64_t z[2][EO__BAL_N + 1])
 {
     int64_t zf[EO__BAL_N], base = 0;
     int nf = 0, fa = 0;
     for (int y = x ? t->hl : 0; y < (x ? t->h : t->hl); y++) {
         int it = t->fr[y], st = b->ist[it];
         for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
-            int64_t q = b->q[b->mem[u]], zi = q * (q - t->zc);
+            int64_t q = b->q[b->mem[u]], zi = by_z ? q * (q - t->zc) : q;
             if (st == EO__BS_A || st == EO__BS_B) {
                 base += st == EO__BS_A ? zi : -zi;
                 fa += st == EO__BS_A;
@@ -213,6 +215,16 @@ static void view_built(eo__bal_tail *t)
     memcpy(t->rz, t->rz0, sizeof t->rz);
 }
 
+/* zc: twice the listed free players' mean q. */
+static void z_center(eo__bal_tail *t, const eo__bal *b)
+{
+    int64_t sq = 0, cnt = 0;
+    for (int y = 0; y < t->h; y++)
+        for (int u = b->istart[t->fr[y]]; u < b->istart[t->fr[y] + 1]; u++, cnt++)
+            sq += b->q[b->mem[u]];
+    t->zc = cnt > 0 ? 2 * sq / cnt : 0;
+}
+
 /* The z ranges of the lists as built. Only a scramble's tail or witness lists (as halves of
  * alternate items, nleft 0) with the ratings' spread scale are queried by them (best_at()), and
  * only there do the sums not overflow: zc is then twice the free members' mean q; otherwise
@@ -227,14 +239,10 @@ static void z_built(eo__bal_tail *t, const eo__bal *b, int nleft)
         }
         return;
     }
-    int64_t sq = 0, cnt = 0;
-    for (int y = 0; y < t->h; y++)
-        for (int u = b->istart[t->fr[y]]; u < b->istart[t->fr[y] + 1]; u++, cnt++)
-            sq += b->q[b->mem[u]];
-    t->zc = cnt > 0 ? 2 * sq / cnt : 0;
+    z_center(t, b);
     t->zon = 1;
-    z_bounds(t, b, 0, t->lz0);
-    z_bounds(t, b, 1, t->rz0);
+    sum_bounds(t, b, 0, 1, t->lz0);
+    sum_bounds(t, b, 1, 1, t->rz0);
 }
 
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
@@ -318,13 +326,13 @@ void eo__bal_tail_pin(eo__bal_tail *t, const eo__bal *b)
         t->el = t->buf + 2 * t->room;
         keep_pinned(t->el0, t->lstart0, b->n, care[0], want[0], t->el, t->lstart);
         if (t->zon)
-            z_bounds(t, b, 0, t->lz);
+            sum_bounds(t, b, 0, 1, t->lz);
     }
     if (care[1]) {
         t->er = t->buf + 3 * t->room;
         keep_pinned(t->er0, t->rstart0, b->n, care[1], want[1], t->er, t->rstart);
         if (t->zon)
-            z_bounds(t, b, 1, t->rz);
+            sum_bounds(t, b, 1, 1, t->rz);
     }
 }
 
@@ -712,17 +720,66 @@ static int exact_match(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_
     return spread_zero(b, base, best);
 }
 
+/* eo__bal_tail_ask()'s question as the lists see it: q (each pair has its own top2 when the two
+ * best players are listed: those above best's are skipped), w (whole()) and fast_cap(). */
+static int64_t ask_setup(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
+                         const eo__bal_vec best, eo__bal_tail_q *q, eo__bal_tail_q *w, int *settles)
+{
+    *q = *qq;
+    if (t->top_free && q->feas)
+        q->base[EO__BT_TOP2] = best[EO__BT_TOP2];
+    *w = whole(t, b, q);
+    return fast_cap(b, q, best, settles);
+}
+
+/* 0 when the lists of items[0..cnt) (halves of alternate items) would not answer question qq
+ * (eo__bal_tail_ask() returns 0), decided without building them: a settled question with no
+ * count group pair whose d and z bounds (sum_bounds()) meet D's window for any D up to its cap.
+ * 2 when the lists would not fit room_max (eo__bal_tail_fits()), else 1. */
+static int tail_may(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *all,
+                    size_t room_max, const eo__bal_tail_q *qq, const eo__bal_vec best)
+{
+    eo__bal_tail t; /* the plan's sums and bounds only */
+    eo__bal_lim lim[2];
+    size_t room;
+    if (plan(&t, b, items, cnt, 0, all, room_max, lim, &room) != 0)
+        return 2;
+    eo__bal_tail_q q, w;
+    int settles;
+    int64_t cap = ask_setup(&t, b, qq, best, &q, &w, &settles);
+    if (cap < 0 || !settles)
+        return 1;
+    int64_t ld[2][EO__BAL_N + 1], rd[2][EO__BAL_N + 1], xlo, xhi;
+    z_center(&t, b);
+    sum_bounds(&t, b, 0, 1, t.lz);
+    sum_bounds(&t, b, 1, 1, t.rz);
+    sum_bounds(&t, b, 0, 0, ld);
+    sum_bounds(&t, b, 1, 0, rd);
+    int need = b->k - w.na;
+    for (int64_t a = 0; a <= cap; a++)
+        for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
+            int64_t dt = sg * a, dw = dt - w.d, zd = t.zc * dw;
+            if ((w.s + dt - b->field) % 2 != 0 || !x_window(b, dt, w.s, w.xs, &xlo, &xhi))
+                continue;
+            for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+                int cr = need - cl;
+                if (cr <= b->n && ld[0][cl] + rd[0][cr] <= dw && ld[1][cl] + rd[1][cr] >= dw &&
+                    t.lz[0][cl] + t.rz[0][cr] <= xhi - w.x - zd &&
+                    t.lz[1][cl] + t.rz[1][cr] >= xlo - w.x - zd)
+                    return 1;
+            }
+        }
+    return 0;
+}
+
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
 {
-    eo__bal_tail_q c = *qq, *q = &c;
-    if (t->top_free && q->feas) /* each pair has its own top2: those above best's are skipped */
-        c.base[EO__BT_TOP2] = best[EO__BT_TOP2];
-    eo__bal_tail_q w = whole(t, b, q);
+    eo__bal_tail_q c, *q = &c, w;
     int have = 0, settles;
     eo__bal_vec cur;
     const ent *bl = NULL, *br = NULL;
-    int64_t cap = fast_cap(b, q, best, &settles);
+    int64_t cap = ask_setup(t, b, qq, best, q, &w, &settles);
     if (cap >= 0) {
         have = tail_least(t, b, q, &w, cap, settles, best, cur, &bl, &br, work);
         if (settles && have && cur[EO__BT_SPREAD] != 0)
@@ -801,7 +858,10 @@ static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, 
     q.dev_max = best[EO__BT_DEV];
     q.feas = 1;
     eo__bal_lim lim = {b->k - q.na, b->k - q.nb, b->n, INT64_MAX};
-    int rc = eo__bal_tail_build(&b->repair, b, w, nw, 0, &lim, room);
+    int rc = tail_may(b, w, nw, &lim, room, &q, best); /* no lists built in vain */
+    if (rc != 1)
+        return rc;
+    rc = eo__bal_tail_build(&b->repair, b, w, nw, 0, &lim, room);
     if (rc != 0)
         return rc; /* 2: too many entries */
     uint64_t work = room;
