@@ -735,7 +735,7 @@ static int64_t ask_setup(const eo__bal_tail *t, const eo__bal *b, const eo__bal_
 /* 0 when the lists of items[0..cnt) (halves of alternate items) would not answer question qq
  * (eo__bal_tail_ask() returns 0), decided without building them: a settled question with no
  * count group pair whose d and z bounds (sum_bounds()) meet D's window for any D up to its cap.
- * 2 when the lists would not fit room_max (eo__bal_tail_fits()), else 1. */
+ * 2 when plan() refuses the lists (as eo__bal_tail_build() would: too many entries), else 1. */
 static int tail_may(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *all,
                     size_t room_max, const eo__bal_tail_q *qq, const eo__bal_vec best)
 {
