@@ -34,6 +34,14 @@ struct eo__bal_tail {
     ent *el, *er;
     int lstart0[EO__BAL_N + 2], rstart0[EO__BAL_N + 2];
     ent *el0, *er0;
+    /* per count group of el, er: bounds of the least and largest z = x - zc·d (zc: twice the
+     * listed players' mean q), whose ranges are far narrower than x's (each player adds
+     * ±q·(q - zc)): a group pair that cannot reach the X window of a D is not walked
+     * (best_at()) */
+    int64_t zc;
+    int zon; /* 0: every z range the widest (z_built()) */
+    int64_t lz[2][EO__BAL_N + 1], rz[2][EO__BAL_N + 1];
+    int64_t lz0[2][EO__BAL_N + 1], rz0[2][EO__BAL_N + 1]; /* those of el0, er0 */
     ent *buf;
     size_t cap, room; /* entries in buf; a list's room in it */
     /* what the lists were built from (record_key()) */
@@ -157,6 +165,45 @@ int eo__bal_tail_fits(const eo__bal *b, const int *items, int cnt, const eo__bal
     return plan(&t, b, items, cnt, 0, all, room_max, lim, &room);
 }
 
+/* Bounds of the least and largest z (by_z; else d) of each count group (members on A) of half
+ * x's lists under the items' statuses now, into z: every player adds ±q·(q - zc) to z (±q to
+ * d), a player on A the +, so with c of the free players on A the least is the free ones' -Σ
+ * plus twice the c least, the largest the same with the c largest (parties taken apart: only
+ * wider). Cheap beside a pass over the lists, as narrow as one for single players, and needs
+ * no lists (tail_may()). */
+static void sum_bounds(const eo__bal_tail *t, const eo__bal *b, int x, int by_z,
+                       int64_t z[2][EO__BAL_N + 1])
+{
+    int64_t zf[EO__BAL_N], base = 0;
+    int nf = 0, fa = 0;
+    for (int y = x ? t->hl : 0; y < (x ? t->h : t->hl); y++) {
+        int it = t->fr[y], st = b->ist[it];
+        for (int u = b->istart[it]; u < b->istart[it + 1]; u++) {
+            int64_t q = b->q[b->mem[u]], zi = by_z ? q * (q - t->zc) : q;
+            if (st == EO__BS_A || st == EO__BS_B) {
+                base += st == EO__BS_A ? zi : -zi;
+                fa += st == EO__BS_A;
+                continue;
+            }
+            base -= zi;
+            int p = nf++; /* insertion: ascending */
+            for (; p > 0 && zf[p - 1] > zi; p--)
+                zf[p] = zf[p - 1];
+            zf[p] = zi;
+        }
+    }
+    int64_t lo = base, hi = base;
+    for (int c = 0; c <= b->n; c++) {
+        int cf = c - fa;
+        if (cf > 0 && cf <= nf) {
+            lo += 2 * zf[cf - 1];
+            hi += 2 * zf[nf - cf];
+        }
+        z[0][c] = cf >= 0 && cf <= nf ? lo : INT64_MAX / 4; /* empty: no pair meets it */
+        z[1][c] = cf >= 0 && cf <= nf ? hi : INT64_MIN / 4;
+    }
+}
+
 /* The lists as built are the ones the queries read. */
 static void view_built(eo__bal_tail *t)
 {
@@ -164,6 +211,38 @@ static void view_built(eo__bal_tail *t)
     t->er = t->er0;
     memcpy(t->lstart, t->lstart0, sizeof t->lstart);
     memcpy(t->rstart, t->rstart0, sizeof t->rstart);
+    memcpy(t->lz, t->lz0, sizeof t->lz);
+    memcpy(t->rz, t->rz0, sizeof t->rz);
+}
+
+/* zc: twice the listed free players' mean q. */
+static void z_center(eo__bal_tail *t, const eo__bal *b)
+{
+    int64_t sq = 0, cnt = 0;
+    for (int y = 0; y < t->h; y++)
+        for (int u = b->istart[t->fr[y]]; u < b->istart[t->fr[y] + 1]; u++, cnt++)
+            sq += b->q[b->mem[u]];
+    t->zc = cnt > 0 ? 2 * sq / cnt : 0;
+}
+
+/* The z ranges of the lists as built. Only a scramble's tail or witness lists (as halves of
+ * alternate items, nleft 0) with the ratings' spread scale are queried by them (best_at()), and
+ * only there do the sums not overflow: zc is then twice the free members' mean q; otherwise
+ * every range is the widest, which skips nothing. */
+static void z_built(eo__bal_tail *t, const eo__bal *b, int nleft)
+{
+    if (b->mode != EO_BALANCE_SCRAMBLE || b->spread_shift != 0 || nleft > 0) {
+        t->zc = t->zon = 0;
+        for (int c = 0; c <= b->n; c++) {
+            t->lz0[0][c] = t->rz0[0][c] = INT64_MIN / 4;
+            t->lz0[1][c] = t->rz0[1][c] = INT64_MAX / 4;
+        }
+        return;
+    }
+    z_center(t, b);
+    t->zon = 1;
+    sum_bounds(t, b, 0, 1, t->lz0);
+    sum_bounds(t, b, 1, 1, t->rz0);
 }
 
 int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, int cnt, int nleft,
@@ -196,6 +275,7 @@ int eo__bal_tail_build(eo__bal_tail **tp, const eo__bal *b, const int *items, in
         memcpy(tmp, t->er0, sizeof(ent) * nr);
         by_moves(tmp, nr, t->er0, b->n, lim[1].mv);
     }
+    z_built(t, b, nleft);
     view_built(t);
     t->built = 1;
     return 0;
@@ -245,10 +325,14 @@ void eo__bal_tail_pin(eo__bal_tail *t, const eo__bal *b)
     if (care[0]) {
         t->el = t->buf + 2 * t->room;
         keep_pinned(t->el0, t->lstart0, b->n, care[0], want[0], t->el, t->lstart);
+        if (t->zon)
+            sum_bounds(t, b, 0, 1, t->lz);
     }
     if (care[1]) {
         t->er = t->buf + 3 * t->room;
         keep_pinned(t->er0, t->rstart0, b->n, care[1], want[1], t->er, t->rstart);
+        if (t->zon)
+            sum_bounds(t, b, 1, 1, t->rz);
     }
 }
 
@@ -336,6 +420,18 @@ static int groups(const eo__bal_tail *t, const eo__bal *b, int need, int cl, con
     return *L < *Le && *R < *Re;
 }
 
+/* 0 when no pair of left group cl (L..Le) and right group cr (R..Re) has d = dw and x in
+ * [xlo, xhi]: d by the groups' ends (each is sorted by d), x through z = x - zc·d, which with d
+ * fixed must lie in [xlo - zc·dw, xhi - zc·dw]. */
+static int group_meets(const eo__bal_tail *t, int cl, int cr, const ent *L, const ent *Le,
+                       const ent *R, const ent *Re, int64_t dw, int64_t xlo, int64_t xhi)
+{
+    if (L->d + R->d > dw || Le[-1].d + Re[-1].d < dw)
+        return 0;
+    int64_t zd = t->zc * dw;
+    return t->lz[0][cl] + t->rz[0][cr] <= xhi - zd && t->lz[1][cl] + t->rz[1][cr] >= xlo - zd;
+}
+
 /* For D = dt: the pair with the least spread term, *term (0: within the tolerance, found as soon
  * as one is; else |k X - δ S| > 0). A left entry meets the right entries with the d that makes
  * D = dt, a run sorted by x, where the nearest to the window are the first at or above its
@@ -357,7 +453,8 @@ static int best_at(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q
     uint64_t seen = 0;
     for (int cl = 0; cl <= need && cl <= b->n; cl++) {
         const ent *L, *Le, *R, *Re;
-        if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re))
+        if (!groups(t, b, (int)need, cl, &L, &Le, &R, &Re) ||
+            (zero && !group_meets(t, cl, (int)need - cl, L, Le, R, Re, dw, xlo - xw, xhi - xw)))
             continue;
         /* the left entries by d ascending want the right d descending: the first right entry
          * of d >= dr (p) only moves back, and the answer is near it */
@@ -623,17 +720,66 @@ static int exact_match(const eo__bal *b, const eo__bal_tail_q *q, const eo__bal_
     return spread_zero(b, base, best);
 }
 
+/* eo__bal_tail_ask()'s question as the lists see it: q (each pair has its own top2 when the two
+ * best players are listed: those above best's are skipped), w (whole()) and fast_cap(). */
+static int64_t ask_setup(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
+                         const eo__bal_vec best, eo__bal_tail_q *q, eo__bal_tail_q *w, int *settles)
+{
+    *q = *qq;
+    if (t->top_free && q->feas)
+        q->base[EO__BT_TOP2] = best[EO__BT_TOP2];
+    *w = whole(t, b, q);
+    return fast_cap(b, q, best, settles);
+}
+
+/* 0 when the lists of items[0..cnt) (halves of alternate items) would not answer question qq
+ * (eo__bal_tail_ask() returns 0), decided without building them: a settled question with no
+ * count group pair whose d and z bounds (sum_bounds()) meet D's window for any D up to its cap.
+ * 2 when plan() refuses the lists (as eo__bal_tail_build() would: too many entries), else 1. */
+static int tail_may(const eo__bal *b, const int *items, int cnt, const eo__bal_lim *all,
+                    size_t room_max, const eo__bal_tail_q *qq, const eo__bal_vec best)
+{
+    eo__bal_tail t; /* the plan's sums and bounds only */
+    eo__bal_lim lim[2];
+    size_t room;
+    if (plan(&t, b, items, cnt, 0, all, room_max, lim, &room) != 0)
+        return 2;
+    eo__bal_tail_q q, w;
+    int settles;
+    int64_t cap = ask_setup(&t, b, qq, best, &q, &w, &settles);
+    if (cap < 0 || !settles)
+        return 1;
+    int64_t ld[2][EO__BAL_N + 1], rd[2][EO__BAL_N + 1], xlo, xhi;
+    z_center(&t, b);
+    sum_bounds(&t, b, 0, 1, t.lz);
+    sum_bounds(&t, b, 1, 1, t.rz);
+    sum_bounds(&t, b, 0, 0, ld);
+    sum_bounds(&t, b, 1, 0, rd);
+    int need = b->k - w.na;
+    for (int64_t a = 0; a <= cap; a++)
+        for (int sg = 1; sg >= (a ? -1 : 1); sg -= 2) {
+            int64_t dt = sg * a, dw = dt - w.d, zd = t.zc * dw;
+            if ((w.s + dt - b->field) % 2 != 0 || !x_window(b, dt, w.s, w.xs, &xlo, &xhi))
+                continue;
+            for (int cl = 0; cl <= need && cl <= b->n; cl++) {
+                int cr = need - cl;
+                if (cr <= b->n && ld[0][cl] + rd[0][cr] <= dw && ld[1][cl] + rd[1][cr] >= dw &&
+                    t.lz[0][cl] + t.rz[0][cr] <= xhi - w.x - zd &&
+                    t.lz[1][cl] + t.rz[1][cr] >= xlo - w.x - zd)
+                    return 1;
+            }
+        }
+    return 0;
+}
+
 int eo__bal_tail_ask(const eo__bal_tail *t, const eo__bal *b, const eo__bal_tail_q *qq,
                      const eo__bal_vec best, uint8_t *side, uint64_t *work)
 {
-    eo__bal_tail_q c = *qq, *q = &c;
-    if (t->top_free && q->feas) /* each pair has its own top2: those above best's are skipped */
-        c.base[EO__BT_TOP2] = best[EO__BT_TOP2];
-    eo__bal_tail_q w = whole(t, b, q);
+    eo__bal_tail_q c, *q = &c, w;
     int have = 0, settles;
     eo__bal_vec cur;
     const ent *bl = NULL, *br = NULL;
-    int64_t cap = fast_cap(b, q, best, &settles);
+    int64_t cap = ask_setup(t, b, qq, best, q, &w, &settles);
     if (cap >= 0) {
         have = tail_least(t, b, q, &w, cap, settles, best, cur, &bl, &br, work);
         if (settles && have && cur[EO__BT_SPREAD] != 0)
@@ -712,7 +858,10 @@ static int repair_try(eo__bal *b, const int *w, int nw, const eo__bal_vec best, 
     q.dev_max = best[EO__BT_DEV];
     q.feas = 1;
     eo__bal_lim lim = {b->k - q.na, b->k - q.nb, b->n, INT64_MAX};
-    int rc = eo__bal_tail_build(&b->repair, b, w, nw, 0, &lim, room);
+    int rc = tail_may(b, w, nw, &lim, room, &q, best); /* no lists built in vain */
+    if (rc != 1)
+        return rc;
+    rc = eo__bal_tail_build(&b->repair, b, w, nw, 0, &lim, room);
     if (rc != 0)
         return rc; /* 2: too many entries */
     uint64_t work = room;
