@@ -24,17 +24,8 @@ for tool in wrk sqlite3 curl; do
 done
 [ -x "$bin" ] || { echo "bench_mm_http: $bin is missing (make bench)" >&2; exit 1; }
 
-tmp=$(mktemp -d)
-pid=""
-beat=""
-cleanup() {
-  [ -n "$beat" ] && kill "$beat" 2>/dev/null || true
-  [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-  if [ -n "${KEEP_DB:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
-
 . "$root/bench/serve_lib.sh"
+
 bench_keys
 set -- serve --db "$tmp/bench.db" --listen 127.0.0.1:0 --config "$tmp/keys.env" --log-level warn \
   --max-conns-per-address 0 # wrk, the instance and the lobby all come from 127.0.0.1

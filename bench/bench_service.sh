@@ -19,15 +19,8 @@ half_conns=${HALF_CONNS:-64}
 command -v wrk >/dev/null || { echo "bench_service: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 [ -x "$bin" ] || { echo "bench_service: $bin is missing (make bench)" >&2; exit 1; }
 
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-  [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
 . "$root/bench/serve_lib.sh"
+
 bench_keys
 
 set -- serve --db "$tmp/bench.db" --listen 127.0.0.1:0 --config "$tmp/keys.env" --log-level warn

@@ -14,13 +14,7 @@ players=${PLAYERS:-2000}
 budget=${BUDGET:-6}
 [ -x "$bin" ] || { echo "bench_tune: $bin is missing (make bench)" >&2; exit 1; }
 
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-  [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. "$root/bench/serve_lib.sh"
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}'; }
@@ -33,7 +27,6 @@ t=$(now)
 "$bin" replay --model trueskill "$tmp/log.jsonl" >/dev/null
 echo "replay of $rounds rounds: $(since "$t") s"
 
-. "$root/bench/serve_lib.sh"
 bench_keys
 "$bin" serve --db "$tmp/bench.db" --listen 127.0.0.1:0 --config "$tmp/keys.env" \
   --log-level warn >"$tmp/out" 2>"$tmp/err" &

@@ -1,5 +1,17 @@
 # Sourced by the benchmarks that start `evenodds serve` (bench_service.sh, bench_mm_http.sh,
-# bench_tune.sh, service_instructions.sh); needs $tmp, the run's temporary directory.
+# bench_tune.sh, service_instructions.sh), once their arguments are checked.
+
+# The run's temporary directory $tmp, removed at exit (kept and named when KEEP_DB is set); the
+# service ($pid) and a loop beside it ($beat) stopped at exit once the script sets them.
+tmp=$(mktemp -d)
+pid=""
+beat=""
+cleanup() {
+  [ -n "$beat" ] && kill "$beat" 2>/dev/null || true
+  [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  if [ -n "${KEEP_DB:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT INT TERM
 
 # Writes $tmp/keys.env with the keys $skey and $akey (random ones where they are not set).
 bench_keys() {

@@ -13,16 +13,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 for tool in valgrind callgrind_annotate python3; do
   command -v $tool >/dev/null || { echo "service_instructions: $tool is missing (scripts/deps.sh bench)" >&2; exit 1; }
 done
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-  [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. "$root/bench/serve_lib.sh"
 skey=sk0123456789abcdef0123456789abcdef
 akey=ak0123456789abcdef0123456789abcdef
-. "$root/bench/serve_lib.sh"
 bench_keys
 
 for bin in "$@"; do

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/round_internal.h" /* eo__fail */
@@ -87,65 +88,34 @@ static const struct knob_row {
 };
 
 /* The pool's own parameters a knob may be (beside the model's): the map bias's and presence's,
- * each with its bounds (eo_bias.h, eo_presence.h). */
-static double get_bias_prior(const eo_pool_config *c)
-{
-    return c->bias.prior;
-}
-static double get_bias_strength(const eo_pool_config *c)
-{
-    return c->bias.strength;
-}
-static void set_bias_prior(eo_pool_config *c, double x)
-{
-    c->bias.prior = x;
-}
-static void set_bias_strength(eo_pool_config *c, double x)
-{
-    c->bias.strength = x;
-}
-static double get_presence_prior(const eo_pool_config *c)
-{
-    return c->presence.prior;
-}
-static double get_presence_strength(const eo_pool_config *c)
-{
-    return c->presence.strength;
-}
-static void set_presence_prior(eo_pool_config *c, double x)
-{
-    c->presence.prior = x;
-}
-static void set_presence_strength(eo_pool_config *c, double x)
-{
-    c->presence.strength = x;
-}
-
+ * each with its bounds (eo_bias.h, eo_presence.h) and its place in the configuration. */
 static const struct pool_param {
     eo_param_spec spec;
     bool presence; /* presence's (else the bias's) */
-    double (*get)(const eo_pool_config *c);
-    void (*set)(eo_pool_config *c, double x);
+    size_t off;    /* of its double in eo_pool_config */
 } pool_params[] = {
     {{"bias_prior", "the bias prior's weight in average plays", EO_BIAS_PRIOR_DEFAULT, 0, 1e6,
       false, NULL},
      false,
-     get_bias_prior,
-     set_bias_prior},
+     offsetof(eo_pool_config, bias.prior)},
     {{"bias_strength", "share of the bias estimate applied", 1, 0, 1, false, NULL},
      false,
-     get_bias_strength,
-     set_bias_strength},
+     offsetof(eo_pool_config, bias.strength)},
     {{"presence_prior", "the presence prior's weight in average rounds of unequal presence",
       EO_PRESENCE_PRIOR_DEFAULT, 0, 1e6, false, NULL},
      true,
-     get_presence_prior,
-     set_presence_prior},
+     offsetof(eo_pool_config, presence.prior)},
     {{"presence_strength", "share of the presence estimate applied", 1, 0, 1, false, NULL},
      true,
-     get_presence_strength,
-     set_presence_strength},
+     offsetof(eo_pool_config, presence.strength)},
 };
+
+static double pool_param_get(const struct pool_param *pp, const eo_pool_config *c)
+{
+    double x;
+    memcpy(&x, (const char *)c + pp->off, sizeof x);
+    return x;
+}
 
 #define NPOOL_PARAMS (sizeof pool_params / sizeof pool_params[0])
 
@@ -190,7 +160,7 @@ typedef struct knob {
 
 static double knob_get(const knob *k, const eo_pool_config *c)
 {
-    return k->pp != NULL ? k->pp->get(c) : c->model.v[k->index];
+    return k->pp != NULL ? pool_param_get(k->pp, c) : c->model.v[k->index];
 }
 
 int eo_tune_knob_get(const eo_pool_config *cfg, const char *name, double *out)
@@ -202,7 +172,7 @@ int eo_tune_knob_get(const eo_pool_config *cfg, const char *name, double *out)
     }
     for (size_t p = 0; p < NPOOL_PARAMS; p++) {
         if (strcmp(pool_params[p].spec.name, name) == 0) {
-            *out = pool_params[p].get(cfg);
+            *out = pool_param_get(&pool_params[p], cfg);
             return 0;
         }
     }
@@ -215,7 +185,7 @@ static int knob_set(const knob *k, eo_pool_config *c, double x)
 {
     eo_round_error err;
     if (k->pp != NULL) {
-        k->pp->set(c, x);
+        memcpy((char *)c + k->pp->off, &x, sizeof x);
         int rc = k->pp->presence ? eo_presence_config_check(&c->presence, &err)
                                  : eo_bias_config_check(&c->bias, &err);
         return rc == 0 ? 0 : -1;
